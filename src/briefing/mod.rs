@@ -1,0 +1,226 @@
+//! The opening briefing (SPEC §5.6): open questions, candidates awaiting review on this
+//! branch, the last handover; bounded by `session.briefing_budget_lines`.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::Ctx;
+use crate::authored::{LedgerQuestion, all_questions};
+use crate::error::Error;
+use crate::model::{Event, ids};
+use crate::store::StoreError;
+
+/// A candidate file awaiting review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PendingCandidate {
+    pub id: String,
+    /// The episode its id names, when this checkout knows that episode.
+    pub episode: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Briefing {
+    pub open_questions: Vec<LedgerQuestion>,
+    pub candidates: Vec<PendingCandidate>,
+    /// The newest handover, relative to the repository root.
+    pub last_handover: Option<String>,
+    pub budget_lines: u64,
+    pub text: String,
+}
+
+/// Pending candidate ids in the working tree, sorted; each placed on its episode when a
+/// session record or a `session.opened` line of this checkout names it.
+fn pending_candidates(ctx: &Ctx, known: &HashSet<String>) -> Result<Vec<PendingCandidate>, Error> {
+    let dir = ctx.layout.candidates_dir();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(StoreError::io(&dir, e).into()),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| StoreError::io(&dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(id) = name.strip_suffix(".md") else {
+            continue;
+        };
+        if id == "README" || name.starts_with('.') {
+            continue;
+        }
+        let episode = id
+            .get(..23)
+            .filter(|e| ids::is_episode_id(e))
+            .filter(|e| known.contains(*e) || ctx.layout.session_record(e).is_file())
+            .map(str::to_owned);
+        out.push(PendingCandidate {
+            id: id.to_owned(),
+            episode,
+        });
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}
+
+fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
+    let dir = ctx.layout.handovers_dir();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::io(&dir, e).into()),
+    };
+    // Handover files are named by episode id, which sorts by opening time.
+    let newest = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+        .max();
+    Ok(newest.map(|n| ctx.layout.display(&dir.join(n))))
+}
+
+/// Composes the briefing.
+pub fn briefing(ctx: &Ctx) -> Result<Briefing, Error> {
+    ctx.require_initialised()?;
+    let policy = ctx.policy()?;
+    let open_questions: Vec<LedgerQuestion> = all_questions(ctx)?
+        .into_iter()
+        .filter(|q| q.answer.is_none())
+        .collect();
+    let mut known = HashSet::new();
+    ctx.ledger().scan(0, |line| {
+        if line.event == Event::SessionOpened
+            && let Some(s) = line.session
+        {
+            known.insert(s);
+        }
+    })?;
+    let candidates = pending_candidates(ctx, &known)?;
+    let last_handover = last_handover(ctx)?;
+    let budget = policy.session.briefing_budget_lines;
+    let text = render(
+        &open_questions,
+        &candidates,
+        last_handover.as_deref(),
+        budget,
+    );
+    Ok(Briefing {
+        open_questions,
+        candidates,
+        last_handover,
+        budget_lines: budget,
+        text,
+    })
+}
+
+/// Renders the three blocks. Headings, counts and "more" lines are always shown; the
+/// item lines of the two lists share what the budget leaves, half each.
+fn render(
+    questions: &[LedgerQuestion],
+    candidates: &[PendingCandidate],
+    handover: Option<&str>,
+    budget: u64,
+) -> String {
+    const FIXED: u64 = 8; // three headings, the count line, two "more" lines, two blanks
+    let items = usize::try_from(budget.saturating_sub(FIXED)).unwrap_or(usize::MAX);
+    let per_list = (items / 2).max(1);
+    let mut out = String::new();
+    let _ = writeln!(out, "## Open questions ({})", questions.len());
+    if questions.is_empty() {
+        out.push_str("- none open\n");
+    }
+    for q in questions.iter().take(per_list) {
+        let _ = writeln!(out, "- {}: {} (asked {})", q.id, q.text, q.asked);
+    }
+    if questions.len() > per_list {
+        let _ = writeln!(
+            out,
+            "- ... {} more: `majordomus history --event question.asked`",
+            questions.len() - per_list
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n## Candidates awaiting review ({})",
+        candidates.len()
+    );
+    if candidates.is_empty() {
+        out.push_str("- none on this branch\n");
+    } else {
+        let unassigned = candidates.iter().filter(|c| c.episode.is_none()).count();
+        let _ = writeln!(
+            out,
+            "{} candidate(s) on this branch, {unassigned} unassigned",
+            candidates.len()
+        );
+    }
+    for c in candidates.iter().take(per_list) {
+        match &c.episode {
+            Some(_) => {
+                let _ = writeln!(out, "- {}", c.id);
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "- {} (unassigned: this checkout does not know its episode)",
+                    c.id
+                );
+            }
+        }
+    }
+    if candidates.len() > per_list {
+        let _ = writeln!(
+            out,
+            "- ... {} more: `majordomus knowledge candidates`",
+            candidates.len() - per_list
+        );
+    }
+    out.push_str("\n## Last handover\n");
+    match handover {
+        Some(path) => {
+            let _ = writeln!(out, "- {path}");
+        }
+        None => out.push_str("- none\n"),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(n: usize) -> LedgerQuestion {
+        LedgerQuestion {
+            id: format!("q-{n}"),
+            text: format!("question {n}"),
+            session: None,
+            asked: "2026-11-30T10:00:00Z".into(),
+            answer: None,
+        }
+    }
+
+    #[test]
+    fn empty_sections_say_so() {
+        let text = render(&[], &[], None, 40);
+        assert!(text.contains("## Open questions (0)\n- none open"));
+        assert!(text.contains("## Candidates awaiting review (0)\n- none on this branch"));
+        assert!(text.contains("## Last handover\n- none"));
+    }
+
+    #[test]
+    fn budget_bounds_the_lists_and_never_hides_the_count() {
+        let questions: Vec<_> = (0..50).map(q).collect();
+        let candidates: Vec<_> = (0..50)
+            .map(|n| PendingCandidate {
+                id: format!("c-{n:02}"),
+                episode: None,
+            })
+            .collect();
+        let text = render(&questions, &candidates, None, 20);
+        assert!(text.lines().count() <= 20, "{text}");
+        assert!(text.contains("## Open questions (50)"));
+        assert!(text.contains("- ... 44 more"));
+        assert!(text.contains("50 candidate(s) on this branch, 50 unassigned"));
+        assert!(text.contains("(unassigned: this checkout does not know its episode)"));
+    }
+}

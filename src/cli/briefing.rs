@@ -1,0 +1,21 @@
+//! `majordomus briefing`.
+
+use clap::Args;
+
+use super::{CliError, Output};
+use crate::Ctx;
+
+/// The opening briefing: open questions, candidates awaiting review, the last handover.
+///
+/// It is also the body of each episode's opening snapshot. Bounded by
+/// `session.briefing_budget_lines`.
+///
+/// Example:
+///   majordomus briefing
+#[derive(Debug, Args)]
+pub struct BriefingArgs {}
+
+pub fn run(ctx: &Ctx, _args: &BriefingArgs) -> Result<Output, CliError> {
+    let briefing = crate::briefing::briefing(ctx)?;
+    Ok(Output::ok(briefing.text.clone(), briefing))
+}

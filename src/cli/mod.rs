@@ -1,0 +1,160 @@
+//! The command-line surface: clap arguments, one file per command, rendering of human and
+//! JSON output, and the one mapping of errors to exit codes (`error.rs`).
+
+mod briefing;
+mod checkpoint;
+mod decision;
+mod demo;
+mod env;
+mod error;
+mod history;
+mod init;
+mod question;
+mod session;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::{Clock, Ctx};
+pub use error::CliError;
+
+/// A git-native memory for a repository worked on by coding agents and people.
+///
+/// majordomus keeps an append-only ledger of what each working episode did and decided,
+/// composes the working context and the closed session record from that ledger and git,
+/// and never invents anything: same evidence, same bytes.
+#[derive(Debug, Parser)]
+#[command(
+    name = "majordomus",
+    version,
+    after_help = "Examples:\n  majordomus demo                      # a full episode in a throwaway repository\n  majordomus init                      # set up .ai/ in this repository\n  majordomus session start             # open an episode\n  majordomus decision \"use gix for git access\"\n  majordomus session context           # what this episode did so far\n  echo \"parser done\" | majordomus session close"
+)]
+pub struct Cli {
+    /// Output format: human-readable text or one JSON document on stdout.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Run as if started in this directory (like `git -C`).
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub directory: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Init(init::InitArgs),
+    #[command(subcommand)]
+    Session(session::SessionCommand),
+    Decision(decision::DecisionArgs),
+    Question(question::QuestionArgs),
+    Checkpoint(checkpoint::CheckpointArgs),
+    History(history::HistoryArgs),
+    Briefing(briefing::BriefingArgs),
+    Env(env::EnvArgs),
+    Demo(demo::DemoArgs),
+}
+
+/// What a command produced: human text and the JSON value, and its exit code.
+#[derive(Debug)]
+pub struct Output {
+    pub human: String,
+    pub json: serde_json::Value,
+    /// Printed to stderr in human mode (the JSON carries the same facts).
+    pub note: Option<String>,
+    pub code: u8,
+}
+
+impl Output {
+    pub fn ok(human: String, json: impl serde::Serialize) -> Output {
+        Output {
+            human,
+            json: serde_json::to_value(json).expect("outputs serialise"),
+            note: None,
+            code: 0,
+        }
+    }
+
+    pub fn with_note(mut self, note: Option<String>) -> Output {
+        self.note = note;
+        self
+    }
+}
+
+/// Opens the repository the command runs in.
+fn open_ctx(cli: &Cli) -> Result<Ctx, CliError> {
+    let clock = Clock::from_env().map_err(CliError::Usage)?;
+    let dir = match &cli.directory {
+        Some(d) => d.clone(),
+        None => {
+            std::env::current_dir().map_err(|e| CliError::Io(format!("current directory: {e}")))?
+        }
+    };
+    Ok(Ctx::open(&dir, clock)?)
+}
+
+fn run(cli: &Cli) -> Result<Output, CliError> {
+    match &cli.command {
+        Command::Init(args) => init::run(&open_ctx(cli)?, args),
+        Command::Session(cmd) => session::run(&open_ctx(cli)?, cmd),
+        Command::Decision(args) => decision::run(&open_ctx(cli)?, args),
+        Command::Question(args) => question::run(&open_ctx(cli)?, args),
+        Command::Checkpoint(args) => checkpoint::run(&open_ctx(cli)?, args),
+        Command::History(args) => history::run(&open_ctx(cli)?, args),
+        Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
+        Command::Env(args) => env::run(&open_ctx(cli)?, args),
+        Command::Demo(args) => demo::run(args, cli.format),
+    }
+}
+
+/// Parses the command line, runs the command, prints its output and returns its exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = run(&cli);
+    let mut stdout = std::io::stdout().lock();
+    match result {
+        Ok(output) => {
+            let text = match cli.format {
+                Format::Human => output.human,
+                Format::Json => {
+                    let mut t =
+                        serde_json::to_string_pretty(&output.json).expect("outputs serialise");
+                    t.push('\n');
+                    t
+                }
+            };
+            let _ = stdout.write_all(text.as_bytes());
+            if let (Format::Human, Some(note)) = (cli.format, output.note) {
+                let _ = writeln!(std::io::stderr(), "{note}");
+            }
+            ExitCode::from(output.code)
+        }
+        Err(err) => {
+            let code = err.exit_code();
+            match cli.format {
+                Format::Json => {
+                    let mut t =
+                        serde_json::to_string_pretty(&err.to_json()).expect("errors serialise");
+                    t.push('\n');
+                    let _ = stdout.write_all(t.as_bytes());
+                }
+                Format::Human => {
+                    let mut stderr = std::io::stderr().lock();
+                    let _ = writeln!(stderr, "majordomus: {err}");
+                    if let Some(fix) = err.fix() {
+                        let _ = writeln!(stderr, "fix: {fix}");
+                    }
+                }
+            }
+            ExitCode::from(code)
+        }
+    }
+}

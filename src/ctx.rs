@@ -1,0 +1,107 @@
+//! The context every operation runs in: the repository, its store layout and the clock.
+
+use std::path::Path;
+
+use time::OffsetDateTime;
+
+use crate::error::{Error, Refusal};
+use crate::git::Repo;
+use crate::model::{Event, LineDraft, Policy};
+use crate::store::ledger::Appended;
+use crate::store::{Layout, Ledger};
+
+/// Where "now" comes from. Only the ledger's `ts` and record times read it; nothing
+/// derived depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    System,
+    Fixed(OffsetDateTime),
+}
+
+impl Clock {
+    /// `MAJORDOMUS_NOW` (RFC 3339) pins the clock, for tests and reproducible demos.
+    pub fn from_env() -> Result<Clock, String> {
+        match std::env::var("MAJORDOMUS_NOW") {
+            Ok(text) if !text.is_empty() => crate::model::time::parse(&text)
+                .map(Clock::Fixed)
+                .ok_or_else(|| format!("MAJORDOMUS_NOW={text}: not an RFC 3339 timestamp")),
+            _ => Ok(Clock::System),
+        }
+    }
+
+    pub fn now(self) -> OffsetDateTime {
+        match self {
+            Clock::System => OffsetDateTime::now_utc(),
+            Clock::Fixed(at) => at,
+        }
+    }
+}
+
+/// A repository opened for one operation.
+#[derive(Debug)]
+pub struct Ctx {
+    pub repo: Repo,
+    pub layout: Layout,
+    pub clock: Clock,
+}
+
+impl Ctx {
+    /// Opens the repository containing `dir`.
+    pub fn open(dir: &Path, clock: Clock) -> Result<Ctx, Error> {
+        let repo = Repo::discover(dir)?;
+        let layout = Layout::new(repo.workdir());
+        Ok(Ctx {
+            repo,
+            layout,
+            clock,
+        })
+    }
+
+    /// Now, formatted as the ledger writes it.
+    pub fn now(&self) -> String {
+        crate::model::time::rfc3339(self.clock.now())
+    }
+
+    pub fn ledger(&self) -> Ledger {
+        Ledger::new(self.layout.ledger())
+    }
+
+    /// Refuses unless `.ai/repo/policy.yaml` exists.
+    pub fn require_initialised(&self) -> Result<(), Error> {
+        if self.layout.is_initialised() {
+            Ok(())
+        } else {
+            Err(Refusal::NotInitialised {
+                root: self.layout.root().display().to_string(),
+            }
+            .into())
+        }
+    }
+
+    /// The effective policy: defaults, overridden by `.ai/repo/policy.yaml`.
+    pub fn policy(&self) -> Result<Policy, Error> {
+        let path = self.layout.policy();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok(Policy::parse(&text, &self.layout.display(&path))?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Policy::default()),
+            Err(e) => Err(crate::store::StoreError::io(&path, e).into()),
+        }
+    }
+
+    /// Appends one ledger line stamped now.
+    pub fn append(
+        &self,
+        event: Event,
+        session: Option<&str>,
+        task: Option<&str>,
+        data: serde_json::Value,
+    ) -> Result<Appended, Error> {
+        Ok(self.ledger().append(LineDraft {
+            ts: self.now(),
+            event,
+            session: session.map(str::to_owned),
+            task: task.map(str::to_owned),
+            data,
+        })?)
+    }
+}

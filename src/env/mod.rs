@@ -1,0 +1,72 @@
+//! `majordomus env`: what this binary and this repository look like to majordomus.
+
+use serde::Serialize;
+
+use crate::Ctx;
+use crate::error::Error;
+use crate::git::{HeadState, Trunk};
+use crate::model::EpisodeState;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Versions {
+    pub majordomus: &'static str,
+    pub gix: &'static str,
+    pub ledger_format: &'static str,
+    pub session_schema: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LedgerInfo {
+    pub path: String,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvReport {
+    pub versions: Versions,
+    pub root: String,
+    pub initialised: bool,
+    pub head: HeadState,
+    pub trunk: Option<Trunk>,
+    /// True when HEAD's branch is the trunk.
+    pub on_trunk: bool,
+    pub episode: Option<EpisodeState>,
+    pub ledger: LedgerInfo,
+    /// The clock is pinned by `MAJORDOMUS_NOW`.
+    pub clock_pinned: bool,
+}
+
+pub fn env(ctx: &Ctx) -> Result<EnvReport, Error> {
+    let head = ctx.repo.head()?;
+    let trunk = ctx.repo.trunk()?;
+    let on_trunk = match (&trunk, &head.branch) {
+        (Some(t), Some(b)) => t.branch == *b,
+        _ => false,
+    };
+    let initialised = ctx.layout.is_initialised();
+    let episode = if initialised {
+        crate::session::open_episode(ctx)?
+    } else {
+        None
+    };
+    let ledger = ctx.ledger();
+    Ok(EnvReport {
+        versions: Versions {
+            majordomus: env!("CARGO_PKG_VERSION"),
+            gix: "0.90",
+            ledger_format: "jsonl/v1",
+            session_schema: crate::model::compose::SESSION_SCHEMA,
+        },
+        root: ctx.layout.root().display().to_string(),
+        initialised,
+        head,
+        trunk,
+        on_trunk,
+        episode,
+        ledger: LedgerInfo {
+            path: ctx.layout.display(ledger.path()),
+            bytes: ledger.len()?,
+        },
+        clock_pinned: matches!(ctx.clock, crate::Clock::Fixed(_)),
+    })
+}

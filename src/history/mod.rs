@@ -1,0 +1,66 @@
+//! `majordomus history`: the ledger read back, filtered.
+
+use serde::Serialize;
+
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::model::{Event, LedgerLine};
+use crate::store::ledger::Skipped;
+
+#[derive(Debug, Clone, Default)]
+pub struct HistoryFilter {
+    pub event: Option<String>,
+    pub session: Option<String>,
+    /// RFC 3339 timestamp or `YYYY-MM-DD`; lines at or after it.
+    pub since: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct History {
+    pub lines: Vec<LedgerLine>,
+    /// Lines that could not be read (torn or unreadable), never fatal.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Reads the ledger in one pass and keeps the lines matching every given filter.
+pub fn history(ctx: &Ctx, filter: &HistoryFilter) -> Result<History, Error> {
+    ctx.require_initialised()?;
+    ctx.policy()?;
+    let event = match &filter.event {
+        Some(name) => Some(Event::from_name(name).ok_or_else(|| Refusal::UnknownEvent {
+            value: name.clone(),
+        })?),
+        None => None,
+    };
+    let since = match &filter.since {
+        Some(text) => {
+            Some(
+                crate::model::time::parse(text).ok_or_else(|| Refusal::InvalidSince {
+                    value: text.clone(),
+                })?,
+            )
+        }
+        None => None,
+    };
+    let mut lines = Vec::new();
+    let skipped = ctx.ledger().scan(0, |line| {
+        if event.is_some_and(|e| e != line.event) {
+            return;
+        }
+        if filter
+            .session
+            .as_deref()
+            .is_some_and(|s| line.session.as_deref() != Some(s))
+        {
+            return;
+        }
+        if let Some(since) = since {
+            match crate::model::time::parse(&line.ts) {
+                Some(ts) if ts >= since => {}
+                _ => return,
+            }
+        }
+        lines.push(line);
+    })?;
+    Ok(History { lines, skipped })
+}

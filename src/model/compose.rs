@@ -1,0 +1,506 @@
+//! Composition of an episode's working context and of its closed session record
+//! (SPEC §3.1, §3.2): derived from the episode record, git and the ledger window, never
+//! invented. Each empty authored kind says so and names the command that would fill it.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::episode::{EpisodeState, GitSinceOpen};
+use super::window::EpisodeWindow;
+
+/// Hints naming the command that fills an empty kind; one place so context and record agree.
+pub const HINT_DECISION: &str = "record one with `majordomus decision \"<text>\"`";
+pub const HINT_QUESTION: &str = "ask one with `majordomus question \"<text>\"`";
+pub const HINT_CHECKPOINT: &str = "record one with `majordomus checkpoint \"<text>\"`";
+pub const HINT_SUMMARY: &str =
+    "pipe one into the close, e.g. `echo \"<what this episode did>\" | majordomus session close`";
+pub const HINT_COMMIT: &str = "commits made with `git commit` while the episode is open show here";
+pub const HINT_TASK: &str = "tasks appear when the ledger window holds `task.started` lines";
+
+/// A section of a closed session record; each has exactly one writer below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Section {
+    Summary,
+    Decisions,
+    Questions,
+    Checkpoints,
+    Commits,
+    Files,
+    Tasks,
+    Outcome,
+}
+
+impl Section {
+    /// The default order (SPEC §2 `session.record_sections`).
+    pub const ALL: [Section; 8] = [
+        Section::Summary,
+        Section::Decisions,
+        Section::Questions,
+        Section::Checkpoints,
+        Section::Commits,
+        Section::Files,
+        Section::Tasks,
+        Section::Outcome,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Section::Summary => "summary",
+            Section::Decisions => "decisions",
+            Section::Questions => "questions",
+            Section::Checkpoints => "checkpoints",
+            Section::Commits => "commits",
+            Section::Files => "files",
+            Section::Tasks => "tasks",
+            Section::Outcome => "outcome",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Section> {
+        Section::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Section::Summary => "Summary",
+            Section::Decisions => "Decisions",
+            Section::Questions => "Questions",
+            Section::Checkpoints => "Checkpoints",
+            Section::Commits => "Commits",
+            Section::Files => "Files",
+            Section::Tasks => "Tasks",
+            Section::Outcome => "Outcome",
+        }
+    }
+}
+
+/// Everything composition reads: the three checkable sources.
+#[derive(Debug, Clone, Copy)]
+pub struct EpisodeSources<'a> {
+    pub episode: &'a EpisodeState,
+    pub git: &'a GitSinceOpen,
+    pub window: &'a EpisodeWindow,
+}
+
+/// Front matter of `.ai/repo/sessions/<episode>.md` (schema `session/v1`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub id: String,
+    pub schema: String,
+    pub provider: String,
+    pub branch: Option<String>,
+    pub head_at_open: Option<String>,
+    pub head: Option<String>,
+    pub opened: String,
+    pub closed: String,
+    pub commits: Vec<String>,
+    pub changed_files: Vec<String>,
+    pub tasks: Vec<String>,
+    pub outcome: String,
+}
+
+pub const SESSION_SCHEMA: &str = "session/v1";
+
+fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
+}
+
+fn or_unborn(head: Option<&str>) -> &str {
+    head.unwrap_or("(unborn: no commit yet)")
+}
+
+fn or_detached(branch: Option<&str>) -> &str {
+    branch.unwrap_or("(detached HEAD)")
+}
+
+/// The working context of the open episode, composed now.
+pub fn compose_context(src: EpisodeSources<'_>) -> String {
+    let EpisodeSources {
+        episode,
+        git,
+        window,
+    } = src;
+    let mut out = String::new();
+    let _ = writeln!(out, "# Working context of episode {}", episode.id);
+    out.push_str(
+        "\nComposed at this read from the episode record, git and the episode's ledger window; \
+         nothing here is cached.\n",
+    );
+
+    out.push_str("\n## Episode\n");
+    let _ = writeln!(out, "- provider: {}", episode.provider);
+    let _ = writeln!(out, "- opened: {}", episode.opened);
+    let _ = writeln!(
+        out,
+        "- branch at open: {}",
+        or_detached(episode.branch.as_deref())
+    );
+    let _ = writeln!(
+        out,
+        "- HEAD at open: {}",
+        or_unborn(episode.head_at_open.as_deref())
+    );
+
+    out.push_str("\n## Git since open\n");
+    let branch_line = if git.branch == episode.branch {
+        format!("{} (unchanged)", or_detached(git.branch.as_deref()))
+    } else {
+        format!(
+            "{} (moved from {})",
+            or_detached(git.branch.as_deref()),
+            or_detached(episode.branch.as_deref())
+        )
+    };
+    let _ = writeln!(out, "- branch: {branch_line}");
+    let head_line = if git.head == episode.head_at_open {
+        format!("{} (unchanged)", or_unborn(git.head.as_deref()))
+    } else {
+        or_unborn(git.head.as_deref()).to_owned()
+    };
+    let _ = writeln!(out, "- HEAD: {head_line}");
+    let _ = writeln!(
+        out,
+        "- working tree: {}",
+        if git.dirty {
+            "dirty (uncommitted or untracked changes)"
+        } else {
+            "clean"
+        }
+    );
+    write_commits(&mut out, git, "- commits since open");
+    write_files(&mut out, git, "- files changed");
+
+    let _ = writeln!(out, "\n## Decisions ({})", window.decisions.len());
+    write_decisions(&mut out, window);
+    let open = window.open_questions().count();
+    let _ = writeln!(
+        out,
+        "\n## Questions ({open} open, {} resolved)",
+        window.questions.len() - open
+    );
+    write_questions(&mut out, window);
+    let _ = writeln!(out, "\n## Checkpoints ({})", window.checkpoints.len());
+    write_checkpoints(&mut out, window);
+    let _ = writeln!(out, "\n## Tasks ({})", window.tasks.len());
+    write_tasks(&mut out, window);
+    out
+}
+
+fn write_commits(out: &mut String, git: &GitSinceOpen, label: &str) {
+    if git.commits.is_empty() {
+        let _ = writeln!(out, "{label}: none; {HINT_COMMIT}");
+        return;
+    }
+    let _ = writeln!(out, "{label} ({}):", git.commits.len());
+    for c in &git.commits {
+        let _ = writeln!(out, "  - {} {}", short(&c.id), c.subject);
+    }
+}
+
+fn write_files(out: &mut String, git: &GitSinceOpen, label: &str) {
+    if git.changed_files.is_empty() {
+        let _ = writeln!(out, "{label}: none in commits since open");
+        return;
+    }
+    let _ = writeln!(out, "{label} ({}):", git.changed_files.len());
+    for f in &git.changed_files {
+        let _ = writeln!(out, "  - {f}");
+    }
+}
+
+fn write_decisions(out: &mut String, window: &EpisodeWindow) {
+    if window.decisions.is_empty() {
+        let _ = writeln!(out, "- none in this episode; {HINT_DECISION}");
+    }
+    for d in &window.decisions {
+        match &d.task {
+            Some(task) => {
+                let _ = writeln!(out, "- {} {} (task {task})", d.ts, d.text);
+            }
+            None => {
+                let _ = writeln!(out, "- {} {}", d.ts, d.text);
+            }
+        }
+    }
+}
+
+fn write_questions(out: &mut String, window: &EpisodeWindow) {
+    if window.questions.is_empty() {
+        let _ = writeln!(out, "- none in this episode; {HINT_QUESTION}");
+    }
+    for q in &window.questions {
+        match &q.answer {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "- open {}: {} (resolve with `majordomus question resolve {} \"<answer>\"`)",
+                    q.id, q.text, q.id
+                );
+            }
+            Some(answer) => {
+                let _ = writeln!(out, "- resolved {}: {} -> {answer}", q.id, q.text);
+            }
+        }
+    }
+}
+
+fn write_checkpoints(out: &mut String, window: &EpisodeWindow) {
+    if window.checkpoints.is_empty() {
+        let _ = writeln!(out, "- none in this episode; {HINT_CHECKPOINT}");
+    }
+    for c in &window.checkpoints {
+        let _ = writeln!(out, "- {} {}", c.ts, c.text);
+    }
+}
+
+fn write_tasks(out: &mut String, window: &EpisodeWindow) {
+    if window.tasks.is_empty() {
+        let _ = writeln!(out, "- none in this episode; {HINT_TASK}");
+    }
+    for t in &window.tasks {
+        let status = match (&t.status, &t.reason) {
+            (None, _) => "started, not finished".to_owned(),
+            (Some(s), Some(r)) => format!("{s}: {r}"),
+            (Some(s), None) => s.clone(),
+        };
+        let _ = writeln!(out, "- {} {} ({status})", t.id, t.description);
+    }
+}
+
+/// The one-word outcome of an episode, from its tasks, else from its commits.
+pub fn outcome(git: &GitSinceOpen, window: &EpisodeWindow) -> &'static str {
+    if !window.tasks.is_empty() {
+        if window
+            .tasks
+            .iter()
+            .any(|t| t.status.as_deref() == Some("blocked"))
+        {
+            "blocked"
+        } else if window.tasks.iter().any(|t| t.status.is_none()) {
+            "unfinished"
+        } else {
+            "completed"
+        }
+    } else if git.commits.is_empty() {
+        "no-commits"
+    } else {
+        "committed"
+    }
+}
+
+/// Composes the closed record: front matter and the body of `sections`, each from its
+/// writer. Never empty: a section with nothing says so and names the command.
+pub fn compose_record(
+    src: EpisodeSources<'_>,
+    closed: &str,
+    summary: Option<&str>,
+    sections: &[Section],
+) -> (SessionRecord, String) {
+    let EpisodeSources {
+        episode,
+        git,
+        window,
+    } = src;
+    let record = SessionRecord {
+        id: episode.id.clone(),
+        schema: SESSION_SCHEMA.to_owned(),
+        provider: episode.provider.clone(),
+        branch: git.branch.clone(),
+        head_at_open: episode.head_at_open.clone(),
+        head: git.head.clone(),
+        opened: episode.opened.clone(),
+        closed: closed.to_owned(),
+        commits: git.commits.iter().map(|c| c.id.clone()).collect(),
+        changed_files: git.changed_files.clone(),
+        tasks: window.tasks.iter().map(|t| t.id.clone()).collect(),
+        outcome: outcome(git, window).to_owned(),
+    };
+    let mut body = format!("# Session {}\n", episode.id);
+    for section in sections {
+        let _ = writeln!(body, "\n## {}", section.title());
+        match section {
+            Section::Summary => match summary.map(str::trim).filter(|s| !s.is_empty()) {
+                Some(text) => {
+                    body.push_str(text);
+                    body.push('\n');
+                }
+                None => {
+                    let _ = writeln!(body, "No summary was given; {HINT_SUMMARY}.");
+                }
+            },
+            Section::Decisions => write_decisions(&mut body, window),
+            Section::Questions => write_questions(&mut body, window),
+            Section::Checkpoints => write_checkpoints(&mut body, window),
+            Section::Commits => {
+                if git.commits.is_empty() {
+                    let _ = writeln!(
+                        body,
+                        "- none: HEAD stayed at {}; {HINT_COMMIT}",
+                        or_unborn(git.head.as_deref())
+                    );
+                }
+                for c in &git.commits {
+                    let _ = writeln!(body, "- {} {} ({})", short(&c.id), c.subject, c.time);
+                }
+            }
+            Section::Files => {
+                if git.changed_files.is_empty() {
+                    let _ = writeln!(body, "- none changed by commits of this episode");
+                }
+                for f in &git.changed_files {
+                    let _ = writeln!(body, "- {f}");
+                }
+                if git.dirty {
+                    let _ = writeln!(
+                        body,
+                        "- the working tree had uncommitted or untracked changes at close"
+                    );
+                }
+            }
+            Section::Tasks => write_tasks(&mut body, window),
+            Section::Outcome => {
+                let open = window.open_questions().count();
+                let finished = window.tasks.iter().filter(|t| t.status.is_some()).count();
+                let _ = writeln!(
+                    body,
+                    "{}: {} commit(s) touching {} file(s); {} decision(s); {} question(s), {open} open; \
+                     {} checkpoint(s); {} task(s), {finished} finished.",
+                    record.outcome,
+                    git.commits.len(),
+                    git.changed_files.len(),
+                    window.decisions.len(),
+                    window.questions.len(),
+                    window.checkpoints.len(),
+                    window.tasks.len(),
+                );
+            }
+        }
+    }
+    (record, body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::episode::CommitSummary;
+    use crate::model::window::{Checkpoint, Decision, Question};
+
+    fn episode() -> EpisodeState {
+        EpisodeState {
+            id: "20261130T100000Z-abcdef".into(),
+            provider: "cli".into(),
+            branch: Some("main".into()),
+            head_at_open: Some("1".repeat(40)),
+            opened: "2026-11-30T10:00:00Z".into(),
+            ledger_offset: 0,
+        }
+    }
+
+    fn quiet_git() -> GitSinceOpen {
+        GitSinceOpen::new(Some("1".repeat(40)), Some("main".into()), vec![], false)
+    }
+
+    #[test]
+    fn empty_episode_record_names_commands_and_invents_nothing() {
+        let ep = episode();
+        let git = quiet_git();
+        let window = EpisodeWindow::from_lines(&ep.id, []);
+        let src = EpisodeSources {
+            episode: &ep,
+            git: &git,
+            window: &window,
+        };
+        let (record, body) = compose_record(src, "2026-11-30T11:00:00Z", None, &Section::ALL);
+        assert_eq!(record.outcome, "no-commits");
+        for needle in [
+            "majordomus decision",
+            "majordomus question",
+            "majordomus checkpoint",
+            "majordomus session close",
+        ] {
+            assert!(body.contains(needle), "missing {needle} in\n{body}");
+        }
+        for section in Section::ALL {
+            assert!(body.contains(&format!("## {}", section.title())));
+        }
+    }
+
+    #[test]
+    fn record_uses_only_the_sections_asked_for() {
+        let ep = episode();
+        let git = quiet_git();
+        let window = EpisodeWindow::from_lines(&ep.id, []);
+        let src = EpisodeSources {
+            episode: &ep,
+            git: &git,
+            window: &window,
+        };
+        let (_, body) = compose_record(src, "t", Some("did it"), &[Section::Summary]);
+        assert_eq!(
+            body,
+            "# Session 20261130T100000Z-abcdef\n\n## Summary\ndid it\n"
+        );
+    }
+
+    #[test]
+    fn context_lists_what_happened() {
+        let ep = episode();
+        let git = GitSinceOpen::new(
+            Some("2".repeat(40)),
+            Some("feature".into()),
+            vec![CommitSummary {
+                id: "2".repeat(40),
+                subject: "add parser".into(),
+                time: "2026-11-30T10:30:00Z".into(),
+                paths: vec!["src/b.rs".into(), "src/a.rs".into()],
+            }],
+            true,
+        );
+        let window = EpisodeWindow {
+            episode: ep.id.clone(),
+            decisions: vec![Decision {
+                seq: 2,
+                ts: "2026-11-30T10:01:00Z".into(),
+                text: "use gix".into(),
+                task: None,
+            }],
+            questions: vec![Question {
+                id: "q-1".into(),
+                text: "why?".into(),
+                asked: Some("t".into()),
+                answer: None,
+                resolved: None,
+                task: None,
+            }],
+            checkpoints: vec![Checkpoint {
+                seq: 3,
+                ts: "2026-11-30T10:02:00Z".into(),
+                text: "parser done".into(),
+            }],
+            ..EpisodeWindow::default()
+        };
+        let text = compose_context(EpisodeSources {
+            episode: &ep,
+            git: &git,
+            window: &window,
+        });
+        assert!(
+            text.contains("- branch: feature (moved from main)"),
+            "{text}"
+        );
+        assert!(text.contains("  - 222222222222 add parser"), "{text}");
+        assert!(
+            text.contains("- files changed (2):\n  - src/a.rs\n  - src/b.rs"),
+            "{text}"
+        );
+        assert!(text.contains("- working tree: dirty"), "{text}");
+        assert!(text.contains("- 2026-11-30T10:01:00Z use gix"), "{text}");
+        assert!(text.contains("## Questions (1 open, 0 resolved)"), "{text}");
+        assert!(
+            text.contains("## Tasks (0)\n- none in this episode"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! Pure types and logic: events, policy, ids, episode windows and the composition of
+//! context and records. No filesystem, no git, no clock (time is a parameter).
+
+pub mod compose;
+pub mod episode;
+pub mod event;
+pub mod ids;
+pub mod policy;
+pub mod time;
+pub mod window;
+
+pub use episode::{CommitSummary, EpisodeState, GitSinceOpen};
+pub use event::{Event, LedgerLine, LineDraft};
+pub use policy::Policy;
+pub use window::EpisodeWindow;

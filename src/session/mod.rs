@@ -1,0 +1,274 @@
+//! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2).
+
+use serde::Serialize;
+
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::model::compose::{self, EpisodeSources, SessionRecord};
+use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, ids};
+use crate::store::ledger::Skipped;
+use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
+
+/// Provider recorded when `--provider` is not given.
+pub const DEFAULT_PROVIDER: &str = "cli";
+
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    pub provider: Option<String>,
+    /// Close the open episode (without a summary) and open a new one.
+    pub replace: bool,
+}
+
+/// What `session start` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Started {
+    pub episode: EpisodeState,
+    /// The opening snapshot, relative to the repository root.
+    pub snapshot: String,
+    /// An episode was already open; nothing new was opened.
+    pub already_open: bool,
+    /// The episode `--replace` closed first.
+    pub replaced: Option<Closed>,
+}
+
+/// What `session close` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Closed {
+    pub episode: String,
+    /// The session record, relative to the repository root.
+    pub path: String,
+    pub write: WriteOutcome,
+    pub record: SessionRecord,
+    /// The whole record file as written.
+    pub text: String,
+    /// Ledger lines skipped while reading the episode's window.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The working context of the open episode, composed at this read.
+#[derive(Debug, Clone, Serialize)]
+pub struct EpisodeContext {
+    pub episode: EpisodeState,
+    pub git: GitSinceOpen,
+    pub window: EpisodeWindow,
+    pub skipped: Vec<Skipped>,
+    pub text: String,
+}
+
+/// Front matter of the opening snapshot.
+#[derive(Debug, Serialize)]
+struct SnapshotFront<'a> {
+    id: &'a str,
+    schema: &'static str,
+    provider: &'a str,
+    branch: Option<&'a str>,
+    head: Option<&'a str>,
+    opened: &'a str,
+}
+
+/// The open episode, if any.
+pub fn open_episode(ctx: &Ctx) -> Result<Option<EpisodeState>, Error> {
+    let path = ctx.layout.episode_state();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::io(&path, e).into()),
+    };
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        Refusal::CorruptEpisodeState {
+            path: ctx.layout.display(&path),
+            message: e.to_string(),
+        }
+        .into()
+    })
+}
+
+/// The open episode, or the refusal `session.open-episode`.
+pub fn require_open_episode(ctx: &Ctx) -> Result<EpisodeState, Error> {
+    open_episode(ctx)?.ok_or_else(|| Refusal::NoOpenEpisode.into())
+}
+
+/// Opens an episode: records HEAD, branch and time, writes the opening snapshot once
+/// and appends `session.opened`. An open episode is returned as is unless `replace`.
+pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
+    ctx.require_initialised()?;
+    ctx.policy()?;
+    let mut replaced = None;
+    if let Some(open) = open_episode(ctx)? {
+        if !options.replace {
+            return Ok(Started {
+                snapshot: ctx.layout.display(&ctx.layout.snapshot(&open.id)),
+                episode: open,
+                already_open: true,
+                replaced: None,
+            });
+        }
+        replaced = Some(close(ctx, None)?);
+    }
+    let head = ctx.repo.head()?;
+    let opened_at = ctx.clock.now();
+    let entropy = format!(
+        "{}\n{}\n{:?}\n{}",
+        std::process::id(),
+        time::OffsetDateTime::now_utc().unix_timestamp_nanos(),
+        head.id,
+        ctx.layout.root().display()
+    );
+    let id = ids::episode_id(opened_at, entropy.as_bytes());
+    let provider = options
+        .provider
+        .clone()
+        .filter(|p| !p.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_PROVIDER.to_owned());
+    let opened = crate::model::time::rfc3339(opened_at);
+    let appended = ctx.ledger().append(crate::model::LineDraft {
+        ts: opened.clone(),
+        event: Event::SessionOpened,
+        session: Some(id.clone()),
+        task: None,
+        data: serde_json::json!({
+            "provider": provider,
+            "branch": head.branch,
+            "head": head.id,
+        }),
+    })?;
+    let episode = EpisodeState {
+        id,
+        provider,
+        branch: head.branch,
+        head_at_open: head.id,
+        opened,
+        ledger_offset: appended.offset,
+    };
+    let state = serde_json::to_vec_pretty(&episode).expect("episode state serialises");
+    write_atomic(&ctx.layout.episode_state(), &state)?;
+
+    let briefing = crate::briefing::briefing(ctx)?;
+    let front = SnapshotFront {
+        id: &episode.id,
+        schema: "session-context/v1",
+        provider: &episode.provider,
+        branch: episode.branch.as_deref(),
+        head: episode.head_at_open.as_deref(),
+        opened: &episode.opened,
+    };
+    let snapshot_path = ctx.layout.snapshot(&episode.id);
+    write_new(
+        &snapshot_path,
+        frontmatter::render(&front, &briefing.text).as_bytes(),
+    )?;
+    Ok(Started {
+        snapshot: ctx.layout.display(&snapshot_path),
+        episode,
+        already_open: false,
+        replaced,
+    })
+}
+
+/// Reads the episode's ledger window from the offset of its `session.opened` line;
+/// falls back to a whole scan when that offset no longer points at it.
+fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<(EpisodeWindow, Vec<Skipped>), Error> {
+    let ledger = ctx.ledger();
+    if ledger.is_line_start(episode.ledger_offset)? {
+        let mut lines = Vec::new();
+        let mut first = None;
+        let skipped = ledger.scan(episode.ledger_offset, |line| {
+            if first.is_none() {
+                first = Some((line.event, line.session.clone()));
+            }
+            if line.session.as_deref() == Some(episode.id.as_str()) {
+                lines.push(line);
+            }
+        })?;
+        if first == Some((Event::SessionOpened, Some(episode.id.clone()))) {
+            return Ok((EpisodeWindow::from_lines(&episode.id, &lines), skipped));
+        }
+    }
+    let mut lines = Vec::new();
+    let skipped = ledger.scan(0, |line| {
+        if line.session.as_deref() == Some(episode.id.as_str()) {
+            lines.push(line);
+        }
+    })?;
+    Ok((EpisodeWindow::from_lines(&episode.id, &lines), skipped))
+}
+
+/// Git now against git at open.
+fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Error> {
+    let head = ctx.repo.head()?;
+    let commits = ctx.repo.commits_since(episode.head_at_open.as_deref())?;
+    let dirty = ctx.repo.is_dirty()?;
+    Ok(GitSinceOpen::new(head.id, head.branch, commits, dirty))
+}
+
+/// Composes the open episode's working context from its three sources.
+pub fn context(ctx: &Ctx) -> Result<EpisodeContext, Error> {
+    ctx.require_initialised()?;
+    let episode = require_open_episode(ctx)?;
+    let git = git_since_open(ctx, &episode)?;
+    let (window, skipped) = read_window(ctx, &episode)?;
+    let text = compose::compose_context(EpisodeSources {
+        episode: &episode,
+        git: &git,
+        window: &window,
+    });
+    Ok(EpisodeContext {
+        episode,
+        git,
+        window,
+        skipped,
+        text,
+    })
+}
+
+/// The opening snapshot of the open episode (relative path).
+pub fn snapshot_path(ctx: &Ctx) -> Result<String, Error> {
+    ctx.require_initialised()?;
+    let episode = require_open_episode(ctx)?;
+    Ok(ctx.layout.display(&ctx.layout.snapshot(&episode.id)))
+}
+
+/// Closes the open episode: composes and writes its record, then appends `session.closed`.
+/// Never refuses for missing prose.
+pub fn close(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
+    ctx.require_initialised()?;
+    let policy = ctx.policy()?;
+    let episode = require_open_episode(ctx)?;
+    let git = git_since_open(ctx, &episode)?;
+    let (window, skipped) = read_window(ctx, &episode)?;
+    let closed_at = ctx.now();
+    let (record, body) = compose::compose_record(
+        EpisodeSources {
+            episode: &episode,
+            git: &git,
+            window: &window,
+        },
+        &closed_at,
+        summary,
+        &policy.session.record_sections,
+    );
+    let text = frontmatter::render(&record, &body);
+    let path = ctx.layout.session_record(&episode.id);
+    let write = write_atomic(&path, text.as_bytes())?;
+    let display = ctx.layout.display(&path);
+    ctx.append(
+        Event::SessionClosed,
+        Some(&episode.id),
+        None,
+        serde_json::json!({
+            "record": display,
+            "commits": record.commits.len(),
+            "outcome": record.outcome,
+        }),
+    )?;
+    let state = ctx.layout.episode_state();
+    std::fs::remove_file(&state).map_err(|e| StoreError::io(&state, e))?;
+    Ok(Closed {
+        episode: episode.id,
+        path: display,
+        write,
+        record,
+        text,
+        skipped,
+    })
+}

@@ -1,0 +1,306 @@
+//! The ledger (SPEC §3): `.ai/local/ledger.jsonl`, appended under an exclusive lock with
+//! one write per line, read with torn or unreadable lines skipped and reported.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::StoreError;
+use crate::model::{LedgerLine, LineDraft};
+
+/// The append-only ledger file.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    path: PathBuf,
+}
+
+/// Where an append landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Appended {
+    pub seq: u64,
+    /// Byte offset of the new line's first byte.
+    pub offset: u64,
+    /// The file ended in a torn line, which this append ended with a newline.
+    pub repaired_torn_tail: bool,
+}
+
+/// A line that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Byte offset of the line.
+    pub offset: u64,
+    /// 1-based line number, when the read started at the beginning of the file.
+    pub line: Option<u64>,
+    /// The last line had no newline: a crash mid-append.
+    pub torn: bool,
+    pub reason: String,
+}
+
+/// The lines of one read, and what was skipped.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOutcome {
+    pub lines: Vec<LedgerLine>,
+    pub skipped: Vec<Skipped>,
+}
+
+#[derive(Deserialize)]
+struct SeqOnly {
+    seq: u64,
+}
+
+const TAIL_CHUNK: u64 = 16 * 1024;
+
+impl Ledger {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Ledger { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one line under the exclusive lock. The last `seq` comes from the file's
+    /// tail, so an append never reads the whole ledger.
+    pub fn append(&self, draft: LineDraft) -> Result<Appended, StoreError> {
+        let io = |e| StoreError::io(&self.path, e);
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(io)?;
+        file.lock().map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let (last_seq, torn) = tail_state(&mut file, len).map_err(io)?;
+        let line = draft.with_seq(last_seq + 1);
+        let mut buf = Vec::with_capacity(256);
+        if torn {
+            buf.push(b'\n');
+        }
+        serde_json::to_writer(&mut buf, &line).expect("ledger lines always serialise");
+        buf.push(b'\n');
+        // One write for the whole line; O_APPEND puts it at the end even if another
+        // process ignored the lock.
+        file.write_all(&buf).map_err(io)?;
+        file.sync_data().map_err(io)?;
+        file.unlock().map_err(io)?;
+        Ok(Appended {
+            seq: line.seq,
+            offset: len + u64::from(torn),
+            repaired_torn_tail: torn,
+        })
+    }
+
+    /// Reads every line.
+    pub fn read_all(&self) -> Result<ReadOutcome, StoreError> {
+        let mut out = ReadOutcome::default();
+        out.skipped = self.scan(0, |line| out.lines.push(line))?;
+        Ok(out)
+    }
+
+    /// Calls `visit` for each readable line from byte `offset` (a line start) to the end,
+    /// without parsing anything before it; returns what was skipped.
+    pub fn scan(
+        &self,
+        offset: u64,
+        mut visit: impl FnMut(LedgerLine),
+    ) -> Result<Vec<Skipped>, StoreError> {
+        let io = |e| StoreError::io(&self.path, e);
+        let file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(e)),
+        };
+        file.lock_shared().map_err(io)?;
+        let mut reader = BufReader::with_capacity(64 * 1024, &file);
+        reader.seek(SeekFrom::Start(offset)).map_err(io)?;
+        let mut skipped = Vec::new();
+        let mut buf = Vec::with_capacity(512);
+        let mut pos = offset;
+        let mut number = 0u64;
+        loop {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
+            if n == 0 {
+                break;
+            }
+            number += 1;
+            let line_no = (offset == 0).then_some(number);
+            let torn = buf.last() != Some(&b'\n');
+            let text = if torn { &buf[..] } else { &buf[..n - 1] };
+            if torn {
+                skipped.push(Skipped {
+                    offset: pos,
+                    line: line_no,
+                    torn: true,
+                    reason: "torn last line (no newline: an append was interrupted)".into(),
+                });
+            } else if !text.iter().all(u8::is_ascii_whitespace) {
+                match serde_json::from_slice::<LedgerLine>(text) {
+                    Ok(line) => visit(line),
+                    Err(e) => skipped.push(Skipped {
+                        offset: pos,
+                        line: line_no,
+                        torn: false,
+                        reason: format!("unreadable line: {e}"),
+                    }),
+                }
+            }
+            pos += n as u64;
+        }
+        file.unlock().map_err(io)?;
+        Ok(skipped)
+    }
+
+    /// True when `offset` is the start of a line in the current file.
+    pub fn is_line_start(&self, offset: u64) -> Result<bool, StoreError> {
+        if offset == 0 {
+            return Ok(true);
+        }
+        let io = |e| StoreError::io(&self.path, e);
+        let mut file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(io(e)),
+        };
+        if file.metadata().map_err(io)?.len() < offset {
+            return Ok(false);
+        }
+        file.seek(SeekFrom::Start(offset - 1)).map_err(io)?;
+        let mut byte = [0u8; 1];
+        file.read_exact(&mut byte).map_err(io)?;
+        Ok(byte[0] == b'\n')
+    }
+
+    /// Size of the file in bytes (0 when absent).
+    pub fn len(&self) -> Result<u64, StoreError> {
+        match std::fs::metadata(&self.path) {
+            Ok(m) => Ok(m.len()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(e) => Err(StoreError::io(&self.path, e)),
+        }
+    }
+
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len()? == 0)
+    }
+}
+
+/// The last readable `seq` and whether the file ends in a torn line, reading backwards
+/// from the end in growing chunks until a complete readable line is found.
+fn tail_state(file: &mut File, len: u64) -> std::io::Result<(u64, bool)> {
+    if len == 0 {
+        return Ok((0, false));
+    }
+    let mut chunk = TAIL_CHUNK.min(len);
+    loop {
+        let start = len - chunk;
+        file.seek(SeekFrom::Start(start))?;
+        let mut buf = vec![0u8; chunk as usize];
+        file.read_exact(&mut buf)?;
+        let torn = buf.last() != Some(&b'\n');
+        // Only bytes up to the last newline are complete lines; when the chunk does not
+        // start at a line start, its first piece is partial and not trusted.
+        let complete = match buf.iter().rposition(|&b| b == b'\n') {
+            Some(i) => &buf[..=i],
+            None => &buf[..0],
+        };
+        let mut pieces: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
+        pieces.pop(); // the empty piece after the final newline
+        let trusted = if start == 0 {
+            &pieces[..]
+        } else {
+            pieces.get(1..).unwrap_or(&[])
+        };
+        for piece in trusted.iter().rev() {
+            if let Ok(s) = serde_json::from_slice::<SeqOnly>(piece) {
+                return Ok((s.seq, torn));
+            }
+        }
+        if start == 0 {
+            return Ok((0, torn));
+        }
+        chunk = (chunk * 4).min(len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Event;
+
+    fn draft(text: &str) -> LineDraft {
+        LineDraft {
+            ts: "2026-11-30T10:00:00Z".into(),
+            event: Event::CheckpointRecorded,
+            session: Some("ep".into()),
+            task: None,
+            data: serde_json::json!({ "text": text }),
+        }
+    }
+
+    #[test]
+    fn appends_number_lines_and_offsets_seek_to_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path().join("local/ledger.jsonl"));
+        let a = ledger.append(draft("one")).expect("append");
+        let b = ledger.append(draft("two")).expect("append");
+        assert_eq!((a.seq, a.offset), (1, 0));
+        assert_eq!(b.seq, 2);
+        assert!(ledger.is_line_start(b.offset).expect("check"));
+        let mut seen = Vec::new();
+        let skipped = ledger.scan(b.offset, |l| seen.push(l.seq)).expect("scan");
+        assert_eq!(seen, vec![2]);
+        assert!(skipped.is_empty());
+    }
+
+    #[test]
+    fn torn_tail_is_skipped_then_repaired() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ledger.jsonl");
+        let ledger = Ledger::new(&path);
+        ledger.append(draft("one")).expect("append");
+        let mut f = OpenOptions::new().append(true).open(&path).expect("open");
+        f.write_all(br#"{"seq":2,"ts":"2026-11-30T10:0"#)
+            .expect("tear");
+        drop(f);
+
+        let read = ledger.read_all().expect("read");
+        assert_eq!(read.lines.len(), 1);
+        assert_eq!(read.skipped.len(), 1);
+        assert!(read.skipped[0].torn);
+        assert_eq!(read.skipped[0].line, Some(2));
+
+        let c = ledger.append(draft("three")).expect("append");
+        assert!(c.repaired_torn_tail);
+        assert_eq!(c.seq, 2, "the torn line never got its seq");
+        let read = ledger.read_all().expect("read");
+        assert_eq!(
+            read.lines.iter().map(|l| l.seq).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
+        assert_eq!(read.skipped.len(), 1);
+        assert!(!read.skipped[0].torn, "now a complete but unreadable line");
+    }
+
+    #[test]
+    fn tail_search_crosses_chunks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ledger.jsonl");
+        let ledger = Ledger::new(&path);
+        ledger.append(draft("one")).expect("append");
+        // A run of garbage longer than one tail chunk after the last good line.
+        let mut f = OpenOptions::new().append(true).open(&path).expect("open");
+        for _ in 0..2000 {
+            f.write_all(b"not json at all, not json at all\n")
+                .expect("write");
+        }
+        drop(f);
+        assert_eq!(ledger.append(draft("two")).expect("append").seq, 2);
+    }
+}

@@ -1,0 +1,39 @@
+//! The init skeleton, embedded from `share/skeleton/` so the binary carries it.
+
+/// `(path relative to the repository root, contents)` of every skeleton file.
+pub const FILES: &[(&str, &str)] = &[
+    (
+        ".ai/repo/policy.yaml",
+        include_str!("../../share/skeleton/.ai/repo/policy.yaml"),
+    ),
+    (
+        ".ai/repo/knowledge/sources.yaml",
+        include_str!("../../share/skeleton/.ai/repo/knowledge/sources.yaml"),
+    ),
+    (
+        ".ai/repo/knowledge/candidates/README.md",
+        include_str!("../../share/skeleton/.ai/repo/knowledge/candidates/README.md"),
+    ),
+    (
+        ".ai/repo/sessions/README.md",
+        include_str!("../../share/skeleton/.ai/repo/sessions/README.md"),
+    ),
+];
+
+/// The line `init` adds to `.gitignore`.
+pub const GITIGNORE_LINE: &str = ".ai/local/";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Policy;
+
+    #[test]
+    fn skeleton_policy_is_the_default_policy() {
+        let (_, text) = FILES[0];
+        assert_eq!(
+            Policy::parse(text, "skeleton").expect("skeleton policy parses"),
+            Policy::default()
+        );
+    }
+}
