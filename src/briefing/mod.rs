@@ -121,7 +121,8 @@ fn render(
     handover: Option<&str>,
     budget: u64,
 ) -> String {
-    const FIXED: u64 = 8; // three headings, the count line, two "more" lines, two blanks
+    // Three headings, the count line, two "more" lines, two blanks, the handover line.
+    const FIXED: u64 = 9;
     let items = usize::try_from(budget.saturating_sub(FIXED)).unwrap_or(usize::MAX);
     let per_list = (items / 2).max(1);
     let mut out = String::new();
@@ -219,7 +220,7 @@ mod tests {
         let text = render(&questions, &candidates, None, 20);
         assert!(text.lines().count() <= 20, "{text}");
         assert!(text.contains("## Open questions (50)"));
-        assert!(text.contains("- ... 44 more"));
+        assert!(text.contains("- ... 45 more"), "{text}");
         assert!(text.contains("50 candidate(s) on this branch, 50 unassigned"));
         assert!(text.contains("(unassigned: this checkout does not know its episode)"));
     }
