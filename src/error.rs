@@ -36,6 +36,32 @@ pub enum Refusal {
     UnknownEvent { value: String },
     #[error("{path}: unreadable episode state: {message}")]
     CorruptEpisodeState { path: String, message: String },
+    #[error("no episode is open and none has closed: nothing to derive")]
+    NoEpisodeToDerive,
+    #[error("episode {id}: no ledger line carries this episode")]
+    UnknownEpisode { id: String },
+    #[error("knowledge {id}: no such candidate")]
+    UnknownKnowledge { id: String },
+    #[error("knowledge {id}: already promoted (it is in curated/)")]
+    AlreadyPromoted { id: String },
+    #[error("knowledge {id}: the candidate is superseded (rejected)")]
+    SupersededCandidate { id: String },
+    #[error("knowledge {id}: promotion needs evidence on stdin")]
+    EvidenceRequired { id: String },
+    #[error(
+        "{what}: carries the transcript marker `{marker}`; a record is a claim about the repository, never a conversation"
+    )]
+    TranscriptMarker { what: String, marker: String },
+    #[error("--by {id}: no such knowledge record to supersede with")]
+    UnknownReplacement { id: String },
+    #[error("hook {hook}: {path} already exists, so the hook that is there cannot be chained")]
+    HookChainOccupied { hook: String, path: String },
+    #[error("{findings} blocking finding(s): {summary}")]
+    Blocked {
+        findings: usize,
+        summary: String,
+        fix: String,
+    },
 }
 
 impl Refusal {
@@ -50,6 +76,16 @@ impl Refusal {
             Refusal::InvalidSince { .. } => "history.since",
             Refusal::UnknownEvent { .. } => "history.event",
             Refusal::CorruptEpisodeState { .. } => "session.state",
+            Refusal::NoEpisodeToDerive => "knowledge.episode",
+            Refusal::UnknownEpisode { .. } => "knowledge.episode",
+            Refusal::UnknownKnowledge { .. } => "knowledge.known-id",
+            Refusal::AlreadyPromoted { .. } => "knowledge.already-promoted",
+            Refusal::SupersededCandidate { .. } => "knowledge.superseded",
+            Refusal::EvidenceRequired { .. } => "knowledge.evidence",
+            Refusal::TranscriptMarker { .. } => "knowledge.transcript-marker",
+            Refusal::UnknownReplacement { .. } => "knowledge.replacement",
+            Refusal::Blocked { .. } => "knowledge.integrity",
+            Refusal::HookChainOccupied { .. } => "hooks.chain",
         }
     }
 
@@ -73,6 +109,23 @@ impl Refusal {
             Refusal::CorruptEpisodeState { .. } => {
                 Some("majordomus session start --replace".into())
             }
+            Refusal::NoEpisodeToDerive | Refusal::UnknownEpisode { .. } => Some(
+                "majordomus knowledge derive --episode <id> (ids: majordomus history --event session.closed)"
+                    .into(),
+            ),
+            Refusal::UnknownKnowledge { .. } => Some("majordomus knowledge candidates".into()),
+            Refusal::AlreadyPromoted { .. } | Refusal::SupersededCandidate { .. } => None,
+            Refusal::EvidenceRequired { id } => Some(format!(
+                "echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
+            )),
+            Refusal::TranscriptMarker { .. } => {
+                Some("state the claim and its evidence in your own words, without chat role labels or template tokens".into())
+            }
+            Refusal::UnknownReplacement { .. } => Some("majordomus knowledge candidates".into()),
+            Refusal::Blocked { fix, .. } => Some(fix.clone()),
+            Refusal::HookChainOccupied { path, .. } => Some(format!(
+                "merge {path} into the existing hook or remove it, then rerun majordomus hooks install"
+            )),
         }
     }
 }

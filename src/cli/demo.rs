@@ -13,7 +13,8 @@ use crate::{Clock, Ctx};
 ///
 /// Creates a git repository in a temporary directory, initialises majordomus, opens an
 /// episode, records a decision, asks and answers a question, commits, checkpoints, shows
-/// the derived working context and closes the episode, ending with its record. Nothing
+/// the derived working context, closes the episode (its record, its derived knowledge
+/// candidates), promotes a candidate, and runs `knowledge check` and `doctor`. Nothing
 /// outside the temporary directory is touched, and it is removed afterwards unless
 /// `--keep` is given. No network.
 ///
@@ -171,16 +172,90 @@ pub fn run(args: &DemoArgs, _format: Format) -> Result<Output, CliError> {
     });
     let summary = "Added a whitespace tokenizer and settled how empty input behaves.";
     let closed = crate::session::close(&ctx, Some(summary))?;
+    let derived = closed
+        .derived
+        .as_ref()
+        .map(super::knowledge::render_derive)
+        .unwrap_or_default();
     steps.push(Step {
-        title: "Close the episode: its record is composed, never empty, nothing invented",
+        title: "Close the episode: its record is composed (never empty, nothing invented), then knowledge is derived",
         command: format!("echo \"{summary}\" | majordomus session close"),
         output: Output::ok(
             format!(
-                "closed episode {}\nrecord: {}\n\n{}",
+                "closed episode {}\nrecord: {}\n\n{}\n{derived}",
                 closed.episode, closed.path, closed.text
             ),
             &closed,
         ),
+    });
+    let knowledge = |cmd: super::knowledge::KnowledgeCommand| super::knowledge::run(&ctx, &cmd);
+    steps.push(Step {
+        title: "The derived candidates await a person's review",
+        command: "majordomus knowledge candidates".into(),
+        output: knowledge(super::knowledge::KnowledgeCommand::Candidates(
+            super::knowledge::CandidatesArgs { branch: None },
+        ))?,
+    });
+    steps.push(Step {
+        title: "Derivation is deterministic: a rerun over the same evidence writes nothing",
+        command: format!("majordomus knowledge derive --episode {}", closed.episode),
+        output: knowledge(super::knowledge::KnowledgeCommand::Derive(
+            super::knowledge::DeriveArgs {
+                episode: Some(closed.episode.clone()),
+                dry_run: false,
+            },
+        ))?,
+    });
+    let listing = crate::knowledge::candidates(&ctx, None)?;
+    if let Some(decided) = listing
+        .candidates
+        .iter()
+        .find(|c| c.class.name() == "convention")
+    {
+        let evidence = "src/parser.rs: parse() calls str::split_whitespace";
+        let promoted = crate::knowledge::promote(&ctx, &decided.id, None, evidence)?;
+        steps.push(Step {
+            title: "A person promotes a candidate, with evidence",
+            command: format!(
+                "echo \"{evidence}\" | majordomus knowledge promote {}",
+                decided.id
+            ),
+            output: Output::ok(
+                format!("promoted {} -> {} (verified)\n", promoted.id, promoted.path),
+                &promoted,
+            ),
+        });
+    }
+    let tracked = files_under(&root, ".ai/repo")?;
+    let files: Vec<(&str, &[u8])> = tracked
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    let sha =
+        ctx.repo
+            .commit_files(&files, "majordomus: session record and knowledge", t0 + 660)?;
+    steps.push(Step {
+        title: "Commit the record and the knowledge so they travel with the repository",
+        command: "git add .ai && git commit -m \"majordomus: session record and knowledge\"".into(),
+        output: Output::ok(
+            format!(
+                "[{}] majordomus: session record and knowledge\n",
+                &sha[..12]
+            ),
+            serde_json::json!({ "commit": sha }),
+        ),
+    });
+    steps.push(Step {
+        title: "Every record is checked: schema, ids, provenance, every reference resolves",
+        command: "majordomus knowledge check".into(),
+        output: knowledge(super::knowledge::KnowledgeCommand::Check(
+            super::knowledge::CheckArgs {},
+        ))?,
+    });
+    steps.push(Step {
+        title: "doctor runs the whole rule package",
+        command: "majordomus doctor".into(),
+        output: super::doctor::run(&ctx, &super::doctor::DoctorArgs {})?,
     });
 
     let location = if args.keep {
@@ -220,4 +295,31 @@ pub fn run(args: &DemoArgs, _format: Format) -> Result<Output, CliError> {
         note: None,
         code: 0,
     })
+}
+
+/// Every file under `rel` (relative to `root`), as `(path, bytes)`, sorted.
+fn files_under(root: &std::path::Path, rel: &str) -> Result<Vec<(String, Vec<u8>)>, CliError> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.join(rel)];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| CliError::Io(format!("{}: {e}", dir.display())))?;
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| CliError::Io(format!("{}: {e}", path.display())))?;
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((rel, bytes));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }

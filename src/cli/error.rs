@@ -8,6 +8,8 @@ pub mod code {
     pub const ERROR: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const REFUSED: u8 = 3;
+    pub const BLOCKING: u8 = 10;
+    pub const ADVISORY: u8 = 11;
 }
 
 /// Anything a command can fail with.

@@ -5,10 +5,13 @@ mod briefing;
 mod checkpoint;
 mod decision;
 mod demo;
+mod doctor;
 mod env;
 mod error;
 mod history;
+mod hooks;
 mod init;
+mod knowledge;
 mod question;
 mod session;
 
@@ -59,6 +62,14 @@ pub enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     History(history::HistoryArgs),
     Briefing(briefing::BriefingArgs),
+    #[command(subcommand)]
+    Knowledge(knowledge::KnowledgeCommand),
+    Doctor(doctor::DoctorArgs),
+    Watch(doctor::WatchArgs),
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
+    #[command(subcommand)]
+    Hook(hooks::HookCommand),
     Env(env::EnvArgs),
     Demo(demo::DemoArgs),
 }
@@ -110,6 +121,18 @@ fn run(cli: &Cli) -> Result<Output, CliError> {
         Command::Checkpoint(args) => checkpoint::run(&open_ctx(cli)?, args),
         Command::History(args) => history::run(&open_ctx(cli)?, args),
         Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
+        Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
+        Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
+        Command::Watch(args) => doctor::watch(&open_ctx(cli)?, args),
+        Command::Hooks(cmd) => hooks::run_hooks(&open_ctx(cli)?, cmd),
+        Command::Hook(cmd) => match open_ctx(cli) {
+            Ok(ctx) => hooks::run_hook(&ctx, cmd),
+            // Outside a git work tree a hook has nothing to do.
+            Err(_) => Ok(Output::ok(
+                String::new(),
+                serde_json::json!({"did": "stepped-aside"}),
+            )),
+        },
         Command::Env(args) => env::run(&open_ctx(cli)?, args),
         Command::Demo(args) => demo::run(args, cli.format),
     }

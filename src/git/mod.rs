@@ -23,6 +23,8 @@ pub enum GitError {
     Bare { path: PathBuf },
     #[error("{0}")]
     Git(#[from] gix::Error),
+    #[error("branch {branch}: no such local branch")]
+    UnknownBranch { branch: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -191,65 +193,153 @@ impl Repo {
                 gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
             ))
             .all()?;
-        let mut state = gix::diff::tree::State::default();
-        let (mut old_buf, mut new_buf) = (Vec::new(), Vec::new());
+        let mut differ = Differ::default();
         let mut out = Vec::new();
         for info in walk {
             let info = info?;
-            let commit = info.id.attach(&self.repo).object()?.into_commit();
-            let subject = commit.message()?.summary().to_string();
-            let seconds = commit.committer()?.seconds();
-            let tree = commit.tree_id()?.detach();
-            let new = self
-                .repo
-                .objects
-                .find_tree_iter(&tree, &mut new_buf)
-                .map_err(plumbing)?;
-            let old = match info.parent_ids.first() {
-                Some(parent) => {
-                    let parent_tree = self.repo.find_commit(*parent)?.tree_id()?.detach();
-                    self.repo
-                        .objects
-                        .find_tree_iter(&parent_tree, &mut old_buf)
-                        .map_err(plumbing)?
-                }
-                None => gix::objs::TreeRefIter::from_bytes(&[], self.repo.object_hash()),
-            };
-            let mut recorder = gix::diff::tree::Recorder::default();
-            gix::diff::tree(old, new, &mut state, &self.repo.objects, &mut recorder)
-                .map_err(plumbing)?;
-            let mut paths: Vec<String> = recorder
-                .records
-                .into_iter()
-                .filter_map(|change| {
-                    use gix::diff::tree::recorder::Change;
-                    let (mode, path) = match change {
-                        Change::Addition {
-                            entry_mode, path, ..
-                        }
-                        | Change::Deletion {
-                            entry_mode, path, ..
-                        }
-                        | Change::Modification {
-                            entry_mode, path, ..
-                        } => (entry_mode, path),
-                    };
-                    (!mode.is_tree()).then(|| path.to_str_lossy().into_owned())
-                })
-                .collect();
-            paths.sort();
-            paths.dedup();
-            out.push(CommitSummary {
-                id: info.id.to_string(),
-                subject,
-                time: crate::model::time::from_unix(seconds)
-                    .map(crate::model::time::rfc3339)
-                    .unwrap_or_default(),
-                paths,
-            });
+            let parent = info.parent_ids.first().copied();
+            out.push(differ.summarize(&self.repo, info.id, parent)?);
         }
         out.reverse();
         Ok(out)
+    }
+
+    /// The named commits (those present in this clone), each with its changed paths, in
+    /// the order given.
+    pub fn commits_by_id<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<CommitSummary>, GitError> {
+        let mut differ = Differ::default();
+        let mut out = Vec::new();
+        for text in ids {
+            let Ok(id) = gix::ObjectId::from_hex(text.as_bytes()) else {
+                continue;
+            };
+            let Ok(commit) = self.repo.find_commit(id) else {
+                continue;
+            };
+            let parent = commit.parent_ids().next().map(|p| p.detach());
+            out.push(differ.summarize(&self.repo, id, parent)?);
+        }
+        Ok(out)
+    }
+
+    /// The git directory's hooks folder, honouring `core.hooksPath` (relative paths are
+    /// relative to the work tree, as git does).
+    pub fn hooks_dir(&self) -> PathBuf {
+        let config = self.repo.config_snapshot();
+        if let Ok(Some(path)) = config.trusted_path("core.hooksPath") {
+            return if path.is_absolute() {
+                path
+            } else {
+                self.workdir.join(path)
+            };
+        }
+        self.repo.common_dir().join("hooks")
+    }
+
+    /// HEAD's commit id and subject; `None` on an unborn branch.
+    pub fn head_subject(&self) -> Result<Option<(String, String)>, GitError> {
+        if self.repo.head()?.is_unborn() {
+            return Ok(None);
+        }
+        let id = self.repo.head_id()?.detach();
+        let commit = self.repo.find_commit(id)?;
+        let subject = commit.message()?.summary().to_string();
+        Ok(Some((id.to_string(), subject)))
+    }
+
+    /// True when HEAD's branch is the trunk.
+    pub fn on_trunk(&self) -> Result<bool, GitError> {
+        let head = self.head()?;
+        Ok(match (self.trunk()?, head.branch) {
+            (Some(t), Some(b)) => t.branch == b,
+            _ => false,
+        })
+    }
+
+    /// The git blob id `bytes` would have.
+    pub fn blob_id(&self, bytes: &[u8]) -> Result<String, GitError> {
+        gix::objs::compute_hash(self.repo.object_hash(), gix::object::Kind::Blob, bytes)
+            .map(|id| id.to_string())
+            .map_err(plumbing)
+    }
+
+    /// The upstream the pending change will land on: the branch's remote-tracking ref,
+    /// else the trunk's, if either exists; with the blob id of each file under `prefix`
+    /// in that ref's tree (one traversal).
+    pub fn baseline_blobs(
+        &self,
+        prefix: &str,
+    ) -> Result<Option<(String, std::collections::HashMap<String, String>)>, GitError> {
+        let mut candidates = Vec::new();
+        if let Some(name) = self.repo.head_name()?
+            && let Some(Ok(tracking)) = self
+                .repo
+                .branch_remote_tracking_ref_name(name.as_ref(), gix::remote::Direction::Fetch)
+        {
+            candidates.push(tracking.as_bstr().to_str_lossy().into_owned());
+        }
+        if let Some(trunk) = self.trunk()?
+            && let Some(remote) = trunk.remote
+        {
+            candidates.push(format!("refs/remotes/{remote}/{}", trunk.branch));
+        }
+        for name in candidates {
+            let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
+                continue;
+            };
+            let id = reference.peel_to_id()?.detach();
+            let tree = self.repo.find_commit(id)?.tree()?;
+            let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
+            let blobs = files
+                .into_iter()
+                .filter(|e| !e.mode.is_tree())
+                .filter_map(|e| {
+                    let path = e.filepath.to_str_lossy();
+                    path.starts_with(prefix)
+                        .then(|| (path.into_owned(), e.oid.to_string()))
+                })
+                .collect();
+            return Ok(Some((name, blobs)));
+        }
+        Ok(None)
+    }
+
+    /// Files under `prefix` in the tree of local branch `branch`, sorted.
+    pub fn branch_files_under(&self, branch: &str, prefix: &str) -> Result<Vec<String>, GitError> {
+        let name = format!("refs/heads/{branch}");
+        let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
+            return Err(GitError::UnknownBranch {
+                branch: branch.to_owned(),
+            });
+        };
+        let id = reference.peel_to_id()?.detach();
+        let tree = self.repo.find_commit(id)?.tree()?;
+        let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
+        let mut out: Vec<String> = files
+            .into_iter()
+            .filter(|e| !e.mode.is_tree())
+            .map(|e| e.filepath.to_str_lossy().into_owned())
+            .filter(|p| p.starts_with(prefix))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// The bytes of `path` in branch `branch`'s tree.
+    pub fn branch_file(&self, branch: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let name = format!("refs/heads/{branch}");
+        let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
+            return Ok(None);
+        };
+        let id = reference.peel_to_id()?.detach();
+        let tree = self.repo.find_commit(id)?.tree()?;
+        let Some(entry) = tree.lookup_entry_by_path(path)? else {
+            return Ok(None);
+        };
+        Ok(Some(entry.object()?.detach().data))
     }
 
     /// True when `git status --porcelain` would print anything (tracked changes or
@@ -390,5 +480,72 @@ impl Repo {
             .write(gix::index::write::Options::default())
             .map_err(plumbing)?;
         Ok(commit.to_string())
+    }
+}
+
+/// Reusable buffers for summarising commits (subject, time, changed paths).
+#[derive(Default)]
+struct Differ {
+    state: gix::diff::tree::State,
+    old_buf: Vec<u8>,
+    new_buf: Vec<u8>,
+}
+
+impl Differ {
+    fn summarize(
+        &mut self,
+        repo: &gix::Repository,
+        id: gix::ObjectId,
+        parent: Option<gix::ObjectId>,
+    ) -> Result<CommitSummary, GitError> {
+        let commit = id.attach(repo).object()?.into_commit();
+        let subject = commit.message()?.summary().to_string();
+        let seconds = commit.committer()?.seconds();
+        let tree = commit.tree_id()?.detach();
+        let new = repo
+            .objects
+            .find_tree_iter(&tree, &mut self.new_buf)
+            .map_err(plumbing)?;
+        let old = match parent {
+            Some(parent) => {
+                let parent_tree = repo.find_commit(parent)?.tree_id()?.detach();
+                repo.objects
+                    .find_tree_iter(&parent_tree, &mut self.old_buf)
+                    .map_err(plumbing)?
+            }
+            None => gix::objs::TreeRefIter::from_bytes(&[], repo.object_hash()),
+        };
+        let mut recorder = gix::diff::tree::Recorder::default();
+        gix::diff::tree(old, new, &mut self.state, &repo.objects, &mut recorder)
+            .map_err(plumbing)?;
+        let mut paths: Vec<String> = recorder
+            .records
+            .into_iter()
+            .filter_map(|change| {
+                use gix::diff::tree::recorder::Change;
+                let (mode, path) = match change {
+                    Change::Addition {
+                        entry_mode, path, ..
+                    }
+                    | Change::Deletion {
+                        entry_mode, path, ..
+                    }
+                    | Change::Modification {
+                        entry_mode, path, ..
+                    } => (entry_mode, path),
+                };
+                (!mode.is_tree()).then(|| path.to_str_lossy().into_owned())
+            })
+            .collect();
+        paths.sort();
+        paths.dedup();
+        Ok(CommitSummary {
+            id: id.to_string(),
+            subject,
+            time: crate::model::time::from_unix(seconds)
+                .map(crate::model::time::rfc3339)
+                .unwrap_or_default(),
+            paths,
+        })
     }
 }

@@ -4,9 +4,12 @@ use serde::Serialize;
 
 use crate::Ctx;
 use crate::error::{Error, Refusal};
+use crate::knowledge::derive::{DeriveReport, derive_episode};
+use crate::model::LedgerLine;
 use crate::model::compose::{self, EpisodeSources, SessionRecord};
 use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, ids};
 use crate::store::ledger::Skipped;
+use crate::store::outbox::{Outbox, OutboxContents, Shelf};
 use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
 
 /// Provider recorded when `--provider` is not given.
@@ -29,6 +32,8 @@ pub struct Started {
     pub already_open: bool,
     /// The episode `--replace` closed first.
     pub replaced: Option<Closed>,
+    /// What this boundary moved out of the outbox.
+    pub drained: Option<OutboxContents>,
 }
 
 /// What `session close` did.
@@ -43,6 +48,12 @@ pub struct Closed {
     pub text: String,
     /// Ledger lines skipped while reading the episode's window.
     pub skipped: Vec<Skipped>,
+    /// The record went to the trunk outbox instead of `.ai/repo/sessions/`.
+    pub outboxed: bool,
+    /// Knowledge derivation run by the close (`session.knowledge_on_end`).
+    pub derived: Option<DeriveReport>,
+    /// What this boundary moved out of the outbox.
+    pub drained: Option<OutboxContents>,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -101,10 +112,12 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
                 episode: open,
                 already_open: true,
                 replaced: None,
+                drained: None,
             });
         }
         replaced = Some(close(ctx, None)?);
     }
+    let drained = drain_outbox(ctx)?;
     let head = ctx.repo.head()?;
     let opened_at = ctx.clock.now();
     let entropy = format!(
@@ -162,12 +175,34 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
         episode,
         already_open: false,
         replaced,
+        drained,
     })
+}
+
+/// At an episode boundary off the trunk, moves the outbox into the tracked folders
+/// unchanged and appends `outbox.drained`; on the trunk, or with an empty outbox, nothing.
+pub fn drain_outbox(ctx: &Ctx) -> Result<Option<OutboxContents>, Error> {
+    let outbox = Outbox::new(&ctx.layout);
+    if outbox.contents()?.is_empty() || ctx.repo.on_trunk()? {
+        return Ok(None);
+    }
+    let moved = outbox.drain(&ctx.layout)?;
+    let session = open_episode(ctx)?.map(|e| e.id);
+    ctx.append(
+        Event::OutboxDrained,
+        session.as_deref(),
+        None,
+        serde_json::json!({ "sessions": moved.sessions, "candidates": moved.candidates }),
+    )?;
+    Ok(Some(moved))
 }
 
 /// Reads the episode's ledger window from the offset of its `session.opened` line;
 /// falls back to a whole scan when that offset no longer points at it.
-fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<(EpisodeWindow, Vec<Skipped>), Error> {
+fn read_window(
+    ctx: &Ctx,
+    episode: &EpisodeState,
+) -> Result<(Vec<LedgerLine>, Vec<Skipped>), Error> {
     let ledger = ctx.ledger();
     if ledger.is_line_start(episode.ledger_offset)? {
         let mut lines = Vec::new();
@@ -181,7 +216,7 @@ fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<(EpisodeWindow, Vec<
             }
         })?;
         if first == Some((Event::SessionOpened, Some(episode.id.clone()))) {
-            return Ok((EpisodeWindow::from_lines(&episode.id, &lines), skipped));
+            return Ok((lines, skipped));
         }
     }
     let mut lines = Vec::new();
@@ -190,7 +225,7 @@ fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<(EpisodeWindow, Vec<
             lines.push(line);
         }
     })?;
-    Ok((EpisodeWindow::from_lines(&episode.id, &lines), skipped))
+    Ok((lines, skipped))
 }
 
 /// Git now against git at open.
@@ -206,7 +241,8 @@ pub fn context(ctx: &Ctx) -> Result<EpisodeContext, Error> {
     ctx.require_initialised()?;
     let episode = require_open_episode(ctx)?;
     let git = git_since_open(ctx, &episode)?;
-    let (window, skipped) = read_window(ctx, &episode)?;
+    let (lines, skipped) = read_window(ctx, &episode)?;
+    let window = EpisodeWindow::from_lines(&episode.id, &lines);
     let text = compose::compose_context(EpisodeSources {
         episode: &episode,
         git: &git,
@@ -234,8 +270,10 @@ pub fn close(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let episode = require_open_episode(ctx)?;
+    let drained = drain_outbox(ctx)?;
     let git = git_since_open(ctx, &episode)?;
-    let (window, skipped) = read_window(ctx, &episode)?;
+    let (lines, skipped) = read_window(ctx, &episode)?;
+    let window = EpisodeWindow::from_lines(&episode.id, &lines);
     let closed_at = ctx.now();
     let (record, body) = compose::compose_record(
         EpisodeSources {
@@ -248,9 +286,28 @@ pub fn close(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         &policy.session.record_sections,
     );
     let text = frontmatter::render(&record, &body);
-    let path = ctx.layout.session_record(&episode.id);
+    // On the trunk the record waits in the outbox so the tree stays clean (SPEC §5.7).
+    let outboxed = ctx.repo.on_trunk()?;
+    let path = if outboxed {
+        Outbox::new(&ctx.layout)
+            .shelf(Shelf::Sessions)
+            .join(format!("{}.md", episode.id))
+    } else {
+        ctx.layout.session_record(&episode.id)
+    };
     let write = write_atomic(&path, text.as_bytes())?;
     let display = ctx.layout.display(&path);
+    let derived = if policy.session.knowledge_on_end {
+        Some(derive_episode(
+            ctx,
+            &episode.id,
+            &lines,
+            &git.commits,
+            false,
+        )?)
+    } else {
+        None
+    };
     ctx.append(
         Event::SessionClosed,
         Some(&episode.id),
@@ -270,5 +327,8 @@ pub fn close(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         record,
         text,
         skipped,
+        outboxed,
+        derived,
+        drained,
     })
 }

@@ -4,6 +4,7 @@ pub mod atomic;
 pub mod frontmatter;
 pub mod layout;
 pub mod ledger;
+pub mod outbox;
 pub mod skeleton;
 
 pub use atomic::{WriteOutcome, write_atomic, write_new};

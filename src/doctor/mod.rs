@@ -1,0 +1,266 @@
+//! `majordomus doctor` (SPEC §5.5): the standard rule package, grouped, exit 10 on a
+//! blocking finding; `watch` reruns it.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Ctx;
+use crate::error::Error;
+use crate::knowledge::{Finding, Severity};
+use crate::model::Event;
+use crate::store::outbox::Outbox;
+
+/// The rule package shipped in `share/standard/rules/`.
+pub const STANDARD_RULES: &str = include_str!("../../share/standard/rules/majordomus.yaml");
+
+#[derive(Debug, Clone, Deserialize)]
+struct RuleDecl {
+    id: String,
+    severity: Severity,
+    description: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Package {
+    rules: Vec<RuleDecl>,
+}
+
+impl<'de> Deserialize<'de> for Severity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "blocking" => Ok(Severity::Blocking),
+            "advisory" => Ok(Severity::Advisory),
+            other => Err(serde::de::Error::custom(format!(
+                "unknown severity {other}"
+            ))),
+        }
+    }
+}
+
+/// One rule's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleResult {
+    pub rule: String,
+    pub severity: Severity,
+    pub description: String,
+    /// `pass`, `fail` or `skipped`.
+    pub status: &'static str,
+    /// Why the rule was skipped, or a fact worth saying when it passed.
+    pub note: Option<String>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorReport {
+    pub rules: Vec<RuleResult>,
+    pub blocking: usize,
+    pub advisory: usize,
+}
+
+/// Runs every rule of the standard package.
+pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
+    ctx.require_initialised()?;
+    let policy = ctx.policy()?;
+    let package: Package =
+        yaml_serde::from_str(STANDARD_RULES).expect("the shipped rule package parses");
+
+    // One pass over the ledger for everything the rules need from it.
+    let mut closes: Vec<(String, String, u64)> = Vec::new();
+    let mut derived: HashMap<String, u64> = HashMap::new();
+    let mut derived_paths: HashMap<String, String> = HashMap::new();
+    let mut provider_failures = Vec::new();
+    let skipped = ctx.ledger().scan(0, |line| match line.event {
+        Event::SessionClosed => {
+            if let Some(s) = &line.session {
+                closes.push((s.clone(), line.ts.clone(), line.seq));
+            }
+        }
+        Event::KnowledgeDerived => {
+            if let Some(s) = &line.session {
+                derived.entry(s.clone()).or_insert(line.seq);
+            }
+            for p in line
+                .data
+                .get("paths")
+                .and_then(|p| p.as_array())
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str())
+            {
+                derived_paths
+                    .entry(p.to_owned())
+                    .or_insert_with(|| line.ts.clone());
+            }
+        }
+        Event::ProviderEventFailed => provider_failures.push(line),
+        _ => {}
+    })?;
+
+    let now = ctx.clock.now();
+    let mut results = Vec::new();
+    for decl in package.rules {
+        let mut findings = Vec::new();
+        let mut note = None;
+        let mut skipped_rule = false;
+        let mut finding = |file: &str, message: String, fix: String| {
+            findings.push(Finding {
+                file: file.to_owned(),
+                rule: decl.id.clone(),
+                severity: decl.severity,
+                message,
+                fix,
+            })
+        };
+        match decl.id.as_str() {
+            "majordomus.knowledge-observed" => {
+                if derived.is_empty() {
+                    skipped_rule = true;
+                    note = Some(
+                        "skipped: this ledger has no knowledge.derived line at all, so freshness is not judged"
+                            .to_owned(),
+                    );
+                } else if let Some((episode, ts, seq)) = closes.last() {
+                    let age = crate::model::time::parse(ts)
+                        .map(|t| (now - t).whole_minutes())
+                        .unwrap_or(0);
+                    let fix = format!("majordomus knowledge derive --episode {episode}");
+                    match derived.get(episode) {
+                        None if age > policy.session.freshness.stale_minutes as i64 => finding(
+                            ".ai/local/ledger.jsonl",
+                            format!(
+                                "episode {episode} closed {age} minutes ago and no knowledge.derived names it (stale after {} minutes)",
+                                policy.session.freshness.stale_minutes
+                            ),
+                            fix,
+                        ),
+                        Some(first) if policy.session.knowledge_on_end && first > seq => finding(
+                            ".ai/local/ledger.jsonl",
+                            format!(
+                                "episode {episode} was derived only after it closed: the close path did not derive although session.knowledge_on_end is on"
+                            ),
+                            "close episodes with `majordomus session close` (or the session-end hook), which derives before session.closed".into(),
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+            "majordomus.knowledge-integrity" => {
+                for f in crate::knowledge::check(ctx)?.findings {
+                    findings.push(f);
+                }
+            }
+            "majordomus.candidates-reviewed" => {
+                let listing = crate::knowledge::candidates(ctx, None)?;
+                let max = policy.knowledge.candidates_max_files as usize;
+                if listing.candidates.len() > max {
+                    finding(
+                        ".ai/repo/knowledge/candidates/",
+                        format!(
+                            "{} candidates pending, more than knowledge.candidates_max_files ({max})",
+                            listing.candidates.len()
+                        ),
+                        "review them: majordomus knowledge promote <id> / reject <id> --reason"
+                            .into(),
+                    );
+                }
+                let limit = policy.knowledge.candidate_max_age_minutes as i64;
+                for c in &listing.candidates {
+                    let (since, source) = match derived_paths.get(&c.path) {
+                        Some(ts) => (ts.clone(), "the oldest knowledge.derived naming it"),
+                        None => (c.date.clone(), "its date (no knowledge.derived names it)"),
+                    };
+                    if let Some(at) = crate::model::time::parse(&since) {
+                        let age = (now - at).whole_minutes();
+                        if age > limit {
+                            finding(
+                                &c.path,
+                                format!(
+                                    "awaiting review for {age} minutes (limit {limit}), measured from {source}"
+                                ),
+                                format!("majordomus knowledge promote {} or reject it", c.id),
+                            );
+                        }
+                    }
+                    if c.state == "untracked" {
+                        finding(
+                            &c.path,
+                            "git does not track this candidate".into(),
+                            format!("git add {}", c.path),
+                        );
+                    }
+                }
+            }
+            "majordomus.ledger-health" => {
+                for s in &skipped {
+                    let place = s
+                        .line
+                        .map(|n| format!("line {n}"))
+                        .unwrap_or_else(|| format!("byte {}", s.offset));
+                    finding(
+                        ".ai/local/ledger.jsonl",
+                        format!("{place}: {}", s.reason),
+                        "nothing to do: unreadable lines are skipped; a torn tail is ended by the next append".into(),
+                    );
+                }
+            }
+            "majordomus.outbox-empty" => {
+                let contents = Outbox::new(&ctx.layout).contents()?;
+                if !contents.is_empty() {
+                    finding(
+                        ".ai/local/state/outbox/",
+                        format!(
+                            "the trunk outbox holds {} session record(s) and {} candidate(s)",
+                            contents.sessions.len(),
+                            contents.candidates.len()
+                        ),
+                        "switch to a working branch and start an episode there (majordomus session start): the boundary moves them into .ai/repo/".into(),
+                    );
+                }
+            }
+            "majordomus.provider-events" => {
+                for line in &provider_failures {
+                    finding(
+                        ".ai/local/ledger.jsonl",
+                        format!(
+                            "#{} {}: provider hook {} failed: {}",
+                            line.seq,
+                            line.ts,
+                            line.data_str("hook").unwrap_or("?"),
+                            line.data_str("error").unwrap_or("?")
+                        ),
+                        "see docs/HOOKS.md; rerun the hook by hand to see the error".into(),
+                    );
+                }
+            }
+            other => unreachable!("the shipped rule package names rule {other}, which has no code"),
+        }
+        let status = if skipped_rule {
+            "skipped"
+        } else if findings.is_empty() {
+            "pass"
+        } else {
+            "fail"
+        };
+        results.push(RuleResult {
+            rule: decl.id,
+            severity: decl.severity,
+            description: decl.description,
+            status,
+            note,
+            findings,
+        });
+    }
+    let count = |sev: Severity| {
+        results
+            .iter()
+            .flat_map(|r| &r.findings)
+            .filter(|f| f.severity == sev)
+            .count()
+    };
+    Ok(DoctorReport {
+        blocking: count(Severity::Blocking),
+        advisory: count(Severity::Advisory),
+        rules: results,
+    })
+}

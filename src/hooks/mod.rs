@@ -1,0 +1,347 @@
+//! Hooks, the entry points (SPEC §8): installing the git hook scripts (chaining what was
+//! there) and what each `majordomus hook <name>` does. Hooks only ever touch `.ai/`.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::knowledge::{CheckReport, DeriveOptions, DeriveReport};
+use crate::model::Event;
+use crate::store::outbox::OutboxContents;
+use crate::store::{StoreError, WriteOutcome, write_atomic};
+
+/// The git hook scripts, embedded from `hooks/`.
+pub const SCRIPTS: [(&str, &str); 4] = [
+    ("post-commit", include_str!("../../hooks/post-commit")),
+    ("pre-push", include_str!("../../hooks/pre-push")),
+    ("post-checkout", include_str!("../../hooks/post-checkout")),
+    ("post-merge", include_str!("../../hooks/post-merge")),
+];
+
+/// The line that marks a script as ours.
+const MARKER: &str = "# majordomus-hook:";
+/// Suffix under which a hook that was there before is kept and chained.
+pub const CHAINED_SUFFIX: &str = ".pre-majordomus";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HookChange {
+    pub hook: &'static str,
+    /// install: `installed`, `chained` (an existing hook kept and run first), `unchanged`;
+    /// uninstall: `removed`, `restored` (the chained hook put back), `absent`, `foreign`
+    /// (not ours; left alone).
+    pub action: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HooksReport {
+    /// The hooks directory git uses (honours `core.hooksPath`).
+    pub dir: String,
+    pub hooks: Vec<HookChange>,
+}
+
+fn is_ours(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| t.lines().any(|l| l.starts_with(MARKER)))
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| StoreError::io(path, e))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &Path) -> Result<(), StoreError> {
+    Ok(())
+}
+
+/// Installs the scripts into the hooks directory git uses. An existing foreign hook is
+/// kept as `<name>.pre-majordomus` and run first, never replaced silently. Idempotent.
+pub fn install(ctx: &Ctx) -> Result<HooksReport, Error> {
+    ctx.require_initialised()?;
+    let dir = ctx.repo.hooks_dir();
+    let mut hooks = Vec::new();
+    for (name, script) in SCRIPTS {
+        let path = dir.join(name);
+        let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
+        let mut action = "installed";
+        if path.exists() && !is_ours(&path) {
+            if chained.exists() {
+                return Err(Refusal::HookChainOccupied {
+                    hook: name.to_owned(),
+                    path: chained.display().to_string(),
+                }
+                .into());
+            }
+            std::fs::rename(&path, &chained).map_err(|e| StoreError::io(&path, e))?;
+            action = "chained";
+        }
+        if write_atomic(&path, script.as_bytes())? == WriteOutcome::Unchanged {
+            action = "unchanged";
+        }
+        make_executable(&path)?;
+        hooks.push(HookChange { hook: name, action });
+    }
+    Ok(HooksReport {
+        dir: dir.display().to_string(),
+        hooks,
+    })
+}
+
+/// Removes our scripts and puts back any hook they chained.
+pub fn uninstall(ctx: &Ctx) -> Result<HooksReport, Error> {
+    let dir = ctx.repo.hooks_dir();
+    let mut hooks = Vec::new();
+    for (name, _) in SCRIPTS {
+        let path = dir.join(name);
+        let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
+        let action = if !path.exists() {
+            "absent"
+        } else if !is_ours(&path) {
+            "foreign"
+        } else {
+            std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+            if chained.exists() {
+                std::fs::rename(&chained, &path).map_err(|e| StoreError::io(&chained, e))?;
+                "restored"
+            } else {
+                "removed"
+            }
+        };
+        hooks.push(HookChange { hook: name, action });
+    }
+    Ok(HooksReport {
+        dir: dir.display().to_string(),
+        hooks,
+    })
+}
+
+/// Why a hook did nothing.
+#[derive(Debug, Clone, Serialize)]
+pub struct SteppedAside {
+    pub reason: String,
+}
+
+/// A hook steps aside in an uninitialised repository and while git is in the middle of
+/// a rebase, merge, cherry-pick, revert, am or bisect.
+pub fn step_aside(ctx: &Ctx) -> Option<SteppedAside> {
+    if !ctx.layout.is_initialised() {
+        return Some(SteppedAside {
+            reason: "repository not initialised".into(),
+        });
+    }
+    ctx.repo.operation_in_progress().map(|op| SteppedAside {
+        reason: format!("git is in the middle of: {op}"),
+    })
+}
+
+/// What a git hook did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "did", rename_all = "kebab-case")]
+pub enum GitHookOutcome {
+    SteppedAside(SteppedAside),
+    CommitRecorded {
+        sha: String,
+        subject: String,
+        session: String,
+    },
+    NoOpenEpisode,
+    Checked(CheckReport),
+    Drained(OutboxContents),
+    NothingToDrain {
+        on_trunk: bool,
+    },
+}
+
+/// `hook post-commit`: `commit.recorded` for the open episode. Kept lean: it runs on
+/// every commit (no policy parse, no ledger read beyond its tail).
+pub fn post_commit(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
+    if let Some(aside) = step_aside(ctx) {
+        return Ok(GitHookOutcome::SteppedAside(aside));
+    }
+    let Some(episode) = crate::session::open_episode(ctx)? else {
+        return Ok(GitHookOutcome::NoOpenEpisode);
+    };
+    let Some((sha, subject)) = ctx.repo.head_subject()? else {
+        return Ok(GitHookOutcome::NoOpenEpisode);
+    };
+    ctx.append(
+        Event::CommitRecorded,
+        Some(&episode.id),
+        None,
+        serde_json::json!({ "sha": sha, "subject": subject }),
+    )?;
+    Ok(GitHookOutcome::CommitRecorded {
+        sha,
+        subject,
+        session: episode.id,
+    })
+}
+
+/// `hook pre-push`: `knowledge check`; the caller refuses the push on a blocking finding.
+pub fn pre_push(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
+    if let Some(aside) = step_aside(ctx) {
+        return Ok(GitHookOutcome::SteppedAside(aside));
+    }
+    Ok(GitHookOutcome::Checked(crate::knowledge::check(ctx)?))
+}
+
+/// `hook post-checkout` (branch switches only) and `hook post-merge`: off the trunk,
+/// drain the outbox.
+pub fn drain(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
+    if let Some(aside) = step_aside(ctx) {
+        return Ok(GitHookOutcome::SteppedAside(aside));
+    }
+    Ok(match crate::session::drain_outbox(ctx)? {
+        Some(moved) => GitHookOutcome::Drained(moved),
+        None => GitHookOutcome::NothingToDrain {
+            on_trunk: ctx.repo.on_trunk()?,
+        },
+    })
+}
+
+/// A provider hook (agent client session start, session end, pre-compact).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderHook {
+    SessionStart,
+    SessionEnd,
+    Compact,
+}
+
+impl ProviderHook {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderHook::SessionStart => "session-start",
+            ProviderHook::SessionEnd => "session-end",
+            ProviderHook::Compact => "compact",
+        }
+    }
+}
+
+/// What a provider hook did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "did", rename_all = "kebab-case")]
+pub enum ProviderOutcome {
+    SteppedAside(SteppedAside),
+    Started {
+        episode: String,
+        already_open: bool,
+        /// The briefing, printed for the agent client to add to its context.
+        briefing: String,
+    },
+    Closed {
+        episode: String,
+        record: String,
+    },
+    Derived(DeriveReport),
+    NoOpenEpisode,
+    KnowledgeOnCompactOff,
+    /// The hook failed; recorded as `provider.event.failed`. Never blocks the provider.
+    Failed {
+        error: String,
+    },
+}
+
+/// The fields majordomus reads from a provider's JSON payload (all optional).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ProviderPayload {
+    pub session_id: Option<String>,
+    pub event: Option<String>,
+}
+
+impl ProviderPayload {
+    /// Reads what clients send: Claude Code (`session_id`, `hook_event_name`), Gemini CLI
+    /// (`session_id`, `hook_event_name`) and any other JSON object. Empty input is fine.
+    pub fn parse(input: &str) -> Result<ProviderPayload, String> {
+        if input.trim().is_empty() {
+            return Ok(ProviderPayload::default());
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(input).map_err(|e| format!("stdin is not JSON: {e}"))?;
+        let field = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        Ok(ProviderPayload {
+            session_id: field("session_id").or_else(|| field("sessionId")),
+            event: field("hook_event_name").or_else(|| field("hookEventName")),
+        })
+    }
+}
+
+/// Runs a provider hook. Never returns an error: a failure is appended to the ledger as
+/// `provider.event.failed` (when the ledger is writable) and returned as `Failed`.
+pub fn provider(ctx: &Ctx, hook: ProviderHook, provider: &str, input: &str) -> ProviderOutcome {
+    if let Some(aside) = step_aside(ctx) {
+        return ProviderOutcome::SteppedAside(aside);
+    }
+    let result = ProviderPayload::parse(input)
+        .map_err(|e| e.to_string())
+        .and_then(|payload| run_provider(ctx, hook, provider, &payload).map_err(|e| e.to_string()));
+    match result {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            let session = crate::session::open_episode(ctx)
+                .ok()
+                .flatten()
+                .map(|e| e.id);
+            let _ = ctx.append(
+                Event::ProviderEventFailed,
+                session.as_deref(),
+                None,
+                serde_json::json!({ "hook": hook.name(), "provider": provider, "error": error }),
+            );
+            ProviderOutcome::Failed { error }
+        }
+    }
+}
+
+fn run_provider(
+    ctx: &Ctx,
+    hook: ProviderHook,
+    provider: &str,
+    _payload: &ProviderPayload,
+) -> Result<ProviderOutcome, Error> {
+    match hook {
+        ProviderHook::SessionStart => {
+            let started = crate::session::start(
+                ctx,
+                &crate::session::StartOptions {
+                    provider: Some(provider.to_owned()),
+                    replace: false,
+                },
+            )?;
+            let briefing = crate::briefing::briefing(ctx)?.text;
+            Ok(ProviderOutcome::Started {
+                episode: started.episode.id,
+                already_open: started.already_open,
+                briefing,
+            })
+        }
+        ProviderHook::SessionEnd => {
+            if crate::session::open_episode(ctx)?.is_none() {
+                return Ok(ProviderOutcome::NoOpenEpisode);
+            }
+            let closed = crate::session::close(ctx, None)?;
+            Ok(ProviderOutcome::Closed {
+                episode: closed.episode,
+                record: closed.path,
+            })
+        }
+        ProviderHook::Compact => {
+            if !ctx.policy()?.session.knowledge_on_compact {
+                return Ok(ProviderOutcome::KnowledgeOnCompactOff);
+            }
+            let Some(open) = crate::session::open_episode(ctx)? else {
+                return Ok(ProviderOutcome::NoOpenEpisode);
+            };
+            Ok(ProviderOutcome::Derived(crate::knowledge::derive(
+                ctx,
+                &DeriveOptions {
+                    episode: Some(open.id),
+                    dry_run: false,
+                },
+            )?))
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! `knowledge derive` (SPEC §5.1): the episode's ledger lines and commits to candidates,
+//! deterministically; a rerun over the same evidence writes nothing.
+
+use serde::Serialize;
+
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::model::knowledge::{
+    EpisodeEvidence, KnowledgeRecord, Markers, SkippedSource, Status, derive_candidates,
+};
+use crate::model::{CommitSummary, Event, LedgerLine};
+use crate::store::outbox::{Outbox, Shelf};
+use crate::store::skeleton;
+use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
+
+#[derive(Debug, Clone, Default)]
+pub struct DeriveOptions {
+    /// The episode; default: the open one, else the last closed one.
+    pub episode: Option<String>,
+    pub dry_run: bool,
+}
+
+/// A candidate the deriver left alone because a person already acted on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reviewed {
+    pub id: String,
+    /// `promoted` or `superseded`.
+    pub state: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DeriveReport {
+    pub episode: String,
+    /// `candidates` (tracked) or `outbox` (on the trunk).
+    pub target: &'static str,
+    pub written: Vec<String>,
+    pub unchanged: Vec<String>,
+    pub skipped: Vec<SkippedSource>,
+    pub reviewed: Vec<Reviewed>,
+    /// The candidates README was planted by this run.
+    pub planted_readme: bool,
+    pub dry_run: bool,
+    pub nothing_to_write: bool,
+}
+
+/// Derives for the episode `options` names (see [`DeriveOptions::episode`]).
+pub fn derive(ctx: &Ctx, options: &DeriveOptions) -> Result<DeriveReport, Error> {
+    ctx.require_initialised()?;
+    ctx.policy()?;
+    let episode = match &options.episode {
+        Some(id) => id.clone(),
+        None => match crate::session::open_episode(ctx)? {
+            Some(open) => open.id,
+            None => last_closed_episode(ctx)?.ok_or(Refusal::NoEpisodeToDerive)?,
+        },
+    };
+    let mut lines = Vec::new();
+    ctx.ledger().scan(0, |line| {
+        if line.session.as_deref() == Some(episode.as_str()) {
+            lines.push(line);
+        }
+    })?;
+    if lines.is_empty() {
+        return Err(Refusal::UnknownEpisode { id: episode }.into());
+    }
+    let commits = episode_commits(ctx, &episode, &lines)?;
+    derive_episode(ctx, &episode, &lines, &commits, options.dry_run)
+}
+
+/// The newest `session.closed` episode in the ledger.
+fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
+    let mut last = None;
+    ctx.ledger().scan(0, |line| {
+        if line.event == Event::SessionClosed {
+            last = line.session;
+        }
+    })?;
+    Ok(last)
+}
+
+/// The episode's commits: from git since its open HEAD while it is open, else from its
+/// session record (tracked or in the outbox).
+fn episode_commits(
+    ctx: &Ctx,
+    episode: &str,
+    lines: &[LedgerLine],
+) -> Result<Vec<CommitSummary>, Error> {
+    if let Some(open) = crate::session::open_episode(ctx)?
+        && open.id == episode
+    {
+        return Ok(ctx.repo.commits_since(open.head_at_open.as_deref())?);
+    }
+    let outbox = Outbox::new(&ctx.layout);
+    for path in [
+        ctx.layout.session_record(episode),
+        outbox.shelf(Shelf::Sessions).join(format!("{episode}.md")),
+    ] {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let (record, _) = frontmatter::parse::<crate::model::compose::SessionRecord>(&text)
+                .map_err(|message| StoreError::Malformed {
+                    path: path.clone(),
+                    message,
+                })?;
+            return Ok(ctx
+                .repo
+                .commits_by_id(record.commits.iter().map(String::as_str))?);
+        }
+    }
+    // No record: the commits the post-commit hook recorded for it.
+    let recorded: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.event == Event::CommitRecorded)
+        .filter_map(|l| l.data_str("sha"))
+        .collect();
+    Ok(ctx.repo.commits_by_id(recorded)?)
+}
+
+/// Derives one episode from lines already read (the close path passes its window).
+pub fn derive_episode(
+    ctx: &Ctx,
+    episode: &str,
+    lines: &[LedgerLine],
+    commits: &[CommitSummary],
+    dry_run: bool,
+) -> Result<DeriveReport, Error> {
+    let on_trunk = ctx.repo.on_trunk()?;
+    let outbox = Outbox::new(&ctx.layout);
+    let dir = if on_trunk {
+        outbox.shelf(Shelf::Candidates)
+    } else {
+        ctx.layout.candidates_dir()
+    };
+    let evidence = EpisodeEvidence {
+        commits: commits
+            .iter()
+            .map(|c| (c.id.clone(), c.paths.clone()))
+            .collect(),
+    };
+    let (derived, skipped) = derive_candidates(episode, lines, &evidence, &Markers::standard());
+
+    let mut report = DeriveReport {
+        episode: episode.to_owned(),
+        target: if on_trunk { "outbox" } else { "candidates" },
+        written: Vec::new(),
+        unchanged: Vec::new(),
+        skipped,
+        reviewed: Vec::new(),
+        planted_readme: false,
+        dry_run,
+        nothing_to_write: false,
+    };
+    if !on_trunk {
+        let readme = ctx.layout.candidates_dir().join("README.md");
+        if !readme.exists() {
+            report.planted_readme = true;
+            if !dry_run {
+                let (_, text) = skeleton::FILES
+                    .iter()
+                    .find(|(p, _)| p.ends_with("candidates/README.md"))
+                    .expect("the skeleton carries the candidates README");
+                crate::store::write_new(&readme, text.as_bytes())?;
+            }
+        }
+    }
+    for candidate in derived {
+        let id = &candidate.record.id;
+        if ctx.layout.curated_dir().join(format!("{id}.md")).exists() {
+            report.reviewed.push(Reviewed {
+                id: id.clone(),
+                state: "promoted",
+            });
+            continue;
+        }
+        let path = dir.join(format!("{id}.md"));
+        if let Ok(existing) = std::fs::read_to_string(&path)
+            && let Ok((record, _)) = frontmatter::parse::<KnowledgeRecord>(&existing)
+            && record.status == Status::Superseded
+        {
+            report.reviewed.push(Reviewed {
+                id: id.clone(),
+                state: "superseded",
+            });
+            continue;
+        }
+        let text = frontmatter::render(&candidate.record, &format!("{}\n", candidate.body));
+        let rel = ctx.layout.display(&path);
+        let outcome = if dry_run {
+            match std::fs::read(&path) {
+                Ok(bytes) if bytes == text.as_bytes() => WriteOutcome::Unchanged,
+                _ => WriteOutcome::Written,
+            }
+        } else {
+            write_atomic(&path, text.as_bytes())?
+        };
+        match outcome {
+            WriteOutcome::Unchanged => report.unchanged.push(rel),
+            _ => report.written.push(rel),
+        }
+    }
+    report.nothing_to_write = report.written.is_empty() && !report.planted_readme;
+    if !dry_run {
+        let mut paths: Vec<&String> = report.written.iter().chain(&report.unchanged).collect();
+        paths.sort();
+        ctx.append(
+            Event::KnowledgeDerived,
+            Some(episode),
+            None,
+            serde_json::json!({
+                "episode": episode,
+                "target": report.target,
+                "written": report.written.len(),
+                "unchanged": report.unchanged.len(),
+                "skipped": report.skipped.len(),
+                "reviewed": report.reviewed.len(),
+                "paths": paths,
+                "note": if report.nothing_to_write { "nothing to write" } else { "written" },
+            }),
+        )?;
+    }
+    Ok(report)
+}

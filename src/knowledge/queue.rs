@@ -1,0 +1,172 @@
+//! `knowledge candidates` and `knowledge status` (SPEC §5.4): the review queue.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::{Place, stored_files};
+use crate::Ctx;
+use crate::error::Error;
+use crate::model::Event;
+use crate::model::knowledge::{Class, KnowledgeRecord, Status};
+use crate::store::frontmatter;
+use crate::store::outbox::{Outbox, OutboxContents};
+
+const CANDIDATES_PREFIX: &str = ".ai/repo/knowledge/candidates/";
+
+/// One pending candidate.
+#[derive(Debug, Clone, Serialize)]
+pub struct CandidateEntry {
+    pub id: String,
+    pub title: String,
+    pub class: Class,
+    pub date: String,
+    pub path: String,
+    /// `tracked` (in the index), `untracked`, `outbox` (derived on the trunk) or
+    /// `branch` (read from another branch's tree).
+    pub state: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CandidateListing {
+    pub branch: Option<String>,
+    pub candidates: Vec<CandidateEntry>,
+    /// Files that could not be read as records (see `knowledge check`).
+    pub unreadable: Vec<String>,
+}
+
+fn entry(record: KnowledgeRecord, path: String, state: &'static str) -> Option<CandidateEntry> {
+    (record.status == Status::Candidate).then(|| CandidateEntry {
+        id: record.id,
+        title: record.title,
+        class: record.class,
+        date: record.date,
+        path,
+        state,
+    })
+}
+
+/// Pending candidates: in the work tree (each marked tracked or untracked) and the
+/// outbox, or in branch `branch`'s tree.
+pub fn candidates(ctx: &Ctx, branch: Option<&str>) -> Result<CandidateListing, Error> {
+    ctx.require_initialised()?;
+    let mut listing = CandidateListing {
+        branch: branch.map(str::to_owned),
+        candidates: Vec::new(),
+        unreadable: Vec::new(),
+    };
+    if let Some(branch) = branch {
+        for path in ctx.repo.branch_files_under(branch, CANDIDATES_PREFIX)? {
+            if !path.ends_with(".md") || path.ends_with("/README.md") {
+                continue;
+            }
+            let bytes = ctx.repo.branch_file(branch, &path)?.unwrap_or_default();
+            let text = String::from_utf8_lossy(&bytes);
+            match frontmatter::parse::<KnowledgeRecord>(&text) {
+                Ok((record, _)) => listing.candidates.extend(entry(record, path, "branch")),
+                Err(_) => listing.unreadable.push(path),
+            }
+        }
+        return Ok(listing);
+    }
+    let tracked: HashSet<String> = ctx
+        .repo
+        .tracked_files_under(CANDIDATES_PREFIX)?
+        .into_iter()
+        .collect();
+    for file in stored_files(ctx)? {
+        let state = match file.place {
+            Place::Curated => continue,
+            Place::Outbox => "outbox",
+            Place::Candidates if tracked.contains(&file.rel) => "tracked",
+            Place::Candidates => "untracked",
+        };
+        match file.parse() {
+            Ok((record, _)) => listing
+                .candidates
+                .extend(entry(record, file.rel.clone(), state)),
+            Err(_) => listing.unreadable.push(file.rel.clone()),
+        }
+    }
+    listing.candidates.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(listing)
+}
+
+/// A ledger moment: which episode, when.
+#[derive(Debug, Clone, Serialize)]
+pub struct Moment {
+    pub episode: Option<String>,
+    pub ts: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KnowledgeStatus {
+    pub last_closed: Option<Moment>,
+    pub last_derived: Option<Moment>,
+    /// The last closed episode has a `knowledge.derived` line.
+    pub fresh: bool,
+    pub pending: usize,
+    pub untracked: usize,
+    pub oldest_date: Option<String>,
+    pub oldest_age_days: Option<i64>,
+    pub curated: usize,
+    pub outbox: OutboxContents,
+}
+
+/// Freshness (last close vs last derive), queue length and ages, outbox state.
+pub fn status(ctx: &Ctx) -> Result<KnowledgeStatus, Error> {
+    ctx.require_initialised()?;
+    let mut last_closed = None;
+    let mut last_derived = None;
+    let mut derived_episodes = HashSet::new();
+    ctx.ledger().scan(0, |line| match line.event {
+        Event::SessionClosed => {
+            last_closed = Some(Moment {
+                episode: line.session.clone(),
+                ts: line.ts.clone(),
+            })
+        }
+        Event::KnowledgeDerived => {
+            if let Some(s) = &line.session {
+                derived_episodes.insert(s.clone());
+            }
+            last_derived = Some(Moment {
+                episode: line.session.clone(),
+                ts: line.ts.clone(),
+            });
+        }
+        _ => {}
+    })?;
+    let fresh = match &last_closed {
+        Some(Moment {
+            episode: Some(ep), ..
+        }) => derived_episodes.contains(ep),
+        _ => true,
+    };
+    let listing = candidates(ctx, None)?;
+    let curated = stored_files(ctx)?
+        .iter()
+        .filter(|f| f.place == Place::Curated)
+        .count();
+    let oldest_date = listing.candidates.iter().map(|c| c.date.clone()).min();
+    let now = ctx.clock.now();
+    let oldest_age_days = oldest_date
+        .as_deref()
+        .and_then(crate::model::time::parse)
+        .map(|d| (now - d).whole_days());
+    Ok(KnowledgeStatus {
+        last_closed,
+        last_derived,
+        fresh,
+        pending: listing.candidates.len(),
+        untracked: listing
+            .candidates
+            .iter()
+            .filter(|c| c.state == "untracked")
+            .count(),
+        oldest_date,
+        oldest_age_days,
+        curated,
+        outbox: Outbox::new(&ctx.layout).contents()?,
+    })
+}

@@ -1,0 +1,148 @@
+//! `knowledge promote` and `knowledge reject` (SPEC §5.2): the human acts. The deriver
+//! never undoes either.
+
+use serde::Serialize;
+
+use super::{Place, StoredFile, stored_files};
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::model::Event;
+use crate::model::knowledge::{Class, Markers, Status};
+use crate::store::{StoreError, frontmatter, write_atomic};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Promoted {
+    pub id: String,
+    pub class: Class,
+    /// The curated record, relative to the root.
+    pub path: String,
+    /// The candidate file removed by the move.
+    pub from: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Rejected {
+    pub id: String,
+    pub path: String,
+    pub superseded_by: Option<String>,
+}
+
+fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
+    let files = stored_files(ctx)?;
+    if files
+        .iter()
+        .any(|f| f.place == Place::Curated && f.stem == id)
+    {
+        return Err(Refusal::AlreadyPromoted { id: id.to_owned() }.into());
+    }
+    files
+        .into_iter()
+        .find(|f| f.place != Place::Curated && f.stem == id)
+        .ok_or_else(|| Refusal::UnknownKnowledge { id: id.to_owned() }.into())
+}
+
+fn malformed(file: &StoredFile, message: String) -> Error {
+    StoreError::Malformed {
+        path: file.path.clone(),
+        message,
+    }
+    .into()
+}
+
+/// Moves a candidate to `curated/` as `verified`, with the evidence under `# Evidence`.
+/// Refuses empty evidence and evidence carrying a transcript marker.
+pub fn promote(
+    ctx: &Ctx,
+    id: &str,
+    class: Option<Class>,
+    evidence: &str,
+) -> Result<Promoted, Error> {
+    ctx.require_initialised()?;
+    let file = find_candidate(ctx, id)?;
+    let evidence = evidence.trim();
+    if evidence.is_empty() {
+        return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
+    }
+    if let Some(marker) = Markers::standard().find(evidence) {
+        return Err(Refusal::TranscriptMarker {
+            what: "evidence".into(),
+            marker,
+        }
+        .into());
+    }
+    let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
+    if record.status == Status::Superseded {
+        return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
+    }
+    record.status = Status::Verified;
+    if let Some(class) = class {
+        record.class = class;
+    }
+    if let Some(open) = crate::session::open_episode(ctx)? {
+        let r = format!("session:{}", open.id);
+        if !record.provenance.derived_from.contains(&r) {
+            record.provenance.derived_from.push(r);
+        }
+    }
+    let body = format!(
+        "{}\n# Evidence\n\n{evidence}\n",
+        body.trim_end_matches('\n').to_owned() + "\n"
+    );
+    let path = ctx.layout.curated_dir().join(format!("{id}.md"));
+    write_atomic(&path, frontmatter::render(&record, &body).as_bytes())?;
+    std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
+    let rel = ctx.layout.display(&path);
+    let session = crate::session::open_episode(ctx)?.map(|e| e.id);
+    ctx.append(
+        Event::KnowledgePromoted,
+        session.as_deref(),
+        None,
+        serde_json::json!({ "id": id, "class": record.class, "path": rel, "from": file.rel }),
+    )?;
+    Ok(Promoted {
+        id: id.to_owned(),
+        class: record.class,
+        path: rel,
+        from: file.rel,
+    })
+}
+
+/// Rewrites a candidate in place as `superseded`: `superseded_by` when `by` names its
+/// replacement, and the reason under `# Rejected`.
+pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Rejected, Error> {
+    ctx.require_initialised()?;
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(Refusal::EmptyText { what: "reason" }.into());
+    }
+    let file = find_candidate(ctx, id)?;
+    if let Some(by) = by {
+        let known = stored_files(ctx)?.iter().any(|f| f.stem == by);
+        if !known || by == id {
+            return Err(Refusal::UnknownReplacement { id: by.to_owned() }.into());
+        }
+    }
+    let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
+    if record.status == Status::Superseded {
+        return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
+    }
+    record.status = Status::Superseded;
+    record.superseded_by = by.map(str::to_owned);
+    let body = format!(
+        "{}\n# Rejected\n\n{reason}\n",
+        body.trim_end_matches('\n').to_owned() + "\n"
+    );
+    write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
+    let session = crate::session::open_episode(ctx)?.map(|e| e.id);
+    ctx.append(
+        Event::KnowledgeRejected,
+        session.as_deref(),
+        None,
+        serde_json::json!({ "id": id, "reason": reason, "superseded_by": by, "path": file.rel }),
+    )?;
+    Ok(Rejected {
+        id: id.to_owned(),
+        path: file.rel,
+        superseded_by: by.map(str::to_owned),
+    })
+}

@@ -1,0 +1,111 @@
+//! The trunk outbox (SPEC §5.7): episode-boundary output parked under
+//! `.ai/local/state/outbox/` while on the trunk, moved unchanged into the tracked
+//! folders at the next boundary on another branch.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{Layout, StoreError, WriteOutcome, write_atomic};
+
+/// Which outbox folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shelf {
+    Sessions,
+    Candidates,
+}
+
+impl Shelf {
+    fn name(self) -> &'static str {
+        match self {
+            Shelf::Sessions => "sessions",
+            Shelf::Candidates => "candidates",
+        }
+    }
+}
+
+/// What the outbox holds (file names).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct OutboxContents {
+    pub sessions: Vec<String>,
+    pub candidates: Vec<String>,
+}
+
+impl OutboxContents {
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty() && self.candidates.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.sessions.len() + self.candidates.len()
+    }
+}
+
+/// The outbox of one work tree.
+#[derive(Debug, Clone)]
+pub struct Outbox {
+    dir: PathBuf,
+}
+
+impl Outbox {
+    pub fn new(layout: &Layout) -> Self {
+        Outbox {
+            dir: layout.outbox_dir(),
+        }
+    }
+
+    pub fn shelf(&self, shelf: Shelf) -> PathBuf {
+        self.dir.join(shelf.name())
+    }
+
+    fn list(&self, shelf: Shelf) -> Result<Vec<String>, StoreError> {
+        list_markdown(&self.shelf(shelf))
+    }
+
+    pub fn contents(&self) -> Result<OutboxContents, StoreError> {
+        Ok(OutboxContents {
+            sessions: self.list(Shelf::Sessions)?,
+            candidates: self.list(Shelf::Candidates)?,
+        })
+    }
+
+    /// Moves every outbox file into its tracked folder unchanged (write, then remove);
+    /// idempotent: a file already there with the same bytes is just removed from the outbox.
+    pub fn drain(&self, layout: &Layout) -> Result<OutboxContents, StoreError> {
+        let mut moved = OutboxContents::default();
+        for (shelf, target) in [
+            (Shelf::Sessions, layout.sessions_dir()),
+            (Shelf::Candidates, layout.candidates_dir()),
+        ] {
+            for name in self.list(shelf)? {
+                let from = self.shelf(shelf).join(&name);
+                let bytes = std::fs::read(&from).map_err(|e| StoreError::io(&from, e))?;
+                let _: WriteOutcome = write_atomic(&target.join(&name), &bytes)?;
+                std::fs::remove_file(&from).map_err(|e| StoreError::io(&from, e))?;
+                match shelf {
+                    Shelf::Sessions => moved.sessions.push(name),
+                    Shelf::Candidates => moved.candidates.push(name),
+                }
+            }
+        }
+        Ok(moved)
+    }
+}
+
+/// `*.md` file names in `dir` (not README.md, not temp files), sorted; none if absent.
+pub fn list_markdown(dir: &Path) -> Result<Vec<String>, StoreError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(StoreError::io(dir, e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| StoreError::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && name != "README.md" && !name.starts_with('.') {
+            out.push(name);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
