@@ -37,6 +37,9 @@ fn plumbing(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
     GitError::Git(gix::Error::from_error(e))
 }
 
+/// A ref the pending change lands on, and the blob id of each file under a prefix in it.
+pub type Baseline = (String, std::collections::HashMap<String, String>);
+
 /// HEAD as git sees it now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HeadState {
@@ -269,10 +272,7 @@ impl Repo {
     /// The upstream the pending change will land on: the branch's remote-tracking ref,
     /// else the trunk's, if either exists; with the blob id of each file under `prefix`
     /// in that ref's tree (one traversal).
-    pub fn baseline_blobs(
-        &self,
-        prefix: &str,
-    ) -> Result<Option<(String, std::collections::HashMap<String, String>)>, GitError> {
+    pub fn baseline_blobs(&self, prefix: &str) -> Result<Option<Baseline>, GitError> {
         let mut candidates = Vec::new();
         if let Some(name) = self.repo.head_name()?
             && let Some(Ok(tracking)) = self

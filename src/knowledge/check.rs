@@ -267,15 +267,15 @@ fn check_ref(
     };
     let problem = match kind {
         "session" if !resolver.sessions.contains(target) => Some(dangling(
-            "session",
+            "the ledger or the session records",
             "name an episode this clone's ledger or .ai/repo/sessions/ knows",
         )),
         "task" | "decision" if !resolver.tasks.contains(target) => Some(dangling(
-            kind,
+            "the tasks of the ledger or the session records",
             "name a task of a session record or of this clone's ledger",
         )),
         "issue" if !resolver.issues.contains(target) => Some(dangling(
-            "issue",
+            "the issues of .ai/repo/intents/",
             "name an issue declared in .ai/repo/intents/*.yaml",
         )),
         "file" | "test" if !resolver.head_paths.contains(file_target(target)) => {

@@ -36,7 +36,7 @@ pub struct CandidateListing {
 }
 
 fn entry(record: KnowledgeRecord, path: String, state: &'static str) -> Option<CandidateEntry> {
-    (record.status == Status::Candidate).then(|| CandidateEntry {
+    (record.status == Status::Candidate).then_some(CandidateEntry {
         id: record.id,
         title: record.title,
         class: record.class,
