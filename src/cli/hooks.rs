@@ -93,16 +93,11 @@ fn read_stdin() -> String {
 pub fn run_hook(ctx: &Ctx, command: &HookCommand) -> Result<Output, CliError> {
     let git = |outcome: GitHookOutcome| -> Output {
         let (human, code) = match &outcome {
-            GitHookOutcome::SteppedAside(a) => {
-                (format!("majordomus: stepped aside ({})\n", a.reason), 0)
+            // Silent: stepping aside and recording a commit must not change what git
+            // prints (the JSON form still says what happened).
+            GitHookOutcome::SteppedAside(_) | GitHookOutcome::CommitRecorded { .. } => {
+                (String::new(), 0)
             }
-            GitHookOutcome::CommitRecorded { sha, session, .. } => (
-                format!(
-                    "majordomus: recorded commit {} in episode {session}\n",
-                    &sha[..12.min(sha.len())]
-                ),
-                0,
-            ),
             GitHookOutcome::NoOpenEpisode => (String::new(), 0),
             GitHookOutcome::Checked(report) => {
                 if report.blocking() > 0 {
