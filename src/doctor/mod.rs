@@ -165,10 +165,23 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                     );
                 }
                 let limit = policy.knowledge.candidate_max_age_minutes as i64;
+                // Candidates this ledger never derived (a teammate's, say) are aged from
+                // the commit that added them: one walk, stopping once all are placed.
+                let added = ctx.repo.added_at(
+                    listing
+                        .candidates
+                        .iter()
+                        .filter(|c| !derived_paths.contains_key(&c.path))
+                        .map(|c| c.path.as_str()),
+                )?;
                 for c in &listing.candidates {
-                    let (since, source) = match derived_paths.get(&c.path) {
-                        Some(ts) => (ts.clone(), "the oldest knowledge.derived naming it"),
-                        None => (c.date.clone(), "its date (no knowledge.derived names it)"),
+                    let (since, source) = match (derived_paths.get(&c.path), added.get(&c.path)) {
+                        (Some(ts), _) => (ts.clone(), "the oldest knowledge.derived naming it"),
+                        (None, Some(ts)) => (ts.clone(), "the commit that added it"),
+                        (None, None) => (
+                            c.date.clone(),
+                            "its date (no knowledge.derived names it, no commit added it)",
+                        ),
                     };
                     if let Some(at) = crate::model::time::parse(&since) {
                         let age = (now - at).whole_minutes();

@@ -342,6 +342,43 @@ impl Repo {
         Ok(Some(entry.object()?.detach().data))
     }
 
+    /// For each of `paths` present in HEAD's tree, the committer time of the commit
+    /// reachable from HEAD that added it (the newest such, should it have been re-added). Walks history newest first and stops as
+    /// soon as every path is placed.
+    pub fn added_at<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>, GitError> {
+        let mut wanted: HashSet<String> = self.existing_head_paths(paths)?.into_iter().collect();
+        let mut found = std::collections::HashMap::new();
+        if wanted.is_empty() {
+            return Ok(found);
+        }
+        let tip = self.repo.head_id()?.detach();
+        let walk = self
+            .repo
+            .rev_walk([tip])
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
+            ))
+            .all()?;
+        let mut differ = Differ::default();
+        for info in walk {
+            let info = info?;
+            let parent = info.parent_ids.first().copied();
+            let (summary, additions) = differ.diff(&self.repo, info.id, parent)?;
+            for path in additions {
+                if wanted.remove(&path) {
+                    found.insert(path, summary.time.clone());
+                }
+            }
+            if wanted.is_empty() {
+                break;
+            }
+        }
+        Ok(found)
+    }
+
     /// True when `git status --porcelain` would print anything (tracked changes or
     /// untracked files that are not ignored).
     pub fn is_dirty(&self) -> Result<bool, GitError> {
@@ -498,6 +535,16 @@ impl Differ {
         id: gix::ObjectId,
         parent: Option<gix::ObjectId>,
     ) -> Result<CommitSummary, GitError> {
+        Ok(self.diff(repo, id, parent)?.0)
+    }
+
+    /// The commit's summary and the file paths it added.
+    fn diff(
+        &mut self,
+        repo: &gix::Repository,
+        id: gix::ObjectId,
+        parent: Option<gix::ObjectId>,
+    ) -> Result<(CommitSummary, Vec<String>), GitError> {
         let commit = id.attach(repo).object()?.into_commit();
         let subject = commit.message()?.summary().to_string();
         let seconds = commit.committer()?.seconds();
@@ -518,34 +565,40 @@ impl Differ {
         let mut recorder = gix::diff::tree::Recorder::default();
         gix::diff::tree(old, new, &mut self.state, &repo.objects, &mut recorder)
             .map_err(plumbing)?;
-        let mut paths: Vec<String> = recorder
-            .records
-            .into_iter()
-            .filter_map(|change| {
-                use gix::diff::tree::recorder::Change;
-                let (mode, path) = match change {
-                    Change::Addition {
-                        entry_mode, path, ..
-                    }
-                    | Change::Deletion {
-                        entry_mode, path, ..
-                    }
-                    | Change::Modification {
-                        entry_mode, path, ..
-                    } => (entry_mode, path),
-                };
-                (!mode.is_tree()).then(|| path.to_str_lossy().into_owned())
-            })
-            .collect();
+        let mut paths = Vec::new();
+        let mut additions = Vec::new();
+        for change in recorder.records {
+            use gix::diff::tree::recorder::Change;
+            let (mode, path, added) = match change {
+                Change::Addition {
+                    entry_mode, path, ..
+                } => (entry_mode, path, true),
+                Change::Deletion {
+                    entry_mode, path, ..
+                }
+                | Change::Modification {
+                    entry_mode, path, ..
+                } => (entry_mode, path, false),
+            };
+            if mode.is_tree() {
+                continue;
+            }
+            let path = path.to_str_lossy().into_owned();
+            if added {
+                additions.push(path.clone());
+            }
+            paths.push(path);
+        }
         paths.sort();
         paths.dedup();
-        Ok(CommitSummary {
+        let summary = CommitSummary {
             id: id.to_string(),
             subject,
             time: crate::model::time::from_unix(seconds)
                 .map(crate::model::time::rfc3339)
                 .unwrap_or_default(),
             paths,
-        })
+        };
+        Ok((summary, additions))
     }
 }
