@@ -1,7 +1,6 @@
 //! `majordomus hooks install|uninstall` and `majordomus hook <name>`.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Read};
 
 use clap::{Args, Subcommand};
 
@@ -80,16 +79,6 @@ pub fn run_hooks(ctx: &Ctx, command: &HooksCommand) -> Result<Output, CliError> 
     Ok(Output::ok(human, report))
 }
 
-fn read_stdin() -> String {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return String::new();
-    }
-    let mut text = String::new();
-    let _ = stdin.lock().read_to_string(&mut text);
-    text
-}
-
 pub fn run_hook(ctx: &Ctx, command: &HookCommand) -> Result<Output, CliError> {
     let git = |outcome: GitHookOutcome| -> Output {
         let (human, code) = match &outcome {
@@ -151,7 +140,7 @@ pub fn run_hook(ctx: &Ctx, command: &HookCommand) -> Result<Output, CliError> {
 }
 
 fn provider(ctx: &Ctx, hook: ProviderHook, args: &ProviderArgs) -> Output {
-    let input = read_stdin();
+    let input = super::read_stdin();
     let outcome = hooks::provider(ctx, hook, &args.provider, &input);
     let (human, note) = match &outcome {
         // The agent client adds stdout of a session-start hook to the agent's context.

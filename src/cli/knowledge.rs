@@ -1,7 +1,6 @@
 //! `majordomus knowledge derive|promote|reject|check|candidates|status`.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Read};
 
 use clap::{Args, Subcommand, ValueEnum};
 
@@ -138,7 +137,7 @@ pub fn run(ctx: &Ctx, command: &KnowledgeCommand) -> Result<Output, CliError> {
             Ok(Output::ok(render_derive(&report), report))
         }
         KnowledgeCommand::Promote(args) => {
-            let evidence = read_stdin();
+            let evidence = super::read_stdin();
             let promoted =
                 knowledge::promote(ctx, &args.id, args.class.map(Class::from), &evidence)?;
             Ok(Output::ok(
@@ -236,17 +235,6 @@ pub fn run(ctx: &Ctx, command: &KnowledgeCommand) -> Result<Output, CliError> {
             Ok(Output::ok(human, s))
         }
     }
-}
-
-/// Evidence on stdin; a terminal gives none.
-fn read_stdin() -> String {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return String::new();
-    }
-    let mut text = String::new();
-    let _ = stdin.lock().read_to_string(&mut text);
-    text
 }
 
 pub(super) fn render_derive(r: &DeriveReport) -> String {

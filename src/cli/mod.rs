@@ -100,6 +100,18 @@ impl Output {
     }
 }
 
+/// Everything on stdin; nothing when stdin is a terminal or unreadable.
+fn read_stdin() -> String {
+    use std::io::{IsTerminal, Read};
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return String::new();
+    }
+    let mut text = String::new();
+    let _ = stdin.lock().read_to_string(&mut text);
+    text
+}
+
 /// Opens the repository the command runs in.
 fn open_ctx(cli: &Cli) -> Result<Ctx, CliError> {
     let clock = Clock::from_env().map_err(CliError::Usage)?;

@@ -1,7 +1,5 @@
 //! `majordomus session start|context|close`.
 
-use std::io::{IsTerminal, Read};
-
 use clap::{Args, Subcommand};
 
 use super::{CliError, Output};
@@ -126,12 +124,7 @@ fn context(ctx: &Ctx, args: &ContextArgs) -> Result<Output, CliError> {
 /// The summary on stdin: none when stdin is a terminal, empty or unreadable (`/dev/null`,
 /// closed).
 fn read_summary() -> Option<String> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return None;
-    }
-    let mut text = String::new();
-    stdin.lock().read_to_string(&mut text).ok()?;
+    let text = super::read_stdin();
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
 }
