@@ -97,7 +97,9 @@ impl Refusal {
             Refusal::UnknownQuestion { .. } => {
                 Some("majordomus history --event question.asked (lists question ids)".into())
             }
-            Refusal::QuestionAlreadyResolved { .. } => None,
+            Refusal::QuestionAlreadyResolved { .. } => {
+                Some("ask again with `majordomus question \"<text>\"` if the answer changed".into())
+            }
             Refusal::EmptyText { .. } => Some("give the text as one quoted argument".into()),
             Refusal::InvalidSince { .. } => {
                 Some("use RFC 3339 (2026-11-30T10:00:00Z) or a date (2026-11-30)".into())

@@ -122,6 +122,8 @@ pub fn all_questions(ctx: &Ctx) -> Result<Vec<LedgerQuestion>, Error> {
 pub fn resolve_question(ctx: &Ctx, id: &str, answer: &str) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
     let answer = non_empty(answer, "answer")?;
+    // Held from the lookup to the append, so two resolves cannot both answer.
+    let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
     let question = all_questions(ctx)?
         .into_iter()
         .find(|q| q.id == id)

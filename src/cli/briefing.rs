@@ -13,6 +13,7 @@ use crate::Ctx;
 /// Example:
 ///   majordomus briefing
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct BriefingArgs {}
 
 pub fn run(ctx: &Ctx, _args: &BriefingArgs) -> Result<Output, CliError> {

@@ -11,6 +11,7 @@ use crate::authored;
 /// Examples:
 ///   majordomus checkpoint "parser passes the fixture suite; error messages next"
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CheckpointArgs {
     /// Where the work stands.
     pub text: String,

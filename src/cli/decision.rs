@@ -15,6 +15,7 @@ use crate::authored::{self, Recorded};
 ///   majordomus decision "All git access goes through gix; no git subprocess"
 ///   majordomus decision "Parse YAML with yaml_serde" --task t-20261130-1a2b
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct DecisionArgs {
     /// The decision, one statement.
     pub text: String,

@@ -1,5 +1,5 @@
 //! `majordomus demo`: a full episode in a throwaway repository, through the library,
-//! rendered exactly as the commands render it.
+//! rendered as the commands render it.
 
 use std::fmt::Write as _;
 
@@ -22,6 +22,7 @@ use crate::{Clock, Ctx};
 ///   majordomus demo
 ///   majordomus demo --keep      # keep the repository to explore it
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct DemoArgs {
     /// Keep the temporary repository and print its path.
     #[arg(long)]

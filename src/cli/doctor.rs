@@ -18,6 +18,7 @@ use crate::knowledge::Severity;
 /// Example:
 ///   majordomus doctor
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct DoctorArgs {}
 
 /// Rerun doctor until something needs attention (exit 10 blocking, 11 advisory).
@@ -26,6 +27,7 @@ pub struct DoctorArgs {}
 ///   majordomus watch
 ///   majordomus watch --interval 300
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct WatchArgs {
     /// Seconds between runs.
     #[arg(long, default_value_t = 60, value_name = "S")]

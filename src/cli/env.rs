@@ -13,6 +13,7 @@ use crate::Ctx;
 ///   majordomus env
 ///   majordomus env --format json
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct EnvArgs {}
 
 pub fn run(ctx: &Ctx, _args: &EnvArgs) -> Result<Output, CliError> {

@@ -15,6 +15,7 @@ use crate::history::{self, HistoryFilter};
 ///   majordomus history --event decision.recorded
 ///   majordomus history --session 20261130T101500Z-1a2b3c --since 2026-11-30
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct HistoryArgs {
     /// Only lines of this event (e.g. decision.recorded, question.asked).
     #[arg(long, value_name = "EVENT")]

@@ -11,17 +11,20 @@ use crate::hooks::{self, GitHookOutcome, ProviderHook, ProviderOutcome};
 
 /// Install or remove the git hooks (post-commit, pre-push, post-checkout, post-merge).
 #[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
 pub enum HooksCommand {
     /// Install the hooks into the directory git uses (respects core.hooksPath). An
     /// existing hook is kept as <name>.pre-majordomus and run first. Idempotent.
     ///
     /// Example:
     ///   majordomus hooks install
+    #[command(verbatim_doc_comment)]
     Install,
     /// Remove the hooks and restore any hook they chained.
     ///
     /// Example:
     ///   majordomus hooks uninstall
+    #[command(verbatim_doc_comment)]
     Uninstall,
 }
 
@@ -36,6 +39,7 @@ pub enum HooksCommand {
 ///   majordomus hook post-commit
 ///   majordomus hook session-start --provider claude-code < payload.json
 #[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
 pub enum HookCommand {
     /// Record the new commit for the open episode.
     PostCommit,
@@ -55,12 +59,14 @@ pub enum HookCommand {
 
 /// Arguments git passes to the hook (ignored except post-checkout's branch flag).
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct GitArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub args: Vec<String>,
 }
 
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct ProviderArgs {
     /// The agent client (e.g. claude-code, gemini-cli).
     #[arg(long, default_value = "agent", value_name = "NAME")]

@@ -16,6 +16,7 @@ use crate::store::WriteOutcome;
 /// Example:
 ///   majordomus init && git add .ai .gitignore && git commit -m "majordomus: init"
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct InitArgs {}
 
 pub fn run(ctx: &Ctx, _args: &InitArgs) -> Result<Output, CliError> {

@@ -11,6 +11,7 @@ use crate::model::knowledge::Class;
 
 /// Derive, review and check the knowledge base (.ai/repo/knowledge/).
 #[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
 pub enum KnowledgeCommand {
     Derive(DeriveArgs),
     Promote(PromoteArgs),
@@ -31,6 +32,7 @@ pub enum KnowledgeCommand {
 ///   majordomus knowledge derive
 ///   majordomus knowledge derive --episode 20261130T101500Z-1a2b3c --dry-run
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct DeriveArgs {
     /// The episode (default: the open one, else the last closed one).
     #[arg(long, value_name = "ID")]
@@ -70,6 +72,7 @@ impl From<ClassArg> for Class {
 ///   echo "tests/cli/ledger.rs::concurrent_appends shows it" | majordomus knowledge promote <id>
 ///   majordomus knowledge promote <id> --class constraint < evidence.txt
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct PromoteArgs {
     /// The candidate id.
     pub id: String,
@@ -84,6 +87,7 @@ pub struct PromoteArgs {
 ///   majordomus knowledge reject <id> --reason "Only true for the old parser"
 ///   majordomus knowledge reject <id> --reason "Restated more precisely" --by <other-id>
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct RejectArgs {
     /// The candidate id.
     pub id: String,
@@ -103,6 +107,7 @@ pub struct RejectArgs {
 /// Example:
 ///   majordomus knowledge check
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CheckArgs {}
 
 /// List candidates awaiting review, each marked tracked, untracked or outbox.
@@ -111,6 +116,7 @@ pub struct CheckArgs {}
 ///   majordomus knowledge candidates
 ///   majordomus knowledge candidates --branch main
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CandidatesArgs {
     /// List the candidates in this local branch's tree instead of the work tree.
     #[arg(long, value_name = "B")]
@@ -122,6 +128,7 @@ pub struct CandidatesArgs {
 /// Example:
 ///   majordomus knowledge status
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct StatusArgs {}
 
 pub fn run(ctx: &Ctx, command: &KnowledgeCommand) -> Result<Output, CliError> {

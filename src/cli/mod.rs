@@ -53,6 +53,7 @@ pub enum Format {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
 pub enum Command {
     Init(init::InitArgs),
     #[command(subcommand)]
@@ -150,9 +151,49 @@ fn run(cli: &Cli) -> Result<Output, CliError> {
     }
 }
 
+/// Prints a clap error: as SPEC's JSON error object on stdout when `--format json` was
+/// asked for, else as clap renders it; help and version exit 0, usage errors exit 2.
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let is_usage = !matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    let args: Vec<String> = std::env::args().collect();
+    let json = args
+        .windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json")
+        || args.iter().any(|a| a == "--format=json");
+    if is_usage && json {
+        let message = err.kind().to_string();
+        let detail = err.to_string();
+        let first = detail
+            .lines()
+            .next()
+            .unwrap_or(&message)
+            .trim_start_matches("error: ")
+            .to_owned();
+        let value = serde_json::json!({
+            "error": {"code": 2, "rule": "usage", "message": first, "fix": "majordomus --help"}
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("errors serialise")
+        );
+        return ExitCode::from(2);
+    }
+    let _ = err.print();
+    ExitCode::from(if is_usage { 2 } else { 0 })
+}
+
 /// Parses the command line, runs the command, prints its output and returns its exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     let result = run(&cli);
     let mut stdout = std::io::stdout().lock();
     match result {

@@ -12,6 +12,7 @@ use crate::authored;
 ///   majordomus question "Does the ledger need retention on CI runners?"
 ///   majordomus question resolve q-1a2b3c4d5e "No: CI clones are throwaway"
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct QuestionArgs {
     /// The question.
@@ -22,6 +23,7 @@ pub struct QuestionArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
 pub enum QuestionCommand {
     Resolve(ResolveArgs),
 }
@@ -31,6 +33,7 @@ pub enum QuestionCommand {
 /// Example:
 ///   majordomus question resolve q-1a2b3c4d5e "No: CI clones are throwaway"
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct ResolveArgs {
     /// The question id `majordomus question` printed.
     pub id: String,

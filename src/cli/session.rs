@@ -8,6 +8,7 @@ use crate::session::{self, StartOptions};
 
 /// Open, read and close working episodes.
 #[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
 pub enum SessionCommand {
     Start(StartArgs),
     Context(ContextArgs),
@@ -23,6 +24,7 @@ pub enum SessionCommand {
 ///   majordomus session start
 ///   majordomus session start --provider claude-code
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct StartArgs {
     /// Who works in this episode (an agent client's name, or a person's tool).
     #[arg(long, value_name = "NAME")]
@@ -41,6 +43,7 @@ pub struct StartArgs {
 ///   majordomus session context
 ///   majordomus session context --path     # the frozen opening snapshot instead
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct ContextArgs {
     /// Print the path of the opening snapshot instead of composing the context.
     #[arg(long)]
@@ -57,6 +60,7 @@ pub struct ContextArgs {
 ///   majordomus session close
 ///   echo "Parser rewritten; benchmarks in docs/PERFORMANCE.md" | majordomus session close
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CloseArgs {}
 
 pub fn run(ctx: &Ctx, command: &SessionCommand) -> Result<Output, CliError> {

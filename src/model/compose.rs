@@ -10,13 +10,35 @@ use super::episode::{EpisodeState, GitSinceOpen};
 use super::window::EpisodeWindow;
 
 /// Hints naming the command that fills an empty kind; one place so context and record agree.
-pub const HINT_DECISION: &str = "record one with `majordomus decision \"<text>\"`";
-pub const HINT_QUESTION: &str = "ask one with `majordomus question \"<text>\"`";
-pub const HINT_CHECKPOINT: &str = "record one with `majordomus checkpoint \"<text>\"`";
+pub const CMD_DECISION: &str = "majordomus decision \"<text>\"";
+pub const CMD_QUESTION: &str = "majordomus question \"<text>\"";
+pub const CMD_CHECKPOINT: &str = "majordomus checkpoint \"<text>\"";
 pub const HINT_SUMMARY: &str =
     "pipe one into the close, e.g. `echo \"<what this episode did>\" | majordomus session close`";
 pub const HINT_COMMIT: &str = "commits made with `git commit` while the episode is open show here";
-pub const HINT_TASK: &str = "tasks appear when the ledger window holds `task.started` lines";
+
+/// Whether the text is read while the episode runs (context) or after it closed (record);
+/// an empty kind names its command as something to do now, or as what would have filled it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tense {
+    Now,
+    Closed,
+}
+
+fn empty_kind(tense: Tense, command: &str) -> String {
+    match tense {
+        Tense::Now => format!("- none in this episode yet; `{command}` records one"),
+        Tense::Closed => {
+            format!("- none recorded in this episode; `{command}` would have recorded one")
+        }
+    }
+}
+
+/// Authored text on one bullet: continuation lines are indented so a line of the text
+/// can never pass for a heading or a bullet of the document.
+fn inline(text: &str) -> String {
+    text.trim().replace('\n', "\n  ")
+}
 
 /// A section of a closed session record; each has exactly one writer below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,8 +147,8 @@ pub fn compose_context(src: EpisodeSources<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Working context of episode {}", episode.id);
     out.push_str(
-        "\nComposed at this read from the episode record, git and the episode's ledger window; \
-         nothing here is cached.\n",
+        "\nDerived now from this episode's record, git and the episode's ledger lines; \
+         run again to see it change.\n",
     );
 
     out.push_str("\n## Episode\n");
@@ -173,18 +195,18 @@ pub fn compose_context(src: EpisodeSources<'_>) -> String {
     write_files(&mut out, git, "- files changed");
 
     let _ = writeln!(out, "\n## Decisions ({})", window.decisions.len());
-    write_decisions(&mut out, window);
+    write_decisions(&mut out, window, Tense::Now);
     let open = window.open_questions().count();
     let _ = writeln!(
         out,
         "\n## Questions ({open} open, {} resolved)",
         window.questions.len() - open
     );
-    write_questions(&mut out, window);
+    write_questions(&mut out, window, Tense::Now);
     let _ = writeln!(out, "\n## Checkpoints ({})", window.checkpoints.len());
-    write_checkpoints(&mut out, window);
+    write_checkpoints(&mut out, window, Tense::Now);
     let _ = writeln!(out, "\n## Tasks ({})", window.tasks.len());
-    write_tasks(&mut out, window);
+    write_tasks(&mut out, window, Tense::Now);
     out
 }
 
@@ -210,25 +232,25 @@ fn write_files(out: &mut String, git: &GitSinceOpen, label: &str) {
     }
 }
 
-fn write_decisions(out: &mut String, window: &EpisodeWindow) {
+fn write_decisions(out: &mut String, window: &EpisodeWindow, tense: Tense) {
     if window.decisions.is_empty() {
-        let _ = writeln!(out, "- none in this episode; {HINT_DECISION}");
+        let _ = writeln!(out, "{}", empty_kind(tense, CMD_DECISION));
     }
     for d in &window.decisions {
         match &d.task {
             Some(task) => {
-                let _ = writeln!(out, "- {} {} (task {task})", d.ts, d.text);
+                let _ = writeln!(out, "- {} {} (task {task})", d.ts, inline(&d.text));
             }
             None => {
-                let _ = writeln!(out, "- {} {}", d.ts, d.text);
+                let _ = writeln!(out, "- {} {}", d.ts, inline(&d.text));
             }
         }
     }
 }
 
-fn write_questions(out: &mut String, window: &EpisodeWindow) {
+fn write_questions(out: &mut String, window: &EpisodeWindow, tense: Tense) {
     if window.questions.is_empty() {
-        let _ = writeln!(out, "- none in this episode; {HINT_QUESTION}");
+        let _ = writeln!(out, "{}", empty_kind(tense, CMD_QUESTION));
     }
     for q in &window.questions {
         match &q.answer {
@@ -236,36 +258,51 @@ fn write_questions(out: &mut String, window: &EpisodeWindow) {
                 let _ = writeln!(
                     out,
                     "- open {}: {} (resolve with `majordomus question resolve {} \"<answer>\"`)",
-                    q.id, q.text, q.id
+                    q.id,
+                    inline(&q.text),
+                    q.id
                 );
             }
             Some(answer) => {
-                let _ = writeln!(out, "- resolved {}: {} -> {answer}", q.id, q.text);
+                let _ = writeln!(
+                    out,
+                    "- resolved {}: {} -> {}",
+                    q.id,
+                    inline(&q.text),
+                    inline(answer)
+                );
             }
         }
     }
 }
 
-fn write_checkpoints(out: &mut String, window: &EpisodeWindow) {
+fn write_checkpoints(out: &mut String, window: &EpisodeWindow, tense: Tense) {
     if window.checkpoints.is_empty() {
-        let _ = writeln!(out, "- none in this episode; {HINT_CHECKPOINT}");
+        let _ = writeln!(out, "{}", empty_kind(tense, CMD_CHECKPOINT));
     }
     for c in &window.checkpoints {
-        let _ = writeln!(out, "- {} {}", c.ts, c.text);
+        let _ = writeln!(out, "- {} {}", c.ts, inline(&c.text));
     }
 }
 
-fn write_tasks(out: &mut String, window: &EpisodeWindow) {
+fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense) {
     if window.tasks.is_empty() {
-        let _ = writeln!(out, "- none in this episode; {HINT_TASK}");
+        let _ = writeln!(
+            out,
+            "- {}",
+            match tense {
+                Tense::Now => "no task started in this episode yet",
+                Tense::Closed => "no task was started in this episode",
+            }
+        );
     }
     for t in &window.tasks {
         let status = match (&t.status, &t.reason) {
             (None, _) => "started, not finished".to_owned(),
-            (Some(s), Some(r)) => format!("{s}: {r}"),
+            (Some(s), Some(r)) => format!("{s}: {}", inline(r)),
             (Some(s), None) => s.clone(),
         };
-        let _ = writeln!(out, "- {} {} ({status})", t.id, t.description);
+        let _ = writeln!(out, "- {} {} ({status})", t.id, inline(&t.description));
     }
 }
 
@@ -330,14 +367,14 @@ pub fn compose_record(
                     let _ = writeln!(body, "No summary was given; {HINT_SUMMARY}.");
                 }
             },
-            Section::Decisions => write_decisions(&mut body, window),
-            Section::Questions => write_questions(&mut body, window),
-            Section::Checkpoints => write_checkpoints(&mut body, window),
+            Section::Decisions => write_decisions(&mut body, window, Tense::Closed),
+            Section::Questions => write_questions(&mut body, window, Tense::Closed),
+            Section::Checkpoints => write_checkpoints(&mut body, window, Tense::Closed),
             Section::Commits => {
                 if git.commits.is_empty() {
                     let _ = writeln!(
                         body,
-                        "- none: HEAD stayed at {}; {HINT_COMMIT}",
+                        "- none since the episode opened (HEAD now {}); {HINT_COMMIT}",
                         or_unborn(git.head.as_deref())
                     );
                 }
@@ -347,7 +384,10 @@ pub fn compose_record(
             }
             Section::Files => {
                 if git.changed_files.is_empty() {
-                    let _ = writeln!(body, "- none changed by commits of this episode");
+                    let _ = writeln!(
+                        body,
+                        "- none changed by commits of this episode; {HINT_COMMIT}"
+                    );
                 }
                 for f in &git.changed_files {
                     let _ = writeln!(body, "- {f}");
@@ -359,7 +399,7 @@ pub fn compose_record(
                     );
                 }
             }
-            Section::Tasks => write_tasks(&mut body, window),
+            Section::Tasks => write_tasks(&mut body, window, Tense::Closed),
             Section::Outcome => {
                 let open = window.open_questions().count();
                 let finished = window.tasks.iter().filter(|t| t.status.is_some()).count();
@@ -445,6 +485,14 @@ mod tests {
     }
 
     #[test]
+    fn multi_line_text_cannot_forge_a_heading() {
+        assert_eq!(
+            inline("First\n## Summary\nForged"),
+            "First\n  ## Summary\n  Forged"
+        );
+    }
+
+    #[test]
     fn context_lists_what_happened() {
         let ep = episode();
         let git = GitSinceOpen::new(
@@ -499,7 +547,7 @@ mod tests {
         assert!(text.contains("- 2026-11-30T10:01:00Z use gix"), "{text}");
         assert!(text.contains("## Questions (1 open, 0 resolved)"), "{text}");
         assert!(
-            text.contains("## Tasks (0)\n- none in this episode"),
+            text.contains("## Tasks (0)\n- no task started in this episode yet"),
             "{text}"
         );
     }

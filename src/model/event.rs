@@ -37,8 +37,8 @@ pub enum Event {
     ReasoningRecorded,
     #[serde(rename = "provider.event.failed")]
     ProviderEventFailed,
-    /// A name written by a newer majordomus; kept readable, never written.
-    #[serde(other, skip_serializing)]
+    /// A name written by a newer majordomus; readable, shown as `unknown`, never written.
+    #[serde(other, rename = "unknown")]
     Unknown,
 }
 
@@ -168,6 +168,12 @@ mod tests {
         )
         .expect("parses");
         assert_eq!(line.event, Event::Unknown);
+        // Reading it back must never make output fail to serialise.
+        assert!(
+            serde_json::to_string(&line)
+                .expect("serialises")
+                .contains("\"unknown\"")
+        );
     }
 
     #[test]

@@ -98,7 +98,8 @@ pub struct KnowledgeRecord {
 /// Transcript markers, parsed from the standard file.
 #[derive(Debug, Clone)]
 pub struct Markers {
-    line_starts: Vec<String>,
+    /// `(lower-cased for matching, as written)`.
+    line_starts: Vec<(String, String)>,
     anywhere: Vec<String>,
 }
 
@@ -113,7 +114,7 @@ impl Markers {
                 continue;
             }
             match line.strip_prefix('^') {
-                Some(p) => markers.line_starts.push(p.to_lowercase()),
+                Some(p) => markers.line_starts.push((p.to_lowercase(), p.to_owned())),
                 None => markers.anywhere.push(line.to_owned()),
             }
         }
@@ -131,9 +132,9 @@ impl Markers {
             if let Some(m) = self
                 .line_starts
                 .iter()
-                .find(|m| lower.starts_with(m.as_str()))
+                .find(|(m, _)| lower.starts_with(m.as_str()))
             {
-                return Some(m.clone());
+                return Some(m.1.clone());
             }
             if let Some(m) = self.anywhere.iter().find(|m| line.contains(m.as_str())) {
                 return Some(m.clone());

@@ -155,7 +155,13 @@ impl Policy {
                 file: file.to_owned(),
                 line,
                 column,
-                message: e.to_string(),
+                // The position is already in the message's prefix.
+                message: e
+                    .to_string()
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
             }
         })?;
         let mut leaves = Vec::new();
@@ -204,6 +210,11 @@ impl Policy {
                     if !sections.contains(&section) {
                         sections.push(section);
                     }
+                }
+                if sections.is_empty() {
+                    return Err(invalid(
+                        "a non-empty list of section names (a record is never empty)",
+                    ));
                 }
                 self.session.record_sections = sections;
             }
@@ -297,14 +308,21 @@ fn flatten<'v>(
         } else {
             format!("{prefix}.{name}")
         };
+        let is_section = KEYS
+            .iter()
+            .any(|known| known.starts_with(&format!("{key}.")));
         if KEYS.contains(&key.as_str()) {
             out.push((key, v));
-        } else if v.is_mapping()
-            && KEYS
-                .iter()
-                .any(|known| known.starts_with(&format!("{key}.")))
-        {
+        } else if is_section && v.is_mapping() {
             flatten(v, &key, file, out)?;
+        } else if is_section && v.is_null() {
+            // A section whose keys are all commented out: the defaults.
+        } else if is_section {
+            return Err(PolicyError::InvalidValue {
+                file: file.to_owned(),
+                key,
+                expected: "a mapping of its keys".to_owned(),
+            });
         } else {
             return Err(PolicyError::UnknownKey {
                 file: file.to_owned(),
@@ -369,6 +387,18 @@ mod tests {
         );
         let err = Policy::parse("intent:\n  binding: sometimes\n", FILE).unwrap_err();
         assert!(matches!(err, PolicyError::InvalidValue { key, .. } if key == "intent.binding"));
+    }
+
+    #[test]
+    fn empty_sections_are_defaults_and_scalars_are_refused() {
+        let p = Policy::parse("session:\n  # knowledge_on_end: false\n", FILE).expect("parses");
+        assert_eq!(p, Policy::default());
+        let err = Policy::parse("session: 5\n", FILE).unwrap_err();
+        assert!(matches!(err, PolicyError::InvalidValue { key, .. } if key == "session"));
+        let err = Policy::parse("session:\n  record_sections: []\n", FILE).unwrap_err();
+        assert!(
+            matches!(err, PolicyError::InvalidValue { key, .. } if key == "session.record_sections")
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::model::compose::{self, EpisodeSources, SessionRecord};
 use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, ids};
 use crate::store::ledger::Skipped;
 use crate::store::outbox::{Outbox, OutboxContents, Shelf};
-use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
+use crate::store::{StateLock, StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
 
 /// Provider recorded when `--provider` is not given.
 pub const DEFAULT_PROVIDER: &str = "cli";
@@ -104,6 +104,7 @@ pub fn require_open_episode(ctx: &Ctx) -> Result<EpisodeState, Error> {
 pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
     ctx.require_initialised()?;
     ctx.policy()?;
+    let _lock = StateLock::acquire(&ctx.layout)?;
     let mut replaced = None;
     if let Some(open) = open_episode(ctx)? {
         if !options.replace {
@@ -115,7 +116,7 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
                 drained: None,
             });
         }
-        replaced = Some(close(ctx, None)?);
+        replaced = Some(close_locked(ctx, None)?);
     }
     let drained = drain_outbox(ctx)?;
     let head = ctx.repo.head()?;
@@ -268,6 +269,12 @@ pub fn snapshot_path(ctx: &Ctx) -> Result<String, Error> {
 /// Never refuses for missing prose.
 pub fn close(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     ctx.require_initialised()?;
+    let _lock = StateLock::acquire(&ctx.layout)?;
+    close_locked(ctx, summary)
+}
+
+/// `close` for a caller that holds the state lock.
+fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     let policy = ctx.policy()?;
     let episode = require_open_episode(ctx)?;
     let drained = drain_outbox(ctx)?;

@@ -34,3 +34,27 @@ impl StoreError {
         }
     }
 }
+
+/// An exclusive lock over the episode state (`.ai/local/state/.lock`): held across every
+/// check-then-act on it (opening, closing, resolving) so two processes cannot both act.
+/// Released when dropped.
+#[derive(Debug)]
+pub struct StateLock {
+    _file: std::fs::File,
+}
+
+impl StateLock {
+    pub fn acquire(layout: &Layout) -> Result<StateLock, StoreError> {
+        let dir = layout.state_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        let path = dir.join(".lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        file.lock().map_err(|e| StoreError::io(&path, e))?;
+        Ok(StateLock { _file: file })
+    }
+}
