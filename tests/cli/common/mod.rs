@@ -1,0 +1,513 @@
+//! `TestRepo`: a throwaway git repository with a pinned environment, the `majordomus`
+//! runner, and the redaction of run-specific values (temp paths, object ids, episode and
+//! question ids) before snapshots.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The pinned clock every repository starts at (git dates and `MAJORDOMUS_NOW`).
+pub const NOW: &str = "2026-11-30T10:00:00Z";
+
+/// A run that takes longer than this is a hang, not a slow machine.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// An episode id: `YYYYMMDDTHHMMSSZ-<6 hex>`.
+pub static EPISODE_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\d{8}T\d{6}Z-[0-9a-f]{6}").expect("valid regex"));
+/// A question id: `q-<10 hex>`.
+pub static QUESTION_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bq-[0-9a-f]{10}\b").expect("valid regex"));
+static OID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[0-9a-f]{40}\b").expect("valid regex"));
+static SHORT_OID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[0-9a-f]{12}\b").expect("valid regex"));
+
+/// The `majordomus` binary cargo built for this test run.
+pub fn bin() -> &'static Path {
+    assert_cmd::cargo::cargo_bin!("majordomus")
+}
+
+/// A temporary directory holding a work tree (`repo/`), a `HOME` (`home/`) and a `TMPDIR`
+/// (`tmp/`); every git and majordomus run in it sees the same pinned environment.
+#[derive(Debug)]
+pub struct TestRepo {
+    temp: TempDir,
+    /// `temp` canonicalised: majordomus prints canonical paths.
+    base: PathBuf,
+    root: PathBuf,
+    now: String,
+}
+
+/// What one `majordomus` run printed and how it exited.
+#[derive(Debug, Clone)]
+pub struct Run {
+    command: String,
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+impl TestRepo {
+    /// A directory that is not a git repository.
+    pub fn unversioned() -> TestRepo {
+        let temp = tempfile::Builder::new()
+            .prefix("majordomus-test-")
+            .tempdir()
+            .expect("create a temporary directory");
+        let base = temp.path().canonicalize().expect("canonical temp path");
+        let root = base.join("repo");
+        for dir in [&root, &base.join("home"), &base.join("tmp")] {
+            std::fs::create_dir_all(dir).expect("create test directories");
+        }
+        TestRepo {
+            temp,
+            base,
+            root,
+            now: NOW.to_owned(),
+        }
+    }
+
+    /// `git init -b main`, no commit yet.
+    pub fn unborn() -> TestRepo {
+        let repo = TestRepo::unversioned();
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo
+    }
+
+    /// A git repository with one commit (`README.md`), not initialised for majordomus.
+    pub fn new() -> TestRepo {
+        let repo = TestRepo::unborn();
+        repo.commit("README.md", "# A test project\n", "Initial commit");
+        repo
+    }
+
+    /// A git repository where `majordomus init` ran and its result is committed, so the
+    /// work tree is clean.
+    pub fn initialised() -> TestRepo {
+        let repo = TestRepo::new();
+        repo.run(&["init"]).success();
+        repo.git(&["add", ".ai", ".gitignore"]);
+        repo.git(&["commit", "-q", "-m", "majordomus: init"]);
+        repo
+    }
+
+    /// The work tree root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The temporary directory holding the work tree; other repositories (an origin, a
+    /// clone) may live beside `repo/` in it.
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+
+    /// The `TMPDIR` majordomus sees.
+    pub fn tmpdir(&self) -> PathBuf {
+        self.base.join("tmp")
+    }
+
+    /// Moves the pinned clock (RFC 3339): later git commits and majordomus runs see it.
+    pub fn now(&mut self, at: &str) -> &mut TestRepo {
+        at.clone_into(&mut self.now);
+        self
+    }
+
+    /// Variables removed from, then set in, the environment of every run.
+    fn environment(&self) -> (Vec<OsString>, Vec<(&'static str, OsString)>) {
+        let removed = std::env::vars_os()
+            .map(|(k, _)| k)
+            .filter(|k| {
+                let k = k.to_string_lossy();
+                k.starts_with("MAJORDOMUS_") || k.starts_with("GIT_") || k == "LINES"
+            })
+            .collect();
+        let home = self.base.join("home");
+        let set = vec![
+            ("HOME", home.clone().into_os_string()),
+            ("XDG_CONFIG_HOME", home.join(".config").into_os_string()),
+            ("TMPDIR", self.tmpdir().into_os_string()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+            ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
+            (
+                "GIT_CEILING_DIRECTORIES",
+                self.base.clone().into_os_string(),
+            ),
+            ("GIT_AUTHOR_NAME", "Ada Tester".into()),
+            ("GIT_AUTHOR_EMAIL", "ada@example.invalid".into()),
+            ("GIT_COMMITTER_NAME", "Ada Tester".into()),
+            ("GIT_COMMITTER_EMAIL", "ada@example.invalid".into()),
+            ("GIT_AUTHOR_DATE", self.now.clone().into()),
+            ("GIT_COMMITTER_DATE", self.now.clone().into()),
+            ("MAJORDOMUS_NOW", self.now.clone().into()),
+            ("COLUMNS", "100".into()),
+            ("LC_ALL", "C".into()),
+            ("TZ", "UTC".into()),
+        ];
+        (removed, set)
+    }
+
+    fn pin(&self, cmd: &mut StdCommand) {
+        let (removed, set) = self.environment();
+        for key in removed {
+            cmd.env_remove(key);
+        }
+        cmd.envs(set);
+    }
+
+    /// A `std::process::Command` for the majordomus binary in `dir` with the pinned
+    /// environment (for tests that spawn many processes at once).
+    pub fn command_in(&self, dir: &Path, args: &[&str]) -> StdCommand {
+        let mut cmd = StdCommand::new(bin());
+        cmd.args(args).current_dir(dir);
+        self.pin(&mut cmd);
+        cmd
+    }
+
+    /// Runs `majordomus ARGS` at the root in `n` processes at once (stdin on `/dev/null`);
+    /// returns each one's exit code.
+    pub fn run_concurrently(&self, n: usize, args: &[&str]) -> Vec<i32> {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..n)
+                .map(|_| {
+                    scope.spawn(|| {
+                        self.command_in(&self.root, args)
+                            .stdin(Stdio::null())
+                            .output()
+                            .expect("spawn majordomus")
+                            .status
+                            .code()
+                            .unwrap_or(-1)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("runner thread"))
+                .collect()
+        })
+    }
+
+    /// Runs `majordomus ARGS` at the root, stdin empty.
+    #[must_use]
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_in(&self.root, args)
+    }
+
+    /// Runs `majordomus ARGS` in `dir`, stdin empty.
+    #[must_use]
+    pub fn run_in(&self, dir: &Path, args: &[&str]) -> Run {
+        self.assert_cmd(dir, args, None)
+    }
+
+    /// Runs `majordomus ARGS` at the root with `stdin` piped in.
+    #[must_use]
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
+        self.assert_cmd(&self.root, args, Some(stdin))
+    }
+
+    /// Runs `majordomus ARGS` at the root with stdin on `/dev/null` (no stdin at all).
+    #[must_use]
+    pub fn run_without_stdin(&self, args: &[&str]) -> Run {
+        let mut cmd = self.command_in(&self.root, args);
+        cmd.stdin(Stdio::null());
+        let output = cmd.output().expect("spawn majordomus");
+        Run::from_output(format!("majordomus {} </dev/null", args.join(" ")), output)
+    }
+
+    fn assert_cmd(&self, dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("majordomus");
+        let (removed, set) = self.environment();
+        for key in removed {
+            cmd.env_remove(key);
+        }
+        cmd.envs(set).args(args).current_dir(dir).timeout(TIMEOUT);
+        if let Some(input) = stdin {
+            cmd.write_stdin(input);
+        }
+        let output = cmd.output().expect("spawn majordomus");
+        Run::from_output(format!("majordomus {}", args.join(" ")), output)
+    }
+
+    /// Runs `git ARGS` in `dir`; panics unless it succeeds; returns stdout, trimmed.
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let mut cmd = StdCommand::new("git");
+        cmd.args(args).current_dir(dir).stdin(Stdio::null());
+        self.pin(&mut cmd);
+        let output = cmd.output().expect("spawn git");
+        assert!(
+            output.status.success(),
+            "git {} failed in {}:\n{}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
+    /// Runs `git ARGS` at the root.
+    pub fn git(&self, args: &[&str]) -> String {
+        self.git_in(&self.root, args)
+    }
+
+    /// The full id of HEAD.
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"])
+    }
+
+    /// Writes `path`, stages and commits it with `message` at the pinned clock; returns the
+    /// commit id.
+    pub fn commit(&self, path: &str, contents: &str, message: &str) -> String {
+        self.write(path, contents);
+        self.git(&["add", "--", path]);
+        self.git(&["commit", "-q", "-m", message]);
+        self.head()
+    }
+
+    /// `rel` under the root.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.path(rel).exists()
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        let path = self.path(rel);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+
+    pub fn write(&self, rel: &str, contents: &str) {
+        let path = self.path(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("create parent directories");
+        }
+        std::fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+
+    /// Replaces `.ai/repo/policy.yaml`.
+    pub fn write_policy(&self, yaml: &str) {
+        self.write(".ai/repo/policy.yaml", yaml);
+    }
+
+    /// The ledger's raw text (empty when absent).
+    pub fn ledger_text(&self) -> String {
+        std::fs::read_to_string(self.path(".ai/local/ledger.jsonl")).unwrap_or_default()
+    }
+
+    /// Every ledger line, parsed; panics on a line that is not JSON.
+    pub fn ledger(&self) -> Vec<Value> {
+        self.ledger_text()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("ledger line {l:?}: {e}")))
+            .collect()
+    }
+
+    /// The ledger lines of `event`.
+    pub fn ledger_events(&self, event: &str) -> Vec<Value> {
+        self.ledger()
+            .into_iter()
+            .filter(|l| l["event"] == event)
+            .collect()
+    }
+
+    /// `.ai/local/state/episode.json`, when an episode is open.
+    pub fn episode_state(&self) -> Option<Value> {
+        let path = self.path(".ai/local/state/episode.json");
+        let text = std::fs::read_to_string(path).ok()?;
+        Some(serde_json::from_str(&text).expect("episode.json is JSON"))
+    }
+
+    /// The id of the open episode; panics when none is open.
+    pub fn episode_id(&self) -> String {
+        let state = self.episode_state().expect("an episode is open");
+        state["id"].as_str().expect("episode id").to_owned()
+    }
+
+    /// `session start` (must succeed); returns the new episode id.
+    pub fn start_episode(&self) -> String {
+        self.run(&["session", "start"]).success();
+        self.episode_id()
+    }
+
+    /// Replaces run-specific values with stable placeholders.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.replace(&self.base.display().to_string(), "[TEMP]");
+        let raw = self.temp.path().display().to_string();
+        if raw != self.base.display().to_string() {
+            out = out.replace(&raw, "[TEMP]");
+        }
+        let out = EPISODE_ID.replace_all(&out, "[EPISODE]");
+        let out = QUESTION_ID.replace_all(&out, "[QID]");
+        let out = OID.replace_all(&out, "[OID]");
+        SHORT_OID.replace_all(&out, "[SHORT]").into_owned()
+    }
+
+    /// Every file under the root except `.git/`, with its bytes and modification time.
+    pub fn files(&self) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
+        fn walk(
+            dir: &Path,
+            root: &Path,
+            out: &mut BTreeMap<String, (Vec<u8>, std::time::SystemTime)>,
+        ) {
+            for entry in std::fs::read_dir(dir).expect("list directory") {
+                let entry = entry.expect("directory entry");
+                let path = entry.path();
+                if entry.file_name() == ".git" {
+                    continue;
+                }
+                if path.is_dir() {
+                    walk(&path, root, out);
+                } else {
+                    let rel = path
+                        .strip_prefix(root)
+                        .expect("under root")
+                        .to_string_lossy()
+                        .into_owned();
+                    let bytes = std::fs::read(&path).expect("read file");
+                    let modified = entry
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .expect("modification time");
+                    out.insert(rel, (bytes, modified));
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(&self.root, &self.root, &mut out);
+        out
+    }
+}
+
+impl Run {
+    fn from_output(command: String, output: std::process::Output) -> Run {
+        Run {
+            command,
+            stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+            // A signal is not an exit code; -1 never matches an expected one.
+            code: output.status.code().unwrap_or(-1),
+        }
+    }
+
+    pub fn stdout(&self) -> &str {
+        &self.stdout
+    }
+
+    pub fn stderr(&self) -> &str {
+        &self.stderr
+    }
+
+    pub fn code(&self) -> i32 {
+        self.code
+    }
+
+    /// Panics unless the run exited with `code`.
+    #[track_caller]
+    pub fn expect_code(self, code: i32) -> Run {
+        assert_eq!(self.code, code, "unexpected exit code of {self}");
+        self
+    }
+
+    /// Panics unless the run exited 0.
+    #[track_caller]
+    pub fn success(self) -> Run {
+        self.expect_code(0)
+    }
+
+    /// Stdout parsed as one JSON document.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout of {self} is not JSON: {e}"))
+    }
+
+    /// Panics unless this is a refusal or error with exit `code` and rule `rule` in its
+    /// human form: `majordomus: <message>` on stderr (then `fix:` lines), nothing on stdout.
+    #[track_caller]
+    pub fn assert_human_error(&self, code: i32, needle: &str) {
+        assert_eq!(self.code, code, "unexpected exit code of {self}");
+        assert_eq!(self.stdout, "", "an error prints nothing on stdout: {self}");
+        let first = self.stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("majordomus: ") && first.contains(needle),
+            "first stderr line should be `majordomus: ...{needle}...`: {self}"
+        );
+    }
+
+    /// The `error` object of a `--format json` failure; panics unless its code and rule
+    /// are `code` and `rule` and it has a message.
+    #[track_caller]
+    pub fn json_error(&self, code: i32, rule: &str) -> Value {
+        assert_eq!(self.code, code, "unexpected exit code of {self}");
+        let json = self.json();
+        let error = json["error"].clone();
+        assert_eq!(error["code"], code, "error.code of {self}");
+        assert_eq!(error["rule"], rule, "error.rule of {self}");
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "error.message of {self}"
+        );
+        error
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` (exit {})\n--- stdout ---\n{}--- stderr ---\n{}",
+            self.command, self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// The closed record's front matter (as YAML → JSON, keys in file order) and its body.
+pub fn split_record(text: &str) -> (Vec<String>, Value, String) {
+    let rest = text
+        .strip_prefix("---\n")
+        .expect("a record starts with `---`");
+    let end = rest.find("\n---\n").expect("front matter ends with `---`");
+    let yaml = &rest[..=end];
+    let body = rest[end + 5..].to_owned();
+    let keys = yaml
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('-'))
+        .filter_map(|l| l.split_once(':').map(|(k, _)| k.to_owned()))
+        .collect();
+    let value: Value = yaml_serde::from_str(yaml).expect("front matter is YAML");
+    (keys, value, body)
+}
+
+/// A markdown body's `## ` sections: title and the lines under it (blank lines dropped).
+pub fn sections(body: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in body.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            out.push((title.to_owned(), Vec::new()));
+        } else if let Some((_, lines)) = out.last_mut()
+            && !line.trim().is_empty()
+        {
+            lines.push(line.to_owned());
+        }
+    }
+    out
+}
+
+/// The lines under the section titled `title`; panics when there is none.
+pub fn section<'a>(sections: &'a [(String, Vec<String>)], title: &str) -> &'a [String] {
+    sections
+        .iter()
+        .find(|(t, _)| t == title)
+        .map(|(_, lines)| lines.as_slice())
+        .unwrap_or_else(|| panic!("no section `## {title}` in {sections:?}"))
+}

@@ -1,0 +1,103 @@
+//! `majordomus demo`: a full episode in a throwaway repository, removed afterwards.
+
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+use crate::common::TestRepo;
+
+/// Entries of `dir` (the `TMPDIR` majordomus saw).
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("list TMPDIR")
+        .map(|e| e.expect("entry").path())
+        .collect()
+}
+
+#[test]
+fn demo_runs_a_full_episode_and_leaves_nothing_behind() {
+    // Outside any repository: the demo needs none and must not touch the current directory.
+    let dir = TestRepo::unversioned();
+    let run = dir.run(&["demo"]).success();
+    let out = run.stdout();
+
+    let first = out.lines().next().expect("output");
+    let path = first
+        .strip_prefix("majordomus demo: a full episode in ")
+        .expect("the first line names the directory");
+    assert!(
+        Path::new(path).starts_with(dir.tmpdir()),
+        "the demo ignored TMPDIR: {path}"
+    );
+    assert!(!Path::new(path).exists(), "{path} was left behind");
+    assert_eq!(entries(&dir.tmpdir()), Vec::<PathBuf>::new());
+    assert_eq!(
+        std::fs::read_dir(dir.root()).expect("list").count(),
+        0,
+        "the demo wrote into the current directory"
+    );
+
+    for needle in [
+        "schema: session/v1",
+        "## Summary",
+        "Added a whitespace tokenizer and settled how empty input behaves.",
+        "- 2026-11-30T10:00:00Z Tokens are split on Unicode whitespace; no quoting rules",
+        "outcome: committed",
+        "the temporary repository has been removed (use --keep to explore it)",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?}:\n{out}");
+    }
+    // The demo's directory name is random; everything else is pinned.
+    let name = Regex::new(r"majordomus-demo-[A-Za-z0-9]+").expect("valid regex");
+    let redacted = dir.redact(out);
+    insta::assert_snapshot!(
+        "demo_output",
+        name.replace_all(&redacted, "majordomus-demo-[RANDOM]")
+    );
+}
+
+#[test]
+fn demo_json_parses() {
+    let dir = TestRepo::unversioned();
+    let json = dir.run(&["--format", "json", "demo"]).success().json();
+    assert_eq!(json["kept"], false);
+    let path = json["directory"].as_str().expect("directory");
+    assert!(!Path::new(path).exists(), "{path} was left behind");
+    let steps = json["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 10);
+    for step in steps {
+        assert!(
+            step["title"].is_string() && step["command"].is_string(),
+            "{step}"
+        );
+        assert!(step["output"].is_object(), "{step}");
+    }
+    let closed = &steps.last().expect("a last step")["output"];
+    assert_eq!(closed["record"]["schema"], "session/v1");
+    assert_eq!(closed["record"]["outcome"], "committed");
+    assert!(
+        closed["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("## Summary")),
+        "{closed}"
+    );
+}
+
+#[test]
+fn demo_keep_keeps_the_repository() {
+    let dir = TestRepo::unversioned();
+    let run = dir.run(&["demo", "--keep"]).success();
+    let kept = run
+        .stdout()
+        .lines()
+        .find_map(|l| l.strip_prefix("kept: "))
+        .expect("a `kept:` line");
+    let kept = Path::new(kept);
+    assert!(kept.starts_with(dir.tmpdir()), "{}", kept.display());
+    let sessions: Vec<PathBuf> = entries(&kept.join(".ai/repo/sessions"))
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert!(kept.join(".ai/local/ledger.jsonl").is_file());
+}

@@ -1,0 +1,154 @@
+//! `.ai/repo/policy.yaml`: every key optional, unknown keys refused by name, malformed YAML
+//! an error naming the file and line, wrong values refused by key.
+
+use crate::common::TestRepo;
+
+/// Runs `session start` against `policy`, which must refuse with `code`; checks nothing
+/// was opened and returns the human run.
+#[track_caller]
+fn start_refused(policy: &str, code: i32, needle: &str) -> crate::common::Run {
+    let repo = TestRepo::initialised();
+    repo.write_policy(policy);
+    let run = repo.run(&["session", "start"]);
+    run.assert_human_error(code, needle);
+    assert!(repo.episode_state().is_none(), "an episode opened: {run}");
+    assert_eq!(repo.ledger_text(), "", "the refusal appended: {run}");
+    run
+}
+
+#[test]
+fn an_unknown_nested_key_is_refused_by_name() {
+    let run = start_refused(
+        "session:\n  knowledge_on_start: true\n",
+        3,
+        "unknown key `session.knowledge_on_start`",
+    );
+    let lines: Vec<&str> = run.stderr().lines().collect();
+    assert_eq!(lines.len(), 2, "{run}");
+    assert_eq!(
+        lines[0],
+        "majordomus: .ai/repo/policy.yaml: unknown key `session.knowledge_on_start`"
+    );
+    assert!(
+        lines[1].starts_with("fix: remove `session.knowledge_on_start` from .ai/repo/policy.yaml"),
+        "{run}"
+    );
+    assert!(
+        lines[1].contains("session.knowledge_on_end"),
+        "fix lists the known keys: {run}"
+    );
+}
+
+#[test]
+fn an_unknown_top_level_key_is_refused_by_name() {
+    let run = start_refused("colour: blue\n", 3, "unknown key `colour`");
+    assert!(
+        run.stderr()
+            .contains("\nfix: remove `colour` from .ai/repo/policy.yaml"),
+        "{run}"
+    );
+}
+
+#[test]
+fn an_unknown_key_is_refused_in_json() {
+    let repo = TestRepo::initialised();
+    repo.write_policy("session:\n  knowledge_on_start: true\n");
+    let error = repo
+        .run(&["--format", "json", "session", "start"])
+        .json_error(3, "policy.known-keys");
+    assert_eq!(
+        error["message"],
+        ".ai/repo/policy.yaml: unknown key `session.knowledge_on_start`"
+    );
+    assert!(
+        error["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("session.knowledge_on_start")),
+        "{error}"
+    );
+}
+
+#[test]
+fn malformed_yaml_is_an_error_naming_the_file_and_line() {
+    let policy = "session:\n  record_sections: [summary\n  knowledge_on_end: true\n";
+    let run = start_refused(policy, 1, ".ai/repo/policy.yaml");
+    let first = run.stderr().lines().next().unwrap_or_default();
+    assert!(first.contains("line 3"), "{run}");
+    assert!(
+        run.stderr()
+            .contains("fix: correct the YAML at .ai/repo/policy.yaml line 3"),
+        "{run}"
+    );
+
+    let repo = TestRepo::initialised();
+    repo.write_policy(policy);
+    let error = repo
+        .run(&["--format", "json", "session", "start"])
+        .json_error(1, "policy.readable");
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.contains(".ai/repo/policy.yaml") && message.contains("line 3"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_refused_by_key() {
+    for (policy, key) in [
+        (
+            "session:\n  briefing_budget_lines: many\n",
+            "session.briefing_budget_lines",
+        ),
+        ("session.knowledge_on_end: 3\n", "session.knowledge_on_end"),
+        ("intent:\n  binding: sometimes\n", "intent.binding"),
+        (
+            "session:\n  record_sections: summary\n",
+            "session.record_sections",
+        ),
+    ] {
+        let run = start_refused(policy, 3, &format!("key `{key}` must be"));
+        assert!(run.stderr().contains("\nfix: "), "{run}");
+
+        let repo = TestRepo::initialised();
+        repo.write_policy(policy);
+        repo.run(&["--format", "json", "session", "start"])
+            .json_error(3, "policy.value");
+    }
+}
+
+#[test]
+fn a_record_section_without_a_writer_refuses_the_start_too() {
+    let run = start_refused(
+        "session: {record_sections: [summary, notes]}\n",
+        3,
+        "`notes`",
+    );
+    assert!(run.stderr().contains("no writer"), "{run}");
+}
+
+#[test]
+fn every_policy_reader_refuses_a_bad_policy() {
+    let repo = TestRepo::initialised();
+    repo.write_policy("colour: blue\n");
+    for args in [&["history"][..], &["briefing"][..]] {
+        let mut json_args = vec!["--format", "json"];
+        json_args.extend_from_slice(args);
+        repo.run(&json_args).json_error(3, "policy.known-keys");
+    }
+}
+
+#[test]
+fn empty_dotted_and_partial_policies_are_accepted() {
+    for policy in [
+        "",
+        "# only a comment\n",
+        "session.knowledge_on_end: false\n",
+        "session:\n  briefing_budget_lines: 10\n",
+        "ledger:\n  retention_days: 30\n",
+    ] {
+        let repo = TestRepo::initialised();
+        repo.write_policy(policy);
+        let run = repo.run(&["session", "start"]);
+        assert_eq!(run.code(), 0, "policy {policy:?} refused: {run}");
+    }
+}

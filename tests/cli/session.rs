@@ -1,0 +1,828 @@
+//! Episodes: `session start`, the derived working context (`session context`) and the
+//! composed closed record (`session close`).
+
+use crate::common::{EPISODE_ID, NOW, TestRepo, section, sections, split_record};
+
+/// What `busy_episode` recorded, to check against what majordomus composes.
+struct Busy {
+    episode: String,
+    head_at_open: String,
+    commit: String,
+    resolved: String,
+    open: String,
+}
+
+/// An episode with a decision, a question and its answer, an open question, a commit made
+/// with git, a checkpoint, and an untracked file left in the work tree.
+fn busy_episode(repo: &mut TestRepo) -> Busy {
+    let head_at_open = repo.head();
+    repo.run(&["session", "start", "--provider", "claude-code"])
+        .success();
+    let episode = repo.episode_id();
+    repo.now("2026-11-30T10:05:00Z");
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    repo.now("2026-11-30T10:06:00Z");
+    let resolved = repo
+        .run(&["question", "Which lock guards the ledger?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.now("2026-11-30T10:07:00Z");
+    repo.run(&[
+        "question",
+        "resolve",
+        &resolved,
+        "An exclusive lock on the ledger file itself",
+    ])
+    .success();
+    repo.now("2026-11-30T10:08:00Z");
+    let open = repo
+        .run(&["question", "Does the ledger need retention on CI?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.now("2026-11-30T10:10:00Z");
+    let commit = repo.commit(
+        "src/lib.rs",
+        "//! The library root.\n",
+        "Add the library root",
+    );
+    repo.now("2026-11-30T10:12:00Z");
+    repo.run(&["checkpoint", "Library root committed; parser next"])
+        .success();
+    repo.write("scratch.txt", "not committed\n");
+    repo.now("2026-11-30T10:15:00Z");
+    Busy {
+        episode,
+        head_at_open,
+        commit,
+        resolved,
+        open,
+    }
+}
+
+#[track_caller]
+fn assert_has_line(text: &str, line: &str) {
+    assert!(
+        text.lines().any(|l| l == line),
+        "missing line {line:?} in:\n{text}"
+    );
+}
+
+// --- start -----------------------------------------------------------------------------
+
+#[test]
+fn start_records_the_episode_and_writes_the_opening_snapshot() {
+    let repo = TestRepo::initialised();
+    let head = repo.head();
+    let run = repo
+        .run(&["session", "start", "--provider", "claude-code"])
+        .success();
+
+    let state = repo.episode_state().expect("episode.json written");
+    let id = state["id"].as_str().expect("id").to_owned();
+    assert!(
+        EPISODE_ID.is_match(&id) && id.len() == 23,
+        "episode id shape: {id}"
+    );
+    assert!(
+        id.starts_with("20261130T100000Z-"),
+        "id carries the open time: {id}"
+    );
+    assert_eq!(state["provider"], "claude-code");
+    assert_eq!(state["branch"], "main");
+    assert_eq!(state["head_at_open"], head.as_str());
+    assert_eq!(state["opened"], NOW);
+
+    let snapshot_rel = format!(".ai/local/session-contexts/{id}.md");
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "opened episode {id} (provider claude-code, branch main, HEAD {})\nsnapshot: {snapshot_rel}\n",
+            &head[..12]
+        )
+    );
+    let snapshot = repo.read(&snapshot_rel);
+    assert!(snapshot.ends_with('\n'), "{snapshot:?}");
+    let (keys, front, body) = split_record(&snapshot);
+    assert_eq!(
+        keys,
+        ["id", "schema", "provider", "branch", "head", "opened"]
+    );
+    assert_eq!(front["id"], id.as_str());
+    assert_eq!(front["schema"], "session-context/v1");
+    assert_eq!(front["head"], head.as_str());
+    assert!(body.contains("## Open questions (0)"), "{snapshot}");
+    insta::assert_snapshot!("start_opening_snapshot", repo.redact(&snapshot));
+
+    let opened = repo.ledger_events("session.opened");
+    assert_eq!(opened.len(), 1);
+    assert_eq!(opened[0]["session"], id.as_str());
+    assert_eq!(opened[0]["ts"], NOW);
+    assert_eq!(opened[0]["data"]["provider"], "claude-code");
+    assert_eq!(opened[0]["data"]["branch"], "main");
+    assert_eq!(opened[0]["data"]["head"], head.as_str());
+}
+
+#[test]
+fn start_without_provider_records_cli() {
+    let repo = TestRepo::initialised();
+    let json = repo
+        .run(&["--format", "json", "session", "start"])
+        .success()
+        .json();
+    assert_eq!(json["episode"]["provider"], "cli");
+    assert_eq!(json["already_open"], false);
+    assert!(json["replaced"].is_null());
+    assert_eq!(
+        json["snapshot"],
+        format!(
+            ".ai/local/session-contexts/{}.md",
+            json["episode"]["id"].as_str().expect("id")
+        )
+    );
+}
+
+#[test]
+fn start_in_an_unborn_repository_records_no_head() {
+    let repo = TestRepo::unborn();
+    repo.run(&["init"]).success();
+    let run = repo.run(&["session", "start"]).success();
+    assert!(run.stdout().contains("HEAD unborn"), "{run}");
+    let state = repo.episode_state().expect("episode open");
+    assert!(state["head_at_open"].is_null());
+
+    repo.commit("a.txt", "a\n", "First commit");
+    let context = repo.run(&["session", "context"]).success();
+    assert_has_line(context.stdout(), "- HEAD at open: (unborn: no commit yet)");
+    assert!(context.stdout().contains(" First commit\n"), "{context}");
+}
+
+#[test]
+fn start_twice_prints_the_open_episode_and_opens_nothing() {
+    let mut repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    let ledger = repo.ledger_text();
+    repo.now("2026-11-30T10:30:00Z");
+
+    let run = repo.run(&["session", "start"]).success();
+    assert!(run.stdout().contains(&id), "{run}");
+    assert!(run.stdout().contains("already open"), "{run}");
+    assert_eq!(repo.episode_id(), id);
+    assert_eq!(repo.ledger_text(), ledger, "a second start appended");
+    assert_eq!(repo.ledger_events("session.opened").len(), 1);
+
+    let json = repo
+        .run(&["--format", "json", "session", "start"])
+        .success()
+        .json();
+    assert_eq!(json["already_open"], true);
+    assert_eq!(json["episode"]["id"], id.as_str());
+}
+
+#[test]
+fn start_replace_closes_the_open_episode_and_opens_another() {
+    let mut repo = TestRepo::initialised();
+    let old = repo.start_episode();
+    repo.run(&["decision", "Decided in the old episode"])
+        .success();
+    repo.now("2026-11-30T11:00:00Z");
+
+    let run = repo.run(&["session", "start", "--replace"]).success();
+    let new = repo.episode_id();
+    assert_ne!(new, old);
+    assert!(new.starts_with("20261130T110000Z-"), "{new}");
+    let old_record = format!(".ai/repo/sessions/{old}.md");
+    assert!(
+        run.stdout().starts_with(&format!(
+            "closed episode {old} -> {old_record}\nopened episode {new} "
+        )),
+        "{run}"
+    );
+    let record = repo.read(&old_record);
+    assert!(
+        record.contains("- 2026-11-30T10:00:00Z Decided in the old episode"),
+        "{record}"
+    );
+    assert!(!repo.exists(&format!(".ai/repo/sessions/{new}.md")));
+
+    let events: Vec<(String, String)> = repo
+        .ledger()
+        .iter()
+        .map(|l| {
+            (
+                l["event"].as_str().expect("event").to_owned(),
+                l["session"].as_str().unwrap_or("null").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("session.opened".to_owned(), old.clone()),
+            ("decision.recorded".to_owned(), old.clone()),
+            ("session.closed".to_owned(), old.clone()),
+            ("session.opened".to_owned(), new.clone()),
+        ]
+    );
+}
+
+#[test]
+fn the_opening_briefing_lists_open_questions_within_its_budget() {
+    let repo = TestRepo::initialised();
+    repo.write_policy("session:\n  briefing_budget_lines: 12\n");
+    let mut asked = Vec::new();
+    for n in 0..6 {
+        asked.push(
+            repo.run(&["question", &format!("Open question {n}?")])
+                .success()
+                .stdout()
+                .trim()
+                .to_owned(),
+        );
+    }
+    repo.run(&["question", "resolve", &asked[0], "Answered"])
+        .success();
+
+    let briefing = repo.run(&["briefing"]).success();
+    let text = briefing.stdout();
+    assert!(text.lines().count() <= 12, "over budget:\n{text}");
+    assert_has_line(text, "## Open questions (5)");
+    assert!(
+        !text.contains(&asked[0]),
+        "a resolved question is listed:\n{text}"
+    );
+    assert!(
+        text.contains(&format!("- {}: Open question 1? (asked {NOW})", asked[1])),
+        "{text}"
+    );
+    assert_has_line(
+        text,
+        "- ... 4 more: `majordomus history --event question.asked`",
+    );
+
+    // The opening snapshot of the next episode is this briefing, frozen.
+    let id = repo.start_episode();
+    let snapshot = repo.read(&format!(".ai/local/session-contexts/{id}.md"));
+    let (_, _, body) = split_record(&snapshot);
+    assert_eq!(body, text);
+    let json = repo.run(&["--format", "json", "briefing"]).success().json();
+    assert_eq!(json["budget_lines"], 12);
+    assert_eq!(json["open_questions"].as_array().map(Vec::len), Some(5));
+}
+
+// --- context ---------------------------------------------------------------------------
+
+#[test]
+fn context_composes_the_episode_git_and_the_ledger_window() {
+    let mut repo = TestRepo::initialised();
+    let busy = busy_episode(&mut repo);
+    let run = repo.run(&["session", "context"]).success();
+    let text = run.stdout();
+
+    assert_has_line(
+        text,
+        &format!("# Working context of episode {}", busy.episode),
+    );
+    assert_has_line(text, "- provider: claude-code");
+    assert_has_line(text, "- opened: 2026-11-30T10:00:00Z");
+    assert_has_line(text, "- branch at open: main");
+    assert_has_line(text, &format!("- HEAD at open: {}", busy.head_at_open));
+    assert_has_line(text, "- branch: main (unchanged)");
+    assert_has_line(text, &format!("- HEAD: {}", busy.commit));
+    assert_has_line(
+        text,
+        "- working tree: dirty (uncommitted or untracked changes)",
+    );
+    assert_has_line(text, "- commits since open (1):");
+    assert_has_line(
+        text,
+        &format!("  - {} Add the library root", &busy.commit[..12]),
+    );
+    assert_has_line(text, "- files changed (1):");
+    assert_has_line(text, "  - src/lib.rs");
+    assert_has_line(text, "## Decisions (1)");
+    assert_has_line(text, "- 2026-11-30T10:05:00Z All git reads go through gix");
+    assert_has_line(text, "## Questions (1 open, 1 resolved)");
+    assert_has_line(
+        text,
+        &format!(
+            "- resolved {}: Which lock guards the ledger? -> An exclusive lock on the ledger file itself",
+            busy.resolved
+        ),
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!(
+            "- open {}: Does the ledger need retention on CI?",
+            busy.open
+        ))),
+        "{text}"
+    );
+    assert_has_line(text, "## Checkpoints (1)");
+    assert_has_line(
+        text,
+        "- 2026-11-30T10:12:00Z Library root committed; parser next",
+    );
+    assert_eq!(run.stderr(), "", "{run}");
+    insta::assert_snapshot!("context_busy_episode", repo.redact(text));
+
+    let json = repo
+        .run(&["--format", "json", "session", "context"])
+        .success()
+        .json();
+    assert_eq!(json["episode"]["id"], busy.episode.as_str());
+    assert_eq!(json["git"]["commits"][0]["id"], busy.commit.as_str());
+    assert_eq!(json["git"]["dirty"], true);
+    assert_eq!(
+        json["window"]["decisions"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(json["text"], text);
+}
+
+#[test]
+fn context_is_composed_again_at_every_read() {
+    let mut repo = TestRepo::initialised();
+    let busy = busy_episode(&mut repo);
+    let snapshot_path = format!(".ai/local/session-contexts/{}.md", busy.episode);
+    let frozen = repo.read(&snapshot_path);
+    let first = repo.run(&["session", "context"]).success();
+    assert!(first.stdout().contains("- working tree: dirty"), "{first}");
+
+    std::fs::remove_file(repo.path("scratch.txt")).expect("remove scratch file");
+    repo.now("2026-11-30T10:20:00Z");
+    let second_commit = repo.commit("src/parser.rs", "", "Add the parser");
+    repo.run(&["decision", "Parser is hand-written"]).success();
+
+    let second = repo.run(&["session", "context"]).success();
+    let text = second.stdout();
+    assert_has_line(text, "- working tree: clean");
+    assert_has_line(text, "- commits since open (2):");
+    assert_has_line(
+        text,
+        &format!("  - {} Add the library root", &busy.commit[..12]),
+    );
+    assert_has_line(
+        text,
+        &format!("  - {} Add the parser", &second_commit[..12]),
+    );
+    assert_has_line(text, "## Decisions (2)");
+    // The opening snapshot is the one frozen thing: it still shows the briefing at open,
+    // before the episode asked its open question.
+    assert_eq!(repo.read(&snapshot_path), frozen);
+    assert!(frozen.contains("## Open questions (0)"), "{frozen}");
+    let briefing = repo.run(&["briefing"]).success();
+    assert!(
+        briefing.stdout().contains("## Open questions (1)"),
+        "{briefing}"
+    );
+}
+
+#[test]
+fn context_shows_a_branch_that_moved() {
+    let mut repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.git(&["checkout", "-q", "-b", "feature/parser"]);
+    repo.now("2026-11-30T10:10:00Z");
+    repo.commit("parser.rs", "", "Start the parser");
+    let run = repo.run(&["session", "context"]).success();
+    assert_has_line(run.stdout(), "- branch: feature/parser (moved from main)");
+    assert_has_line(run.stdout(), "- branch at open: main");
+}
+
+#[test]
+fn context_of_an_empty_episode_names_the_commands_that_fill_it() {
+    let repo = TestRepo::initialised();
+    let head = repo.head();
+    repo.start_episode();
+    let run = repo.run(&["session", "context"]).success();
+    let text = run.stdout();
+    for command in [
+        "majordomus decision",
+        "majordomus question",
+        "majordomus checkpoint",
+    ] {
+        assert!(text.contains(command), "{command} not named:\n{text}");
+    }
+    let parts = sections(text);
+    for (title, hint) in [
+        ("Decisions (0)", "majordomus decision"),
+        ("Questions (0 open, 0 resolved)", "majordomus question"),
+        ("Checkpoints (0)", "majordomus checkpoint"),
+    ] {
+        let lines = section(&parts, title);
+        assert_eq!(lines.len(), 1, "{title}: {lines:?}");
+        assert!(
+            lines[0].starts_with("- none in this episode; ") && lines[0].contains(hint),
+            "{title}: {lines:?}"
+        );
+    }
+    assert_has_line(text, &format!("- HEAD: {head} (unchanged)"));
+    assert_has_line(text, "- working tree: clean");
+    insta::assert_snapshot!("context_empty_episode", repo.redact(text));
+}
+
+#[test]
+fn context_path_prints_the_opening_snapshot_path() {
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    let expected = format!(".ai/local/session-contexts/{id}.md");
+    let run = repo.run(&["session", "context", "--path"]).success();
+    assert_eq!(run.stdout(), format!("{expected}\n"));
+    assert!(repo.exists(&expected));
+    let json = repo
+        .run(&["--format", "json", "session", "context", "--path"])
+        .success()
+        .json();
+    assert_eq!(json, serde_json::json!({ "path": expected }));
+}
+
+#[test]
+fn context_without_an_open_episode_is_refused() {
+    let repo = TestRepo::initialised();
+    for args in [
+        &["session", "context"][..],
+        &["session", "context", "--path"][..],
+    ] {
+        let run = repo.run(args);
+        run.assert_human_error(3, "no episode is open");
+        assert!(
+            run.stderr().contains("fix: majordomus session start"),
+            "{run}"
+        );
+    }
+    repo.run(&["--format", "json", "session", "context"])
+        .json_error(3, "session.open-episode");
+}
+
+// --- close -----------------------------------------------------------------------------
+
+#[test]
+fn close_writes_the_record_composed_from_the_episode() {
+    let mut repo = TestRepo::initialised();
+    let busy = busy_episode(&mut repo);
+    repo.now("2026-11-30T10:30:00Z");
+    let summary = "Wired the library root.\n\nThe ledger lock question is settled.\n";
+    let run = repo
+        .run_with_stdin(&["session", "close"], summary)
+        .success();
+
+    let rel = format!(".ai/repo/sessions/{}.md", busy.episode);
+    assert!(
+        run.stdout().starts_with(&format!(
+            "closed episode {} (committed)\nrecord: {rel} (written)\n",
+            busy.episode
+        )),
+        "{run}"
+    );
+    let text = repo.read(&rel);
+    assert!(text.ends_with('\n'), "{text:?}");
+    assert!(
+        run.stdout().ends_with(&text),
+        "the output shows the record: {run}"
+    );
+
+    let (keys, front, body) = split_record(&text);
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "schema",
+            "provider",
+            "branch",
+            "head_at_open",
+            "head",
+            "opened",
+            "closed",
+            "commits",
+            "changed_files",
+            "tasks",
+            "outcome"
+        ]
+    );
+    assert_eq!(front["id"], busy.episode.as_str());
+    assert_eq!(front["schema"], "session/v1");
+    assert_eq!(front["provider"], "claude-code");
+    assert_eq!(front["branch"], "main");
+    assert_eq!(front["head_at_open"], busy.head_at_open.as_str());
+    assert_eq!(front["head"], busy.commit.as_str());
+    assert_eq!(front["opened"], "2026-11-30T10:00:00Z");
+    assert_eq!(front["closed"], "2026-11-30T10:30:00Z");
+    assert_eq!(front["commits"], serde_json::json!([busy.commit]));
+    assert_eq!(front["changed_files"], serde_json::json!(["src/lib.rs"]));
+    assert_eq!(front["tasks"], serde_json::json!([]));
+    assert_eq!(front["outcome"], "committed");
+
+    let parts = sections(&body);
+    assert_eq!(
+        section(&parts, "Summary"),
+        [
+            "Wired the library root.",
+            "The ledger lock question is settled."
+        ]
+    );
+    assert_eq!(
+        section(&parts, "Decisions"),
+        ["- 2026-11-30T10:05:00Z All git reads go through gix"]
+    );
+    let questions = section(&parts, "Questions");
+    assert_eq!(questions.len(), 2, "{questions:?}");
+    assert!(questions[0].starts_with(&format!("- resolved {}: ", busy.resolved)));
+    assert!(questions[1].starts_with(&format!("- open {}: ", busy.open)));
+    assert_eq!(
+        section(&parts, "Checkpoints"),
+        ["- 2026-11-30T10:12:00Z Library root committed; parser next"]
+    );
+    assert_eq!(
+        section(&parts, "Commits"),
+        [format!(
+            "- {} Add the library root (2026-11-30T10:10:00Z)",
+            &busy.commit[..12]
+        )]
+    );
+    assert_eq!(
+        section(&parts, "Files"),
+        [
+            "- src/lib.rs",
+            "- the working tree had uncommitted or untracked changes at close"
+        ]
+    );
+    assert!(section(&parts, "Outcome")[0].starts_with("committed: 1 commit(s) touching 1 file(s); 1 decision(s); 2 question(s), 1 open; 1 checkpoint(s)"));
+    insta::assert_snapshot!("close_busy_record", repo.redact(&text));
+
+    // After the close: the ledger ends with it, the episode is gone, closing again refuses.
+    let last = repo.ledger().pop().expect("ledger lines");
+    assert_eq!(last["event"], "session.closed");
+    assert_eq!(last["session"], busy.episode.as_str());
+    assert_eq!(last["ts"], "2026-11-30T10:30:00Z");
+    assert_eq!(last["data"]["record"], rel.as_str());
+    assert_eq!(last["data"]["outcome"], "committed");
+    assert!(repo.episode_state().is_none(), "episode.json still there");
+    let again = repo.run_with_stdin(&["session", "close"], "more");
+    again.assert_human_error(3, "no episode is open");
+    repo.run(&["--format", "json", "session", "close"])
+        .json_error(3, "session.open-episode");
+    assert_eq!(repo.ledger_events("session.closed").len(), 1);
+}
+
+#[test]
+fn close_json_reports_the_record() {
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    let json = repo
+        .run_with_stdin(&["--format", "json", "session", "close"], "Nothing much.\n")
+        .success()
+        .json();
+    assert_eq!(json["episode"], id.as_str());
+    assert_eq!(json["path"], format!(".ai/repo/sessions/{id}.md"));
+    assert_eq!(json["write"], "written");
+    assert_eq!(json["record"]["schema"], "session/v1");
+    assert_eq!(json["record"]["outcome"], "no-commits");
+    assert_eq!(
+        json["text"],
+        repo.read(&format!(".ai/repo/sessions/{id}.md"))
+    );
+}
+
+/// The record of an episode where nothing was recorded, closed with `stdin`.
+fn close_empty_episode(stdin: Option<&str>) -> (TestRepo, String) {
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    match stdin {
+        Some(input) => repo.run_with_stdin(&["session", "close"], input),
+        None => repo.run_without_stdin(&["session", "close"]),
+    }
+    .success();
+    let text = repo.read(&format!(".ai/repo/sessions/{id}.md"));
+    (repo, text)
+}
+
+#[track_caller]
+fn assert_record_of_nothing(repo: &TestRepo, text: &str) {
+    let (_, front, body) = split_record(text);
+    assert_eq!(front["commits"], serde_json::json!([]));
+    assert_eq!(front["outcome"], "no-commits");
+    let parts = sections(&body);
+    let titles: Vec<&str> = parts.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Summary",
+            "Decisions",
+            "Questions",
+            "Checkpoints",
+            "Commits",
+            "Files",
+            "Tasks",
+            "Outcome"
+        ]
+    );
+    for command in [
+        "majordomus decision",
+        "majordomus question",
+        "majordomus checkpoint",
+        "majordomus session close",
+    ] {
+        assert!(body.contains(command), "{command} not named:\n{body}");
+    }
+    // Each section holds one line, and it says there is nothing; nothing is invented.
+    let summary = section(&parts, "Summary");
+    assert_eq!(summary.len(), 1, "{summary:?}");
+    assert!(
+        summary[0].starts_with("No summary was given; "),
+        "{summary:?}"
+    );
+    for (title, line) in [
+        (
+            "Decisions",
+            "- none in this episode; record one with `majordomus decision \"<text>\"`",
+        ),
+        (
+            "Questions",
+            "- none in this episode; ask one with `majordomus question \"<text>\"`",
+        ),
+        (
+            "Checkpoints",
+            "- none in this episode; record one with `majordomus checkpoint \"<text>\"`",
+        ),
+        (
+            "Tasks",
+            "- none in this episode; tasks appear when the ledger window holds `task.started` lines",
+        ),
+    ] {
+        assert_eq!(section(&parts, title), [line], "{title}");
+    }
+    let commits = section(&parts, "Commits");
+    assert_eq!(commits.len(), 1);
+    assert!(
+        commits[0].starts_with(&format!("- none: HEAD stayed at {}; ", repo.head())),
+        "{commits:?}"
+    );
+    assert_eq!(
+        section(&parts, "Files"),
+        ["- none changed by commits of this episode"]
+    );
+    assert_eq!(
+        section(&parts, "Outcome"),
+        [
+            "no-commits: 0 commit(s) touching 0 file(s); 0 decision(s); 0 question(s), 0 open; 0 checkpoint(s); 0 task(s), 0 finished."
+        ]
+    );
+}
+
+#[test]
+fn close_without_stdin_writes_every_section_and_invents_nothing() {
+    let (repo, text) = close_empty_episode(None);
+    assert_record_of_nothing(&repo, &text);
+    insta::assert_snapshot!("close_empty_record", repo.redact(&text));
+}
+
+#[test]
+fn close_with_empty_stdin_is_the_same_as_no_summary() {
+    let (repo, text) = close_empty_episode(Some(""));
+    assert_record_of_nothing(&repo, &text);
+    let (repo, text) = close_empty_episode(Some("  \n\n"));
+    assert_record_of_nothing(&repo, &text);
+}
+
+#[test]
+fn close_refuses_a_record_section_without_a_writer() {
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    repo.run(&["decision", "Kept across the refusal"]).success();
+    repo.write_policy("session: {record_sections: [summary, notes]}\n");
+    let ledger = repo.ledger_text();
+
+    let run = repo.run_with_stdin(&["session", "close"], "A summary.\n");
+    run.assert_human_error(3, "`notes`");
+    assert!(
+        run.stderr()
+            .lines()
+            .any(|l| l.starts_with("fix: ") && l.contains("notes")),
+        "{run}"
+    );
+    let error = repo
+        .run_with_stdin(&["--format", "json", "session", "close"], "A summary.\n")
+        .json_error(3, "policy.record-section-writer");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("notes")),
+        "{error}"
+    );
+
+    assert!(
+        !repo.exists(&format!(".ai/repo/sessions/{id}.md")),
+        "a record was written"
+    );
+    assert_eq!(repo.episode_id(), id, "the episode did not stay open");
+    assert_eq!(repo.ledger_text(), ledger, "the refusal appended");
+
+    // Fixing the policy lets the same episode close.
+    repo.write_policy("session: {record_sections: [summary, decisions]}\n");
+    repo.run_with_stdin(&["session", "close"], "A summary.\n")
+        .success();
+    let record = repo.read(&format!(".ai/repo/sessions/{id}.md"));
+    assert!(record.contains("Kept across the refusal"), "{record}");
+}
+
+#[test]
+fn close_writes_only_the_policy_sections_in_their_order() {
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    repo.run(&["decision", "Not a section of this record"])
+        .success();
+    repo.write_policy("session:\n  record_sections: [commits, summary]\n");
+    repo.run_with_stdin(&["session", "close"], "Short.\n")
+        .success();
+    let text = repo.read(&format!(".ai/repo/sessions/{id}.md"));
+    let (_, _, body) = split_record(&text);
+    let parts = sections(&body);
+    let titles: Vec<&str> = parts.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(titles, ["Commits", "Summary"]);
+    assert_eq!(section(&parts, "Summary"), ["Short."]);
+    assert!(!body.contains("Not a section of this record"), "{body}");
+}
+
+#[test]
+fn close_leaves_no_temporary_files() {
+    let mut repo = TestRepo::initialised();
+    busy_episode(&mut repo);
+    repo.run_with_stdin(&["session", "close"], "Done.\n")
+        .success();
+    let leftovers: Vec<String> = repo
+        .files()
+        .into_keys()
+        .filter(|p| p.contains(".tmp."))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+#[ignore = "src bug: concurrent `session start` runs open several episodes (check-then-write race in session::start)"]
+fn concurrent_starts_open_one_episode() {
+    let repo = TestRepo::initialised();
+    let codes = repo.run_concurrently(8, &["session", "start"]);
+    assert_eq!(codes, [0; 8]);
+    let opened: Vec<String> = repo
+        .ledger_events("session.opened")
+        .iter()
+        .map(|l| l["session"].to_string())
+        .collect();
+    assert_eq!(opened.len(), 1, "several episodes opened: {opened:?}");
+    assert_eq!(opened[0], format!("\"{}\"", repo.episode_id()));
+}
+
+#[test]
+#[ignore = "src bug: concurrent `session close` runs append several session.closed lines and fail with an I/O error"]
+fn concurrent_closes_close_once() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let mut codes = repo.run_concurrently(4, &["session", "close"]);
+    codes.sort_unstable();
+    assert_eq!(
+        codes,
+        [0, 3, 3, 3],
+        "one close succeeds, the others are refused"
+    );
+    assert_eq!(repo.ledger_events("session.closed").len(), 1);
+}
+
+#[test]
+#[ignore = "src bug: a multi-line decision is written verbatim into the markdown, so its lines can forge a `## ` section"]
+fn multi_line_text_cannot_forge_a_section() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let run = repo.run(&["decision", "First line\n## Summary\nForged"]);
+    if run.code() == 3 {
+        repo.run(&[
+            "--format",
+            "json",
+            "decision",
+            "First line\n## Summary\nForged",
+        ])
+        .json_error(3, "record.text");
+        return;
+    }
+    run.success();
+    let context = repo.run(&["session", "context"]).success();
+    let titles: Vec<String> = sections(context.stdout())
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Episode",
+            "Git since open",
+            "Decisions (1)",
+            "Questions (0 open, 0 resolved)",
+            "Checkpoints (0)",
+            "Tasks (0)"
+        ],
+        "{context}"
+    );
+}
