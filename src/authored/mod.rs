@@ -92,30 +92,47 @@ pub struct LedgerQuestion {
     pub answer: Option<String>,
 }
 
+/// Questions accumulated from ledger lines, in asking order, with answers.
+#[derive(Debug, Default)]
+pub struct QuestionBook {
+    questions: Vec<LedgerQuestion>,
+    index: HashMap<String, usize>,
+}
+
+impl QuestionBook {
+    /// Takes in one ledger line (other events are ignored).
+    pub fn visit(&mut self, line: &crate::model::LedgerLine) {
+        match line.event {
+            Event::QuestionAsked => {
+                let id = line.data_str("id").unwrap_or_default().to_owned();
+                self.index.insert(id.clone(), self.questions.len());
+                self.questions.push(LedgerQuestion {
+                    id,
+                    text: line.data_str("text").unwrap_or_default().to_owned(),
+                    session: line.session.clone(),
+                    asked: line.ts.clone(),
+                    answer: None,
+                });
+            }
+            Event::QuestionResolved => {
+                if let Some(&i) = line.data_str("id").and_then(|id| self.index.get(id)) {
+                    self.questions[i].answer = line.data_str("answer").map(str::to_owned);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn into_questions(self) -> Vec<LedgerQuestion> {
+        self.questions
+    }
+}
+
 /// Every question in the ledger, in asking order, with its answer if resolved.
 pub fn all_questions(ctx: &Ctx) -> Result<Vec<LedgerQuestion>, Error> {
-    let mut questions: Vec<LedgerQuestion> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    ctx.ledger().scan(0, |line| match line.event {
-        Event::QuestionAsked => {
-            let id = line.data_str("id").unwrap_or_default().to_owned();
-            index.insert(id.clone(), questions.len());
-            questions.push(LedgerQuestion {
-                id,
-                text: line.data_str("text").unwrap_or_default().to_owned(),
-                session: line.session.clone(),
-                asked: line.ts.clone(),
-                answer: None,
-            });
-        }
-        Event::QuestionResolved => {
-            if let Some(&i) = line.data_str("id").and_then(|id| index.get(id)) {
-                questions[i].answer = line.data_str("answer").map(str::to_owned);
-            }
-        }
-        _ => {}
-    })?;
-    Ok(questions)
+    let mut book = QuestionBook::default();
+    ctx.ledger().scan(0, |line| book.visit(&line))?;
+    Ok(book.into_questions())
 }
 
 /// `majordomus question resolve <qid> "<answer>"`: refuses an unknown or resolved id.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::Ctx;
-use crate::authored::{LedgerQuestion, all_questions};
+use crate::authored::{LedgerQuestion, QuestionBook};
 use crate::error::Error;
 use crate::model::{Event, ids};
 use crate::store::StoreError;
@@ -83,18 +83,22 @@ fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
 pub fn briefing(ctx: &Ctx) -> Result<Briefing, Error> {
     ctx.require_initialised()?;
     let policy = ctx.policy()?;
-    let open_questions: Vec<LedgerQuestion> = all_questions(ctx)?
-        .into_iter()
-        .filter(|q| q.answer.is_none())
-        .collect();
+    // One pass over the ledger: the questions and the episodes this checkout knows.
+    let mut book = QuestionBook::default();
     let mut known = HashSet::new();
     ctx.ledger().scan(0, |line| {
+        book.visit(&line);
         if line.event == Event::SessionOpened
             && let Some(s) = line.session
         {
             known.insert(s);
         }
     })?;
+    let open_questions: Vec<LedgerQuestion> = book
+        .into_questions()
+        .into_iter()
+        .filter(|q| q.answer.is_none())
+        .collect();
     let candidates = pending_candidates(ctx, &known)?;
     let last_handover = last_handover(ctx)?;
     let budget = policy.session.briefing_budget_lines;
