@@ -30,37 +30,23 @@ pub struct Briefing {
     pub text: String,
 }
 
-/// Pending candidate ids in the working tree, sorted; each placed on its episode when a
-/// session record or a `session.opened` line of this checkout names it.
+/// Pending candidates (status `candidate`, in the work tree or the outbox), sorted; each
+/// placed on its episode when a session record or a `session.opened` line of this
+/// checkout names it.
 fn pending_candidates(ctx: &Ctx, known: &HashSet<String>) -> Result<Vec<PendingCandidate>, Error> {
-    let dir = ctx.layout.candidates_dir();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(StoreError::io(&dir, e).into()),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| StoreError::io(&dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(id) = name.strip_suffix(".md") else {
-            continue;
-        };
-        if id == "README" || name.starts_with('.') {
-            continue;
-        }
-        let episode = id
-            .get(..23)
-            .filter(|e| ids::is_episode_id(e))
-            .filter(|e| known.contains(*e) || ctx.layout.session_record(e).is_file())
-            .map(str::to_owned);
-        out.push(PendingCandidate {
-            id: id.to_owned(),
-            episode,
-        });
-    }
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(out)
+    let listing = crate::knowledge::candidates(ctx, None)?;
+    Ok(listing
+        .candidates
+        .into_iter()
+        .map(|c| {
+            let episode =
+                c.id.get(..23)
+                    .filter(|e| ids::is_episode_id(e))
+                    .filter(|e| known.contains(*e) || ctx.layout.session_record(e).is_file())
+                    .map(str::to_owned);
+            PendingCandidate { id: c.id, episode }
+        })
+        .collect())
 }
 
 fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {

@@ -173,21 +173,10 @@ pub fn run(args: &DemoArgs, _format: Format) -> Result<Output, CliError> {
     });
     let summary = "Added a whitespace tokenizer and settled how empty input behaves.";
     let closed = crate::session::close(&ctx, Some(summary))?;
-    let derived = closed
-        .derived
-        .as_ref()
-        .map(super::knowledge::render_derive)
-        .unwrap_or_default();
     steps.push(Step {
         title: "Close the episode: its record is composed (never empty, nothing invented), then knowledge is derived",
         command: format!("echo \"{summary}\" | majordomus session close"),
-        output: Output::ok(
-            format!(
-                "closed episode {}\nrecord: {}\n\n{}\n{derived}",
-                closed.episode, closed.path, closed.text
-            ),
-            &closed,
-        ),
+        output: Output::ok(super::session::render_closed(&closed), &closed),
     });
     let knowledge = |cmd: super::knowledge::KnowledgeCommand| super::knowledge::run(&ctx, &cmd);
     steps.push(Step {

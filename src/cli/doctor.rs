@@ -40,11 +40,15 @@ pub struct WatchArgs {
 pub fn render(report: &DoctorReport) -> String {
     let mut out = String::new();
     for rule in &report.rules {
-        let tag = match (rule.status, rule.severity) {
-            ("pass", _) => "ok  ",
-            ("skipped", _) => "skip",
-            (_, Severity::Blocking) => "FAIL",
-            (_, Severity::Advisory) => "WARN",
+        let blocking = rule
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Blocking);
+        let tag = match rule.status {
+            "pass" => "ok  ",
+            "skipped" => "skip",
+            _ if blocking => "FAIL",
+            _ => "WARN",
         };
         let _ = writeln!(out, "{tag} {}", rule.rule);
         if let Some(note) = &rule.note {

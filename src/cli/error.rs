@@ -27,6 +27,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Lib(Error::Refused(_)) => code::REFUSED,
+            CliError::Lib(Error::Git(crate::git::GitError::UnknownBranch { .. })) => code::USAGE,
             CliError::Lib(Error::Policy(PolicyError::Malformed { .. })) => code::ERROR,
             CliError::Lib(Error::Policy(_)) => code::REFUSED,
             CliError::Lib(Error::Git(_) | Error::Store(_)) => code::ERROR,
@@ -40,6 +41,7 @@ impl CliError {
         match self {
             CliError::Lib(Error::Refused(r)) => r.rule(),
             CliError::Lib(Error::Policy(p)) => p.rule().unwrap_or("policy.readable"),
+            CliError::Lib(Error::Git(crate::git::GitError::UnknownBranch { .. })) => "usage",
             CliError::Lib(Error::Git(_)) => "git",
             CliError::Lib(Error::Store(_)) => "io",
             CliError::Usage(_) => "usage",
@@ -53,6 +55,9 @@ impl CliError {
             CliError::Lib(Error::Policy(p)) => p.fix(),
             CliError::Lib(Error::Git(crate::git::GitError::NotARepository { .. })) => {
                 Some("run inside a git work tree, or `git init` one".into())
+            }
+            CliError::Lib(Error::Git(crate::git::GitError::UnknownBranch { .. })) => {
+                Some("git branch --list".into())
             }
             _ => None,
         }

@@ -33,7 +33,7 @@ pub enum HooksCommand {
 /// Git hooks: post-commit, pre-push, post-checkout, post-merge. Provider hooks (JSON from
 /// the agent client on stdin, never block: always exit 0): session-start, session-end,
 /// compact. Every hook steps aside in an uninitialised repository and during a rebase,
-/// merge, cherry-pick or bisect.
+/// merge, cherry-pick, revert, am or bisect.
 ///
 /// Examples:
 ///   majordomus hook post-commit

@@ -261,7 +261,11 @@ pub(super) fn render_derive(r: &DeriveReport) -> String {
         out.push_str("nothing to write\n");
     }
     if r.planted_readme {
-        out.push_str("planted .ai/repo/knowledge/candidates/README.md\n");
+        out.push_str(if r.dry_run {
+            "would plant .ai/repo/knowledge/candidates/README.md\n"
+        } else {
+            "planted .ai/repo/knowledge/candidates/README.md\n"
+        });
     }
     for p in &r.written {
         let _ = writeln!(out, "  wrote {p}");

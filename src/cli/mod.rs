@@ -166,6 +166,15 @@ fn usage_error(err: clap::Error) -> ExitCode {
         .windows(2)
         .any(|w| w[0] == "--format" && w[1] == "json")
         || args.iter().any(|a| a == "--format=json");
+    // A provider hook never blocks its provider, not even when it is wired wrongly.
+    let provider_hook = args.iter().any(|a| a == "hook")
+        && args
+            .iter()
+            .any(|a| matches!(a.as_str(), "session-start" | "session-end" | "compact"));
+    if is_usage && provider_hook {
+        let _ = err.print();
+        return ExitCode::SUCCESS;
+    }
     if is_usage && json {
         let message = err.kind().to_string();
         let detail = err.to_string();

@@ -139,8 +139,15 @@ fn close(ctx: &Ctx) -> Result<Output, CliError> {
     session::require_open_episode(ctx)?;
     let summary = read_summary();
     let closed = session::close(ctx, summary.as_deref())?;
-    let human = format!(
-        "closed episode {} ({})\nrecord: {} ({})\n\n{}",
+    let human = render_closed(&closed);
+    let note = skipped_note(closed.skipped.len());
+    Ok(Output::ok(human, closed).with_note(note))
+}
+
+/// What a close did, as a person reads it: the record, then what was derived and moved.
+pub(super) fn render_closed(closed: &session::Closed) -> String {
+    let mut out = format!(
+        "closed episode {} ({})\nrecord: {} ({})\n",
         closed.episode,
         closed.record.outcome,
         closed.path,
@@ -148,8 +155,26 @@ fn close(ctx: &Ctx) -> Result<Output, CliError> {
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default(),
-        closed.text
     );
-    let note = skipped_note(closed.skipped.len());
-    Ok(Output::ok(human, closed).with_note(note))
+    if closed.outboxed {
+        out.push_str(
+            "on the trunk: the record and candidates wait in .ai/local/state/outbox/ \
+             until the next episode boundary on another branch\n",
+        );
+    }
+    if let Some(moved) = &closed.drained {
+        out.push_str(&format!(
+            "moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/\n",
+            moved.sessions.len(),
+            moved.candidates.len()
+        ));
+    }
+    out.push('\n');
+    out.push_str(&closed.text);
+    out.push('\n');
+    match &closed.derived {
+        Some(report) => out.push_str(&super::knowledge::render_derive(report)),
+        None => out.push_str("knowledge not derived (session.knowledge_on_end: false)\n"),
+    }
+    out
 }

@@ -66,14 +66,22 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
         yaml_serde::from_str(STANDARD_RULES).expect("the shipped rule package parses");
 
     // One pass over the ledger for everything the rules need from it.
-    let mut closes: Vec<(String, String, u64)> = Vec::new();
+    // (episode, ts, whether the close ran with knowledge_on_end on)
+    let mut closes: Vec<(String, String, bool)> = Vec::new();
     let mut derived: HashMap<String, u64> = HashMap::new();
+    // Candidates are keyed by file name: a candidate derived on the trunk is named by its
+    // outbox path in the ledger and lives under candidates/ after the drain.
     let mut derived_paths: HashMap<String, String> = HashMap::new();
     let mut provider_failures = Vec::new();
     let skipped = ctx.ledger().scan(0, |line| match line.event {
         Event::SessionClosed => {
             if let Some(s) = &line.session {
-                closes.push((s.clone(), line.ts.clone(), line.seq));
+                let derive_on = line
+                    .data
+                    .get("knowledge_on_end")
+                    .and_then(|v| v.as_bool())
+                    .unwrap_or(true);
+                closes.push((s.clone(), line.ts.clone(), derive_on));
             }
         }
         Event::KnowledgeDerived => {
@@ -88,8 +96,9 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                 .flatten()
                 .filter_map(|p| p.as_str())
             {
+                let name = p.rsplit('/').next().unwrap_or(p);
                 derived_paths
-                    .entry(p.to_owned())
+                    .entry(name.to_owned())
                     .or_insert_with(|| line.ts.clone());
             }
         }
@@ -120,7 +129,7 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                         "skipped: this ledger has no knowledge.derived line at all, so freshness is not judged"
                             .to_owned(),
                     );
-                } else if let Some((episode, ts, seq)) = closes.last() {
+                } else if let Some((episode, ts, derive_on)) = closes.last() {
                     let age = crate::model::time::parse(ts)
                         .map(|t| (now - t).whole_minutes())
                         .unwrap_or(0);
@@ -134,12 +143,14 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                             ),
                             fix,
                         ),
-                        Some(first) if policy.session.knowledge_on_end && first > seq => finding(
+                        // The close ran with derivation on and still nothing derived it
+                        // (a crash between record and derive, or an older version).
+                        None if policy.session.knowledge_on_end && *derive_on => finding(
                             ".ai/local/ledger.jsonl",
                             format!(
-                                "episode {episode} was derived only after it closed: the close path did not derive although session.knowledge_on_end is on"
+                                "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive"
                             ),
-                            "close episodes with `majordomus session close` (or the session-end hook), which derives before session.closed".into(),
+                            fix,
                         ),
                         _ => {}
                     }
@@ -171,18 +182,19 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                     listing
                         .candidates
                         .iter()
-                        .filter(|c| !derived_paths.contains_key(&c.path))
+                        .filter(|c| !derived_paths.contains_key(&file_name(&c.path)))
                         .map(|c| c.path.as_str()),
                 )?;
                 for c in &listing.candidates {
-                    let (since, source) = match (derived_paths.get(&c.path), added.get(&c.path)) {
-                        (Some(ts), _) => (ts.clone(), "the oldest knowledge.derived naming it"),
-                        (None, Some(ts)) => (ts.clone(), "the commit that added it"),
-                        (None, None) => (
-                            c.date.clone(),
-                            "its date (no knowledge.derived names it, no commit added it)",
-                        ),
-                    };
+                    let (since, source) =
+                        match (derived_paths.get(&file_name(&c.path)), added.get(&c.path)) {
+                            (Some(ts), _) => (ts.clone(), "the oldest knowledge.derived naming it"),
+                            (None, Some(ts)) => (ts.clone(), "the commit that added it"),
+                            (None, None) => (
+                                c.date.clone(),
+                                "its date (no knowledge.derived names it, no commit added it)",
+                            ),
+                        };
                     if let Some(at) = crate::model::time::parse(&since) {
                         let age = (now - at).whole_minutes();
                         if age > limit {
@@ -276,4 +288,8 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
         advisory: count(Severity::Advisory),
         rules: results,
     })
+}
+
+fn file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_owned()
 }

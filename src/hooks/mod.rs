@@ -62,19 +62,24 @@ fn make_executable(_path: &Path) -> Result<(), StoreError> {
 pub fn install(ctx: &Ctx) -> Result<HooksReport, Error> {
     ctx.require_initialised()?;
     let dir = ctx.repo.hooks_dir();
+    // Refuse before touching anything, so an install is never partial.
+    for (name, _) in SCRIPTS {
+        let path = dir.join(name);
+        let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
+        if path.exists() && !is_ours(&path) && chained.exists() {
+            return Err(Refusal::HookChainOccupied {
+                hook: name.to_owned(),
+                path: chained.display().to_string(),
+            }
+            .into());
+        }
+    }
     let mut hooks = Vec::new();
     for (name, script) in SCRIPTS {
         let path = dir.join(name);
         let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
         let mut action = "installed";
         if path.exists() && !is_ours(&path) {
-            if chained.exists() {
-                return Err(Refusal::HookChainOccupied {
-                    hook: name.to_owned(),
-                    path: chained.display().to_string(),
-                }
-                .into());
-            }
             std::fs::rename(&path, &chained).map_err(|e| StoreError::io(&path, e))?;
             action = "chained";
         }

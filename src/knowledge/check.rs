@@ -259,9 +259,9 @@ fn check_ref(
         );
         return;
     }
-    let dangling = |what: &str, fix: &str| {
+    let dangling = |against: &str, fix: &str| {
         (
-            format!("{what} `{reference}` does not resolve"),
+            format!("`{reference}` does not resolve against {against}"),
             fix.to_owned(),
         )
     };
@@ -278,9 +278,10 @@ fn check_ref(
             "the issues of .ai/repo/intents/",
             "name an issue declared in .ai/repo/intents/*.yaml",
         )),
-        "file" | "test" if !resolver.head_paths.contains(file_target(target)) => {
-            Some(dangling(kind, "name a path that exists in HEAD's tree"))
-        }
+        "file" | "test" if !resolver.head_paths.contains(file_target(target)) => Some(dangling(
+            "HEAD's tree",
+            "name a path that exists in HEAD's tree",
+        )),
         "commit" if !resolver.commits.contains(target) => {
             commit_missing(ctx, reference, file, baseline, find);
             None

@@ -115,6 +115,14 @@ fn episode_commits(
     Ok(ctx.repo.commits_by_id(recorded)?)
 }
 
+/// True when the record at `path` exists and is `superseded`.
+pub(crate) fn is_superseded(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|text| {
+        frontmatter::parse::<KnowledgeRecord>(&text)
+            .is_ok_and(|(record, _)| record.status == Status::Superseded)
+    })
+}
+
 /// Derives one episode from lines already read (the close path passes its window).
 pub fn derive_episode(
     ctx: &Ctx,
@@ -172,10 +180,14 @@ pub fn derive_episode(
             continue;
         }
         let path = dir.join(format!("{id}.md"));
-        if let Ok(existing) = std::fs::read_to_string(&path)
-            && let Ok((record, _)) = frontmatter::parse::<KnowledgeRecord>(&existing)
-            && record.status == Status::Superseded
-        {
+        // A rejection stands wherever it lives: the tracked candidates or the outbox.
+        let superseded = [
+            ctx.layout.candidates_dir().join(format!("{id}.md")),
+            outbox.shelf(Shelf::Candidates).join(format!("{id}.md")),
+        ]
+        .iter()
+        .any(|p| is_superseded(p));
+        if superseded {
             report.reviewed.push(Reviewed {
                 id: id.clone(),
                 state: "superseded",

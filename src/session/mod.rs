@@ -187,7 +187,7 @@ pub fn drain_outbox(ctx: &Ctx) -> Result<Option<OutboxContents>, Error> {
     if outbox.contents()?.is_empty() || ctx.repo.on_trunk()? {
         return Ok(None);
     }
-    let moved = outbox.drain(&ctx.layout)?;
+    let moved = outbox.drain(&ctx.layout, crate::knowledge::derive::is_superseded)?;
     let session = open_episode(ctx)?.map(|e| e.id);
     ctx.append(
         Event::OutboxDrained,
@@ -323,6 +323,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
             "record": display,
             "commits": record.commits.len(),
             "outcome": record.outcome,
+            "knowledge_on_end": policy.session.knowledge_on_end,
         }),
     )?;
     let state = ctx.layout.episode_state();

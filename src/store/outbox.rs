@@ -70,7 +70,13 @@ impl Outbox {
 
     /// Moves every outbox file into its tracked folder unchanged (write, then remove);
     /// idempotent: a file already there with the same bytes is just removed from the outbox.
-    pub fn drain(&self, layout: &Layout) -> Result<OutboxContents, StoreError> {
+    /// `keep(path)` says whether an existing tracked candidate must not be overwritten
+    /// (the caller passes "is superseded").
+    pub fn drain(
+        &self,
+        layout: &Layout,
+        keep: impl Fn(&Path) -> bool,
+    ) -> Result<OutboxContents, StoreError> {
         let mut moved = OutboxContents::default();
         for (shelf, target) in [
             (Shelf::Sessions, layout.sessions_dir()),
@@ -79,7 +85,14 @@ impl Outbox {
             for name in self.list(shelf)? {
                 let from = self.shelf(shelf).join(&name);
                 let bytes = std::fs::read(&from).map_err(|e| StoreError::io(&from, e))?;
-                let _: WriteOutcome = write_atomic(&target.join(&name), &bytes)?;
+                let to = target.join(&name);
+                // A person's act wins over a parked derivation: a candidate rejected or
+                // promoted meanwhile is not brought back.
+                let reviewed = shelf == Shelf::Candidates
+                    && (layout.curated_dir().join(&name).exists() || keep(&to));
+                if !reviewed {
+                    let _: WriteOutcome = write_atomic(&to, &bytes)?;
+                }
                 std::fs::remove_file(&from).map_err(|e| StoreError::io(&from, e))?;
                 match shelf {
                     Shelf::Sessions => moved.sessions.push(name),
