@@ -46,6 +46,11 @@ pub struct StoredFile {
 impl StoredFile {
     /// The front matter and body, or why they do not parse.
     pub fn parse(&self) -> Result<(KnowledgeRecord, &str), String> {
+        if let Some((yaml, body)) = frontmatter::split(&self.text)
+            && let Some(record) = crate::model::knowledge::parse_front_fast(yaml)
+        {
+            return Ok((record, body));
+        }
         frontmatter::parse::<KnowledgeRecord>(&self.text)
     }
 }
