@@ -7,6 +7,7 @@
 pub mod authored;
 pub mod briefing;
 pub mod cli;
+pub mod context;
 pub mod ctx;
 pub mod doctor;
 pub mod env;

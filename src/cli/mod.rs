@@ -3,6 +3,7 @@
 
 mod briefing;
 mod checkpoint;
+mod context;
 mod decision;
 mod demo;
 mod doctor;
@@ -63,6 +64,7 @@ pub enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     History(history::HistoryArgs),
     Briefing(briefing::BriefingArgs),
+    Context(context::ContextArgs),
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
@@ -134,6 +136,7 @@ fn run(cli: &Cli) -> Result<Output, CliError> {
         Command::Checkpoint(args) => checkpoint::run(&open_ctx(cli)?, args),
         Command::History(args) => history::run(&open_ctx(cli)?, args),
         Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
+        Command::Context(args) => context::run(&open_ctx(cli)?, args),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Watch(args) => doctor::watch(&open_ctx(cli)?, args),
