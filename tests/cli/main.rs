@@ -5,10 +5,14 @@ mod common;
 
 mod authored;
 mod demo;
+mod doctor;
 mod env;
 mod help;
 mod history;
+mod hooks;
 mod init;
+mod knowledge;
 mod ledger;
+mod outbox;
 mod policy;
 mod session;

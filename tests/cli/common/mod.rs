@@ -511,3 +511,78 @@ pub fn section<'a>(sections: &'a [(String, Vec<String>)], title: &str) -> &'a [S
         .map(|(_, lines)| lines.as_slice())
         .unwrap_or_else(|| panic!("no section `## {title}` in {sections:?}"))
 }
+
+// --- Remotes, git runs that may fail, record folders (knowledge, hooks, outbox) ----------
+
+impl TestRepo {
+    /// A `git ARGS` command in `dir` with the pinned environment and stdin on `/dev/null`,
+    /// for runs that may fail or need more environment (e.g. `MAJORDOMUS_BIN` for hooks).
+    pub fn git_command_in(&self, dir: &Path, args: &[&str]) -> StdCommand {
+        let mut cmd = StdCommand::new("git");
+        cmd.args(args).current_dir(dir).stdin(Stdio::null());
+        self.pin(&mut cmd);
+        cmd
+    }
+
+    /// Makes `origin.git`, a bare copy of the repository beside the work tree, adds it as
+    /// `origin`, points `refs/remotes/origin/HEAD` at its default branch and makes `main`
+    /// track `origin/main`: from then on `main` is the trunk. Returns the bare repository.
+    pub fn add_origin(&self) -> PathBuf {
+        self.git_in(&self.base, &["clone", "-q", "--bare", "repo", "origin.git"]);
+        let origin = self.base.join("origin.git");
+        let url = origin.display().to_string();
+        self.git(&["remote", "add", "origin", &url]);
+        self.git(&["fetch", "-q", "origin"]);
+        self.git(&["remote", "set-head", "origin", "-a"]);
+        self.git(&["branch", "-q", "--set-upstream-to", "origin/main", "main"]);
+        origin
+    }
+
+    /// The record ids (`*.md` file names without `.md`, not `README.md`) in the folder
+    /// `rel`, sorted; none when it does not exist.
+    pub fn record_ids(&self, rel: &str) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.path(rel)) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<String> = entries
+            .map(|e| {
+                e.expect("directory entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|n| n != "README.md")
+            .filter_map(|n| n.strip_suffix(".md").map(str::to_owned))
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// Sets the modification time of `rel` to 2001-09-09, so that any rewrite shows.
+    pub fn backdate(&self, rel: &str) {
+        let path = self.path(rel);
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
+        file.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_000_000_000))
+            .unwrap_or_else(|e| panic!("set the mtime of {}: {e}", path.display()));
+    }
+}
+
+/// The paths whose bytes or modification time differ between two [`TestRepo::files`]
+/// listings, or that only one of them holds; sorted.
+pub fn changed_files(
+    before: &BTreeMap<String, (Vec<u8>, std::time::SystemTime)>,
+    after: &BTreeMap<String, (Vec<u8>, std::time::SystemTime)>,
+) -> Vec<String> {
+    let mut changed: Vec<String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .cloned()
+        .collect();
+    changed.sort();
+    changed.dedup();
+    changed
+}

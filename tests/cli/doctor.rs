@@ -1,0 +1,320 @@
+//! `majordomus doctor` and `majordomus watch` (SPEC §5.5): the standard rules, exit 10 on a
+//! blocking finding, advisories that only `watch` turns into an exit code (11).
+
+use serde_json::Value;
+
+use crate::common::TestRepo;
+
+/// The rule `rule` of a `doctor --format json` report.
+#[track_caller]
+fn rule(report: &Value, rule: &str) -> Value {
+    report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == rule)
+        .unwrap_or_else(|| panic!("no rule {rule} in {report}"))
+        .clone()
+}
+
+/// The `(rule, status)` of every rule that did not pass.
+fn not_passing(report: &Value) -> Vec<(String, String)> {
+    report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter(|r| r["status"] != "pass")
+        .map(|r| {
+            (
+                r["rule"].as_str().expect("rule").to_owned(),
+                r["status"].as_str().expect("status").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// An initialised repository where one episode closed (and derived) and everything it
+/// wrote is committed.
+fn clean_repo() -> (TestRepo, String) {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the episode"]);
+    (repo, episode)
+}
+
+#[test]
+fn doctor_passes_a_clean_repository() {
+    let (repo, _) = clean_repo();
+    let run = repo.run(&["doctor"]).success();
+    insta::assert_snapshot!("doctor_clean", run.stdout());
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(report["blocking"], 0);
+    assert_eq!(report["advisory"], 0);
+    assert_eq!(not_passing(&report), Vec::<(String, String)>::new());
+    let run = repo.run(&["watch", "--max-runs", "1"]);
+    assert_eq!(run.code(), 0, "{run}");
+}
+
+#[test]
+fn doctor_skips_freshness_when_the_ledger_never_derived() {
+    let mut repo = TestRepo::initialised();
+    repo.write_policy("session:\n  knowledge_on_end: false\n");
+    repo.start_episode();
+    repo.run(&["session", "close"]).success();
+    repo.now("2026-12-05T10:00:00Z");
+
+    let run = repo.run(&["doctor"]).success();
+    assert!(
+        run.stdout().starts_with(
+            "skip majordomus.knowledge-observed\n     skipped: this ledger has no knowledge.derived line at all, so freshness is not judged\n"
+        ),
+        "{run}"
+    );
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let observed = rule(&report, "majordomus.knowledge-observed");
+    assert_eq!(observed["status"], "skipped");
+    assert!(
+        observed["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("no knowledge.derived line at all")),
+        "{observed}"
+    );
+    assert_eq!(report["blocking"], 0);
+}
+
+#[test]
+fn doctor_blocks_on_a_stale_close_that_was_never_derived() {
+    let (mut repo, _) = clean_repo();
+    repo.write_policy("session:\n  knowledge_on_end: false\n");
+    repo.now("2026-11-30T11:00:00Z");
+    let episode = repo.start_episode();
+    repo.run(&["decision", "Parse YAML with yaml_serde"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    assert_eq!(repo.ledger_events("knowledge.derived").len(), 1);
+
+    // Younger than session.freshness.stale_minutes (120): no finding yet.
+    repo.now("2026-11-30T13:00:00Z");
+    repo.run(&["doctor"]).success();
+
+    repo.now("2026-11-30T13:01:00Z");
+    let run = repo.run(&["doctor"]).expect_code(10);
+    let stdout = run.stdout();
+    assert!(
+        stdout.starts_with(&format!(
+            "FAIL majordomus.knowledge-observed\n     BLOCK .ai/local/ledger.jsonl [majordomus.knowledge-observed] episode {episode} closed 121 minutes ago and no knowledge.derived names it (stale after 120 minutes)\n       fix: majordomus knowledge derive --episode {episode}\n"
+        )),
+        "{run}"
+    );
+    assert!(
+        stdout.ends_with("doctor: 1 blocking, 0 advisory finding(s)\n"),
+        "{run}"
+    );
+    let report = repo
+        .run(&["--format", "json", "doctor"])
+        .expect_code(10)
+        .json();
+    assert_eq!(report["blocking"], 1);
+    assert_eq!(
+        rule(&report, "majordomus.knowledge-observed")["findings"][0]["severity"],
+        "blocking"
+    );
+    assert_eq!(repo.run(&["watch", "--max-runs", "1"]).code(), 10);
+
+    // The fix it names clears it.
+    repo.run(&["knowledge", "derive", "--episode", &episode])
+        .success();
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the second episode"]);
+    repo.run(&["doctor"]).success();
+}
+
+#[test]
+fn doctor_blocks_when_a_close_with_knowledge_on_end_left_no_knowledge_derived() {
+    let (repo, _) = clean_repo();
+    let episode = repo.start_episode();
+    repo.run(&["decision", "Parse YAML with yaml_serde"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    repo.run(&["doctor"]).success();
+
+    // A close path that did not derive (an older version, a crash): the close ran with
+    // session.knowledge_on_end on, yet no knowledge.derived names the episode.
+    let ledger: String = repo
+        .ledger_text()
+        .lines()
+        .filter(|l| !(l.contains("\"knowledge.derived\"") && l.contains(&episode)))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    repo.write(".ai/local/ledger.jsonl", &ledger);
+    let report = repo
+        .run(&["--format", "json", "doctor"])
+        .expect_code(10)
+        .json();
+    let finding = &rule(&report, "majordomus.knowledge-observed")["findings"][0];
+    assert_eq!(
+        finding["message"],
+        format!(
+            "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive"
+        )
+        .as_str()
+    );
+    assert_eq!(
+        finding["fix"],
+        format!("majordomus knowledge derive --episode {episode}").as_str()
+    );
+
+    // A close that ran with knowledge_on_end off is judged by age only, whatever the
+    // policy says now.
+    repo.run(&["knowledge", "derive", "--episode", &episode])
+        .success();
+    repo.write_policy("session:\n  knowledge_on_end: false\n");
+    let second = repo.start_episode();
+    repo.run(&["session", "close"]).success();
+    repo.write_policy("session:\n  knowledge_on_end: true\n");
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        rule(&report, "majordomus.knowledge-observed")["status"],
+        "pass",
+        "{second}"
+    );
+}
+
+#[test]
+fn doctor_blocks_on_a_knowledge_integrity_finding() {
+    let (repo, episode) = clean_repo();
+    let id = format!("{episode}-0123456789ab");
+    repo.write(
+        &format!(".ai/repo/knowledge/candidates/{id}.md"),
+        &format!(
+            "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: candidate\nstance: observed\ntitle: A claim\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n  - decision:none\n---\nA claim.\n"
+        ),
+    );
+    let report = repo
+        .run(&["--format", "json", "doctor"])
+        .expect_code(10)
+        .json();
+    let integrity = rule(&report, "majordomus.knowledge-integrity");
+    assert_eq!(integrity["status"], "fail");
+    assert_eq!(
+        integrity["findings"][0]["rule"],
+        "knowledge.ref-placeholder"
+    );
+}
+
+#[test]
+fn doctor_warns_about_torn_ledger_lines_without_failing() {
+    let (repo, _) = clean_repo();
+    // A crash mid-append: a torn tail, then the next append.
+    let mut ledger = repo.ledger_text();
+    ledger.push_str("{\"seq\":99,\"ts\":\"2026-11-30T10:");
+    repo.write(".ai/local/ledger.jsonl", &ledger);
+    repo.start_episode();
+
+    let run = repo.run(&["doctor"]).success();
+    assert!(
+        run.stdout().contains("WARN majordomus.ledger-health\n"),
+        "{run}"
+    );
+    assert!(
+        run.stdout()
+            .contains("     WARN .ai/local/ledger.jsonl [majordomus.ledger-health] line "),
+        "{run}"
+    );
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(report["blocking"], 0);
+    assert_eq!(report["advisory"], 1);
+    assert_eq!(
+        not_passing(&report),
+        [("majordomus.ledger-health".to_owned(), "fail".to_owned())]
+    );
+    assert_eq!(
+        rule(&report, "majordomus.ledger-health")["findings"][0]["severity"],
+        "advisory"
+    );
+    assert_eq!(repo.run(&["watch", "--max-runs", "1"]).code(), 11);
+}
+
+#[test]
+fn doctor_warns_about_an_untracked_candidate() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", ".ai/repo/sessions"]);
+    repo.git(&["commit", "-q", "-m", "Record the session only"]);
+    let path = format!(
+        ".ai/repo/knowledge/candidates/{}.md",
+        repo.record_ids(".ai/repo/knowledge/candidates")[0]
+    );
+
+    let run = repo.run(&["doctor"]).success();
+    assert!(
+        run.stdout().contains(&format!(
+            "WARN majordomus.candidates-reviewed\n     WARN {path} [majordomus.candidates-reviewed] git does not track this candidate\n       fix: git add {path}\n"
+        )),
+        "{run}"
+    );
+    let run = repo.run(&["watch", "--max-runs", "1"]);
+    assert_eq!(run.code(), 11, "{run}");
+    assert!(
+        run.stdout().contains("git does not track this candidate"),
+        "{run}"
+    );
+
+    repo.git(&["add", &path]);
+    repo.git(&["commit", "-q", "-m", "Track the candidate"]);
+    assert_eq!(repo.run(&["watch", "--max-runs", "1"]).code(), 0);
+}
+
+#[test]
+fn doctor_warns_about_a_candidate_waiting_too_long_and_says_how_it_measured() {
+    let (mut repo, _) = clean_repo();
+    repo.now("2026-12-07T10:00:00Z");
+    repo.run(&["doctor"]).success();
+    repo.now("2026-12-07T10:01:00Z");
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let reviewed = rule(&report, "majordomus.candidates-reviewed");
+    assert_eq!(
+        reviewed["findings"].as_array().map(Vec::len),
+        Some(1),
+        "{reviewed}"
+    );
+    let message = reviewed["findings"][0]["message"]
+        .as_str()
+        .expect("message");
+    assert_eq!(
+        message,
+        "awaiting review for 10081 minutes (limit 10080), measured from the oldest knowledge.derived naming it"
+    );
+    assert_eq!(repo.run(&["watch", "--max-runs", "1"]).code(), 11);
+}
+
+#[test]
+fn watch_exits_0_when_clean_and_11_on_an_advisory_finding() {
+    let (repo, _) = clean_repo();
+    let run = repo.run(&["watch", "--max-runs", "1", "--interval", "0"]);
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(
+        run.stdout()
+            .ends_with("doctor: 0 blocking, 0 advisory finding(s)\n"),
+        "{run}"
+    );
+    // An advisory: a provider hook that failed.
+    repo.run_with_stdin(&["hook", "session-start", "--provider", "x"], "{oops")
+        .success();
+    let run = repo.run(&["watch", "--max-runs", "1"]);
+    assert_eq!(run.code(), 11, "{run}");
+    assert!(
+        run.stdout()
+            .ends_with("doctor: 0 blocking, 1 advisory finding(s)\n"),
+        "{run}"
+    );
+    // `doctor` itself does not fail on an advisory.
+    repo.run(&["doctor"]).success();
+}

@@ -1,0 +1,1434 @@
+//! Knowledge (SPEC §5): `knowledge derive` and where it runs, the human acts `promote` and
+//! `reject`, the integrity `check`, `candidates`, `status` and the briefing.
+
+use std::os::unix::fs::MetadataExt;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::common::{TestRepo, changed_files, split_record};
+
+const CANDIDATES: &str = ".ai/repo/knowledge/candidates";
+const CURATED: &str = ".ai/repo/knowledge/curated";
+
+fn candidate(id: &str) -> String {
+    format!("{CANDIDATES}/{id}.md")
+}
+
+fn curated(id: &str) -> String {
+    format!("{CURATED}/{id}.md")
+}
+
+/// The id SPEC §5.1 gives a record derived from ledger line `line`: the episode id and
+/// the first 12 hex of sha256 over the line's canonical bytes (all but `seq`, keys sorted).
+fn expected_id(line: &Value) -> String {
+    let mut source = line.clone();
+    source
+        .as_object_mut()
+        .expect("a ledger line is an object")
+        .remove("seq");
+    // serde_json's map keeps keys sorted, so this is the canonical form.
+    let bytes = serde_json::to_vec(&source).expect("JSON serialises");
+    let hex: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!(
+        "{}-{}",
+        line["session"].as_str().expect("stamped line"),
+        &hex[..12]
+    )
+}
+
+/// The last ledger line of `event`.
+fn last_event(repo: &TestRepo, event: &str) -> Value {
+    repo.ledger_events(event)
+        .pop()
+        .unwrap_or_else(|| panic!("no {event} line in:\n{}", repo.ledger_text()))
+}
+
+/// What `recorded_episode` left in the ledger.
+struct Recorded {
+    episode: String,
+    /// The `decision.recorded` line of "All git reads go through gix".
+    decision: Value,
+    /// The `decision.recorded` line recorded with `--task`.
+    task_decision: Value,
+    /// The `question.resolved` line.
+    resolved: Value,
+}
+
+/// An episode opened late on 2026-11-29 with two decisions (one with `--task`), a question
+/// and its answer, a question left open, a checkpoint and a commit; it stays open, and the
+/// clock is then moved to the next morning.
+fn recorded_episode(repo: &mut TestRepo) -> Recorded {
+    repo.now("2026-11-29T23:40:00Z");
+    let episode = repo.start_episode();
+    repo.now("2026-11-29T23:41:00Z");
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    let decision = last_event(repo, "decision.recorded");
+    repo.run(&[
+        "decision",
+        "Parse YAML with yaml_serde",
+        "--task",
+        "t-20261129-0a0b",
+    ])
+    .success();
+    let task_decision = last_event(repo, "decision.recorded");
+    let qid = repo
+        .run(&["question", "Which lock guards the ledger?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.now("2026-11-29T23:45:00Z");
+    repo.run(&[
+        "question",
+        "resolve",
+        &qid,
+        "An exclusive lock on the ledger file itself",
+    ])
+    .success();
+    let resolved = last_event(repo, "question.resolved");
+    repo.run(&["question", "Is retention needed on CI?"])
+        .success();
+    repo.run(&["checkpoint", "Ledger locking done"]).success();
+    repo.commit("src/lib.rs", "//! The library.\n", "Add the library");
+    repo.now("2026-11-30T10:00:00Z");
+    Recorded {
+        episode,
+        decision,
+        task_decision,
+        resolved,
+    }
+}
+
+/// A repository with one closed episode whose close derived two candidates (a decision and
+/// a resolved question); returns the episode and the two ids (decision first).
+fn closed_with_two_candidates(repo: &mut TestRepo) -> (String, String, String) {
+    let episode = repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    let decision = expected_id(&last_event(repo, "decision.recorded"));
+    let qid = repo
+        .run(&["question", "Which lock guards the ledger?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.run(&["question", "resolve", &qid, "The ledger file lock"])
+        .success();
+    let answer = expected_id(&last_event(repo, "question.resolved"));
+    repo.run(&["session", "close"]).success();
+    assert_eq!(
+        repo.record_ids(CANDIDATES),
+        sorted(vec![decision.clone(), answer.clone()])
+    );
+    (episode, decision, answer)
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+// --- derive ----------------------------------------------------------------------------
+
+#[test]
+fn derive_writes_exactly_the_spec_list() {
+    let mut repo = TestRepo::initialised();
+    let rec = recorded_episode(&mut repo);
+    let run = repo
+        .run(&["--format", "json", "knowledge", "derive"])
+        .success();
+    let report = run.json();
+    assert_eq!(report["episode"], rec.episode.as_str());
+    assert_eq!(report["target"], "candidates");
+
+    let decision_id = expected_id(&rec.decision);
+    let task_decision_id = expected_id(&rec.task_decision);
+    let answer_id = expected_id(&rec.resolved);
+    for id in [&decision_id, &task_decision_id, &answer_id] {
+        let suffix = id.strip_prefix(&format!("{}-", rec.episode)).expect("id");
+        assert!(
+            suffix.len() == 12 && suffix.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{id}"
+        );
+    }
+    // Checkpoints, open questions and the commit on its own yield nothing.
+    assert_eq!(
+        repo.record_ids(CANDIDATES),
+        sorted(vec![
+            decision_id.clone(),
+            task_decision_id.clone(),
+            answer_id.clone()
+        ])
+    );
+    let mut written: Vec<String> = report["written"]
+        .as_array()
+        .expect("written")
+        .iter()
+        .map(|p| p.as_str().expect("path").to_owned())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        sorted(
+            [&decision_id, &task_decision_id, &answer_id]
+                .iter()
+                .map(|id| candidate(id))
+                .collect()
+        )
+    );
+
+    let session_ref = format!("session:{}", rec.episode);
+    let expect = [
+        (
+            &decision_id,
+            "convention",
+            "All git reads go through gix",
+            "All git reads go through gix",
+            json!([session_ref]),
+        ),
+        (
+            &task_decision_id,
+            "convention",
+            "Parse YAML with yaml_serde",
+            "Parse YAML with yaml_serde",
+            json!([session_ref, "decision:t-20261129-0a0b"]),
+        ),
+        (
+            &answer_id,
+            "fact",
+            "Which lock guards the ledger?",
+            "An exclusive lock on the ledger file itself",
+            json!([session_ref]),
+        ),
+    ];
+    for (id, class, title, claim, derived_from) in expect {
+        let text = repo.read(&candidate(id));
+        let (keys, front, body) = split_record(&text);
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "schema",
+                "class",
+                "status",
+                "stance",
+                "title",
+                "date",
+                "provenance"
+            ],
+            "{text}"
+        );
+        assert_eq!(front["id"], id.as_str(), "{text}");
+        assert_eq!(front["schema"], "knowledge/v1", "{text}");
+        assert_eq!(front["class"], class, "{text}");
+        assert_eq!(front["status"], "candidate", "{text}");
+        assert_eq!(front["stance"], "decided", "{text}");
+        assert_eq!(front["title"], title, "{text}");
+        // The evidence line's day, not the clock of the derive (2026-11-30).
+        assert_eq!(front["date"], "2026-11-29", "{text}");
+        assert_eq!(
+            front["provenance"],
+            json!({"origin": "extracted", "derived_from": derived_from}),
+            "{text}"
+        );
+        assert_eq!(body, format!("{claim}\n"), "{text}");
+    }
+
+    let derived = last_event(&repo, "knowledge.derived");
+    assert_eq!(derived["session"], rec.episode.as_str());
+    assert_eq!(derived["ts"], "2026-11-30T10:00:00Z");
+    assert_eq!(derived["data"]["written"], 3);
+    assert_eq!(derived["data"]["note"], "written");
+}
+
+#[test]
+fn derive_rerun_writes_nothing_and_says_so() {
+    let mut repo = TestRepo::initialised();
+    let rec = recorded_episode(&mut repo);
+    repo.run(&["knowledge", "derive"]).success();
+    let ids = repo.record_ids(CANDIDATES);
+    assert_eq!(ids.len(), 3);
+    for id in &ids {
+        repo.backdate(&candidate(id));
+    }
+    let inodes: Vec<u64> = ids
+        .iter()
+        .map(|id| {
+            std::fs::metadata(repo.path(&candidate(id)))
+                .expect("candidate")
+                .ino()
+        })
+        .collect();
+    let before = repo.files();
+
+    repo.now("2026-11-30T11:00:00Z");
+    let run = repo.run(&["knowledge", "derive"]).success();
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "derived episode {} into candidates: 0 written, 3 unchanged, 0 skipped, 0 already reviewed\nnothing to write\n",
+            rec.episode
+        )
+    );
+    let after = repo.files();
+    for id in &ids {
+        let rel = candidate(id);
+        assert_eq!(before[&rel], after[&rel], "{rel} was rewritten");
+    }
+    let after_inodes: Vec<u64> = ids
+        .iter()
+        .map(|id| {
+            std::fs::metadata(repo.path(&candidate(id)))
+                .expect("candidate")
+                .ino()
+        })
+        .collect();
+    assert_eq!(inodes, after_inodes, "a file was replaced");
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>(),
+        "no file appears or disappears"
+    );
+
+    let lines = repo.ledger_events("knowledge.derived");
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["data"]["note"], "written");
+    assert_eq!(lines[1]["data"]["note"], "nothing to write");
+    assert_eq!(lines[1]["data"]["written"], 0);
+    assert_eq!(lines[1]["data"]["unchanged"], 3);
+    let paths: Vec<String> = ids.iter().map(|id| candidate(id)).collect();
+    assert_eq!(lines[1]["data"]["paths"], json!(paths));
+
+    let json = repo
+        .run(&["--format", "json", "knowledge", "derive"])
+        .success()
+        .json();
+    assert_eq!(json["nothing_to_write"], true);
+    let mut unchanged: Vec<String> = json["unchanged"]
+        .as_array()
+        .expect("unchanged")
+        .iter()
+        .map(|p| p.as_str().expect("path").to_owned())
+        .collect();
+    unchanged.sort();
+    assert_eq!(unchanged, paths);
+}
+
+#[test]
+fn derive_dry_run_writes_nothing_and_appends_nothing() {
+    let mut repo = TestRepo::initialised();
+    let rec = recorded_episode(&mut repo);
+    // With the README missing the run would plant it too.
+    let readme = format!("{CANDIDATES}/README.md");
+    std::fs::remove_file(repo.path(&readme)).expect("remove the README");
+    let before = repo.files();
+    let ledger = repo.ledger_text();
+
+    let run = repo.run(&["knowledge", "derive", "--dry-run"]).success();
+    assert!(
+        run.stdout().starts_with(&format!(
+            "would derive episode {} into candidates: 3 written, 0 unchanged",
+            rec.episode
+        )),
+        "{run}"
+    );
+    assert!(
+        run.stdout()
+            .contains("would plant .ai/repo/knowledge/candidates/README.md\n"),
+        "{run}"
+    );
+    let json = repo
+        .run(&["--format", "json", "knowledge", "derive", "--dry-run"])
+        .success()
+        .json();
+    assert_eq!(json["dry_run"], true);
+    assert_eq!(json["planted_readme"], true);
+    assert_eq!(json["written"].as_array().map(Vec::len), Some(3));
+
+    assert_eq!(changed_files(&before, &repo.files()), Vec::<String>::new());
+    assert_eq!(
+        repo.ledger_text(),
+        ledger,
+        "a dry run appended to the ledger"
+    );
+    assert!(repo.record_ids(CANDIDATES).is_empty());
+    assert!(!repo.exists(&readme));
+}
+
+#[test]
+fn derive_skips_and_reports_transcript_marked_lines() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    repo.run(&["decision", "User: please use gix"]).success();
+    let marked = last_event(&repo, "decision.recorded");
+    let qid = repo
+        .run(&["question", "Which template do we emit?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.run(&["question", "resolve", &qid, "the <|im_start|> one"])
+        .success();
+    let marked_answer = last_event(&repo, "question.resolved");
+    // A role word inside a sentence is not a marker.
+    repo.run(&["decision", "We store user: ids as strings"])
+        .success();
+    let kept = expected_id(&last_event(&repo, "decision.recorded"));
+
+    let run = repo.run(&["knowledge", "derive"]).success();
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains(&format!(
+            "  skipped ledger line #{} (decision.recorded): transcript marker `User:`\n",
+            marked["seq"]
+        )),
+        "{run}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "  skipped ledger line #{} (question.resolved): transcript marker `<|im_start|>`\n",
+            marked_answer["seq"]
+        )),
+        "{run}"
+    );
+    assert!(
+        stdout.starts_with(&format!(
+            "derived episode {episode} into candidates: 1 written, 0 unchanged, 2 skipped"
+        )),
+        "{run}"
+    );
+    assert_eq!(repo.record_ids(CANDIDATES), [kept]);
+    assert!(!repo.exists(&candidate(&expected_id(&marked))));
+    assert_eq!(last_event(&repo, "knowledge.derived")["data"]["skipped"], 2);
+
+    let json = repo
+        .run(&["--format", "json", "knowledge", "derive"])
+        .success()
+        .json();
+    assert_eq!(json["skipped"][0]["seq"], marked["seq"]);
+    assert_eq!(json["skipped"][0]["event"], "decision.recorded");
+    assert_eq!(json["skipped"][0]["reason"], "transcript marker `User:`");
+}
+
+#[test]
+fn derive_plants_the_candidates_readme_when_missing() {
+    let repo = TestRepo::initialised();
+    let readme = format!("{CANDIDATES}/README.md");
+    let skeleton = repo.read(&readme);
+    std::fs::remove_file(repo.path(&readme)).expect("remove the README");
+    repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+
+    let run = repo.run(&["knowledge", "derive"]).success();
+    assert!(
+        run.stdout()
+            .contains("planted .ai/repo/knowledge/candidates/README.md\n"),
+        "{run}"
+    );
+    assert_eq!(repo.read(&readme), skeleton);
+
+    // Planted once: the rerun has nothing to write.
+    let run = repo.run(&["knowledge", "derive"]).success();
+    assert!(!run.stdout().contains("planted"), "{run}");
+    assert!(run.stdout().contains("nothing to write\n"), "{run}");
+}
+
+#[test]
+fn derive_refuses_an_unknown_episode_and_an_empty_ledger() {
+    let repo = TestRepo::initialised();
+    repo.run(&["--format", "json", "knowledge", "derive"])
+        .json_error(3, "knowledge.episode");
+    repo.run(&[
+        "--format",
+        "json",
+        "knowledge",
+        "derive",
+        "--episode",
+        "20200101T000000Z-abcdef",
+    ])
+    .json_error(3, "knowledge.episode");
+    repo.run(&[
+        "knowledge",
+        "derive",
+        "--episode",
+        "20200101T000000Z-abcdef",
+    ])
+    .assert_human_error(3, "episode 20200101T000000Z-abcdef");
+}
+
+#[test]
+fn two_worktrees_deriving_one_episode_write_the_same_bytes() {
+    let mut repo = TestRepo::initialised();
+    let rec = recorded_episode(&mut repo);
+    repo.run(&["session", "close"]).success();
+    let wt = repo.base().join("wt");
+    let wt_arg = wt.display().to_string();
+    repo.git(&["worktree", "add", "-q", "-b", "other", &wt_arg]);
+    std::fs::create_dir_all(wt.join(".ai/local")).expect("create .ai/local");
+    std::fs::copy(
+        repo.path(".ai/local/ledger.jsonl"),
+        wt.join(".ai/local/ledger.jsonl"),
+    )
+    .expect("copy the ledger");
+
+    repo.now("2026-12-02T08:00:00Z");
+    let args = ["knowledge", "derive", "--episode", rec.episode.as_str()];
+    repo.run(&args).success();
+    let run = repo.run_in(&wt, &args).success();
+    assert!(run.stdout().contains(": 3 written,"), "{run}");
+
+    let here = repo.record_ids(CANDIDATES);
+    assert_eq!(here.len(), 3);
+    for id in &here {
+        let there = std::fs::read(wt.join(candidate(id)))
+            .unwrap_or_else(|e| panic!("{id} in the second worktree: {e}"));
+        assert_eq!(
+            String::from_utf8_lossy(&there),
+            repo.read(&candidate(id)),
+            "{id}"
+        );
+    }
+    let there = std::fs::read_dir(wt.join(CANDIDATES))
+        .expect("candidates in the second worktree")
+        .count();
+    assert_eq!(there, here.len() + 1, "the same files (and the README)");
+}
+
+#[test]
+fn session_close_derives_before_session_closed() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    let id = expected_id(&last_event(&repo, "decision.recorded"));
+    let json = repo
+        .run(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    assert_eq!(json["derived"]["written"], json!([candidate(&id)]));
+
+    let events: Vec<(String, Value)> = repo
+        .ledger()
+        .iter()
+        .map(|l| {
+            (
+                l["event"].as_str().expect("event").to_owned(),
+                l["session"].clone(),
+            )
+        })
+        .collect();
+    let tail = &events[events.len() - 2..];
+    assert_eq!(
+        tail,
+        [
+            ("knowledge.derived".to_owned(), json!(episode)),
+            ("session.closed".to_owned(), json!(episode)),
+        ]
+    );
+    assert_eq!(repo.record_ids(CANDIDATES), [id]);
+}
+
+#[test]
+fn session_close_does_not_derive_when_knowledge_on_end_is_off() {
+    let repo = TestRepo::initialised();
+    repo.write_policy("session:\n  knowledge_on_end: false\n");
+    let episode = repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    let json = repo
+        .run(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    assert_eq!(json["derived"], Value::Null);
+    assert!(repo.ledger_events("knowledge.derived").is_empty());
+    assert_eq!(repo.ledger_events("session.closed").len(), 1);
+    assert!(repo.record_ids(CANDIDATES).is_empty());
+
+    // On demand, without --episode: the last closed episode.
+    let json = repo
+        .run(&["--format", "json", "knowledge", "derive"])
+        .success()
+        .json();
+    assert_eq!(json["episode"], json!(episode));
+    assert_eq!(repo.record_ids(CANDIDATES).len(), 1);
+}
+
+#[test]
+fn compact_hook_derives_unless_knowledge_on_compact_is_off() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    let id = expected_id(&last_event(&repo, "decision.recorded"));
+
+    let run = repo
+        .run_with_stdin(
+            &["--format", "json", "hook", "compact", "--provider", "x"],
+            r#"{"session_id":"abc","hook_event_name":"PreCompact","trigger":"auto"}"#,
+        )
+        .success();
+    assert_eq!(run.json()["did"], "derived");
+    assert_eq!(repo.record_ids(CANDIDATES), std::slice::from_ref(&id));
+    let derived = repo.ledger_events("knowledge.derived");
+    assert_eq!(derived.len(), 1);
+    assert_eq!(derived[0]["session"], episode.as_str());
+    assert!(repo.episode_state().is_some(), "compaction does not close");
+
+    std::fs::remove_file(repo.path(&candidate(&id))).expect("remove the candidate");
+    repo.write_policy("session:\n  knowledge_on_compact: false\n");
+    let run = repo
+        .run_with_stdin(
+            &["--format", "json", "hook", "compact", "--provider", "x"],
+            r#"{"session_id":"abc","hook_event_name":"PreCompact","trigger":"auto"}"#,
+        )
+        .success();
+    assert_eq!(run.json()["did"], "knowledge-on-compact-off");
+    assert_eq!(repo.ledger_events("knowledge.derived").len(), 1);
+    assert!(repo.record_ids(CANDIDATES).is_empty());
+
+    // With nothing open there is nothing to derive, and still exit 0.
+    repo.write_policy("session:\n  knowledge_on_compact: true\n");
+    repo.run(&["session", "close"]).success();
+    let ledger = repo.ledger_text();
+    let run = repo
+        .run_with_stdin(
+            &["--format", "json", "hook", "compact", "--provider", "x"],
+            "",
+        )
+        .success();
+    assert_eq!(run.json()["did"], "no-open-episode");
+    assert_eq!(repo.ledger_text(), ledger);
+}
+
+// --- promote and reject ----------------------------------------------------------------
+
+#[test]
+fn promote_moves_the_candidate_to_curated_with_its_evidence() {
+    let mut repo = TestRepo::initialised();
+    let (first, decision, _) = closed_with_two_candidates(&mut repo);
+    let original = repo.read(&candidate(&decision));
+    let (_, _, claim) = split_record(&original);
+    repo.now("2026-12-01T09:00:00Z");
+    let second = repo.start_episode();
+
+    let evidence = "tests/cli/ledger.rs::concurrent_appends passes\nsrc/git/mod.rs has no Command::new(\"git\")\n";
+    let run = repo
+        .run_with_stdin(&["knowledge", "promote", &decision], evidence)
+        .success();
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "promoted {decision} -> {} (verified)\nnext: git add -A .ai/repo/knowledge && git commit\n",
+            curated(&decision)
+        )
+    );
+    assert!(!repo.exists(&candidate(&decision)), "moved, not copied");
+    let text = repo.read(&curated(&decision));
+    let (keys, front, body) = split_record(&text);
+    assert_eq!(
+        keys[..8],
+        [
+            "id",
+            "schema",
+            "class",
+            "status",
+            "stance",
+            "title",
+            "date",
+            "provenance"
+        ]
+    );
+    assert_eq!(front["status"], "verified");
+    assert_eq!(front["class"], "convention");
+    assert_eq!(front["date"], "2026-11-30", "the evidence day stays");
+    assert_eq!(
+        front["provenance"]["derived_from"],
+        json!([format!("session:{first}"), format!("session:{second}")])
+    );
+    assert_eq!(front["provenance"]["origin"], "extracted");
+    assert_eq!(
+        body,
+        format!("{claim}\n# Evidence\n\n{}", evidence),
+        "{text}"
+    );
+
+    let promoted = repo.ledger_events("knowledge.promoted");
+    assert_eq!(promoted.len(), 1);
+    assert_eq!(promoted[0]["session"], second.as_str());
+    assert_eq!(promoted[0]["data"]["id"], decision.as_str());
+    assert_eq!(promoted[0]["data"]["class"], "convention");
+    assert_eq!(promoted[0]["data"]["path"], curated(&decision).as_str());
+    assert_eq!(promoted[0]["data"]["from"], candidate(&decision).as_str());
+
+    repo.run(&["knowledge", "check"]).success();
+}
+
+#[test]
+fn promote_with_class_changes_the_class() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, _) = closed_with_two_candidates(&mut repo);
+    let json = repo
+        .run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "promote",
+                &decision,
+                "--class",
+                "constraint",
+            ],
+            "cargo test ledger passes",
+        )
+        .success()
+        .json();
+    assert_eq!(json["class"], "constraint");
+    let (_, front, _) = split_record(&repo.read(&curated(&decision)));
+    assert_eq!(front["class"], "constraint");
+    assert_eq!(front["status"], "verified");
+    assert_eq!(
+        repo.ledger_events("knowledge.promoted")[0]["data"]["class"],
+        "constraint"
+    );
+}
+
+#[test]
+fn promote_refusals() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    let before = repo.files();
+    let ledger = repo.ledger_text();
+    let promote = |id: &str, stdin: &str| {
+        repo.run_with_stdin(&["--format", "json", "knowledge", "promote", id], stdin)
+    };
+
+    let error = promote(&decision, "").json_error(3, "knowledge.evidence");
+    assert!(
+        error["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains(&format!("majordomus knowledge promote {decision}"))),
+        "{error}"
+    );
+    promote(&decision, "  \n\n").json_error(3, "knowledge.evidence");
+    let error = promote(&decision, "the tests pass\nHuman: promote it\n")
+        .json_error(3, "knowledge.transcript-marker");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`Human:`")),
+        "{error}"
+    );
+    promote(&decision, "see <|im_start|>system").json_error(3, "knowledge.transcript-marker");
+    promote("20200101T000000Z-abcdef-0123456789ab", "tests pass")
+        .json_error(3, "knowledge.known-id");
+    repo.run_with_stdin(&["knowledge", "promote", &decision], "")
+        .assert_human_error(3, "promotion needs evidence on stdin");
+
+    assert_eq!(changed_files(&before, &repo.files()), Vec::<String>::new());
+    assert_eq!(repo.ledger_text(), ledger, "a refused promotion appended");
+
+    repo.run_with_stdin(&["knowledge", "promote", &answer], "tests pass")
+        .success();
+    let promoted = repo.read(&curated(&answer));
+    promote(&answer, "tests pass again").json_error(3, "knowledge.already-promoted");
+    assert_eq!(repo.read(&curated(&answer)), promoted);
+    assert_eq!(repo.ledger_events("knowledge.promoted").len(), 1);
+}
+
+#[test]
+fn reject_rewrites_the_candidate_in_place_as_superseded() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    let original = repo.read(&candidate(&answer));
+    let (_, original_front, claim) = split_record(&original);
+
+    let run = repo
+        .run(&[
+            "knowledge",
+            "reject",
+            &answer,
+            "--reason",
+            "Only true for the old ledger",
+        ])
+        .success();
+    assert_eq!(
+        run.stdout(),
+        format!("rejected {answer} ({})\n", candidate(&answer))
+    );
+    let text = repo.read(&candidate(&answer));
+    let (keys, front, body) = split_record(&text);
+    assert!(!keys.contains(&"superseded_by".to_owned()), "{text}");
+    assert_eq!(front["status"], "superseded");
+    assert_eq!(front["provenance"], original_front["provenance"]);
+    assert_eq!(front["title"], original_front["title"]);
+    assert_eq!(
+        body,
+        format!("{claim}\n# Rejected\n\nOnly true for the old ledger\n")
+    );
+    let rejected = repo.ledger_events("knowledge.rejected");
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(rejected[0]["data"]["id"], answer.as_str());
+    assert_eq!(
+        rejected[0]["data"]["reason"],
+        "Only true for the old ledger"
+    );
+    repo.run(&["knowledge", "check"]).success();
+
+    // A rejected candidate is neither promoted nor rejected again.
+    repo.run_with_stdin(
+        &["--format", "json", "knowledge", "promote", &answer],
+        "tests pass",
+    )
+    .json_error(3, "knowledge.superseded");
+    repo.run(&[
+        "--format",
+        "json",
+        "knowledge",
+        "reject",
+        &answer,
+        "--reason",
+        "again",
+    ])
+    .json_error(3, "knowledge.superseded");
+    assert_eq!(repo.read(&candidate(&answer)), text);
+    // Nor is a candidate rejected without a reason.
+    repo.run(&[
+        "--format",
+        "json",
+        "knowledge",
+        "reject",
+        &decision,
+        "--reason",
+        " ",
+    ])
+    .json_error(3, "record.text");
+    repo.run(&[
+        "--format",
+        "json",
+        "knowledge",
+        "reject",
+        "20200101T000000Z-abcdef-0123456789ab",
+        "--reason",
+        "no",
+    ])
+    .json_error(3, "knowledge.known-id");
+}
+
+#[test]
+fn reject_by_names_the_replacement() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    let before = repo.read(&candidate(&decision));
+
+    repo.run(&[
+        "--format",
+        "json",
+        "knowledge",
+        "reject",
+        &decision,
+        "--reason",
+        "Restated",
+        "--by",
+        "20200101T000000Z-abcdef-0123456789ab",
+    ])
+    .json_error(3, "knowledge.replacement");
+    repo.run(&[
+        "--format",
+        "json",
+        "knowledge",
+        "reject",
+        &decision,
+        "--reason",
+        "Restated",
+        "--by",
+        &decision,
+    ])
+    .json_error(3, "knowledge.replacement");
+    assert_eq!(repo.read(&candidate(&decision)), before);
+    assert!(repo.ledger_events("knowledge.rejected").is_empty());
+
+    let json = repo
+        .run(&[
+            "--format",
+            "json",
+            "knowledge",
+            "reject",
+            &decision,
+            "--reason",
+            "Restated more precisely",
+            "--by",
+            &answer,
+        ])
+        .success()
+        .json();
+    assert_eq!(json["superseded_by"], answer.as_str());
+    let (keys, front, _) = split_record(&repo.read(&candidate(&decision)));
+    assert_eq!(front["status"], "superseded");
+    assert_eq!(front["superseded_by"], answer.as_str());
+    assert_eq!(keys.last().map(String::as_str), Some("superseded_by"));
+    assert_eq!(
+        repo.ledger_events("knowledge.rejected")[0]["data"]["superseded_by"],
+        answer.as_str()
+    );
+    repo.run(&["knowledge", "check"]).success();
+}
+
+#[test]
+fn derive_never_undoes_a_promotion_or_a_rejection() {
+    let mut repo = TestRepo::initialised();
+    let (episode, decision, answer) = closed_with_two_candidates(&mut repo);
+    repo.run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
+        .success();
+    repo.run(&["knowledge", "reject", &answer, "--reason", "Not a fact"])
+        .success();
+    let before = repo.files();
+
+    repo.now("2026-11-30T12:00:00Z");
+    let run = repo
+        .run(&["knowledge", "derive", "--episode", &episode])
+        .success();
+    let stdout = run.stdout();
+    assert!(
+        stdout.starts_with(&format!(
+            "derived episode {episode} into candidates: 0 written, 0 unchanged, 0 skipped, 2 already reviewed\nnothing to write\n"
+        )),
+        "{run}"
+    );
+    assert!(
+        stdout.contains(&format!("  left alone {decision} (promoted)\n")),
+        "{run}"
+    );
+    assert!(
+        stdout.contains(&format!("  left alone {answer} (superseded)\n")),
+        "{run}"
+    );
+    assert_eq!(
+        changed_files(&before, &repo.files()),
+        [".ai/local/ledger.jsonl"],
+        "derive touched a reviewed record"
+    );
+    assert!(!repo.exists(&candidate(&decision)));
+    assert_eq!(
+        last_event(&repo, "knowledge.derived")["data"]["reviewed"],
+        2
+    );
+}
+
+// --- check -----------------------------------------------------------------------------
+
+/// A valid `knowledge/v1` candidate, `derived_from` given as YAML list items.
+fn record(id: &str, status: &str, refs: &[&str], extra: &str, body: &str) -> String {
+    let refs: String = refs.iter().map(|r| format!("  - {r}\n")).collect();
+    format!(
+        "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: {status}\nstance: observed\ntitle: The ledger is append-only\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n{refs}{extra}---\n{body}\n"
+    )
+}
+
+#[test]
+fn check_passes_a_clean_store() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, _) = closed_with_two_candidates(&mut repo);
+    repo.run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
+        .success();
+    let run = repo.run(&["knowledge", "check"]).success();
+    assert_eq!(run.stdout(), "knowledge check: 2 record(s), no findings\n");
+    let json = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
+    assert_eq!(json, json!({"records": 2, "findings": []}));
+}
+
+#[test]
+fn check_names_each_finding_with_file_rule_and_fix() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let session = format!("session:{episode}");
+    let s = session.as_str();
+    let id = |n: u32| format!("{episode}-{n:012x}");
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "dangling commit",
+            record(
+                &id(1),
+                "candidate",
+                &[s, "commit:0123456789abcdef0123456789abcdef01234567"],
+                "",
+                "Claim.",
+            ),
+            "knowledge.commit-missing",
+        ),
+        (
+            "dangling file",
+            record(
+                &id(2),
+                "candidate",
+                &[s, "file:src/no_such_file.rs:12"],
+                "",
+                "Claim.",
+            ),
+            "knowledge.ref-resolves",
+        ),
+        (
+            "dangling session",
+            record(
+                &id(3),
+                "candidate",
+                &["session:20200101T000000Z-abcdef"],
+                "",
+                "Claim.",
+            ),
+            "knowledge.ref-resolves",
+        ),
+        (
+            "dangling decision",
+            record(
+                &id(4),
+                "candidate",
+                &[s, "decision:t-20200101-dead"],
+                "",
+                "Claim.",
+            ),
+            "knowledge.ref-resolves",
+        ),
+        (
+            "placeholder decision",
+            record(&id(5), "candidate", &[s, "decision:none"], "", "Claim."),
+            "knowledge.ref-placeholder",
+        ),
+        (
+            "candidate claiming verified",
+            record(&id(6), "verified", &[s], "", "Claim."),
+            "knowledge.candidate-verified",
+        ),
+        (
+            "unknown key",
+            record(&id(7), "candidate", &[s], "colour: red\n", "Claim."),
+            "knowledge.schema",
+        ),
+        (
+            "id differs from the file name",
+            record(&id(999), "candidate", &[s], "", "Claim."),
+            "knowledge.id-file",
+        ),
+        (
+            "transcript marker in the body",
+            record(
+                &id(9),
+                "candidate",
+                &[s],
+                "",
+                "The ledger is append-only.\nAssistant: sure, done.",
+            ),
+            "knowledge.transcript-marker",
+        ),
+        (
+            "superseded without a reason",
+            record(&id(10), "superseded", &[s], "", "Claim."),
+            "knowledge.superseded-reason",
+        ),
+        (
+            "placeholder task",
+            record(&id(11), "candidate", &[s, "task:none"], "", "Claim."),
+            "knowledge.ref-placeholder",
+        ),
+        (
+            "question reference",
+            record(
+                &id(12),
+                "candidate",
+                &[s, "question:q-0123456789"],
+                "",
+                "Claim.",
+            ),
+            "knowledge.ref-placeholder",
+        ),
+        (
+            "dangling relation",
+            record(
+                &id(13),
+                "candidate",
+                &[s],
+                "relations:\n- refines:20200101T000000Z-abcdef-0123456789ab\n",
+                "Claim.",
+            ),
+            "knowledge.ref-resolves",
+        ),
+    ];
+    repo.run(&["knowledge", "check"]).success();
+    for (n, (what, text, rule)) in cases.iter().enumerate() {
+        let file = candidate(&id(n as u32 + 1));
+        repo.write(&file, text);
+        let run = repo.run(&["--format", "json", "knowledge", "check"]);
+        assert_eq!(run.code(), 3, "{what}: {run}");
+        let findings = run.json()["findings"].clone();
+        let findings = findings.as_array().expect("findings");
+        assert_eq!(findings.len(), 1, "{what}: one finding: {run}");
+        let f = &findings[0];
+        assert_eq!(f["file"], file.as_str(), "{what}: {run}");
+        assert_eq!(f["rule"], *rule, "{what}: {run}");
+        assert_eq!(f["severity"], "blocking", "{what}: {run}");
+        assert!(
+            f["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{what}"
+        );
+        assert!(f["fix"].as_str().is_some_and(|m| !m.is_empty()), "{what}");
+
+        let human = repo.run(&["knowledge", "check"]).expect_code(3);
+        assert!(
+            human.stdout().contains(&format!("BLOCK {file} [{rule}] ")),
+            "{what}: {human}"
+        );
+        assert!(human.stdout().contains("\n  fix: "), "{what}: {human}");
+        std::fs::remove_file(repo.path(&file)).expect("remove the case");
+    }
+
+    // All at once: each is its own finding, in one report.
+    for (n, (_, text, _)) in cases.iter().enumerate() {
+        repo.write(&candidate(&id(n as u32 + 1)), text);
+    }
+    let run = repo.run(&["knowledge", "check"]).expect_code(3);
+    insta::assert_snapshot!("check_every_finding", repo.redact(run.stdout()));
+    let json = repo.run(&["--format", "json", "knowledge", "check"]).json();
+    let mut got: Vec<(String, String)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().expect("file").to_owned(),
+                f["rule"].as_str().expect("rule").to_owned(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want: Vec<(String, String)> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, (_, _, rule))| (candidate(&id(n as u32 + 1)), (*rule).to_owned()))
+        .collect();
+    want.sort();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn check_resolves_sessions_in_a_fresh_clone_through_the_session_records() {
+    let repo = TestRepo::initialised();
+    repo.git(&["checkout", "-q", "-b", "work"]);
+    let episode = repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the episode"]);
+
+    repo.git_in(repo.base(), &["clone", "-q", "-b", "work", "repo", "clone"]);
+    let clone = repo.base().join("clone");
+    assert!(
+        !clone.join(".ai/local").exists(),
+        "a fresh clone has no ledger"
+    );
+    let run = repo.run_in(&clone, &["knowledge", "check"]).success();
+    assert_eq!(run.stdout(), "knowledge check: 1 record(s), no findings\n");
+
+    // Without the session record the reference dangles.
+    std::fs::remove_file(clone.join(format!(".ai/repo/sessions/{episode}.md")))
+        .expect("remove the session record");
+    let json = repo
+        .run_in(&clone, &["--format", "json", "knowledge", "check"])
+        .expect_code(3)
+        .json();
+    assert_eq!(json["findings"][0]["rule"], "knowledge.ref-resolves");
+    assert!(
+        json["findings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&format!("session:{episode}"))),
+        "{json}"
+    );
+}
+
+#[test]
+fn check_commit_missing_is_advisory_when_the_record_is_upstream_unchanged() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let id = format!("{episode}-0123456789ab");
+    let file = candidate(&id);
+    let lost = "commit:0123456789abcdef0123456789abcdef01234567";
+    let text = record(
+        &id,
+        "candidate",
+        &[&format!("session:{episode}"), lost],
+        "",
+        "Claim.",
+    );
+    repo.write(&file, &text);
+
+    // Not upstream yet: this change adds the record, so the missing commit blocks.
+    let json = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .expect_code(3)
+        .json();
+    assert_eq!(json["findings"][0]["rule"], "knowledge.commit-missing");
+    assert_eq!(json["findings"][0]["severity"], "blocking");
+
+    repo.add_origin();
+    repo.git(&["add", &file]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "A record whose commit was squashed away",
+    ]);
+    repo.git(&["push", "-q", "origin", "main"]);
+    repo.git(&["fetch", "-q", "origin"]);
+
+    let run = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success();
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{run}");
+    assert_eq!(findings[0]["file"], file.as_str());
+    assert_eq!(findings[0]["rule"], "knowledge.commit-missing");
+    assert_eq!(findings[0]["severity"], "advisory");
+    let message = findings[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains("already in refs/remotes/origin/main unchanged"),
+        "the finding says why it is advisory: {message}"
+    );
+    let human = repo.run(&["knowledge", "check"]).success();
+    assert!(
+        human
+            .stdout()
+            .starts_with("knowledge check: 1 record(s), 0 blocking, 1 advisory finding(s)\nWARN "),
+        "{human}"
+    );
+
+    // Modified locally: blocking again.
+    repo.write(&file, &text.replace("Claim.", "Claim, restated."));
+    let json = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .expect_code(3)
+        .json();
+    assert_eq!(json["findings"][0]["rule"], "knowledge.commit-missing");
+    assert_eq!(json["findings"][0]["severity"], "blocking");
+}
+
+// --- candidates, status, briefing ------------------------------------------------------
+
+#[test]
+fn candidates_marks_tracked_and_untracked() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    repo.git(&["add", &candidate(&decision)]);
+    repo.git(&["commit", "-q", "-m", "Track one candidate"]);
+
+    let run = repo.run(&["knowledge", "candidates"]).success();
+    let mut lines: Vec<&str> = run.stdout().lines().collect();
+    assert_eq!(lines.remove(0), "2 candidate(s) awaiting review");
+    let mut want = vec![
+        format!("- {decision} [tracked] convention: All git reads go through gix (2026-11-30)"),
+        format!("- {answer} [untracked] fact: Which lock guards the ledger? (2026-11-30)"),
+    ];
+    want.sort();
+    assert_eq!(lines, want);
+
+    let json = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let states: Vec<(String, String)> = json["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().expect("id").to_owned(),
+                c["state"].as_str().expect("state").to_owned(),
+            )
+        })
+        .collect();
+    let mut want = vec![
+        (decision.clone(), "tracked".to_owned()),
+        (answer.clone(), "untracked".to_owned()),
+    ];
+    want.sort();
+    assert_eq!(states, want);
+
+    // Reviewed records are not pending.
+    repo.run(&["knowledge", "reject", &answer, "--reason", "no"])
+        .success();
+    let run = repo.run(&["knowledge", "candidates"]).success();
+    assert!(
+        run.stdout().starts_with("1 candidate(s) awaiting review\n"),
+        "{run}"
+    );
+}
+
+#[test]
+fn candidates_of_another_branch() {
+    let mut repo = TestRepo::initialised();
+    repo.git(&["checkout", "-q", "-b", "work"]);
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the episode"]);
+    repo.git(&["checkout", "-q", "main"]);
+
+    let run = repo.run(&["knowledge", "candidates"]).success();
+    assert_eq!(run.stdout(), "0 candidate(s) awaiting review\n");
+    let json = repo
+        .run(&[
+            "--format",
+            "json",
+            "knowledge",
+            "candidates",
+            "--branch",
+            "work",
+        ])
+        .success()
+        .json();
+    assert_eq!(json["branch"], "work");
+    let mut got: Vec<(String, String, String)> = json["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().expect("id").to_owned(),
+                c["state"].as_str().expect("state").to_owned(),
+                c["path"].as_str().expect("path").to_owned(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want = vec![
+        (decision.clone(), "branch".to_owned(), candidate(&decision)),
+        (answer.clone(), "branch".to_owned(), candidate(&answer)),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+    repo.run(&[
+        "--format",
+        "json",
+        "knowledge",
+        "candidates",
+        "--branch",
+        "no-such-branch",
+    ])
+    .json_error(2, "usage");
+    let run = repo
+        .run(&["knowledge", "candidates", "--branch", "work"])
+        .success();
+    assert!(
+        run.stdout().starts_with("2 candidate(s) awaiting review\n"),
+        "{run}"
+    );
+    assert!(
+        run.stdout().contains(&format!("- {decision} [branch] ")),
+        "{run}"
+    );
+}
+
+#[test]
+fn status_answers_freshness_queue_and_outbox() {
+    let mut repo = TestRepo::initialised();
+    let run = repo.run(&["knowledge", "status"]).success();
+    assert_eq!(
+        run.stdout(),
+        "last closed: never\nlast derived: never\nfreshness: fresh (the last closed episode has been derived)\nqueue: 0 pending (0 untracked), 0 curated\noutbox: empty\n"
+    );
+
+    let (first, decision, _) = closed_with_two_candidates(&mut repo);
+    repo.run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
+        .success();
+    repo.write_policy("session:\n  knowledge_on_end: false\n");
+    repo.now("2026-12-02T10:00:00Z");
+    let second = repo.start_episode();
+    repo.now("2026-12-02T10:30:00Z");
+    repo.run(&["session", "close"]).success();
+
+    let run = repo.run(&["knowledge", "status"]).success();
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "last closed: {second} at 2026-12-02T10:30:00Z\nlast derived: {first} at 2026-11-30T10:00:00Z\nfreshness: stale (the last closed episode has not been derived)\nqueue: 1 pending (1 untracked), 1 curated\noldest candidate: 2026-11-30 (2 day(s))\noutbox: empty\n"
+        )
+    );
+    let json = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
+    assert_eq!(json["fresh"], false);
+    assert_eq!(json["pending"], 1);
+    assert_eq!(json["curated"], 1);
+    assert_eq!(json["outbox"], json!({"sessions": [], "candidates": []}));
+
+    repo.run(&["knowledge", "derive", "--episode", &second])
+        .success();
+    let json = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
+    assert_eq!(json["fresh"], true);
+    assert_eq!(json["last_derived"]["episode"], second.as_str());
+}
+
+#[test]
+fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    repo.start_episode();
+    let qid = repo
+        .run(&["question", "Is retention needed on CI?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    // A teammate's candidate, of an episode this checkout never saw.
+    let foreign = "20251224T080000Z-abcdef-0123456789ab";
+    repo.write(
+        &candidate(foreign),
+        &record(
+            foreign,
+            "candidate",
+            &["session:20251224T080000Z-abcdef"],
+            "",
+            "Claim.",
+        ),
+    );
+
+    let run = repo.run(&["briefing"]).success();
+    let text = run.stdout();
+    assert!(
+        text.starts_with(&format!(
+            "## Open questions (1)\n- {qid}: Is retention needed on CI? (asked 2026-11-30T10:00:00Z)\n"
+        )),
+        "{run}"
+    );
+    let mut ids = [decision, answer, foreign.to_owned()];
+    ids.sort();
+    let block: Vec<String> = std::iter::once("## Candidates awaiting review (3)".to_owned())
+        .chain(std::iter::once(
+            "3 candidate(s) on this branch, 1 unassigned".to_owned(),
+        ))
+        .chain(ids.iter().map(|id| {
+            if id == foreign {
+                format!("- {id} (unassigned: this checkout does not know its episode)")
+            } else {
+                format!("- {id}")
+            }
+        }))
+        .collect();
+    assert!(
+        text.contains(&format!("\n{}\n", block.join("\n"))),
+        "missing\n{}\nin\n{run}",
+        block.join("\n")
+    );
+    insta::assert_snapshot!("briefing_questions_and_candidates", repo.redact(text));
+}
