@@ -79,12 +79,12 @@ pub fn check(ctx: &Ctx) -> Result<CheckReport, Error> {
     let markers = Markers::standard();
     let mut findings = Vec::new();
     let mut parsed: Vec<(&StoredFile, KnowledgeRecord, String)> = Vec::new();
-    for file in &files {
-        match file.parse() {
-            Ok((record, body)) => {
-                let body = body.to_owned();
-                parsed.push((file, record, body));
-            }
+    let outcomes = super::map_parallel(files.iter().collect(), |file: &StoredFile| {
+        (file, file.parse().map(|(r, body)| (r, body.to_owned())))
+    });
+    for (file, outcome) in outcomes {
+        match outcome {
+            Ok((record, body)) => parsed.push((file, record, body)),
             Err(message) => findings.push(Finding {
                 file: file.rel.clone(),
                 rule: "knowledge.schema".into(),

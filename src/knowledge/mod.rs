@@ -58,23 +58,68 @@ impl StoredFile {
 /// Every record file of the store, candidates, curated and the outbox, in that order.
 pub fn stored_files(ctx: &Ctx) -> Result<Vec<StoredFile>, Error> {
     let outbox = Outbox::new(&ctx.layout);
-    let mut out = Vec::new();
+    let mut names = Vec::new();
     for (place, dir) in [
         (Place::Candidates, ctx.layout.candidates_dir()),
         (Place::Curated, ctx.layout.curated_dir()),
         (Place::Outbox, outbox.shelf(Shelf::Candidates)),
     ] {
         for name in list_markdown(&dir)? {
-            let path = dir.join(&name);
-            let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
-            out.push(StoredFile {
-                place,
-                rel: ctx.layout.display(&path),
-                stem: name.trim_end_matches(".md").to_owned(),
-                path,
-                text,
-            });
+            names.push((place, dir.join(&name), name));
         }
     }
-    Ok(out)
+    // Reading thousands of small files is embarrassingly parallel.
+    let layout = &ctx.layout;
+    map_parallel(names, |(place, path, name)| {
+        let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
+        Ok(StoredFile {
+            place,
+            rel: layout.display(&path),
+            stem: name.trim_end_matches(".md").to_owned(),
+            path,
+            text,
+        })
+    })
+    .into_iter()
+    .collect()
+}
+
+/// `f` over `items` on the machine's cores (in order); sequential for small inputs.
+pub fn map_parallel<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    const SEQUENTIAL_BELOW: usize = 256;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if items.len() < SEQUENTIAL_BELOW || threads < 2 {
+        return items.into_iter().map(f).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<T>> = Vec::with_capacity(threads);
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        chunks.push(items.by_ref().take(per).collect());
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| scope.spawn(move || chunk.into_iter().map(f).collect::<Vec<U>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a worker of map_parallel panicked"))
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::map_parallel;
+
+    #[test]
+    fn map_parallel_keeps_order() {
+        for n in [0, 3, 255, 256, 1001] {
+            let items: Vec<usize> = (0..n).collect();
+            let doubled = map_parallel(items, |i| i * 2);
+            assert_eq!(doubled, (0..n).map(|i| i * 2).collect::<Vec<_>>());
+        }
+    }
 }
