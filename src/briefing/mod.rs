@@ -46,7 +46,11 @@ fn pending_candidates(ctx: &Ctx, known: &HashSet<String>) -> Result<Vec<PendingC
                     .map(str::to_owned);
             PendingCandidate { id: c.id, episode }
         })
-        .collect())
+        .collect::<Vec<_>>())
+    .map(|mut list| {
+        list.sort_by(|a, b| a.id.cmp(&b.id));
+        list
+    })
 }
 
 fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {

@@ -160,9 +160,7 @@ fn usage_error(err: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     let is_usage = !matches!(
         err.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
     );
     let args: Vec<String> = std::env::args().collect();
     let json = args

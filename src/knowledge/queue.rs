@@ -88,7 +88,10 @@ pub fn candidates(ctx: &Ctx, branch: Option<&str>) -> Result<CandidateListing, E
             Err(_) => listing.unreadable.push(file.rel.clone()),
         }
     }
-    listing.candidates.sort_by(|a, b| a.id.cmp(&b.id));
+    // Oldest first, grouped by class, then by id: stable for a reader.
+    listing
+        .candidates
+        .sort_by(|a, b| (&a.date, a.class.name(), &a.id).cmp(&(&b.date, b.class.name(), &b.id)));
     Ok(listing)
 }
 

@@ -374,7 +374,7 @@ pub fn compose_record(
                 if git.commits.is_empty() {
                     let _ = writeln!(
                         body,
-                        "- none since the episode opened (HEAD now {}); {HINT_COMMIT}",
+                        "- none since the episode opened (HEAD now {}); nothing was committed with `git commit` during it",
                         or_unborn(git.head.as_deref())
                     );
                 }
@@ -384,10 +384,7 @@ pub fn compose_record(
             }
             Section::Files => {
                 if git.changed_files.is_empty() {
-                    let _ = writeln!(
-                        body,
-                        "- none changed by commits of this episode; {HINT_COMMIT}"
-                    );
+                    let _ = writeln!(body, "- none changed by commits of this episode");
                 }
                 for f in &git.changed_files {
                     let _ = writeln!(body, "- {f}");

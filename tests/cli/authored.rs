@@ -313,7 +313,6 @@ fn commands_in_an_uninitialised_repository_are_refused() {
 }
 
 #[test]
-#[ignore = "src bug: concurrent `question resolve` of one question appends several answers (check-then-append race)"]
 fn concurrent_resolves_answer_once() {
     let repo = TestRepo::initialised();
     repo.start_episode();

@@ -64,7 +64,9 @@ fn demo_json_parses() {
     let path = json["directory"].as_str().expect("directory");
     assert!(!Path::new(path).exists(), "{path} was left behind");
     let steps = json["steps"].as_array().expect("steps");
-    assert_eq!(steps.len(), 10);
+    // init, commit, start, decision, question, answer, commit, checkpoint, context,
+    // close, candidates, rerun derive, promote, commit, check, doctor.
+    assert_eq!(steps.len(), 16);
     for step in steps {
         assert!(
             step["title"].is_string() && step["command"].is_string(),
@@ -72,7 +74,25 @@ fn demo_json_parses() {
         );
         assert!(step["output"].is_object(), "{step}");
     }
-    let closed = &steps.last().expect("a last step")["output"];
+    let closed = &steps
+        .iter()
+        .find(|s| {
+            s["command"]
+                .as_str()
+                .is_some_and(|c| c.ends_with("majordomus session close"))
+        })
+        .expect("a close step")["output"];
+    assert_eq!(
+        closed["derived"]["written"].as_array().map(Vec::len),
+        Some(2)
+    );
+    let rerun = &steps[11]["output"];
+    assert_eq!(rerun["nothing_to_write"], true, "{rerun}");
+    let doctor = &steps.last().expect("a last step")["output"];
+    assert_eq!(
+        (doctor["blocking"].as_u64(), doctor["advisory"].as_u64()),
+        (Some(0), Some(0))
+    );
     assert_eq!(closed["record"]["schema"], "session/v1");
     assert_eq!(closed["record"]["outcome"], "committed");
     assert!(

@@ -4,7 +4,7 @@
 use crate::common::TestRepo;
 
 /// Every command path the CLI has, for the help reference.
-const COMMANDS: [&[&str]; 14] = [
+const COMMANDS: [&[&str]; 35] = [
     &[],
     &["init"],
     &["session"],
@@ -17,6 +17,27 @@ const COMMANDS: [&[&str]; 14] = [
     &["checkpoint"],
     &["history"],
     &["briefing"],
+    &["context"],
+    &["knowledge"],
+    &["knowledge", "derive"],
+    &["knowledge", "promote"],
+    &["knowledge", "reject"],
+    &["knowledge", "check"],
+    &["knowledge", "candidates"],
+    &["knowledge", "status"],
+    &["doctor"],
+    &["watch"],
+    &["hooks"],
+    &["hooks", "install"],
+    &["hooks", "uninstall"],
+    &["hook"],
+    &["hook", "post-commit"],
+    &["hook", "pre-push"],
+    &["hook", "post-checkout"],
+    &["hook", "post-merge"],
+    &["hook", "session-start"],
+    &["hook", "session-end"],
+    &["hook", "compact"],
     &["env"],
     &["demo"],
 ];
@@ -85,7 +106,6 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
-#[ignore = "src bug: clap reflows the `Examples:` paragraphs of subcommand help into one line (no verbatim_doc_comment)"]
 fn help_examples_keep_one_command_per_line() {
     let dir = TestRepo::unversioned();
     for (args, example) in [
@@ -108,4 +128,17 @@ fn help_examples_keep_one_command_per_line() {
             "`{example}` is not on a line of its own: {run}"
         );
     }
+}
+
+#[test]
+fn usage_errors_are_json_when_json_is_asked_for() {
+    let dir = TestRepo::unversioned();
+    let run = dir.run(&["--format", "json", "session", "bogus"]);
+    let json = run.json_error(2, "usage");
+    assert!(
+        json["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("bogus")),
+        "{json}"
+    );
 }

@@ -8,6 +8,8 @@ use crate::common::TestRepo;
 /// episode on the next. Returns the repository and both episode ids.
 fn two_days() -> (TestRepo, String, String) {
     let mut repo = TestRepo::initialised();
+    // Only authored and episode lines: derivation at close has its own tests.
+    repo.write_policy("session:\n  knowledge_on_end: false\n");
     let first = repo.start_episode(); // 10:00
     repo.now("2026-11-30T10:05:00Z");
     repo.run(&["decision", "First day decision"]).success();
@@ -185,4 +187,26 @@ fn history_refuses_a_bad_since() {
         repo.run(&["--format", "json", "history", "--since", since])
             .json_error(3, "history.since");
     }
+}
+
+#[test]
+fn a_line_with_an_event_from_a_newer_version_is_shown_as_unknown() {
+    let repo = TestRepo::initialised();
+    repo.run(&["checkpoint", "before"]).success();
+    let mut text = repo.ledger_text();
+    text.push_str(
+        r#"{"seq":2,"ts":"2026-11-30T10:00:00Z","event":"future.thing","session":null,"task":null,"data":{}}"#,
+    );
+    text.push('\n');
+    repo.write(".ai/local/ledger.jsonl", &text);
+    let run = repo.run(&["history"]).success();
+    assert!(
+        run.stdout()
+            .contains("#2 2026-11-30T10:00:00Z unknown session=null {}"),
+        "{run}"
+    );
+    let json = repo.run(&["--format", "json", "history"]).success().json();
+    assert_eq!(json["lines"][1]["event"], "unknown");
+    repo.run(&["checkpoint", "after"]).success();
+    assert_eq!(repo.ledger().last().expect("a line")["seq"], 3);
 }

@@ -1232,11 +1232,11 @@ fn candidates_marks_tracked_and_untracked() {
     let run = repo.run(&["knowledge", "candidates"]).success();
     let mut lines: Vec<&str> = run.stdout().lines().collect();
     assert_eq!(lines.remove(0), "2 candidate(s) awaiting review");
-    let mut want = vec![
+    // Oldest first, then grouped by class (convention before fact), then by id.
+    let want = vec![
         format!("- {decision} [tracked] convention: All git reads go through gix (2026-11-30)"),
         format!("- {answer} [untracked] fact: Which lock guards the ledger? (2026-11-30)"),
     ];
-    want.sort();
     assert_eq!(lines, want);
 
     let json = repo
@@ -1254,11 +1254,10 @@ fn candidates_marks_tracked_and_untracked() {
             )
         })
         .collect();
-    let mut want = vec![
+    let want = vec![
         (decision.clone(), "tracked".to_owned()),
         (answer.clone(), "untracked".to_owned()),
     ];
-    want.sort();
     assert_eq!(states, want);
 
     // Reviewed records are not pending.

@@ -224,6 +224,8 @@ fn start_replace_closes_the_open_episode_and_opens_another() {
         [
             ("session.opened".to_owned(), old.clone()),
             ("decision.recorded".to_owned(), old.clone()),
+            // The replaced episode is closed like any other: derived, then closed.
+            ("knowledge.derived".to_owned(), old.clone()),
             ("session.closed".to_owned(), old.clone()),
             ("session.opened".to_owned(), new.clone()),
         ]
@@ -416,7 +418,7 @@ fn context_of_an_empty_episode_names_the_commands_that_fill_it() {
         let lines = section(&parts, title);
         assert_eq!(lines.len(), 1, "{title}: {lines:?}");
         assert!(
-            lines[0].starts_with("- none in this episode; ") && lines[0].contains(hint),
+            lines[0].starts_with("- none in this episode yet; ") && lines[0].contains(hint),
             "{title}: {lines:?}"
         );
     }
@@ -481,8 +483,15 @@ fn close_writes_the_record_composed_from_the_episode() {
     let text = repo.read(&rel);
     assert!(text.ends_with('\n'), "{text:?}");
     assert!(
-        run.stdout().ends_with(&text),
+        run.stdout().contains(&text),
         "the output shows the record: {run}"
+    );
+    assert!(
+        run.stdout().contains(&format!(
+            "{text}\nderived episode {} into candidates: ",
+            busy.episode
+        )),
+        "after the record, the output says what was derived: {run}"
     );
 
     let (keys, front, body) = split_record(&text);
@@ -638,27 +647,27 @@ fn assert_record_of_nothing(repo: &TestRepo, text: &str) {
     for (title, line) in [
         (
             "Decisions",
-            "- none in this episode; record one with `majordomus decision \"<text>\"`",
+            "- none recorded in this episode; `majordomus decision \"<text>\"` would have recorded one",
         ),
         (
             "Questions",
-            "- none in this episode; ask one with `majordomus question \"<text>\"`",
+            "- none recorded in this episode; `majordomus question \"<text>\"` would have recorded one",
         ),
         (
             "Checkpoints",
-            "- none in this episode; record one with `majordomus checkpoint \"<text>\"`",
+            "- none recorded in this episode; `majordomus checkpoint \"<text>\"` would have recorded one",
         ),
-        (
-            "Tasks",
-            "- none in this episode; tasks appear when the ledger window holds `task.started` lines",
-        ),
+        ("Tasks", "- no task was started in this episode"),
     ] {
         assert_eq!(section(&parts, title), [line], "{title}");
     }
     let commits = section(&parts, "Commits");
     assert_eq!(commits.len(), 1);
     assert!(
-        commits[0].starts_with(&format!("- none: HEAD stayed at {}; ", repo.head())),
+        commits[0].starts_with(&format!(
+            "- none since the episode opened (HEAD now {}); ",
+            repo.head()
+        )),
         "{commits:?}"
     );
     assert_eq!(
@@ -762,7 +771,6 @@ fn close_leaves_no_temporary_files() {
 }
 
 #[test]
-#[ignore = "src bug: concurrent `session start` runs open several episodes (check-then-write race in session::start)"]
 fn concurrent_starts_open_one_episode() {
     let repo = TestRepo::initialised();
     let codes = repo.run_concurrently(8, &["session", "start"]);
@@ -777,7 +785,6 @@ fn concurrent_starts_open_one_episode() {
 }
 
 #[test]
-#[ignore = "src bug: concurrent `session close` runs append several session.closed lines and fail with an I/O error"]
 fn concurrent_closes_close_once() {
     let repo = TestRepo::initialised();
     repo.start_episode();
@@ -792,7 +799,6 @@ fn concurrent_closes_close_once() {
 }
 
 #[test]
-#[ignore = "src bug: a multi-line decision is written verbatim into the markdown, so its lines can forge a `## ` section"]
 fn multi_line_text_cannot_forge_a_section() {
     let repo = TestRepo::initialised();
     repo.start_episode();
