@@ -26,6 +26,10 @@ pub enum CliError {
 impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
+            // A filter value that names nothing is a bad argument, not a rule saying no.
+            CliError::Lib(Error::Refused(
+                crate::Refusal::UnknownEvent { .. } | crate::Refusal::InvalidSince { .. },
+            )) => code::USAGE,
             CliError::Lib(Error::Refused(_)) => code::REFUSED,
             CliError::Lib(Error::Git(crate::git::GitError::UnknownBranch { .. })) => code::USAGE,
             CliError::Lib(Error::Policy(PolicyError::Malformed { .. })) => code::ERROR,

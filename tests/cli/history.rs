@@ -168,13 +168,13 @@ fn history_of_a_fresh_repository_is_empty() {
 fn history_refuses_an_unknown_event() {
     let (repo, _, _) = two_days();
     let run = repo.run(&["history", "--event", "decision"]);
-    run.assert_human_error(3, "--event decision");
+    run.assert_human_error(2, "--event decision");
     assert!(
         run.stderr().contains("fix: use one of: session.opened, "),
         "{run}"
     );
     repo.run(&["--format", "json", "history", "--event", "decision"])
-        .json_error(3, "history.event");
+        .json_error(2, "history.event");
 }
 
 #[test]
@@ -182,10 +182,10 @@ fn history_refuses_a_bad_since() {
     let (repo, _, _) = two_days();
     for since in ["yesterday", "2026-13-45", "30.11.2026", ""] {
         let run = repo.run(&["history", "--since", since]);
-        run.assert_human_error(3, "not a timestamp");
+        run.assert_human_error(2, "not a timestamp");
         assert!(run.stderr().contains("fix: use RFC 3339"), "{run}");
         repo.run(&["--format", "json", "history", "--since", since])
-            .json_error(3, "history.since");
+            .json_error(2, "history.since");
     }
 }
 
