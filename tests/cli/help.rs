@@ -128,6 +128,24 @@ fn help_examples_keep_one_command_per_line() {
             "`{example}` is not on a line of its own: {run}"
         );
     }
+    // Every help's examples block, kept verbatim: indented, one command a line.
+    for command in COMMANDS {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let run = dir.run(&args).success();
+        let examples = run
+            .stdout()
+            .lines()
+            .skip_while(|l| !matches!(*l, "Example:" | "Examples:"))
+            .skip(1)
+            .take_while(|l| !l.is_empty());
+        for line in examples {
+            assert!(
+                line.starts_with("  ") && line.matches("majordomus ").count() == 1,
+                "`{line}` is not one indented command: {run}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -141,4 +159,24 @@ fn usage_errors_are_json_when_json_is_asked_for() {
             .is_some_and(|m| m.contains("bogus")),
         "{json}"
     );
+    assert_eq!(
+        run.stderr(),
+        "",
+        "the JSON error is the whole output: {run}"
+    );
+
+    // Any usage error, wherever `--format json` stands: the SPEC error object on stdout.
+    let repo = TestRepo::initialised();
+    for args in [
+        &["--format", "json", "frobnicate"][..],
+        &["session", "bogus", "--format", "json"][..],
+        &["--format=json", "checkpoint", "one", "two"][..],
+        &["--format", "json", "history", "--since"][..],
+        &["session", "start", "--format", "json", "--provider"][..],
+    ] {
+        let run = repo.run(args);
+        run.json_error(2, "usage");
+        assert_eq!(run.stderr(), "", "{run}");
+    }
+    assert_eq!(repo.ledger_text(), "", "a usage error appended");
 }

@@ -4,12 +4,12 @@ use serde_json::Value;
 
 use crate::common::TestRepo;
 
-/// Two days of ledger: an episode on the first, a decision with no episode and a second
-/// episode on the next. Returns the repository and both episode ids.
+/// Two days of ledger: an episode on the first (its close derives knowledge, then closes),
+/// a decision with no episode and a second episode on the next. Returns the repository and
+/// both episode ids. The lines: 1 opened, 2 decision, 3 checkpoint, 4 knowledge.derived,
+/// 5 closed, 6 decision (no episode), 7 opened, 8 question.
 fn two_days() -> (TestRepo, String, String) {
     let mut repo = TestRepo::initialised();
-    // Only authored and episode lines: derivation at close has its own tests.
-    repo.write_policy("session:\n  knowledge_on_end: false\n");
     let first = repo.start_episode(); // 10:00
     repo.now("2026-11-30T10:05:00Z");
     repo.run(&["decision", "First day decision"]).success();
@@ -44,23 +44,36 @@ fn history_lists_every_line_oldest_first() {
     let (repo, first, second) = two_days();
     let run = repo.run(&["history"]).success();
     let lines: Vec<&str> = run.stdout().lines().collect();
-    assert_eq!(lines.len(), 7, "{run}");
+    assert_eq!(lines.len(), 8, "{run}");
     assert!(
         lines[0].starts_with(&format!(
             "#1 2026-11-30T10:00:00Z session.opened session={first} "
         )),
         "{run}"
     );
+    // The close derives before it closes, both at the close's time.
     assert!(
-        lines[4].starts_with("#5 2026-12-01T09:00:00Z decision.recorded session=null "),
+        lines[3].starts_with(&format!(
+            "#4 2026-11-30T10:20:00Z knowledge.derived session={first} "
+        )),
         "{run}"
     );
     assert!(
-        lines[4].ends_with(r#"{"text":"Between episodes"}"#),
+        lines[4].starts_with(&format!(
+            "#5 2026-11-30T10:20:00Z session.closed session={first} "
+        )),
         "{run}"
     );
     assert!(
-        lines[6].contains(&format!("question.asked session={second} ")),
+        lines[5].starts_with("#6 2026-12-01T09:00:00Z decision.recorded session=null "),
+        "{run}"
+    );
+    assert!(
+        lines[5].ends_with(r#"{"text":"Between episodes"}"#),
+        "{run}"
+    );
+    assert!(
+        lines[7].contains(&format!("question.asked session={second} ")),
         "{run}"
     );
     assert_eq!(run.stderr(), "");
@@ -70,16 +83,17 @@ fn history_lists_every_line_oldest_first() {
 #[test]
 fn history_filters_by_event() {
     let (repo, _, _) = two_days();
-    assert_eq!(seqs(&repo, &["--event", "decision.recorded"]), [2, 5]);
-    assert_eq!(seqs(&repo, &["--event", "session.opened"]), [1, 6]);
+    assert_eq!(seqs(&repo, &["--event", "decision.recorded"]), [2, 6]);
+    assert_eq!(seqs(&repo, &["--event", "session.opened"]), [1, 7]);
+    assert_eq!(seqs(&repo, &["--event", "knowledge.derived"]), [4]);
     assert_eq!(seqs(&repo, &["--event", "task.started"]), Vec::<u64>::new());
 }
 
 #[test]
 fn history_filters_by_session() {
     let (repo, first, second) = two_days();
-    assert_eq!(seqs(&repo, &["--session", &first]), [1, 2, 3, 4]);
-    assert_eq!(seqs(&repo, &["--session", &second]), [6, 7]);
+    assert_eq!(seqs(&repo, &["--session", &first]), [1, 2, 3, 4, 5]);
+    assert_eq!(seqs(&repo, &["--session", &second]), [7, 8]);
     let none = repo
         .run(&["history", "--session", "20200101T000000Z-000000"])
         .success();
@@ -90,16 +104,16 @@ fn history_filters_by_session() {
 fn history_filters_by_since() {
     let (repo, _, _) = two_days();
     // A date is midnight UTC.
-    assert_eq!(seqs(&repo, &["--since", "2026-12-01"]), [5, 6, 7]);
+    assert_eq!(seqs(&repo, &["--since", "2026-12-01"]), [6, 7, 8]);
     // Inclusive: the checkpoint at 10:10 is kept.
     assert_eq!(
         seqs(&repo, &["--since", "2026-11-30T10:10:00Z"]),
-        [3, 4, 5, 6, 7]
+        [3, 4, 5, 6, 7, 8]
     );
     // Any offset is the same instant.
     assert_eq!(
         seqs(&repo, &["--since", "2026-11-30T11:10:00+01:00"]),
-        [3, 4, 5, 6, 7]
+        [3, 4, 5, 6, 7, 8]
     );
     assert_eq!(seqs(&repo, &["--since", "2027-01-01"]), Vec::<u64>::new());
 }
@@ -112,7 +126,7 @@ fn history_filters_combine() {
             &repo,
             &["--event", "decision.recorded", "--since", "2026-12-01"]
         ),
-        [5]
+        [6]
     );
     assert_eq!(
         seqs(
@@ -120,6 +134,13 @@ fn history_filters_combine() {
             &["--event", "decision.recorded", "--session", &first]
         ),
         [2]
+    );
+    assert_eq!(
+        seqs(
+            &repo,
+            &["--event", "knowledge.derived", "--since", "2026-12-01"]
+        ),
+        Vec::<u64>::new()
     );
 }
 
@@ -135,7 +156,7 @@ fn history_json_is_lines_and_skipped() {
     );
     assert_eq!(json["skipped"], serde_json::json!([]));
     let lines = json["lines"].as_array().expect("lines");
-    assert_eq!(lines.len(), 7);
+    assert_eq!(lines.len(), 8);
     assert_eq!(
         lines,
         &repo.ledger(),
@@ -152,7 +173,7 @@ fn history_json_is_lines_and_skipped() {
     assert_eq!(keys, ["data", "event", "seq", "session", "task", "ts"]);
     assert_eq!(first_line["session"], first.as_str());
     assert_eq!(first_line["data"]["provider"], "cli");
-    assert_eq!(lines[4]["session"], Value::Null);
+    assert_eq!(lines[5]["session"], Value::Null);
 }
 
 #[test]
@@ -209,4 +230,46 @@ fn a_line_with_an_event_from_a_newer_version_is_shown_as_unknown() {
     assert_eq!(json["lines"][1]["event"], "unknown");
     repo.run(&["checkpoint", "after"]).success();
     assert_eq!(repo.ledger().last().expect("a line")["seq"], 3);
+}
+
+#[test]
+fn a_line_with_an_unknown_event_in_an_episode_breaks_no_reader() {
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    let mut text = repo.ledger_text();
+    text.push_str(&format!(
+        r#"{{"seq":2,"ts":"2026-11-30T10:00:00Z","event":"future.thing","session":"{id}","task":null,"data":{{"x":1}}}}"#
+    ));
+    text.push('\n');
+    repo.write(".ai/local/ledger.jsonl", &text);
+    repo.run(&["decision", "Readers skip what they do not know"])
+        .success();
+    let run = repo.run(&["history", "--session", &id]).success();
+    assert!(
+        run.stdout()
+            .contains(&format!("#2 2026-11-30T10:00:00Z unknown session={id} ")),
+        "{run}"
+    );
+    // The episode's readers and writers take the line in their stride.
+    let context = repo.run(&["session", "context"]).success();
+    assert!(context.stdout().contains("## Decisions (1)"), "{context}");
+    repo.run(&["briefing"]).success();
+    let closed = repo
+        .run_without_stdin(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    assert_eq!(
+        closed["derived"]["written"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let events: Vec<String> = repo
+        .ledger()
+        .iter()
+        .map(|l| l["event"].as_str().expect("event").to_owned())
+        .collect();
+    assert_eq!(
+        events[3..],
+        ["knowledge.derived", "session.closed"],
+        "{events:?}"
+    );
 }

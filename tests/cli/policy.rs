@@ -1,7 +1,7 @@
 //! `.ai/repo/policy.yaml`: every key optional, unknown keys refused by name, malformed YAML
 //! an error naming the file and line, wrong values refused by key.
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, sections, split_record};
 
 /// Runs `session start` against `policy`, which must refuse with `code`; checks nothing
 /// was opened and returns the human run.
@@ -105,6 +105,8 @@ fn a_value_of_the_wrong_type_is_refused_by_key() {
             "session:\n  record_sections: summary\n",
             "session.record_sections",
         ),
+        // A section heading with a scalar instead of its keys.
+        ("session: 5\n", "session"),
     ] {
         let run = start_refused(policy, 3, &format!("key `{key}` must be"));
         assert!(run.stderr().contains("\nfix: "), "{run}");
@@ -150,5 +152,95 @@ fn empty_dotted_and_partial_policies_are_accepted() {
         repo.write_policy(policy);
         let run = repo.run(&["session", "start"]);
         assert_eq!(run.code(), 0, "policy {policy:?} refused: {run}");
+    }
+}
+
+#[test]
+fn an_empty_record_sections_list_is_refused() {
+    // A record is never empty (SPEC §3.2), so no sections at all is a wrong value.
+    for policy in [
+        "session:\n  record_sections: []\n",
+        "session.record_sections: []\n",
+    ] {
+        let run = start_refused(policy, 3, "key `session.record_sections` must be");
+        assert!(run.stderr().contains("non-empty"), "{run}");
+        assert!(
+            run.stderr()
+                .contains("\nfix: set `session.record_sections` in .ai/repo/policy.yaml"),
+            "{run}"
+        );
+
+        let repo = TestRepo::initialised();
+        repo.write_policy(policy);
+        repo.run(&["--format", "json", "session", "start"])
+            .json_error(3, "policy.value");
+    }
+
+    // An episode opened under a good policy is not closed under the empty list either.
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    repo.write_policy("session:\n  record_sections: []\n");
+    repo.run(&["--format", "json", "session", "close"])
+        .json_error(3, "policy.value");
+    assert_eq!(repo.episode_id(), id, "the episode stays open");
+    assert!(!repo.exists(&format!(".ai/repo/sessions/{id}.md")));
+    assert!(repo.ledger_events("session.closed").is_empty());
+}
+
+#[test]
+fn a_section_whose_keys_are_all_commented_out_is_the_defaults() {
+    // The skeleton's policy with every key commented out, section headings left as they are:
+    // each heading then holds nothing, which is its defaults.
+    let repo = TestRepo::initialised();
+    let skeleton = repo.read(".ai/repo/policy.yaml");
+    let commented: String = skeleton
+        .lines()
+        .map(|line| match line.strip_prefix("  ") {
+            Some(key) if !key.trim_start().starts_with('#') => format!("  # {key}\n"),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    assert!(commented.contains("\nsession:\n"), "{commented}");
+    assert!(
+        !commented
+            .lines()
+            .any(|l| l.starts_with("  ") && !l.trim_start().starts_with('#')),
+        "a key was left: {commented}"
+    );
+    for policy in [
+        commented.as_str(),
+        "session:\n  # knowledge_on_end: false\n",
+        "session:\n",
+    ] {
+        let repo = TestRepo::initialised();
+        repo.write_policy(policy);
+        let id = repo.start_episode();
+        repo.run(&["decision", "Defaults apply"]).success();
+        // The defaults: every record section, and derivation at close.
+        let json = repo
+            .run_without_stdin(&["--format", "json", "session", "close"])
+            .success()
+            .json();
+        let (_, _, body) = split_record(&repo.read(&format!(".ai/repo/sessions/{id}.md")));
+        let titles: Vec<String> = sections(&body).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(
+            titles,
+            [
+                "Summary",
+                "Decisions",
+                "Questions",
+                "Checkpoints",
+                "Commits",
+                "Files",
+                "Tasks",
+                "Outcome"
+            ],
+            "policy {policy:?}"
+        );
+        assert_eq!(
+            json["derived"]["written"].as_array().map(Vec::len),
+            Some(1),
+            "policy {policy:?}: {json}"
+        );
     }
 }

@@ -581,6 +581,8 @@ fn close_writes_the_record_composed_from_the_episode() {
 fn close_json_reports_the_record() {
     let repo = TestRepo::initialised();
     let id = repo.start_episode();
+    repo.run(&["decision", "Records are composed at close"])
+        .success();
     let json = repo
         .run_with_stdin(&["--format", "json", "session", "close"], "Nothing much.\n")
         .success()
@@ -593,6 +595,22 @@ fn close_json_reports_the_record() {
     assert_eq!(
         json["text"],
         repo.read(&format!(".ai/repo/sessions/{id}.md"))
+    );
+    // Off the trunk: the record is tracked, nothing waited in the outbox, and the close
+    // derived the decision into a candidate (SPEC §5.1).
+    assert_eq!(json["outboxed"], false);
+    assert_eq!(json["drained"], serde_json::Value::Null);
+    assert_eq!(json["derived"]["episode"], id.as_str());
+    let written = json["derived"]["written"].as_array().expect("written");
+    assert_eq!(written.len(), 1, "{json}");
+    let candidate = written[0].as_str().expect("a path");
+    assert!(
+        candidate.starts_with(&format!(".ai/repo/knowledge/candidates/{id}-")),
+        "{candidate}"
+    );
+    assert!(
+        repo.read(candidate).contains("\nclass: convention\n"),
+        "{candidate}"
     );
 }
 
@@ -773,62 +791,173 @@ fn close_leaves_no_temporary_files() {
 #[test]
 fn concurrent_starts_open_one_episode() {
     let repo = TestRepo::initialised();
-    let codes = repo.run_concurrently(8, &["session", "start"]);
-    assert_eq!(codes, [0; 8]);
+    let runs = repo.run_concurrently(8, &["--format", "json", "session", "start"]);
     let opened: Vec<String> = repo
         .ledger_events("session.opened")
         .iter()
-        .map(|l| l["session"].to_string())
+        .map(|l| l["session"].as_str().expect("session").to_owned())
         .collect();
     assert_eq!(opened.len(), 1, "several episodes opened: {opened:?}");
-    assert_eq!(opened[0], format!("\"{}\"", repo.episode_id()));
+    let id = repo.episode_id();
+    assert_eq!(opened[0], id);
+    // Every start exits 0 and names the one episode; exactly one of them opened it.
+    let mut already_open = Vec::new();
+    for run in &runs {
+        let json = run.clone().success().json();
+        assert_eq!(json["episode"]["id"], id.as_str(), "{run}");
+        already_open.push(json["already_open"].as_bool().expect("already_open"));
+    }
+    already_open.sort_unstable();
+    assert_eq!(
+        already_open,
+        [false, true, true, true, true, true, true, true]
+    );
+    let snapshots: Vec<String> = repo
+        .files()
+        .into_keys()
+        .filter(|p| p.starts_with(".ai/local/session-contexts/"))
+        .collect();
+    assert_eq!(
+        snapshots,
+        [format!(".ai/local/session-contexts/{id}.md")],
+        "one opening snapshot"
+    );
 }
 
 #[test]
 fn concurrent_closes_close_once() {
     let repo = TestRepo::initialised();
-    repo.start_episode();
-    let mut codes = repo.run_concurrently(4, &["session", "close"]);
-    codes.sort_unstable();
+    let id = repo.start_episode();
+    repo.run(&["decision", "Closing races are settled by the state lock"])
+        .success();
+    let runs = repo.run_concurrently(4, &["--format", "json", "session", "close"]);
+    let (closed, refused): (Vec<_>, Vec<_>) = runs.iter().partition(|r| r.code() == 0);
+    assert_eq!(closed.len(), 1, "one close succeeds: {runs:?}");
+    assert_eq!(closed[0].json()["episode"], id.as_str(), "{}", closed[0]);
+    for run in refused {
+        run.json_error(3, "session.open-episode");
+    }
+    // Closed once: one record, one derivation, then one `session.closed`, nothing after.
+    let events: Vec<String> = repo
+        .ledger()
+        .iter()
+        .map(|l| l["event"].as_str().expect("event").to_owned())
+        .collect();
     assert_eq!(
-        codes,
-        [0, 3, 3, 3],
-        "one close succeeds, the others are refused"
+        events,
+        [
+            "session.opened",
+            "decision.recorded",
+            "knowledge.derived",
+            "session.closed"
+        ]
     );
-    assert_eq!(repo.ledger_events("session.closed").len(), 1);
+    assert!(repo.exists(&format!(".ai/repo/sessions/{id}.md")));
+    assert_eq!(repo.record_ids(".ai/repo/knowledge/candidates").len(), 1);
+    assert!(repo.episode_state().is_none());
 }
 
 #[test]
 fn multi_line_text_cannot_forge_a_section() {
     let repo = TestRepo::initialised();
     repo.start_episode();
-    let run = repo.run(&["decision", "First line\n## Summary\nForged"]);
-    if run.code() == 3 {
-        repo.run(&[
-            "--format",
-            "json",
-            "decision",
-            "First line\n## Summary\nForged",
-        ])
-        .json_error(3, "record.text");
-        return;
-    }
-    run.success();
+    // Each authored kind, with continuation lines that would be headings of the document.
+    repo.run(&["decision", "First line\n## Summary\nForged"])
+        .success();
+    let qid = repo
+        .run(&["question", "Asked\n## Outcome"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.run(&["question", "resolve", &qid, "Answered\n## Tasks"])
+        .success();
+    repo.run(&["checkpoint", "Noted\n## Commits\n- forged"])
+        .success();
+
     let context = repo.run(&["session", "context"]).success();
-    let titles: Vec<String> = sections(context.stdout())
-        .into_iter()
-        .map(|(t, _)| t)
-        .collect();
+    let parts = sections(context.stdout());
+    let titles: Vec<&str> = parts.iter().map(|(t, _)| t.as_str()).collect();
     assert_eq!(
         titles,
         [
             "Episode",
             "Git since open",
             "Decisions (1)",
-            "Questions (0 open, 0 resolved)",
-            "Checkpoints (0)",
+            "Questions (0 open, 1 resolved)",
+            "Checkpoints (1)",
             "Tasks (0)"
         ],
         "{context}"
     );
+    assert_one_indented_bullet(
+        &parts,
+        "Decisions (1)",
+        " First line",
+        &["## Summary", "Forged"],
+    );
+    assert_one_indented_bullet(
+        &parts,
+        "Questions (0 open, 1 resolved)",
+        ": Asked",
+        &["## Outcome -> Answered", "## Tasks"],
+    );
+    assert_one_indented_bullet(
+        &parts,
+        "Checkpoints (1)",
+        " Noted",
+        &["## Commits", "- forged"],
+    );
+
+    let id = repo.episode_id();
+    repo.run_without_stdin(&["session", "close"]).success();
+    let (_, _, body) = split_record(&repo.read(&format!(".ai/repo/sessions/{id}.md")));
+    let parts = sections(&body);
+    let titles: Vec<&str> = parts.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Summary",
+            "Decisions",
+            "Questions",
+            "Checkpoints",
+            "Commits",
+            "Files",
+            "Tasks",
+            "Outcome"
+        ],
+        "{body}"
+    );
+    assert_one_indented_bullet(
+        &parts,
+        "Decisions",
+        " First line",
+        &["## Summary", "Forged"],
+    );
+    assert_one_indented_bullet(
+        &parts,
+        "Questions",
+        ": Asked",
+        &["## Outcome -> Answered", "## Tasks"],
+    );
+    assert_one_indented_bullet(&parts, "Checkpoints", " Noted", &["## Commits", "- forged"]);
+}
+
+/// Section `title` holds one bullet whose first line ends with `first` and whose
+/// continuation lines are `rest`, each indented under the bullet, so none of them reads as
+/// a heading or a bullet of its own.
+#[track_caller]
+fn assert_one_indented_bullet(
+    parts: &[(String, Vec<String>)],
+    title: &str,
+    first: &str,
+    rest: &[&str],
+) {
+    let lines = section(parts, title);
+    assert!(
+        lines[0].starts_with("- ") && lines[0].ends_with(first),
+        "{title}: {lines:?}"
+    );
+    let indented: Vec<String> = rest.iter().map(|l| format!("  {l}")).collect();
+    assert_eq!(lines[1..], indented, "{title}");
 }

@@ -173,19 +173,20 @@ impl TestRepo {
     }
 
     /// Runs `majordomus ARGS` at the root in `n` processes at once (stdin on `/dev/null`);
-    /// returns each one's exit code.
-    pub fn run_concurrently(&self, n: usize, args: &[&str]) -> Vec<i32> {
+    /// returns each run, in spawn order.
+    #[must_use]
+    pub fn run_concurrently(&self, n: usize, args: &[&str]) -> Vec<Run> {
+        let command = format!("majordomus {} </dev/null", args.join(" "));
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..n)
                 .map(|_| {
                     scope.spawn(|| {
-                        self.command_in(&self.root, args)
+                        let output = self
+                            .command_in(&self.root, args)
                             .stdin(Stdio::null())
                             .output()
-                            .expect("spawn majordomus")
-                            .status
-                            .code()
-                            .unwrap_or(-1)
+                            .expect("spawn majordomus");
+                        Run::from_output(command.clone(), output)
                     })
                 })
                 .collect();
