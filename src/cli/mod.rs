@@ -179,12 +179,18 @@ fn usage_error(err: clap::Error) -> ExitCode {
     if is_usage && json {
         let message = err.kind().to_string();
         let detail = err.to_string();
+        // The error text without clap's "Usage:" and "For more information" lines,
+        // joined on one line: it names what was missing or wrong.
         let first = detail
             .lines()
-            .next()
-            .unwrap_or(&message)
+            .map(str::trim)
+            .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
             .trim_start_matches("error: ")
             .to_owned();
+        let first = if first.is_empty() { message } else { first };
         let value = serde_json::json!({
             "error": {"code": 2, "rule": "usage", "message": first, "fix": "majordomus --help"}
         });

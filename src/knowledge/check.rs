@@ -177,7 +177,7 @@ pub fn check(ctx: &Ctx) -> Result<CheckReport, Error> {
         }
         if record.status == Status::Superseded
             && record.superseded_by.is_none()
-            && !body.lines().any(|l| l.trim() == "# Rejected")
+            && !body.lines().any(|l| l == "# Rejected")
         {
             find(
                 "knowledge.superseded-reason",

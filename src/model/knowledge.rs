@@ -500,6 +500,9 @@ pub fn derive_candidates(
         // Keep the first occurrence of each ref; the order is the evidence's order.
         let mut seen = std::collections::HashSet::new();
         refs.retain(|r| seen.insert(r.clone()));
+        // The claim is one statement: continuation lines are indented so no line of
+        // it can pass for a heading (`# Evidence`, `# Rejected`) of the record.
+        let body = body.replace('\n', "\n  ");
         derived.push(Derived {
             record: KnowledgeRecord {
                 id: candidate_id(episode, line),

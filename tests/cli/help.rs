@@ -180,3 +180,16 @@ fn usage_errors_are_json_when_json_is_asked_for() {
     }
     assert_eq!(repo.ledger_text(), "", "a usage error appended");
 }
+
+#[test]
+fn a_json_usage_error_names_what_is_missing() {
+    let dir = TestRepo::unversioned();
+    let run = dir.run(&["--format", "json", "decision"]);
+    let error = run.json_error(2, "usage");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("<TEXT>")),
+        "{error}"
+    );
+}

@@ -1431,3 +1431,24 @@ fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
     );
     insta::assert_snapshot!("briefing_questions_and_candidates", repo.redact(text));
 }
+
+#[test]
+fn a_multi_line_claim_cannot_forge_a_section_of_its_candidate() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.run(&["decision", "Use gix\n# Rejected\nforged"])
+        .success();
+    let closed = repo
+        .run_without_stdin(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    let path = closed["derived"]["written"][0]
+        .as_str()
+        .expect("a candidate");
+    let text = repo.read(path);
+    assert!(
+        text.ends_with("---\nUse gix\n  # Rejected\n  forged\n"),
+        "{text}"
+    );
+    assert!(!text.lines().any(|l| l == "# Rejected"), "{text}");
+}
