@@ -56,12 +56,6 @@ pub enum Refusal {
     UnknownReplacement { id: String },
     #[error("hook {hook}: {path} already exists, so the hook that is there cannot be chained")]
     HookChainOccupied { hook: String, path: String },
-    #[error("{findings} blocking finding(s): {summary}")]
-    Blocked {
-        findings: usize,
-        summary: String,
-        fix: String,
-    },
 }
 
 impl Refusal {
@@ -84,7 +78,6 @@ impl Refusal {
             Refusal::EvidenceRequired { .. } => "knowledge.evidence",
             Refusal::TranscriptMarker { .. } => "knowledge.transcript-marker",
             Refusal::UnknownReplacement { .. } => "knowledge.replacement",
-            Refusal::Blocked { .. } => "knowledge.integrity",
             Refusal::HookChainOccupied { .. } => "hooks.chain",
         }
     }
@@ -124,7 +117,6 @@ impl Refusal {
                 Some("state the claim and its evidence in your own words, without chat role labels or template tokens".into())
             }
             Refusal::UnknownReplacement { .. } => Some("majordomus knowledge candidates".into()),
-            Refusal::Blocked { fix, .. } => Some(fix.clone()),
             Refusal::HookChainOccupied { path, .. } => Some(format!(
                 "merge {path} into the existing hook or remove it, then rerun majordomus hooks install"
             )),

@@ -1,7 +1,7 @@
 //! `majordomus doctor` (SPEC §5.5): the standard rule package, grouped, exit 10 on a
 //! blocking finding; `watch` reruns it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +68,7 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
     // One pass over the ledger for everything the rules need from it.
     // (episode, ts, whether the close ran with knowledge_on_end on)
     let mut closes: Vec<(String, String, bool)> = Vec::new();
-    let mut derived: HashMap<String, u64> = HashMap::new();
+    let mut derived: HashSet<String> = HashSet::new();
     // Candidates are keyed by file name: a candidate derived on the trunk is named by its
     // outbox path in the ledger and lives under candidates/ after the drain.
     let mut derived_paths: HashMap<String, String> = HashMap::new();
@@ -86,7 +86,7 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
         }
         Event::KnowledgeDerived => {
             if let Some(s) = &line.session {
-                derived.entry(s.clone()).or_insert(line.seq);
+                derived.insert(s.clone());
             }
             for p in line
                 .data
@@ -134,7 +134,7 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                         .map(|t| (now - t).whole_minutes())
                         .unwrap_or(0);
                     let fix = format!("majordomus knowledge derive --episode {episode}");
-                    match derived.get(episode) {
+                    match derived.get(episode.as_str()) {
                         None if age > policy.session.freshness.stale_minutes as i64 => finding(
                             ".ai/local/ledger.jsonl",
                             format!(

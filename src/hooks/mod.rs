@@ -316,7 +316,12 @@ fn run_provider(
                     replace: false,
                 },
             )?;
-            let briefing = crate::briefing::briefing(ctx)?.text;
+            // Composed once: the snapshot's briefing, unless the episode was already open.
+            let briefing = if started.already_open {
+                crate::briefing::briefing(ctx)?.text
+            } else {
+                started.briefing
+            };
             Ok(ProviderOutcome::Started {
                 episode: started.episode.id,
                 already_open: started.already_open,

@@ -147,10 +147,7 @@ pub fn status(ctx: &Ctx) -> Result<KnowledgeStatus, Error> {
         _ => true,
     };
     let listing = candidates(ctx, None)?;
-    let curated = stored_files(ctx)?
-        .iter()
-        .filter(|f| f.place == Place::Curated)
-        .count();
+    let curated = crate::store::outbox::list_markdown(&ctx.layout.curated_dir())?.len();
     let oldest_date = listing.candidates.iter().map(|c| c.date.clone()).min();
     let now = ctx.clock.now();
     let oldest_age_days = oldest_date

@@ -34,6 +34,9 @@ pub struct Started {
     pub replaced: Option<Closed>,
     /// What this boundary moved out of the outbox.
     pub drained: Option<OutboxContents>,
+    /// The briefing the opening snapshot carries (empty when nothing was opened).
+    #[serde(skip)]
+    pub briefing: String,
 }
 
 /// What `session close` did.
@@ -114,6 +117,7 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
                 already_open: true,
                 replaced: None,
                 drained: None,
+                briefing: String::new(),
             });
         }
         replaced = Some(close_locked(ctx, None)?);
@@ -177,6 +181,7 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
         already_open: false,
         replaced,
         drained,
+        briefing: briefing.text,
     })
 }
 
