@@ -21,7 +21,7 @@ use majordomus::model::knowledge::{
     Class, KNOWLEDGE_SCHEMA, KnowledgeRecord, Markers, Origin, Provenance, Stance, Status,
 };
 use majordomus::model::{Event, LineDraft};
-use majordomus::session::StartOptions;
+use majordomus::session::StartRequest;
 use majordomus::store::frontmatter;
 use majordomus::{Clock, Ctx};
 
@@ -179,6 +179,10 @@ fn repository(dir: &Path) -> BenchResult<Vec<String>> {
             &[(path.as_str(), body.as_bytes())],
             &format!("Add module {i}"),
             EPOCH + 60 * i as i64,
+            &majordomus::git::Identity {
+                name: "bench".into(),
+                email: "bench@majordomus.invalid".into(),
+            },
         )?;
         commits.push(sha);
     }
@@ -187,7 +191,7 @@ fn repository(dir: &Path) -> BenchResult<Vec<String>> {
     repack.args(["repack", "-a", "-d", "-q"]);
     timed(repack)?;
     let ctx = Ctx::open(dir, Clock::System)?;
-    majordomus::init::init(&ctx)?;
+    majordomus::init::init(&ctx, Default::default())?;
     Ok(commits)
 }
 
@@ -314,7 +318,7 @@ impl CheckFixture {
             )?;
             commit_ids.push(commit.clone());
         }
-        let report = majordomus::knowledge::check(&ctx)?;
+        let report = majordomus::knowledge::check(&ctx, Default::default())?;
         if report.records != records || !report.findings.is_empty() {
             return Err(format!(
                 "the synthetic store should check clean: {} records, findings {:?}",
@@ -335,7 +339,7 @@ impl CheckFixture {
         let library = sample(runs, || {
             let ctx = Ctx::open(&self.root, Clock::System)?;
             let start = Instant::now();
-            let report = majordomus::knowledge::check(&ctx)?;
+            let report = majordomus::knowledge::check(&ctx, Default::default())?;
             let elapsed = start.elapsed();
             assert_eq!(report.records, self.records);
             Ok(elapsed)
@@ -405,12 +409,12 @@ impl CheckFixture {
             "read every record file",
             sample(runs, || {
                 let start = Instant::now();
-                let files = majordomus::knowledge::stored_files(&ctx)?;
+                let files = majordomus::store::records::stored_files(&ctx.layout)?;
                 assert_eq!(files.len(), self.records);
                 Ok(start.elapsed())
             })?,
         ));
-        let files = majordomus::knowledge::stored_files(&ctx)?;
+        let files = majordomus::store::records::stored_files(&ctx.layout)?;
         steps.push((
             "parse front matter (YAML)",
             sample(runs, || {
@@ -487,7 +491,7 @@ impl CheckFixture {
             "whole check (library)",
             sample(runs, || {
                 let start = Instant::now();
-                majordomus::knowledge::check(&ctx)?;
+                majordomus::knowledge::check(&ctx, Default::default())?;
                 Ok(start.elapsed())
             })?,
         ));
@@ -517,10 +521,18 @@ impl HookFixture {
             .tempdir()?;
         let root = dir.path().canonicalize()?;
         let repo = majordomus::git::Repo::init(&root)?;
-        repo.commit_files(&[("README.md", b"# bench\n")], "Initial commit", EPOCH)?;
+        repo.commit_files(
+            &[("README.md", b"# bench\n")],
+            "Initial commit",
+            EPOCH,
+            &majordomus::git::Identity {
+                name: "bench".into(),
+                email: "bench@majordomus.invalid".into(),
+            },
+        )?;
         drop(repo);
         let ctx = Ctx::open(&root, Clock::System)?;
-        majordomus::init::init(&ctx)?;
+        majordomus::init::init(&ctx, Default::default())?;
         let mut drafts = Vec::with_capacity(lines);
         let mut episode = String::new();
         for i in 0..lines {
@@ -539,12 +551,12 @@ impl HookFixture {
         write_ledger(&ctx.layout.ledger(), &drafts)?;
         majordomus::session::start(
             &ctx,
-            &StartOptions {
+            StartRequest {
                 provider: Some("bench".into()),
                 replace: false,
             },
         )?;
-        majordomus::hooks::install(&ctx)?;
+        majordomus::hooks::install(&ctx, Default::default())?;
         Ok(HookFixture { _dir: dir, root })
     }
 
@@ -596,7 +608,7 @@ impl HookFixture {
                 "read the open episode (state/episode.json)",
                 sample(runs, || {
                     let start = Instant::now();
-                    let open = majordomus::session::open_episode(&ctx)?;
+                    let open = ctx.episode()?;
                     assert!(open.is_some());
                     Ok(start.elapsed())
                 })?,
@@ -610,16 +622,18 @@ impl HookFixture {
                 })?,
             ),
         ];
-        let episode = majordomus::session::open_episode(&ctx)?.ok_or("no open episode")?;
+        let episode = ctx.episode()?.ok_or("no open episode")?;
         steps.push((
             "append commit.recorded (lock, tail read, write, fsync)",
             sample(runs, || {
                 let start = Instant::now();
                 ctx.append(
-                    Event::CommitRecorded,
                     Some(&episode.id),
                     None,
-                    serde_json::json!({ "sha": "0".repeat(40), "subject": "bench" }),
+                    &majordomus::model::event::CommitRecorded {
+                        sha: "0".repeat(40),
+                        subject: "bench".into(),
+                    },
                 )?;
                 Ok(start.elapsed())
             })?,
@@ -628,7 +642,7 @@ impl HookFixture {
             "whole hook (library, repository already open)",
             sample(runs, || {
                 let start = Instant::now();
-                majordomus::hooks::post_commit(&ctx)?;
+                majordomus::hooks::post_commit(&ctx, Default::default())?;
                 Ok(start.elapsed())
             })?,
         ));

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use majordomus::git::Repo;
 use majordomus::model::{Event, LedgerLine, LineDraft};
-use majordomus::session::{self, StartOptions};
+use majordomus::session::{self, StartRequest};
 use majordomus::store::Ledger;
 use majordomus::{Clock, Ctx, authored};
 
@@ -268,12 +268,16 @@ fn fixture(lines: u64) -> Fixture {
         &[("README.md", b"# bench\n".as_slice())],
         "Initial commit",
         1_764_000_000,
+        &majordomus::git::Identity {
+            name: "bench".into(),
+            email: "bench@majordomus.invalid".into(),
+        },
     )
     .expect("first commit");
     drop(repo);
 
     let ctx = Ctx::open(root, Clock::System).expect("open the repository");
-    majordomus::init::init(&ctx).expect("majordomus init");
+    majordomus::init::init(&ctx, Default::default()).expect("majordomus init");
     let mut tracked: Vec<(String, Vec<u8>)> = Vec::new();
     for rel in majordomus::store::skeleton::FILES
         .iter()
@@ -288,32 +292,86 @@ fn fixture(lines: u64) -> Fixture {
         .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
         .collect();
     ctx.repo
-        .commit_files(&files, "majordomus: init", 1_764_000_060)
+        .commit_files(
+            &files,
+            "majordomus: init",
+            1_764_000_060,
+            &majordomus::git::Identity {
+                name: "bench".into(),
+                email: "bench@majordomus.invalid".into(),
+            },
+        )
         .expect("commit the skeleton");
 
     write_synthetic_ledger(&ctx.layout.ledger(), lines);
 
-    let started = session::start(&ctx, &StartOptions::default()).expect("session start");
+    let started = session::start(&ctx, StartRequest::default()).expect("session start");
     let episode = started.episode.id.clone();
     let offset = started.episode.ledger_offset;
-    authored::record_decision(&ctx, "Benchmarks use plain Instant, no harness", None)
-        .expect("decision");
-    authored::record_decision(&ctx, "Synthetic ledgers are written in bulk", None)
-        .expect("decision");
-    let asked = authored::ask_question(&ctx, "Does context stay flat at a million lines?")
-        .expect("question");
-    authored::ask_question(&ctx, "Is the append latency dominated by fsync?").expect("question");
+    authored::record_decision(
+        &ctx,
+        authored::DecisionRequest {
+            text: "Benchmarks use plain Instant, no harness".into(),
+            task: None,
+        },
+    )
+    .expect("decision");
+    authored::record_decision(
+        &ctx,
+        authored::DecisionRequest {
+            text: "Synthetic ledgers are written in bulk".into(),
+            task: None,
+        },
+    )
+    .expect("decision");
+    let asked = authored::ask_question(
+        &ctx,
+        authored::QuestionRequest {
+            text: "Does context stay flat at a million lines?".into(),
+        },
+    )
+    .expect("question");
+    authored::ask_question(
+        &ctx,
+        authored::QuestionRequest {
+            text: "Is the append latency dominated by fsync?".into(),
+        },
+    )
+    .expect("question");
     let qid = asked.id.expect("a question has an id");
-    authored::resolve_question(&ctx, &qid, "Measured below").expect("resolve");
-    authored::record_checkpoint(&ctx, "fixture built").expect("checkpoint");
+    authored::resolve_question(
+        &ctx,
+        authored::ResolveRequest {
+            id: qid.clone(),
+            answer: "Measured below".into(),
+        },
+    )
+    .expect("resolve");
+    authored::record_checkpoint(
+        &ctx,
+        authored::CheckpointRequest {
+            text: "fixture built".into(),
+        },
+    )
+    .expect("checkpoint");
     ctx.repo
         .commit_files(
             &[("src/lib.rs", b"pub fn answer() -> u32 { 42 }\n".as_slice())],
             "Add the answer",
             1_764_000_120,
+            &majordomus::git::Identity {
+                name: "bench".into(),
+                email: "bench@majordomus.invalid".into(),
+            },
         )
         .expect("commit during the episode");
-    authored::record_checkpoint(&ctx, "committed the answer").expect("checkpoint");
+    authored::record_checkpoint(
+        &ctx,
+        authored::CheckpointRequest {
+            text: "committed the answer".into(),
+        },
+    )
+    .expect("checkpoint");
     let ledger_bytes = ctx.ledger().len().expect("ledger size");
     Fixture {
         _dir: dir,
@@ -361,7 +419,7 @@ fn measure(lines: u64, runs: Runs, rows: &mut Vec<Row>) -> u64 {
 
     // `session context`: git now against git at open, plus the window, composed.
     let context = repeat(runs.context, || {
-        let composed = session::context(&fx.ctx).expect("session context");
+        let composed = session::context(&fx.ctx, Default::default()).expect("session context");
         assert_eq!(composed.window.decisions.len(), 2);
         assert_eq!(composed.git.commits.len(), 1);
     });
@@ -385,7 +443,7 @@ fn measure(lines: u64, runs: Runs, rows: &mut Vec<Row>) -> u64 {
     // The briefing reads every question in the ledger (it is also what `session start`
     // pays to write the opening snapshot): a full-scan operation, shown for contrast.
     let briefing = repeat(runs.full_scan, || {
-        let b = majordomus::briefing::briefing(&fx.ctx).expect("briefing");
+        let b = majordomus::briefing::briefing(&fx.ctx, Default::default()).expect("briefing");
         assert!(!b.open_questions.is_empty());
     });
     rows.push(Row {

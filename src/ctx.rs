@@ -4,9 +4,9 @@ use std::path::Path;
 
 use time::OffsetDateTime;
 
-use crate::error::{Error, Refusal};
+use crate::error::{Error, Refusal, UsageError};
 use crate::git::Repo;
-use crate::model::{Event, LineDraft, Policy};
+use crate::model::{EpisodeState, LineDraft, Payload, Policy};
 use crate::store::ledger::Appended;
 use crate::store::{Layout, Ledger};
 
@@ -20,11 +20,11 @@ pub enum Clock {
 
 impl Clock {
     /// `MAJORDOMUS_NOW` (RFC 3339) pins the clock, for tests and reproducible demos.
-    pub fn from_env() -> Result<Clock, String> {
+    pub fn from_env() -> Result<Clock, Error> {
         match std::env::var("MAJORDOMUS_NOW") {
             Ok(text) if !text.is_empty() => crate::model::time::parse(&text)
                 .map(Clock::Fixed)
-                .ok_or_else(|| format!("MAJORDOMUS_NOW={text}: not an RFC 3339 timestamp")),
+                .ok_or_else(|| UsageError::InvalidClock { value: text }.into()),
             _ => Ok(Clock::System),
         }
     }
@@ -49,6 +49,18 @@ impl Ctx {
     /// Opens the repository containing `dir`.
     pub fn open(dir: &Path, clock: Clock) -> Result<Ctx, Error> {
         let repo = Repo::discover(dir)?;
+        let layout = Layout::new(repo.workdir());
+        Ok(Ctx {
+            repo,
+            layout,
+            clock,
+        })
+    }
+
+    /// Opens the repository containing `dir` reading only its own git configuration
+    /// (see [`Repo::discover_isolated`]).
+    pub fn open_isolated(dir: &Path, clock: Clock) -> Result<Ctx, Error> {
+        let repo = Repo::discover_isolated(dir)?;
         let layout = Layout::new(repo.workdir());
         Ok(Ctx {
             repo,
@@ -88,20 +100,28 @@ impl Ctx {
         }
     }
 
-    /// Appends one ledger line stamped now.
-    pub fn append(
+    /// The open episode, if any (`.ai/local/state/episode.json`).
+    pub fn episode(&self) -> Result<Option<EpisodeState>, Error> {
+        Ok(crate::store::episode::read(&self.layout)?)
+    }
+
+    /// The open episode, or the refusal `session.open-episode`.
+    pub fn require_episode(&self) -> Result<EpisodeState, Error> {
+        self.episode()?.ok_or_else(|| Refusal::NoOpenEpisode.into())
+    }
+
+    /// Appends one ledger line stamped now, carrying `payload`.
+    pub fn append<P: Payload>(
         &self,
-        event: Event,
         session: Option<&str>,
         task: Option<&str>,
-        data: serde_json::Value,
+        payload: &P,
     ) -> Result<Appended, Error> {
-        Ok(self.ledger().append(LineDraft {
-            ts: self.now(),
-            event,
-            session: session.map(str::to_owned),
-            task: task.map(str::to_owned),
-            data,
-        })?)
+        Ok(self.ledger().append(LineDraft::new(
+            self.now(),
+            session.map(str::to_owned),
+            task.map(str::to_owned),
+            payload,
+        ))?)
     }
 }

@@ -1,8 +1,24 @@
-//! The library's error type: failures (I/O, git) and refusals (a rule said no, with a fix).
+//! The library's error type and its one classification: every error carries its class
+//! (usage, refused, failed), the rule it names and, where one exists, the fix. Surfaces
+//! map the class to their own codes (exit code, HTTP status, tool error) in one place each.
+
+use serde::Serialize;
 
 use crate::git::GitError;
 use crate::model::policy::PolicyError;
 use crate::store::StoreError;
+
+/// How an error is to be understood by whoever asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// The request itself was wrong: a bad argument, a filter that names nothing.
+    Usage,
+    /// A writer or gate said no: a rule, with what would satisfy it.
+    Refused,
+    /// Something broke: I/O, git, unreadable state.
+    Failed,
+}
 
 /// Anything an operation can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -15,6 +31,25 @@ pub enum Error {
     Policy(#[from] PolicyError),
     #[error(transparent)]
     Refused(#[from] Refusal),
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+}
+
+/// A request that cannot be served as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UsageError {
+    #[error("--since {value}: not a timestamp")]
+    InvalidSince { value: String },
+    #[error("--event {value}: no such event")]
+    UnknownEvent { value: String },
+    #[error("MAJORDOMUS_NOW={value}: not an RFC 3339 timestamp")]
+    InvalidClock { value: String },
+    #[error("{operation}: {message}")]
+    InvalidRequest { operation: String, message: String },
+    #[error("{name}: no such operation")]
+    UnknownOperation { name: String },
+    #[error("{0}")]
+    Arguments(String),
 }
 
 /// A writer or gate said no. Each variant names its rule and, where one exists, the fix.
@@ -30,12 +65,6 @@ pub enum Refusal {
     QuestionAlreadyResolved { id: String, answer: String },
     #[error("{what}: the text is empty")]
     EmptyText { what: &'static str },
-    #[error("--since {value}: not a timestamp")]
-    InvalidSince { value: String },
-    #[error("--event {value}: no such event")]
-    UnknownEvent { value: String },
-    #[error("{path}: unreadable episode state: {message}")]
-    CorruptEpisodeState { path: String, message: String },
     #[error("no episode is open and none has closed: nothing to derive")]
     NoEpisodeToDerive,
     #[error("episode {id}: no ledger line carries this episode")]
@@ -56,6 +85,8 @@ pub enum Refusal {
     UnknownReplacement { id: String },
     #[error("hook {hook}: {path} already exists, so the hook that is there cannot be chained")]
     HookChainOccupied { hook: String, path: String },
+    #[error("--task {id}: no task of this ledger has that id")]
+    UnknownTask { id: String },
 }
 
 impl Refusal {
@@ -67,9 +98,6 @@ impl Refusal {
             Refusal::UnknownQuestion { .. } => "question.known",
             Refusal::QuestionAlreadyResolved { .. } => "question.open",
             Refusal::EmptyText { .. } => "record.text",
-            Refusal::InvalidSince { .. } => "history.since",
-            Refusal::UnknownEvent { .. } => "history.event",
-            Refusal::CorruptEpisodeState { .. } => "session.state",
             Refusal::NoEpisodeToDerive => "knowledge.episode",
             Refusal::UnknownEpisode { .. } => "knowledge.episode",
             Refusal::UnknownKnowledge { .. } => "knowledge.known-id",
@@ -79,6 +107,7 @@ impl Refusal {
             Refusal::TranscriptMarker { .. } => "knowledge.transcript-marker",
             Refusal::UnknownReplacement { .. } => "knowledge.replacement",
             Refusal::HookChainOccupied { .. } => "hooks.chain",
+            Refusal::UnknownTask { .. } => "task.known",
         }
     }
 
@@ -94,16 +123,6 @@ impl Refusal {
                 Some("ask again with `majordomus question \"<text>\"` if the answer changed".into())
             }
             Refusal::EmptyText { .. } => Some("give the text as one quoted argument".into()),
-            Refusal::InvalidSince { .. } => {
-                Some("use RFC 3339 (2026-11-30T10:00:00Z) or a date (2026-11-30)".into())
-            }
-            Refusal::UnknownEvent { .. } => Some(format!(
-                "use one of: {}",
-                crate::model::Event::ALL.map(|e| e.name()).join(", ")
-            )),
-            Refusal::CorruptEpisodeState { .. } => {
-                Some("majordomus session start --replace".into())
-            }
             Refusal::NoEpisodeToDerive | Refusal::UnknownEpisode { .. } => Some(
                 "majordomus knowledge derive --episode <id> (ids: majordomus history --event session.closed)"
                     .into(),
@@ -120,18 +139,56 @@ impl Refusal {
             Refusal::HookChainOccupied { path, .. } => Some(format!(
                 "merge {path} into the existing hook or remove it, then rerun majordomus hooks install"
             )),
+            Refusal::UnknownTask { .. } => Some(
+                "leave out --task (the record is stamped with the open episode alone)".into(),
+            ),
+        }
+    }
+}
+
+impl UsageError {
+    fn rule(&self) -> &'static str {
+        match self {
+            UsageError::InvalidSince { .. } => "history.since",
+            UsageError::UnknownEvent { .. } => "history.event",
+            UsageError::InvalidClock { .. } => "usage",
+            UsageError::InvalidRequest { .. } => "request.valid",
+            UsageError::UnknownOperation { .. } => "request.operation",
+            UsageError::Arguments(_) => "usage",
+        }
+    }
+
+    fn fix(&self) -> Option<String> {
+        match self {
+            UsageError::InvalidSince { .. } => {
+                Some("use RFC 3339 (2026-11-30T10:00:00Z) or a date (2026-11-30)".into())
+            }
+            UsageError::UnknownEvent { .. } => Some(format!(
+                "use one of: {}",
+                crate::model::Event::ALL.map(|e| e.name()).join(", ")
+            )),
+            UsageError::InvalidClock { .. } => {
+                Some("unset MAJORDOMUS_NOW, or set it like 2026-11-30T10:00:00Z".into())
+            }
+            UsageError::InvalidRequest { operation, .. } => {
+                Some(format!("majordomus schema --operation {operation}"))
+            }
+            UsageError::UnknownOperation { .. } => {
+                Some("majordomus schema (lists every operation)".into())
+            }
+            UsageError::Arguments(_) => Some("majordomus --help".into()),
         }
     }
 }
 
 impl PolicyError {
-    /// The rule a policy refusal names; `None` for malformed YAML, which is an error.
-    pub fn rule(&self) -> Option<&'static str> {
+    /// The rule a policy error names.
+    pub fn rule(&self) -> &'static str {
         match self {
-            PolicyError::Malformed { .. } => None,
-            PolicyError::UnknownKey { .. } => Some("policy.known-keys"),
-            PolicyError::InvalidValue { .. } => Some("policy.value"),
-            PolicyError::SectionWithoutWriter { .. } => Some("policy.record-section-writer"),
+            PolicyError::Malformed { .. } => "policy.readable",
+            PolicyError::UnknownKey { .. } => "policy.known-keys",
+            PolicyError::InvalidValue { .. } => "policy.value",
+            PolicyError::SectionWithoutWriter { .. } => "policy.record-section-writer",
         }
     }
 
@@ -155,4 +212,69 @@ impl PolicyError {
             )),
         }
     }
+}
+
+impl Error {
+    /// Usage, refused or failed (SPEC §10).
+    pub fn class(&self) -> Class {
+        match self {
+            Error::Usage(_) => Class::Usage,
+            Error::Git(GitError::UnknownBranch { .. }) => Class::Usage,
+            Error::Refused(_) => Class::Refused,
+            // Malformed YAML is a file that cannot be read; a key the policy does not know
+            // or a value it does not accept is a rule saying no.
+            Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
+            Error::Policy(_) => Class::Refused,
+            Error::Git(_) | Error::Store(_) => Class::Failed,
+        }
+    }
+
+    /// The rule that refused, or the kind of failure.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            Error::Refused(r) => r.rule(),
+            Error::Usage(u) => u.rule(),
+            Error::Policy(p) => p.rule(),
+            Error::Git(GitError::UnknownBranch { .. }) => "usage",
+            Error::Git(_) => "git",
+            Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
+            Error::Store(_) => "io",
+        }
+    }
+
+    /// A command (or, where none exists, what to do by hand) that would get past this.
+    pub fn fix(&self) -> Option<String> {
+        match self {
+            Error::Refused(r) => r.fix(),
+            Error::Usage(u) => u.fix(),
+            Error::Policy(p) => p.fix(),
+            Error::Git(GitError::NotARepository { .. }) => {
+                Some("run inside a git work tree, or `git init` one".into())
+            }
+            Error::Git(GitError::UnknownBranch { .. }) => Some("git branch --list".into()),
+            Error::Store(StoreError::EpisodeUnreadable { .. }) => Some(
+                "majordomus session start --replace (the unreadable file is kept aside)".into(),
+            ),
+            Error::Git(_) | Error::Store(_) => None,
+        }
+    }
+
+    /// The error as every surface reports it.
+    pub fn report(&self) -> ErrorReport {
+        ErrorReport {
+            class: self.class(),
+            rule: self.rule().to_owned(),
+            message: self.to_string(),
+            fix: self.fix(),
+        }
+    }
+}
+
+/// An error as surfaces show it: `{class, rule, message, fix}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ErrorReport {
+    pub class: Class,
+    pub rule: String,
+    pub message: String,
+    pub fix: Option<String>,
 }

@@ -1,7 +1,8 @@
 //! majordomus: a git-native memory for a repository worked on by coding agents and people.
 //!
-//! Every surface (CLI, hooks, later MCP and HTTP) is a projection of this library API:
-//! each operation takes a [`Ctx`] and plain options and returns a typed value.
+//! Every surface (CLI, hooks, MCP, HTTP) is a projection of this library's operation
+//! registry ([`ops::Registry`]): each operation takes a [`Ctx`] and a request and returns
+//! a typed value. `docs/ARCHITECTURE.md` draws the layers.
 #![forbid(unsafe_code)]
 
 pub mod authored;
@@ -18,8 +19,10 @@ pub mod hooks;
 pub mod init;
 pub mod knowledge;
 pub mod model;
+pub mod ops;
+pub mod render;
 pub mod session;
 pub mod store;
 
 pub use ctx::{Clock, Ctx};
-pub use error::{Error, Refusal};
+pub use error::{Class, Error, Refusal, UsageError};

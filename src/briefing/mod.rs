@@ -4,23 +4,30 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
-use crate::authored::{LedgerQuestion, QuestionBook};
 use crate::error::Error;
+use crate::knowledge::CandidatesRequest;
+use crate::model::question::{LedgerQuestion, QuestionBook};
 use crate::model::{Event, ids};
 use crate::store::StoreError;
 
+/// `briefing` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BriefingRequest {}
+
 /// A candidate file awaiting review.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PendingCandidate {
     pub id: String,
     /// The episode its id names, when this checkout knows that episode.
     pub episode: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Briefing {
     pub open_questions: Vec<LedgerQuestion>,
     pub candidates: Vec<PendingCandidate>,
@@ -34,7 +41,7 @@ pub struct Briefing {
 /// placed on its episode when a session record or a `session.opened` line of this
 /// checkout names it.
 fn pending_candidates(ctx: &Ctx, known: &HashSet<String>) -> Result<Vec<PendingCandidate>, Error> {
-    let listing = crate::knowledge::candidates(ctx, None)?;
+    let listing = crate::knowledge::candidates(ctx, CandidatesRequest::default())?;
     Ok(listing
         .candidates
         .into_iter()
@@ -70,7 +77,7 @@ fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
 }
 
 /// Composes the briefing.
-pub fn briefing(ctx: &Ctx) -> Result<Briefing, Error> {
+pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
     ctx.require_initialised()?;
     let policy = ctx.policy()?;
     // One pass over the ledger: the questions and the episodes this checkout knows.
@@ -84,11 +91,7 @@ pub fn briefing(ctx: &Ctx) -> Result<Briefing, Error> {
             known.insert(s);
         }
     })?;
-    let open_questions: Vec<LedgerQuestion> = book
-        .into_questions()
-        .into_iter()
-        .filter(|q| q.answer.is_none())
-        .collect();
+    let open_questions = book.into_open();
     let candidates = pending_candidates(ctx, &known)?;
     let last_handover = last_handover(ctx)?;
     let budget = policy.session.briefing_budget_lines;

@@ -2,8 +2,9 @@
 
 use clap::Args;
 
-use super::{CliError, Output};
-use crate::Ctx;
+use super::Output;
+use crate::briefing::BriefingRequest;
+use crate::{Ctx, Error};
 
 /// The opening briefing: open questions, candidates awaiting review, the last handover.
 ///
@@ -16,7 +17,9 @@ use crate::Ctx;
 #[command(verbatim_doc_comment)]
 pub struct BriefingArgs {}
 
-pub fn run(ctx: &Ctx, _args: &BriefingArgs) -> Result<Output, CliError> {
-    let briefing = crate::briefing::briefing(ctx)?;
-    Ok(Output::ok(briefing.text.clone(), briefing))
+pub fn run(ctx: &Ctx, _args: &BriefingArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::briefing::briefing(
+        ctx,
+        BriefingRequest {},
+    )?))
 }

@@ -2,9 +2,9 @@
 
 use clap::Args;
 
-use super::{CliError, Output};
-use crate::Ctx;
-use crate::authored;
+use super::Output;
+use crate::authored::CheckpointRequest;
+use crate::{Ctx, Error};
 
 /// Record a checkpoint: where the work stands, in one line.
 ///
@@ -17,7 +17,12 @@ pub struct CheckpointArgs {
     pub text: String,
 }
 
-pub fn run(ctx: &Ctx, args: &CheckpointArgs) -> Result<Output, CliError> {
-    let recorded = authored::record_checkpoint(ctx, &args.text)?;
-    Ok(super::decision::recorded_output("checkpoint", recorded))
+pub fn run(ctx: &Ctx, args: &CheckpointArgs) -> Result<Output, Error> {
+    let recorded = crate::authored::record_checkpoint(
+        ctx,
+        CheckpointRequest {
+            text: args.text.clone(),
+        },
+    )?;
+    Ok(Output::report(&recorded))
 }

@@ -2,8 +2,9 @@
 
 use clap::Args;
 
-use super::{CliError, Output};
-use crate::Ctx;
+use super::Output;
+use crate::context::ContextRequest;
+use crate::{Ctx, Error};
 
 /// The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.
 ///
@@ -16,7 +17,9 @@ use crate::Ctx;
 #[command(verbatim_doc_comment)]
 pub struct ContextArgs {}
 
-pub fn run(ctx: &Ctx, _args: &ContextArgs) -> Result<Output, CliError> {
-    let composed = crate::context::context(ctx)?;
-    Ok(Output::ok(composed.text.clone(), composed))
+pub fn run(ctx: &Ctx, _args: &ContextArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::context::context(
+        ctx,
+        ContextRequest {},
+    )?))
 }

@@ -2,9 +2,9 @@
 
 use clap::Args;
 
-use super::{CliError, Output};
-use crate::Ctx;
-use crate::authored::{self, Recorded};
+use super::Output;
+use crate::authored::DecisionRequest;
+use crate::{Ctx, Error};
 
 /// Record a decision in the ledger, stamped with the open episode.
 ///
@@ -24,23 +24,13 @@ pub struct DecisionArgs {
     pub task: Option<String>,
 }
 
-pub fn run(ctx: &Ctx, args: &DecisionArgs) -> Result<Output, CliError> {
-    let recorded = authored::record_decision(ctx, &args.text, args.task.as_deref())?;
-    Ok(recorded_output("decision", recorded))
-}
-
-/// The common rendering of an authored write.
-pub(super) fn recorded_output(kind: &str, recorded: Recorded) -> Output {
-    let human = match &recorded.session {
-        Some(ep) => format!("recorded {kind} #{} in episode {ep}\n", recorded.seq),
-        None => format!(
-            "recorded {kind} #{} with no open episode (session: null)\n",
-            recorded.seq
-        ),
-    };
-    let note = recorded
-        .session
-        .is_none()
-        .then(|| "note: no episode is open; `majordomus session start` opens one".to_owned());
-    Output::ok(human, recorded).with_note(note)
+pub fn run(ctx: &Ctx, args: &DecisionArgs) -> Result<Output, Error> {
+    let recorded = crate::authored::record_decision(
+        ctx,
+        DecisionRequest {
+            text: args.text.clone(),
+            task: args.task.clone(),
+        },
+    )?;
+    Ok(Output::report(&recorded))
 }

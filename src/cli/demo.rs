@@ -5,9 +5,17 @@ use std::fmt::Write as _;
 
 use clap::Args;
 
-use super::{CliError, Format, Output};
-use crate::git::Repo;
-use crate::{Clock, Ctx};
+use super::Output;
+use crate::authored::{CheckpointRequest, DecisionRequest, QuestionRequest, ResolveRequest};
+use crate::doctor::DoctorRequest;
+use crate::git::{Identity, Repo};
+use crate::init::InitRequest;
+use crate::knowledge::{CandidatesRequest, CheckRequest, DeriveRequest, PromoteRequest};
+use crate::model::Verdict;
+use crate::model::knowledge::Class;
+use crate::session::{CloseRequest, EpisodeRequest, StartRequest};
+use crate::store::StoreError;
+use crate::{Clock, Ctx, Error};
 
 /// Run a full episode in a throwaway repository and show each step.
 ///
@@ -35,15 +43,40 @@ struct Step {
     output: Output,
 }
 
+impl Step {
+    fn new(title: &'static str, command: impl Into<String>, output: Output) -> Step {
+        Step {
+            title,
+            command: command.into(),
+            output,
+        }
+    }
+}
+
 const PARSER: &str = "//! A tiny parser.\n\npub fn parse(input: &str) -> Vec<&str> {\n    input.split_whitespace().collect()\n}\n";
 
-pub fn run(args: &DemoArgs, _format: Format) -> Result<Output, CliError> {
-    let clock = Clock::from_env().map_err(CliError::Usage)?;
+/// A commit the demo made, as `git commit` would say it.
+fn committed(sha: &str, subject: &str) -> Output {
+    Output {
+        human: format!("[{}] {subject}\n", &sha[..12]),
+        json: serde_json::json!({ "commit": sha }),
+        note: None,
+        verdict: Verdict::Pass,
+        watching: false,
+    }
+}
+
+pub fn run(args: &DemoArgs) -> Result<Output, Error> {
+    let clock = Clock::from_env()?;
     let dir = tempfile::Builder::new()
         .prefix("majordomus-demo-")
         .tempdir()
-        .map_err(|e| CliError::Io(format!("temporary directory: {e}")))?;
+        .map_err(|e| StoreError::io(&std::env::temp_dir(), e))?;
     let root = dir.path().to_owned();
+    let identity = Identity {
+        name: "majordomus demo".into(),
+        email: "demo@majordomus.invalid".into(),
+    };
     let repo = Repo::init(&root)?;
     // Commits are dated just before now so the record reads in order.
     let t0 = clock.now().unix_timestamp() - 600;
@@ -51,202 +84,204 @@ pub fn run(args: &DemoArgs, _format: Format) -> Result<Output, CliError> {
         &[("README.md", b"# A demo project\n".as_slice())],
         "Initial commit",
         t0,
+        &identity,
     )?;
     drop(repo);
     let ctx = Ctx::open(&root, clock)?;
     let mut steps = Vec::new();
 
-    steps.push(Step {
-        title: "Set up majordomus in the repository",
-        command: "majordomus init".into(),
-        output: super::init::run(&ctx, &super::init::InitArgs {})?,
-    });
+    steps.push(Step::new(
+        "Set up majordomus in the repository",
+        "majordomus init",
+        Output::report(&crate::init::init(&ctx, InitRequest {})?),
+    ));
     let mut skeleton: Vec<(String, Vec<u8>)> = Vec::new();
     for rel in crate::store::skeleton::FILES
         .iter()
         .map(|(p, _)| *p)
         .chain([".gitignore"])
     {
-        let bytes =
-            std::fs::read(root.join(rel)).map_err(|e| CliError::Io(format!("{rel}: {e}")))?;
+        let path = root.join(rel);
+        let bytes = std::fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
         skeleton.push((rel.to_owned(), bytes));
     }
     let files: Vec<(&str, &[u8])> = skeleton
         .iter()
         .map(|(p, b)| (p.as_str(), b.as_slice()))
         .collect();
-    let sha = ctx.repo.commit_files(&files, "majordomus: init", t0 + 60)?;
-    steps.push(Step {
-        title: "Commit the tracked half of the store (.ai/repo and .gitignore)",
-        command: "git add .ai .gitignore && git commit -m \"majordomus: init\"".into(),
-        output: Output::ok(
-            format!("[{}] majordomus: init\n", &sha[..12]),
-            serde_json::json!({ "commit": sha }),
-        ),
-    });
+    let sha = ctx
+        .repo
+        .commit_files(&files, "majordomus: init", t0 + 60, &identity)?;
+    steps.push(Step::new(
+        "Commit the tracked half of the store (.ai/repo and .gitignore)",
+        "git add .ai .gitignore && git commit -m \"majordomus: init\"",
+        committed(&sha, "majordomus: init"),
+    ));
 
-    steps.push(Step {
-        title: "Open an episode: HEAD, branch and time are recorded, the opening snapshot written",
-        command: "majordomus session start --provider demo".into(),
-        output: super::session::run(
-            &ctx,
-            &super::session::SessionCommand::Start(super::session::StartArgs {
-                provider: Some("demo".into()),
-                replace: false,
-            }),
-        )?,
-    });
-    let decision = "Tokens are split on Unicode whitespace; no quoting rules";
-    steps.push(Step {
-        title: "Record a decision",
-        command: format!("majordomus decision \"{decision}\""),
-        output: super::decision::run(
-            &ctx,
-            &super::decision::DecisionArgs {
-                text: decision.into(),
-                task: None,
-            },
-        )?,
-    });
-    let question = "Should empty input yield an empty list or an error?";
-    let asked = super::question::run(
+    let started = crate::session::start(
         &ctx,
-        &super::question::QuestionArgs {
-            text: Some(question.into()),
-            command: None,
+        StartRequest {
+            provider: Some("demo".into()),
+            replace: false,
         },
     )?;
-    let qid = asked.human.trim().to_owned();
-    steps.push(Step {
-        title: "Ask a question (stdout is its id)",
-        command: format!("majordomus question \"{question}\""),
-        output: asked,
-    });
+    steps.push(Step::new(
+        "Open an episode: HEAD, branch and time are recorded, the opening snapshot written",
+        "majordomus session start --provider demo",
+        Output::report(&started),
+    ));
+    let decision = "Tokens are split on Unicode whitespace; no quoting rules";
+    let recorded = crate::authored::record_decision(
+        &ctx,
+        DecisionRequest {
+            text: decision.into(),
+            task: None,
+        },
+    )?;
+    steps.push(Step::new(
+        "Record a decision",
+        format!("majordomus decision \"{decision}\""),
+        Output::report(&recorded),
+    ));
+    let question = "Should empty input yield an empty list or an error?";
+    let asked = crate::authored::ask_question(
+        &ctx,
+        QuestionRequest {
+            text: question.into(),
+        },
+    )?;
+    let qid = asked.id.clone().unwrap_or_default();
+    // As the CLI shows it: stdout is the id, where it was recorded follows.
+    let mut asked_output = Output::report(&asked);
+    asked_output.human = format!("{qid}\n{}", asked_output.human);
+    steps.push(Step::new(
+        "Ask a question (stdout is its id)",
+        format!("majordomus question \"{question}\""),
+        asked_output,
+    ));
     let answer = "An empty list: callers iterate, nobody matches on errors";
-    steps.push(Step {
-        title: "Answer it",
-        command: format!("majordomus question resolve {qid} \"{answer}\""),
-        output: super::question::run(
-            &ctx,
-            &super::question::QuestionArgs {
-                text: None,
-                command: Some(super::question::QuestionCommand::Resolve(
-                    super::question::ResolveArgs {
-                        id: qid.clone(),
-                        answer: answer.into(),
-                    },
-                )),
-            },
-        )?,
-    });
+    let answered = crate::authored::resolve_question(
+        &ctx,
+        ResolveRequest {
+            id: qid.clone(),
+            answer: answer.into(),
+        },
+    )?;
+    steps.push(Step::new(
+        "Answer it",
+        format!("majordomus question resolve {qid} \"{answer}\""),
+        Output::report(&answered),
+    ));
     let sha = ctx.repo.commit_files(
         &[("src/parser.rs", PARSER.as_bytes())],
         "Add a whitespace tokenizer",
         t0 + 600,
+        &identity,
     )?;
-    steps.push(Step {
-        title: "Work happens: a commit",
-        command: "git add src/parser.rs && git commit -m \"Add a whitespace tokenizer\"".into(),
-        output: Output::ok(
-            format!("[{}] Add a whitespace tokenizer\n", &sha[..12]),
-            serde_json::json!({ "commit": sha }),
-        ),
-    });
+    steps.push(Step::new(
+        "Work happens: a commit",
+        "git add src/parser.rs && git commit -m \"Add a whitespace tokenizer\"",
+        committed(&sha, "Add a whitespace tokenizer"),
+    ));
     let checkpoint = "Tokenizer committed; error reporting is next";
-    steps.push(Step {
-        title: "Record a checkpoint",
-        command: format!("majordomus checkpoint \"{checkpoint}\""),
-        output: super::checkpoint::run(
-            &ctx,
-            &super::checkpoint::CheckpointArgs {
-                text: checkpoint.into(),
-            },
-        )?,
-    });
-    steps.push(Step {
-        title: "Read the working context: composed now from the episode, git and the ledger",
-        command: "majordomus session context".into(),
-        output: super::session::run(
-            &ctx,
-            &super::session::SessionCommand::Context(super::session::ContextArgs { path: false }),
-        )?,
-    });
+    let recorded = crate::authored::record_checkpoint(
+        &ctx,
+        CheckpointRequest {
+            text: checkpoint.into(),
+        },
+    )?;
+    steps.push(Step::new(
+        "Record a checkpoint",
+        format!("majordomus checkpoint \"{checkpoint}\""),
+        Output::report(&recorded),
+    ));
+    steps.push(Step::new(
+        "Read the working context: composed now from the episode, git and the ledger",
+        "majordomus session context",
+        Output::report(&crate::session::context(&ctx, EpisodeRequest {})?),
+    ));
     let summary = "Added a whitespace tokenizer and settled how empty input behaves.";
-    let closed = crate::session::close(&ctx, Some(summary))?;
-    steps.push(Step {
-        title: "Close the episode: its record is composed (never empty, nothing invented), then knowledge is derived",
-        command: format!("echo \"{summary}\" | majordomus session close"),
-        output: Output::ok(super::session::render_closed(&closed), &closed),
-    });
-    let knowledge = |cmd: super::knowledge::KnowledgeCommand| super::knowledge::run(&ctx, &cmd);
-    steps.push(Step {
-        title: "The derived candidates await a person's review",
-        command: "majordomus knowledge candidates".into(),
-        output: knowledge(super::knowledge::KnowledgeCommand::Candidates(
-            super::knowledge::CandidatesArgs { branch: None },
-        ))?,
-    });
-    steps.push(Step {
-        title: "Derivation is deterministic: a rerun over the same evidence writes nothing",
-        command: format!("majordomus knowledge derive --episode {}", closed.episode),
-        output: knowledge(super::knowledge::KnowledgeCommand::Derive(
-            super::knowledge::DeriveArgs {
-                episode: Some(closed.episode.clone()),
-                dry_run: false,
-            },
-        ))?,
-    });
-    let listing = crate::knowledge::candidates(&ctx, None)?;
+    let closed = crate::session::close(
+        &ctx,
+        CloseRequest {
+            summary: Some(summary.into()),
+        },
+    )?;
+    steps.push(Step::new(
+        "Close the episode: its record is composed (never empty, nothing invented), then knowledge is derived",
+        format!("echo \"{summary}\" | majordomus session close"),
+        Output::report(&closed),
+    ));
+    let listing = crate::knowledge::candidates(&ctx, CandidatesRequest::default())?;
+    steps.push(Step::new(
+        "The derived candidates await a person's review",
+        "majordomus knowledge candidates",
+        Output::report(&listing),
+    ));
+    let rerun = crate::knowledge::derive(
+        &ctx,
+        DeriveRequest {
+            episode: Some(closed.episode.clone()),
+            dry_run: false,
+        },
+    )?;
+    steps.push(Step::new(
+        "Derivation is deterministic: a rerun over the same evidence writes nothing",
+        format!("majordomus knowledge derive --episode {}", closed.episode),
+        Output::report(&rerun),
+    ));
     if let Some(decided) = listing
         .candidates
         .iter()
-        .find(|c| c.class.name() == "convention")
+        .find(|c| c.class == Class::Convention)
     {
         let evidence = "src/parser.rs: parse() calls str::split_whitespace";
-        let promoted = crate::knowledge::promote(&ctx, &decided.id, None, evidence)?;
-        steps.push(Step {
-            title: "A person promotes a candidate, with evidence",
-            command: format!(
+        let promoted = crate::knowledge::promote(
+            &ctx,
+            PromoteRequest {
+                id: decided.id.clone(),
+                class: None,
+                evidence: evidence.into(),
+            },
+        )?;
+        let mut output = Output::report(&promoted);
+        // The demo commits the store itself in the next step.
+        output.human = format!("promoted {} -> {} (verified)\n", promoted.id, promoted.path);
+        steps.push(Step::new(
+            "A person promotes a candidate, with evidence",
+            format!(
                 "echo \"{evidence}\" | majordomus knowledge promote {}",
                 decided.id
             ),
-            output: Output::ok(
-                format!("promoted {} -> {} (verified)\n", promoted.id, promoted.path),
-                &promoted,
-            ),
-        });
+            output,
+        ));
     }
     let tracked = files_under(&root, ".ai/repo")?;
     let files: Vec<(&str, &[u8])> = tracked
         .iter()
         .map(|(p, b)| (p.as_str(), b.as_slice()))
         .collect();
-    let sha =
-        ctx.repo
-            .commit_files(&files, "majordomus: session record and knowledge", t0 + 660)?;
-    steps.push(Step {
-        title: "Commit the record and the knowledge so they travel with the repository",
-        command: "git add .ai && git commit -m \"majordomus: session record and knowledge\"".into(),
-        output: Output::ok(
-            format!(
-                "[{}] majordomus: session record and knowledge\n",
-                &sha[..12]
-            ),
-            serde_json::json!({ "commit": sha }),
-        ),
-    });
-    steps.push(Step {
-        title: "Every record is checked: schema, ids, provenance, every reference resolves",
-        command: "majordomus knowledge check".into(),
-        output: knowledge(super::knowledge::KnowledgeCommand::Check(
-            super::knowledge::CheckArgs {},
-        ))?,
-    });
-    steps.push(Step {
-        title: "doctor runs the whole rule package",
-        command: "majordomus doctor".into(),
-        output: super::doctor::run(&ctx, &super::doctor::DoctorArgs {})?,
-    });
+    let sha = ctx.repo.commit_files(
+        &files,
+        "majordomus: session record and knowledge",
+        t0 + 660,
+        &identity,
+    )?;
+    steps.push(Step::new(
+        "Commit the record and the knowledge so they travel with the repository",
+        "git add .ai && git commit -m \"majordomus: session record and knowledge\"",
+        committed(&sha, "majordomus: session record and knowledge"),
+    ));
+    steps.push(Step::new(
+        "Every record is checked: schema, ids, provenance, every reference resolves",
+        "majordomus knowledge check",
+        Output::report(&crate::knowledge::check(&ctx, CheckRequest {})?),
+    ));
+    steps.push(Step::new(
+        "doctor runs the whole rule package",
+        "majordomus doctor",
+        Output::report(&crate::doctor::doctor(&ctx, DoctorRequest {})?),
+    ));
 
     let location = if args.keep {
         let kept = dir.keep();
@@ -279,28 +314,28 @@ pub fn run(args: &DemoArgs, _format: Format) -> Result<Output, CliError> {
             "output": s.output.json,
         })).collect::<Vec<_>>(),
     });
+    // The demo shows every step, findings included; it succeeds when every step ran.
     Ok(Output {
         human,
         json,
         note: None,
-        code: 0,
+        verdict: Verdict::Pass,
+        watching: false,
     })
 }
 
 /// Every file under `rel` (relative to `root`), as `(path, bytes)`, sorted.
-fn files_under(root: &std::path::Path, rel: &str) -> Result<Vec<(String, Vec<u8>)>, CliError> {
+fn files_under(root: &std::path::Path, rel: &str) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut out = Vec::new();
     let mut stack = vec![root.join(rel)];
     while let Some(dir) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| CliError::Io(format!("{}: {e}", dir.display())))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
         for entry in entries.filter_map(Result::ok) {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
             } else {
-                let bytes = std::fs::read(&path)
-                    .map_err(|e| CliError::Io(format!("{}: {e}", path.display())))?;
+                let bytes = std::fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
                 let rel = path
                     .strip_prefix(root)
                     .unwrap_or(&path)

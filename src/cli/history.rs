@@ -1,12 +1,10 @@
 //! `majordomus history`.
 
-use std::fmt::Write as _;
-
 use clap::Args;
 
-use super::{CliError, Output};
-use crate::Ctx;
-use crate::history::{self, HistoryFilter};
+use super::Output;
+use crate::history::HistoryRequest;
+use crate::{Ctx, Error};
 
 /// Read the ledger, oldest first, optionally filtered.
 ///
@@ -28,47 +26,14 @@ pub struct HistoryArgs {
     pub since: Option<String>,
 }
 
-pub fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Output, CliError> {
-    let found = history::history(
+pub fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Output, Error> {
+    let found = crate::history::history(
         ctx,
-        &HistoryFilter {
+        HistoryRequest {
             event: args.event.clone(),
             session: args.session.clone(),
             since: args.since.clone(),
         },
     )?;
-    let mut human = String::new();
-    if found.lines.is_empty() {
-        human.push_str("no ledger lines match\n");
-    }
-    for line in &found.lines {
-        let _ = write!(
-            human,
-            "#{} {} {} session={}",
-            line.seq,
-            line.ts,
-            line.event,
-            line.session.as_deref().unwrap_or("null")
-        );
-        if let Some(task) = &line.task {
-            let _ = write!(human, " task={task}");
-        }
-        let _ = writeln!(human, " {}", line.data);
-    }
-    let note = (!found.skipped.is_empty()).then(|| {
-        let places: Vec<String> = found
-            .skipped
-            .iter()
-            .map(|s| match s.line {
-                Some(n) => format!("line {n}: {}", s.reason),
-                None => format!("byte {}: {}", s.offset, s.reason),
-            })
-            .collect();
-        format!(
-            "note: skipped {} unreadable ledger line(s): {}",
-            places.len(),
-            places.join("; ")
-        )
-    });
-    Ok(Output::ok(human, found).with_note(note))
+    Ok(Output::report(&found))
 }

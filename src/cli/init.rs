@@ -1,12 +1,10 @@
 //! `majordomus init`.
 
-use std::fmt::Write as _;
-
 use clap::Args;
 
-use super::{CliError, Output};
-use crate::Ctx;
-use crate::store::WriteOutcome;
+use super::Output;
+use crate::init::InitRequest;
+use crate::{Ctx, Error};
 
 /// Set up majordomus in this repository (idempotent; never overwrites a file).
 ///
@@ -19,19 +17,6 @@ use crate::store::WriteOutcome;
 #[command(verbatim_doc_comment)]
 pub struct InitArgs {}
 
-pub fn run(ctx: &Ctx, _args: &InitArgs) -> Result<Output, CliError> {
-    let report = crate::init::init(ctx)?;
-    let mut human = format!("initialised {}\n", ctx.layout.root().display());
-    for path in &report.created {
-        let _ = writeln!(human, "  created  {path}");
-    }
-    for path in &report.existing {
-        let _ = writeln!(human, "  kept     {path}");
-    }
-    human.push_str(match report.gitignore {
-        WriteOutcome::Written => "  .gitignore: added .ai/local/\n",
-        _ => "  .gitignore: already ignores .ai/local/\n",
-    });
-    human.push_str("next: majordomus session start\n");
-    Ok(Output::ok(human, report))
+pub fn run(ctx: &Ctx, _args: &InitArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::init::init(ctx, InitRequest {})?))
 }

@@ -1,5 +1,6 @@
-//! The command-line surface: clap arguments, one file per command, rendering of human and
-//! JSON output, and the one mapping of errors to exit codes (`error.rs`).
+//! The command-line surface: clap arguments (one file per command), each parsed into its
+//! operation's request and rendered from its result (`crate::render`), and the one
+//! mapping of outcomes to exit codes (`exit.rs`). No logic of its own.
 
 mod briefing;
 mod checkpoint;
@@ -8,22 +9,27 @@ mod decision;
 mod demo;
 mod doctor;
 mod env;
-mod error;
+mod exit;
 mod history;
+mod hook;
 mod hooks;
 mod init;
 mod knowledge;
 mod question;
+mod schema;
 mod session;
+mod watch;
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::error::{Error, UsageError};
+use crate::model::Verdict;
+use crate::ops::Report;
 use crate::{Clock, Ctx};
-pub use error::CliError;
 
 /// A git-native memory for a repository worked on by coding agents and people.
 ///
@@ -68,38 +74,62 @@ pub enum Command {
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
-    Watch(doctor::WatchArgs),
+    Watch(watch::WatchArgs),
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
     #[command(subcommand)]
-    Hook(hooks::HookCommand),
+    Hook(hook::HookCommand),
     Env(env::EnvArgs),
+    Schema(schema::SchemaArgs),
     Demo(demo::DemoArgs),
 }
 
-/// What a command produced: human text and the JSON value, and its exit code.
+/// The commands that drive the registry instead of mapping to one operation.
+pub const DRIVERS: &[&str] = &["demo", "watch", "schema", "mcp", "serve", "completions"];
+
+/// The clap command tree (for the help reference and completions).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// What a command produced: human text, the JSON value, a note for stderr, and the
+/// verdict its exit code follows.
 #[derive(Debug)]
 pub struct Output {
     pub human: String,
     pub json: serde_json::Value,
     /// Printed to stderr in human mode (the JSON carries the same facts).
     pub note: Option<String>,
-    pub code: u8,
+    pub verdict: Verdict,
+    /// `watch` ran it: an advisory verdict exits 11.
+    pub watching: bool,
 }
 
 impl Output {
-    pub fn ok(human: String, json: impl serde::Serialize) -> Output {
+    /// An operation's result as its [`Report`] renders it.
+    pub fn report<R: Report>(result: &R) -> Output {
         Output {
-            human,
-            json: serde_json::to_value(json).expect("outputs serialise"),
-            note: None,
-            code: 0,
+            human: result.text(),
+            json: serde_json::to_value(result).expect("results serialise"),
+            note: result.note(),
+            verdict: result.verdict(),
+            watching: false,
         }
     }
 
-    pub fn with_note(mut self, note: Option<String>) -> Output {
-        self.note = note;
-        self
+    /// An error that must not fail its caller (a provider hook): said on stderr, exit 0.
+    pub fn failed_quietly(error: &Error) -> Output {
+        Output {
+            human: String::new(),
+            json: serde_json::json!({ "error": error.report() }),
+            note: Some(format!("majordomus: {error}")),
+            verdict: Verdict::Pass,
+            watching: false,
+        }
+    }
+
+    fn code(&self) -> u8 {
+        exit::for_verdict(self.verdict, self.watching)
     }
 }
 
@@ -116,18 +146,17 @@ fn read_stdin() -> String {
 }
 
 /// Opens the repository the command runs in.
-fn open_ctx(cli: &Cli) -> Result<Ctx, CliError> {
-    let clock = Clock::from_env().map_err(CliError::Usage)?;
+fn open_ctx(cli: &Cli) -> Result<Ctx, Error> {
+    let clock = Clock::from_env()?;
     let dir = match &cli.directory {
         Some(d) => d.clone(),
-        None => {
-            std::env::current_dir().map_err(|e| CliError::Io(format!("current directory: {e}")))?
-        }
+        None => std::env::current_dir()
+            .map_err(|e| crate::store::StoreError::io(std::path::Path::new("."), e))?,
     };
-    Ok(Ctx::open(&dir, clock)?)
+    Ctx::open(&dir, clock)
 }
 
-fn run(cli: &Cli) -> Result<Output, CliError> {
+fn run(cli: &Cli) -> Result<Output, Error> {
     match &cli.command {
         Command::Init(args) => init::run(&open_ctx(cli)?, args),
         Command::Session(cmd) => session::run(&open_ctx(cli)?, cmd),
@@ -139,19 +168,31 @@ fn run(cli: &Cli) -> Result<Output, CliError> {
         Command::Context(args) => context::run(&open_ctx(cli)?, args),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
-        Command::Watch(args) => doctor::watch(&open_ctx(cli)?, args),
-        Command::Hooks(cmd) => hooks::run_hooks(&open_ctx(cli)?, cmd),
+        Command::Watch(args) => watch::run(&open_ctx(cli)?, args),
+        Command::Hooks(cmd) => hooks::run(&open_ctx(cli)?, cmd),
         Command::Hook(cmd) => match open_ctx(cli) {
-            Ok(ctx) => hooks::run_hook(&ctx, cmd),
+            Ok(ctx) => hook::run(&ctx, cmd),
             // Outside a git work tree a hook has nothing to do.
-            Err(_) => Ok(Output::ok(
-                String::new(),
-                serde_json::json!({"did": "stepped-aside"}),
-            )),
+            Err(_) => Ok(Output {
+                human: String::new(),
+                json: serde_json::json!({"did": "stepped-aside"}),
+                note: None,
+                verdict: Verdict::Pass,
+                watching: false,
+            }),
         },
         Command::Env(args) => env::run(&open_ctx(cli)?, args),
-        Command::Demo(args) => demo::run(args, cli.format),
+        Command::Schema(args) => schema::run(args),
+        Command::Demo(args) => demo::run(args),
     }
+}
+
+/// Whether `--format json` was asked for, read from the raw arguments (for errors clap
+/// raises before there is a `Cli`).
+fn json_asked(args: &[String]) -> bool {
+    args.windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json")
+        || args.iter().any(|a| a == "--format=json")
 }
 
 /// Prints a clap error: as SPEC's JSON error object on stdout when `--format json` was
@@ -163,10 +204,6 @@ fn usage_error(err: clap::Error) -> ExitCode {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
     );
     let args: Vec<String> = std::env::args().collect();
-    let json = args
-        .windows(2)
-        .any(|w| w[0] == "--format" && w[1] == "json")
-        || args.iter().any(|a| a == "--format=json");
     // A provider hook never blocks its provider, not even when it is wired wrongly.
     let provider_hook = args.iter().any(|a| a == "hook")
         && args
@@ -176,7 +213,7 @@ fn usage_error(err: clap::Error) -> ExitCode {
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
-    if is_usage && json {
+    if is_usage && json_asked(&args) {
         let message = err.kind().to_string();
         let detail = err.to_string();
         // The error text without clap's "Usage:" and "For more information" lines,
@@ -191,17 +228,40 @@ fn usage_error(err: clap::Error) -> ExitCode {
             .trim_start_matches("error: ")
             .to_owned();
         let first = if first.is_empty() { message } else { first };
-        let value = serde_json::json!({
-            "error": {"code": 2, "rule": "usage", "message": first, "fix": "majordomus --help"}
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("errors serialise")
-        );
-        return ExitCode::from(2);
+        print_error(&Error::from(UsageError::Arguments(first)), Format::Json);
+        return ExitCode::from(exit::USAGE);
     }
     let _ = err.print();
-    ExitCode::from(if is_usage { 2 } else { 0 })
+    ExitCode::from(if is_usage { exit::USAGE } else { exit::OK })
+}
+
+/// `majordomus: <what>: <why>` + `fix:` on stderr, or `{"error": {...}}` on stdout.
+fn print_error(err: &Error, format: Format) {
+    let report = err.report();
+    let code = exit::for_class(report.class);
+    match format {
+        Format::Json => {
+            let value = serde_json::json!({
+                "error": {
+                    "code": code,
+                    "class": report.class,
+                    "rule": report.rule,
+                    "message": report.message,
+                    "fix": report.fix,
+                }
+            });
+            let mut t = serde_json::to_string_pretty(&value).expect("errors serialise");
+            t.push('\n');
+            let _ = std::io::stdout().lock().write_all(t.as_bytes());
+        }
+        Format::Human => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "majordomus: {}", report.message);
+            if let Some(fix) = &report.fix {
+                let _ = writeln!(stderr, "fix: {fix}");
+            }
+        }
+    }
 }
 
 /// Parses the command line, runs the command, prints its output and returns its exit code.
@@ -210,12 +270,10 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
-    let result = run(&cli);
-    let mut stdout = std::io::stdout().lock();
-    match result {
+    match run(&cli) {
         Ok(output) => {
             let text = match cli.format {
-                Format::Human => output.human,
+                Format::Human => output.human.clone(),
                 Format::Json => {
                     let mut t =
                         serde_json::to_string_pretty(&output.json).expect("outputs serialise");
@@ -223,30 +281,15 @@ pub fn main() -> ExitCode {
                     t
                 }
             };
-            let _ = stdout.write_all(text.as_bytes());
-            if let (Format::Human, Some(note)) = (cli.format, output.note) {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            if let (Format::Human, Some(note)) = (cli.format, &output.note) {
                 let _ = writeln!(std::io::stderr(), "{note}");
             }
-            ExitCode::from(output.code)
+            ExitCode::from(output.code())
         }
         Err(err) => {
-            let code = err.exit_code();
-            match cli.format {
-                Format::Json => {
-                    let mut t =
-                        serde_json::to_string_pretty(&err.to_json()).expect("errors serialise");
-                    t.push('\n');
-                    let _ = stdout.write_all(t.as_bytes());
-                }
-                Format::Human => {
-                    let mut stderr = std::io::stderr().lock();
-                    let _ = writeln!(stderr, "majordomus: {err}");
-                    if let Some(fix) = err.fix() {
-                        let _ = writeln!(stderr, "fix: {fix}");
-                    }
-                }
-            }
-            ExitCode::from(code)
+            print_error(&err, cli.format);
+            ExitCode::from(exit::for_class(err.class()))
         }
     }
 }

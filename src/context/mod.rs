@@ -4,15 +4,21 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
-use crate::briefing::Briefing;
+use crate::briefing::{Briefing, BriefingRequest};
 use crate::error::Error;
-use crate::knowledge::KnowledgeStatus;
+use crate::knowledge::{KnowledgeStatus, StatusRequest};
 use crate::store::StoreError;
 
-#[derive(Debug, Clone, Serialize)]
+/// `context` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextRequest {}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RepositoryContext {
     pub briefing: Briefing,
     /// Reasoning record files under `.ai/local/state/reasoning/`.
@@ -59,9 +65,9 @@ fn intents(ctx: &Ctx) -> Result<Vec<String>, Error> {
 }
 
 /// Composes the repository context.
-pub fn context(ctx: &Ctx) -> Result<RepositoryContext, Error> {
-    let briefing = crate::briefing::briefing(ctx)?;
-    let knowledge = crate::knowledge::status(ctx)?;
+pub fn context(ctx: &Ctx, _request: ContextRequest) -> Result<RepositoryContext, Error> {
+    let briefing = crate::briefing::briefing(ctx, BriefingRequest {})?;
+    let knowledge = crate::knowledge::status(ctx, StatusRequest {})?;
     let reasoning_records = count_files(&ctx.layout.state_dir().join("reasoning"))?;
     let intents = intents(ctx)?;
     let mut text = String::from("# Repository context\n\n");

@@ -3,13 +3,20 @@
 
 use std::collections::{HashMap, HashSet};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::knowledge::{Finding, Severity};
-use crate::model::Event;
+use crate::knowledge::{CandidatesRequest, CheckRequest, Finding, Severity};
+use crate::model::event::{KnowledgeDerived, ProviderEventFailed, SessionClosed};
+use crate::model::{Event, LedgerLine, Verdict};
 use crate::store::outbox::Outbox;
+
+/// `doctor` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DoctorRequest {}
 
 /// The rule package shipped in `share/standard/rules/`.
 pub const STANDARD_RULES: &str = include_str!("../../share/standard/rules/majordomus.yaml");
@@ -26,40 +33,49 @@ struct Package {
     rules: Vec<RuleDecl>,
 }
 
-impl<'de> Deserialize<'de> for Severity {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "blocking" => Ok(Severity::Blocking),
-            "advisory" => Ok(Severity::Advisory),
-            other => Err(serde::de::Error::custom(format!(
-                "unknown severity {other}"
-            ))),
-        }
-    }
+/// How one rule came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleStatus {
+    Pass,
+    Fail,
+    Skipped,
 }
 
 /// One rule's outcome.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RuleResult {
     pub rule: String,
     pub severity: Severity,
     pub description: String,
-    /// `pass`, `fail` or `skipped`.
-    pub status: &'static str,
+    pub status: RuleStatus,
     /// Why the rule was skipped, or a fact worth saying when it passed.
     pub note: Option<String>,
     pub findings: Vec<Finding>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DoctorReport {
     pub rules: Vec<RuleResult>,
     pub blocking: usize,
     pub advisory: usize,
 }
 
+impl DoctorReport {
+    /// Blocking findings fail doctor (exit 10); advisory ones stop `watch` (exit 11).
+    pub fn verdict(&self) -> Verdict {
+        if self.blocking > 0 {
+            Verdict::Blocking
+        } else if self.advisory > 0 {
+            Verdict::Advisory
+        } else {
+            Verdict::Pass
+        }
+    }
+}
+
 /// Runs every rule of the standard package.
-pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
+pub fn doctor(ctx: &Ctx, _request: DoctorRequest) -> Result<DoctorReport, Error> {
     ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let package: Package =
@@ -72,16 +88,11 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
     // Candidates are keyed by file name: a candidate derived on the trunk is named by its
     // outbox path in the ledger and lives under candidates/ after the drain.
     let mut derived_paths: HashMap<String, String> = HashMap::new();
-    let mut provider_failures = Vec::new();
+    let mut provider_failures: Vec<LedgerLine> = Vec::new();
     let skipped = ctx.ledger().scan(0, |line| match line.event {
         Event::SessionClosed => {
-            if let Some(s) = &line.session {
-                let derive_on = line
-                    .data
-                    .get("knowledge_on_end")
-                    .and_then(|v| v.as_bool())
-                    .unwrap_or(true);
-                closes.push((s.clone(), line.ts.clone(), derive_on));
+            if let (Some(s), Some(closed)) = (&line.session, line.payload::<SessionClosed>()) {
+                closes.push((s.clone(), line.ts.clone(), closed.knowledge_on_end));
             }
         }
         Event::KnowledgeDerived => {
@@ -89,17 +100,12 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                 derived.insert(s.clone());
             }
             for p in line
-                .data
-                .get("paths")
-                .and_then(|p| p.as_array())
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p.as_str())
+                .payload::<KnowledgeDerived>()
+                .map(|d| d.paths)
+                .unwrap_or_default()
             {
-                let name = p.rsplit('/').next().unwrap_or(p);
-                derived_paths
-                    .entry(name.to_owned())
-                    .or_insert_with(|| line.ts.clone());
+                let name = file_name(&p);
+                derived_paths.entry(name).or_insert_with(|| line.ts.clone());
             }
         }
         Event::ProviderEventFailed => provider_failures.push(line),
@@ -157,12 +163,12 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                 }
             }
             "majordomus.knowledge-integrity" => {
-                for f in crate::knowledge::check(ctx)?.findings {
+                for f in crate::knowledge::check(ctx, CheckRequest {})?.findings {
                     findings.push(f);
                 }
             }
             "majordomus.candidates-reviewed" => {
-                let listing = crate::knowledge::candidates(ctx, None)?;
+                let listing = crate::knowledge::candidates(ctx, CandidatesRequest::default())?;
                 let max = policy.knowledge.candidates_max_files as usize;
                 if listing.candidates.len() > max {
                     finding(
@@ -207,7 +213,7 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
                             );
                         }
                     }
-                    if c.state == "untracked" {
+                    if c.state == crate::knowledge::CandidateState::Untracked {
                         finding(
                             &c.path,
                             "git does not track this candidate".into(),
@@ -245,14 +251,12 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
             }
             "majordomus.provider-events" => {
                 for line in &provider_failures {
+                    let failed = line.payload::<ProviderEventFailed>().unwrap_or_default();
                     finding(
                         ".ai/local/ledger.jsonl",
                         format!(
                             "#{} {}: provider hook {} failed: {}",
-                            line.seq,
-                            line.ts,
-                            line.data_str("hook").unwrap_or("?"),
-                            line.data_str("error").unwrap_or("?")
+                            line.seq, line.ts, failed.hook, failed.error
                         ),
                         "see docs/HOOKS.md; rerun the hook by hand to see the error".into(),
                     );
@@ -261,11 +265,11 @@ pub fn doctor(ctx: &Ctx) -> Result<DoctorReport, Error> {
             other => unreachable!("the shipped rule package names rule {other}, which has no code"),
         }
         let status = if skipped_rule {
-            "skipped"
+            RuleStatus::Skipped
         } else if findings.is_empty() {
-            "pass"
+            RuleStatus::Pass
         } else {
-            "fail"
+            RuleStatus::Fail
         };
         results.push(RuleResult {
             rule: decl.id,

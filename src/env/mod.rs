@@ -1,13 +1,19 @@
 //! `majordomus env`: what this binary and this repository look like to majordomus.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
 use crate::git::{HeadState, Trunk};
 use crate::model::EpisodeState;
 
-#[derive(Debug, Clone, Serialize)]
+/// `env` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvRequest {}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Versions {
     pub majordomus: &'static str,
     pub gix: &'static str,
@@ -15,13 +21,13 @@ pub struct Versions {
     pub session_schema: &'static str,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct LedgerInfo {
     pub path: String,
     pub bytes: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EnvReport {
     pub versions: Versions,
     pub root: String,
@@ -36,7 +42,7 @@ pub struct EnvReport {
     pub clock_pinned: bool,
 }
 
-pub fn env(ctx: &Ctx) -> Result<EnvReport, Error> {
+pub fn env(ctx: &Ctx, _request: EnvRequest) -> Result<EnvReport, Error> {
     let head = ctx.repo.head()?;
     let trunk = ctx.repo.trunk()?;
     let on_trunk = match (&trunk, &head.branch) {
@@ -44,11 +50,7 @@ pub fn env(ctx: &Ctx) -> Result<EnvReport, Error> {
         _ => false,
     };
     let initialised = ctx.layout.is_initialised();
-    let episode = if initialised {
-        crate::session::open_episode(ctx)?
-    } else {
-        None
-    };
+    let episode = if initialised { ctx.episode()? } else { None };
     let ledger = ctx.ledger();
     Ok(EnvReport {
         versions: Versions {

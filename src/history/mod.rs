@@ -1,21 +1,29 @@
 //! `majordomus history`: the ledger read back, filtered.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
-use crate::error::{Error, Refusal};
+use crate::error::{Error, UsageError};
 use crate::model::{Event, LedgerLine};
 use crate::store::ledger::Skipped;
 
-#[derive(Debug, Clone, Default)]
-pub struct HistoryFilter {
+/// `history`: every filter given must match.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryRequest {
+    /// Only lines of this event (e.g. `decision.recorded`).
+    #[serde(default)]
     pub event: Option<String>,
+    /// Only lines stamped with this episode id.
+    #[serde(default)]
     pub session: Option<String>,
-    /// RFC 3339 timestamp or `YYYY-MM-DD`; lines at or after it.
+    /// Only lines at or after this time (RFC 3339, or `YYYY-MM-DD`).
+    #[serde(default)]
     pub since: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct History {
     pub lines: Vec<LedgerLine>,
     /// Lines that could not be read (torn or unreadable), never fatal.
@@ -23,19 +31,21 @@ pub struct History {
 }
 
 /// Reads the ledger in one pass and keeps the lines matching every given filter.
-pub fn history(ctx: &Ctx, filter: &HistoryFilter) -> Result<History, Error> {
+pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
     ctx.require_initialised()?;
     ctx.policy()?;
     let event = match &filter.event {
-        Some(name) => Some(Event::from_name(name).ok_or_else(|| Refusal::UnknownEvent {
-            value: name.clone(),
-        })?),
+        Some(name) => Some(
+            Event::from_name(name).ok_or_else(|| UsageError::UnknownEvent {
+                value: name.clone(),
+            })?,
+        ),
         None => None,
     };
     let since = match &filter.since {
         Some(text) => {
             Some(
-                crate::model::time::parse(text).ok_or_else(|| Refusal::InvalidSince {
+                crate::model::time::parse(text).ok_or_else(|| UsageError::InvalidSince {
                     value: text.clone(),
                 })?,
             )

@@ -3,14 +3,41 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, Refusal};
-use crate::knowledge::{CheckReport, DeriveOptions, DeriveReport};
-use crate::model::Event;
+use crate::knowledge::{CheckReport, CheckRequest, DeriveReport, DeriveRequest};
+use crate::model::Verdict;
+use crate::model::event::{CommitRecorded, ProviderEventFailed};
 use crate::store::outbox::OutboxContents;
 use crate::store::{StoreError, WriteOutcome, write_atomic};
+
+/// `hooks.install`, `hooks.uninstall`, `hook.post-commit` and `hook.post-merge` take
+/// nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HooksRequest {}
+
+/// `hook.pre-push`, `hook.post-checkout`: the arguments git passed to the hook.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitHookRequest {
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// A provider hook: the agent client's name and the JSON payload it wrote on stdin.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderRequest {
+    /// The agent client (e.g. `claude-code`, `gemini-cli`).
+    pub provider: String,
+    /// The payload the client wrote on stdin (may be empty).
+    #[serde(default)]
+    pub payload: String,
+}
 
 /// The git hook scripts, embedded from `hooks/`.
 pub const SCRIPTS: [(&str, &str); 4] = [
@@ -25,16 +52,47 @@ const MARKER: &str = "# majordomus-hook:";
 /// Suffix under which a hook that was there before is kept and chained.
 pub const CHAINED_SUFFIX: &str = ".pre-majordomus";
 
-#[derive(Debug, Clone, Serialize)]
-pub struct HookChange {
-    pub hook: &'static str,
-    /// install: `installed`, `chained` (an existing hook kept and run first), `unchanged`;
-    /// uninstall: `removed`, `restored` (the chained hook put back), `absent`, `foreign`
-    /// (not ours; left alone).
-    pub action: &'static str,
+/// What install or uninstall did to one hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HookAction {
+    /// Installed where nothing was.
+    Installed,
+    /// An existing hook kept and run first.
+    Chained,
+    /// Already installed as it is.
+    Unchanged,
+    /// Ours, removed.
+    Removed,
+    /// Ours removed and the chained hook put back.
+    Restored,
+    /// Nothing there.
+    Absent,
+    /// Not ours; left alone.
+    Foreign,
 }
 
-#[derive(Debug, Clone, Serialize)]
+impl HookAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            HookAction::Installed => "installed",
+            HookAction::Chained => "chained",
+            HookAction::Unchanged => "unchanged",
+            HookAction::Removed => "removed",
+            HookAction::Restored => "restored",
+            HookAction::Absent => "absent",
+            HookAction::Foreign => "foreign",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HookChange {
+    pub hook: String,
+    pub action: HookAction,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct HooksReport {
     /// The hooks directory git uses (honours `core.hooksPath`).
     pub dir: String,
@@ -59,7 +117,7 @@ fn make_executable(_path: &Path) -> Result<(), StoreError> {
 
 /// Installs the scripts into the hooks directory git uses. An existing foreign hook is
 /// kept as `<name>.pre-majordomus` and run first, never replaced silently. Idempotent.
-pub fn install(ctx: &Ctx) -> Result<HooksReport, Error> {
+pub fn install(ctx: &Ctx, _request: HooksRequest) -> Result<HooksReport, Error> {
     ctx.require_initialised()?;
     let dir = ctx.repo.hooks_dir();
     // Refuse before touching anything, so an install is never partial.
@@ -78,16 +136,19 @@ pub fn install(ctx: &Ctx) -> Result<HooksReport, Error> {
     for (name, script) in SCRIPTS {
         let path = dir.join(name);
         let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
-        let mut action = "installed";
+        let mut action = HookAction::Installed;
         if path.exists() && !is_ours(&path) {
             std::fs::rename(&path, &chained).map_err(|e| StoreError::io(&path, e))?;
-            action = "chained";
+            action = HookAction::Chained;
         }
         if write_atomic(&path, script.as_bytes())? == WriteOutcome::Unchanged {
-            action = "unchanged";
+            action = HookAction::Unchanged;
         }
         make_executable(&path)?;
-        hooks.push(HookChange { hook: name, action });
+        hooks.push(HookChange {
+            hook: name.to_owned(),
+            action,
+        });
     }
     Ok(HooksReport {
         dir: dir.display().to_string(),
@@ -96,26 +157,29 @@ pub fn install(ctx: &Ctx) -> Result<HooksReport, Error> {
 }
 
 /// Removes our scripts and puts back any hook they chained.
-pub fn uninstall(ctx: &Ctx) -> Result<HooksReport, Error> {
+pub fn uninstall(ctx: &Ctx, _request: HooksRequest) -> Result<HooksReport, Error> {
     let dir = ctx.repo.hooks_dir();
     let mut hooks = Vec::new();
     for (name, _) in SCRIPTS {
         let path = dir.join(name);
         let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
         let action = if !path.exists() {
-            "absent"
+            HookAction::Absent
         } else if !is_ours(&path) {
-            "foreign"
+            HookAction::Foreign
         } else {
             std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
             if chained.exists() {
                 std::fs::rename(&chained, &path).map_err(|e| StoreError::io(&chained, e))?;
-                "restored"
+                HookAction::Restored
             } else {
-                "removed"
+                HookAction::Removed
             }
         };
-        hooks.push(HookChange { hook: name, action });
+        hooks.push(HookChange {
+            hook: name.to_owned(),
+            action,
+        });
     }
     Ok(HooksReport {
         dir: dir.display().to_string(),
@@ -124,7 +188,7 @@ pub fn uninstall(ctx: &Ctx) -> Result<HooksReport, Error> {
 }
 
 /// Why a hook did nothing.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SteppedAside {
     pub reason: String,
 }
@@ -143,7 +207,7 @@ pub fn step_aside(ctx: &Ctx) -> Option<SteppedAside> {
 }
 
 /// What a git hook did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "did", rename_all = "kebab-case")]
 pub enum GitHookOutcome {
     SteppedAside(SteppedAside),
@@ -158,25 +222,40 @@ pub enum GitHookOutcome {
     NothingToDrain {
         on_trunk: bool,
     },
+    /// post-checkout of files, not of a branch: nothing to do.
+    FileCheckout,
+}
+
+impl GitHookOutcome {
+    /// A check with blocking findings refuses the push; nothing else a git hook does
+    /// refuses anything.
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            GitHookOutcome::Checked(report) => report.verdict(),
+            _ => Verdict::Pass,
+        }
+    }
 }
 
 /// `hook post-commit`: `commit.recorded` for the open episode. Kept lean: it runs on
 /// every commit (no policy parse, no ledger read beyond its tail).
-pub fn post_commit(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
+pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
-    let Some(episode) = crate::session::open_episode(ctx)? else {
+    let Some(episode) = ctx.episode()? else {
         return Ok(GitHookOutcome::NoOpenEpisode);
     };
     let Some((sha, subject)) = ctx.repo.head_subject()? else {
         return Ok(GitHookOutcome::NoOpenEpisode);
     };
     ctx.append(
-        Event::CommitRecorded,
         Some(&episode.id),
         None,
-        serde_json::json!({ "sha": sha, "subject": subject }),
+        &CommitRecorded {
+            sha: sha.clone(),
+            subject: subject.clone(),
+        },
     )?;
     Ok(GitHookOutcome::CommitRecorded {
         sha,
@@ -186,16 +265,31 @@ pub fn post_commit(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
 }
 
 /// `hook pre-push`: `knowledge check`; the caller refuses the push on a blocking finding.
-pub fn pre_push(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
+pub fn pre_push(ctx: &Ctx, _request: GitHookRequest) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
-    Ok(GitHookOutcome::Checked(crate::knowledge::check(ctx)?))
+    Ok(GitHookOutcome::Checked(crate::knowledge::check(
+        ctx,
+        CheckRequest {},
+    )?))
 }
 
-/// `hook post-checkout` (branch switches only) and `hook post-merge`: off the trunk,
-/// drain the outbox.
-pub fn drain(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
+/// `hook post-checkout`: after a branch switch (its third argument is 1; 0 is a file
+/// checkout, which does nothing) off the trunk, drain the outbox.
+pub fn post_checkout(ctx: &Ctx, request: GitHookRequest) -> Result<GitHookOutcome, Error> {
+    if request.args.get(2).is_some_and(|flag| flag != "1") {
+        return Ok(GitHookOutcome::FileCheckout);
+    }
+    drain(ctx)
+}
+
+/// `hook post-merge`: off the trunk, drain the outbox.
+pub fn post_merge(ctx: &Ctx, _request: GitHookRequest) -> Result<GitHookOutcome, Error> {
+    drain(ctx)
+}
+
+fn drain(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
@@ -208,7 +302,7 @@ pub fn drain(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
 }
 
 /// A provider hook (agent client session start, session end, pre-compact).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProviderHook {
     SessionStart,
@@ -227,7 +321,7 @@ impl ProviderHook {
 }
 
 /// What a provider hook did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "did", rename_all = "kebab-case")]
 pub enum ProviderOutcome {
     SteppedAside(SteppedAside),
@@ -246,6 +340,7 @@ pub enum ProviderOutcome {
     KnowledgeOnCompactOff,
     /// The hook failed; recorded as `provider.event.failed`. Never blocks the provider.
     Failed {
+        hook: String,
         error: String,
     },
 }
@@ -274,29 +369,49 @@ impl ProviderPayload {
     }
 }
 
-/// Runs a provider hook. Never returns an error: a failure is appended to the ledger as
+/// `hook.session-start`: open an episode, print the briefing.
+pub fn session_start(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+    Ok(provider(ctx, ProviderHook::SessionStart, &request))
+}
+
+/// `hook.session-end`: close the episode.
+pub fn session_end(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+    Ok(provider(ctx, ProviderHook::SessionEnd, &request))
+}
+
+/// `hook.compact`: derive knowledge before the provider compacts its conversation.
+pub fn compact(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+    Ok(provider(ctx, ProviderHook::Compact, &request))
+}
+
+/// Runs a provider hook. Never fails: a failure is appended to the ledger as
 /// `provider.event.failed` (when the ledger is writable) and returned as `Failed`.
-pub fn provider(ctx: &Ctx, hook: ProviderHook, provider: &str, input: &str) -> ProviderOutcome {
+fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> ProviderOutcome {
     if let Some(aside) = step_aside(ctx) {
         return ProviderOutcome::SteppedAside(aside);
     }
+    let provider = request.provider.as_str();
+    let input = request.payload.as_str();
     let result = ProviderPayload::parse(input)
         .map_err(|e| e.to_string())
         .and_then(|payload| run_provider(ctx, hook, provider, &payload).map_err(|e| e.to_string()));
     match result {
         Ok(outcome) => outcome,
         Err(error) => {
-            let session = crate::session::open_episode(ctx)
-                .ok()
-                .flatten()
-                .map(|e| e.id);
+            let session = ctx.episode().ok().flatten().map(|e| e.id);
             let _ = ctx.append(
-                Event::ProviderEventFailed,
                 session.as_deref(),
                 None,
-                serde_json::json!({ "hook": hook.name(), "provider": provider, "error": error }),
+                &ProviderEventFailed {
+                    hook: hook.name().to_owned(),
+                    provider: provider.to_owned(),
+                    error: error.clone(),
+                },
             );
-            ProviderOutcome::Failed { error }
+            ProviderOutcome::Failed {
+                hook: hook.name().to_owned(),
+                error,
+            }
         }
     }
 }
@@ -311,14 +426,14 @@ fn run_provider(
         ProviderHook::SessionStart => {
             let started = crate::session::start(
                 ctx,
-                &crate::session::StartOptions {
+                crate::session::StartRequest {
                     provider: Some(provider.to_owned()),
                     replace: false,
                 },
             )?;
             // Composed once: the snapshot's briefing, unless the episode was already open.
             let briefing = if started.already_open {
-                crate::briefing::briefing(ctx)?.text
+                crate::briefing::briefing(ctx, crate::briefing::BriefingRequest {})?.text
             } else {
                 started.briefing
             };
@@ -329,10 +444,10 @@ fn run_provider(
             })
         }
         ProviderHook::SessionEnd => {
-            if crate::session::open_episode(ctx)?.is_none() {
+            if ctx.episode()?.is_none() {
                 return Ok(ProviderOutcome::NoOpenEpisode);
             }
-            let closed = crate::session::close(ctx, None)?;
+            let closed = crate::session::close(ctx, crate::session::CloseRequest::default())?;
             Ok(ProviderOutcome::Closed {
                 episode: closed.episode,
                 record: closed.path,
@@ -342,12 +457,12 @@ fn run_provider(
             if !ctx.policy()?.session.knowledge_on_compact {
                 return Ok(ProviderOutcome::KnowledgeOnCompactOff);
             }
-            let Some(open) = crate::session::open_episode(ctx)? else {
+            let Some(open) = ctx.episode()? else {
                 return Ok(ProviderOutcome::NoOpenEpisode);
             };
             Ok(ProviderOutcome::Derived(crate::knowledge::derive(
                 ctx,
-                &DeriveOptions {
+                DeriveRequest {
                     episode: Some(open.id),
                     dry_run: false,
                 },

@@ -1,14 +1,22 @@
 //! `majordomus init`: the `.ai/` skeleton, idempotent, never overwriting a file.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
 use crate::store::skeleton::{FILES, GITIGNORE_LINE};
 use crate::store::{StoreError, WriteOutcome, write_atomic, write_new};
 
-#[derive(Debug, Clone, Serialize)]
+/// `init` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitRequest {}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Initialised {
+    /// The work tree root.
+    pub root: String,
     /// Files this run created, relative to the root.
     pub created: Vec<String>,
     /// Skeleton files that were already there and were left alone.
@@ -18,7 +26,7 @@ pub struct Initialised {
 }
 
 /// Creates the skeleton from `share/skeleton/` and ignores `.ai/local/`.
-pub fn init(ctx: &Ctx) -> Result<Initialised, Error> {
+pub fn init(ctx: &Ctx, _request: InitRequest) -> Result<Initialised, Error> {
     let mut created = Vec::new();
     let mut existing = Vec::new();
     for (rel, contents) in FILES {
@@ -53,6 +61,7 @@ pub fn init(ctx: &Ctx) -> Result<Initialised, Error> {
         write_atomic(&path, next.as_bytes())?
     };
     Ok(Initialised {
+        root: ctx.layout.root().display().to_string(),
         created,
         existing,
         gitignore,

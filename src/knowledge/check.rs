@@ -4,17 +4,25 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::{Place, StoredFile, stored_files};
 use crate::Ctx;
 use crate::error::Error;
-use crate::model::Event;
 use crate::model::knowledge::{KNOWLEDGE_SCHEMA, KnowledgeRecord, Markers, Status};
+use crate::model::{Event, Verdict};
 use crate::store::frontmatter;
 use crate::store::outbox::{Outbox, Shelf, list_markdown};
+use crate::store::records::{Place, StoredFile, map_records, stored_files};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// `knowledge.check` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Blocking,
@@ -22,7 +30,7 @@ pub enum Severity {
 }
 
 /// One integrity finding: file, rule, what is wrong and what would satisfy the rule.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
 pub struct Finding {
     pub file: String,
     pub rule: String,
@@ -31,13 +39,24 @@ pub struct Finding {
     pub fix: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CheckReport {
     pub records: usize,
     pub findings: Vec<Finding>,
 }
 
 impl CheckReport {
+    /// Blocking findings refuse (exit 3, a refused push); advisory ones only inform.
+    pub fn verdict(&self) -> Verdict {
+        if self.blocking() > 0 {
+            Verdict::Refused
+        } else if self.findings.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Advisory
+        }
+    }
+
     pub fn blocking(&self) -> usize {
         self.findings
             .iter()
@@ -70,16 +89,16 @@ fn file_target(target: &str) -> &str {
 }
 
 /// Runs every rule over the store.
-pub fn check(ctx: &Ctx) -> Result<CheckReport, Error> {
+pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     ctx.require_initialised()?;
-    let files: Vec<StoredFile> = stored_files(ctx)?
+    let files: Vec<StoredFile> = stored_files(&ctx.layout)?
         .into_iter()
         .filter(|f| f.place != Place::Outbox)
         .collect();
     let markers = Markers::standard();
     let mut findings = Vec::new();
     let mut parsed: Vec<(&StoredFile, KnowledgeRecord, String)> = Vec::new();
-    let outcomes = super::map_parallel(files.iter().collect(), |file: &StoredFile| {
+    let outcomes = map_records(&files, |file: &StoredFile| {
         (file, file.parse().map(|(r, body)| (r, body.to_owned())))
     });
     for (file, outcome) in outcomes {

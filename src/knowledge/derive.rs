@@ -1,10 +1,12 @@
 //! `knowledge derive` (SPEC §5.1): the episode's ledger lines and commits to candidates,
 //! deterministically; a rerun over the same evidence writes nothing.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, Refusal};
+use crate::model::event::{CommitRecorded, DeriveNote, DeriveTarget, KnowledgeDerived};
 use crate::model::knowledge::{
     EpisodeEvidence, KnowledgeRecord, Markers, SkippedSource, Status, derive_candidates,
 };
@@ -13,26 +15,38 @@ use crate::store::outbox::{Outbox, Shelf};
 use crate::store::skeleton;
 use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
 
-#[derive(Debug, Clone, Default)]
-pub struct DeriveOptions {
+/// `knowledge.derive`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeriveRequest {
     /// The episode; default: the open one, else the last closed one.
+    #[serde(default)]
     pub episode: Option<String>,
+    /// Say what would be written; write nothing, append nothing.
+    #[serde(default)]
     pub dry_run: bool,
 }
 
-/// A candidate the deriver left alone because a person already acted on it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Reviewed {
-    pub id: String,
-    /// `promoted` or `superseded`.
-    pub state: &'static str,
+/// Why the deriver left a candidate alone: a person already acted on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewState {
+    Promoted,
+    Superseded,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// A candidate the deriver left alone because a person already acted on it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Reviewed {
+    pub id: String,
+    pub state: ReviewState,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DeriveReport {
     pub episode: String,
-    /// `candidates` (tracked) or `outbox` (on the trunk).
-    pub target: &'static str,
+    /// The tracked candidates, or the outbox (on the trunk).
+    pub target: DeriveTarget,
     pub written: Vec<String>,
     pub unchanged: Vec<String>,
     pub skipped: Vec<SkippedSource>,
@@ -43,13 +57,13 @@ pub struct DeriveReport {
     pub nothing_to_write: bool,
 }
 
-/// Derives for the episode `options` names (see [`DeriveOptions::episode`]).
-pub fn derive(ctx: &Ctx, options: &DeriveOptions) -> Result<DeriveReport, Error> {
+/// Derives for the episode the request names (see [`DeriveRequest::episode`]).
+pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> {
     ctx.require_initialised()?;
     ctx.policy()?;
-    let episode = match &options.episode {
+    let episode = match &request.episode {
         Some(id) => id.clone(),
-        None => match crate::session::open_episode(ctx)? {
+        None => match ctx.episode()? {
             Some(open) => open.id,
             None => last_closed_episode(ctx)?.ok_or(Refusal::NoEpisodeToDerive)?,
         },
@@ -64,7 +78,7 @@ pub fn derive(ctx: &Ctx, options: &DeriveOptions) -> Result<DeriveReport, Error>
         return Err(Refusal::UnknownEpisode { id: episode }.into());
     }
     let commits = episode_commits(ctx, &episode, &lines)?;
-    derive_episode(ctx, &episode, &lines, &commits, options.dry_run)
+    derive_episode(ctx, &episode, &lines, &commits, request.dry_run)
 }
 
 /// The newest `session.closed` episode in the ledger.
@@ -85,7 +99,7 @@ fn episode_commits(
     episode: &str,
     lines: &[LedgerLine],
 ) -> Result<Vec<CommitSummary>, Error> {
-    if let Some(open) = crate::session::open_episode(ctx)?
+    if let Some(open) = ctx.episode()?
         && open.id == episode
     {
         return Ok(ctx.repo.commits_since(open.head_at_open.as_deref())?);
@@ -107,12 +121,14 @@ fn episode_commits(
         }
     }
     // No record: the commits the post-commit hook recorded for it.
-    let recorded: Vec<&str> = lines
+    let recorded: Vec<String> = lines
         .iter()
-        .filter(|l| l.event == Event::CommitRecorded)
-        .filter_map(|l| l.data_str("sha"))
+        .filter_map(LedgerLine::payload::<CommitRecorded>)
+        .map(|c| c.sha)
         .collect();
-    Ok(ctx.repo.commits_by_id(recorded)?)
+    Ok(ctx
+        .repo
+        .commits_by_id(recorded.iter().map(String::as_str))?)
 }
 
 /// True when the record at `path` exists and is `superseded`.
@@ -148,7 +164,11 @@ pub fn derive_episode(
 
     let mut report = DeriveReport {
         episode: episode.to_owned(),
-        target: if on_trunk { "outbox" } else { "candidates" },
+        target: if on_trunk {
+            DeriveTarget::Outbox
+        } else {
+            DeriveTarget::Candidates
+        },
         written: Vec::new(),
         unchanged: Vec::new(),
         skipped,
@@ -175,7 +195,7 @@ pub fn derive_episode(
         if ctx.layout.curated_dir().join(format!("{id}.md")).exists() {
             report.reviewed.push(Reviewed {
                 id: id.clone(),
-                state: "promoted",
+                state: ReviewState::Promoted,
             });
             continue;
         }
@@ -190,7 +210,7 @@ pub fn derive_episode(
         if superseded {
             report.reviewed.push(Reviewed {
                 id: id.clone(),
-                state: "superseded",
+                state: ReviewState::Superseded,
             });
             continue;
         }
@@ -214,19 +234,22 @@ pub fn derive_episode(
         let mut paths: Vec<&String> = report.written.iter().chain(&report.unchanged).collect();
         paths.sort();
         ctx.append(
-            Event::KnowledgeDerived,
             Some(episode),
             None,
-            serde_json::json!({
-                "episode": episode,
-                "target": report.target,
-                "written": report.written.len(),
-                "unchanged": report.unchanged.len(),
-                "skipped": report.skipped.len(),
-                "reviewed": report.reviewed.len(),
-                "paths": paths,
-                "note": if report.nothing_to_write { "nothing to write" } else { "written" },
-            }),
+            &KnowledgeDerived {
+                episode: episode.to_owned(),
+                target: report.target,
+                written: report.written.len(),
+                unchanged: report.unchanged.len(),
+                skipped: report.skipped.len(),
+                reviewed: report.reviewed.len(),
+                paths: paths.into_iter().cloned().collect(),
+                note: if report.nothing_to_write {
+                    DeriveNote::NothingToWrite
+                } else {
+                    DeriveNote::Written
+                },
+            },
         )?;
     }
     Ok(report)

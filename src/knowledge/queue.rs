@@ -2,32 +2,70 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::{Place, stored_files};
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::Event;
 use crate::model::knowledge::{Class, KnowledgeRecord, Status};
 use crate::store::frontmatter;
 use crate::store::outbox::{Outbox, OutboxContents};
+use crate::store::records::{Place, stored_files};
 
 const CANDIDATES_PREFIX: &str = ".ai/repo/knowledge/candidates/";
 
+/// `knowledge.candidates`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CandidatesRequest {
+    /// List the candidates in this local branch's tree instead of the work tree.
+    #[serde(default)]
+    pub branch: Option<String>,
+}
+
+/// `knowledge.status` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusRequest {}
+
+/// Where a pending candidate was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CandidateState {
+    /// In the index.
+    Tracked,
+    /// In the work tree, not in the index.
+    Untracked,
+    /// Derived on the trunk, waiting in the outbox.
+    Outbox,
+    /// Read from another branch's tree (`--branch`).
+    Branch,
+}
+
+impl CandidateState {
+    pub fn name(self) -> &'static str {
+        match self {
+            CandidateState::Tracked => "tracked",
+            CandidateState::Untracked => "untracked",
+            CandidateState::Outbox => "outbox",
+            CandidateState::Branch => "branch",
+        }
+    }
+}
+
 /// One pending candidate.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CandidateEntry {
     pub id: String,
     pub title: String,
     pub class: Class,
     pub date: String,
     pub path: String,
-    /// `tracked` (in the index), `untracked`, `outbox` (derived on the trunk) or
-    /// `branch` (read from another branch's tree).
-    pub state: &'static str,
+    pub state: CandidateState,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CandidateListing {
     pub branch: Option<String>,
     pub candidates: Vec<CandidateEntry>,
@@ -35,7 +73,7 @@ pub struct CandidateListing {
     pub unreadable: Vec<String>,
 }
 
-fn entry(record: KnowledgeRecord, path: String, state: &'static str) -> Option<CandidateEntry> {
+fn entry(record: KnowledgeRecord, path: String, state: CandidateState) -> Option<CandidateEntry> {
     (record.status == Status::Candidate).then_some(CandidateEntry {
         id: record.id,
         title: record.title,
@@ -48,8 +86,9 @@ fn entry(record: KnowledgeRecord, path: String, state: &'static str) -> Option<C
 
 /// Pending candidates: in the work tree (each marked tracked or untracked) and the
 /// outbox, or in branch `branch`'s tree.
-pub fn candidates(ctx: &Ctx, branch: Option<&str>) -> Result<CandidateListing, Error> {
+pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateListing, Error> {
     ctx.require_initialised()?;
+    let branch = request.branch.as_deref();
     let mut listing = CandidateListing {
         branch: branch.map(str::to_owned),
         candidates: Vec::new(),
@@ -63,7 +102,11 @@ pub fn candidates(ctx: &Ctx, branch: Option<&str>) -> Result<CandidateListing, E
             let bytes = ctx.repo.branch_file(branch, &path)?.unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes);
             match frontmatter::parse::<KnowledgeRecord>(&text) {
-                Ok((record, _)) => listing.candidates.extend(entry(record, path, "branch")),
+                Ok((record, _)) => {
+                    listing
+                        .candidates
+                        .extend(entry(record, path, CandidateState::Branch))
+                }
                 Err(_) => listing.unreadable.push(path),
             }
         }
@@ -74,12 +117,12 @@ pub fn candidates(ctx: &Ctx, branch: Option<&str>) -> Result<CandidateListing, E
         .tracked_files_under(CANDIDATES_PREFIX)?
         .into_iter()
         .collect();
-    for file in stored_files(ctx)? {
+    for file in stored_files(&ctx.layout)? {
         let state = match file.place {
             Place::Curated => continue,
-            Place::Outbox => "outbox",
-            Place::Candidates if tracked.contains(&file.rel) => "tracked",
-            Place::Candidates => "untracked",
+            Place::Outbox => CandidateState::Outbox,
+            Place::Candidates if tracked.contains(&file.rel) => CandidateState::Tracked,
+            Place::Candidates => CandidateState::Untracked,
         };
         match file.parse() {
             Ok((record, _)) => listing
@@ -96,13 +139,13 @@ pub fn candidates(ctx: &Ctx, branch: Option<&str>) -> Result<CandidateListing, E
 }
 
 /// A ledger moment: which episode, when.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Moment {
     pub episode: Option<String>,
     pub ts: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct KnowledgeStatus {
     pub last_closed: Option<Moment>,
     pub last_derived: Option<Moment>,
@@ -117,7 +160,7 @@ pub struct KnowledgeStatus {
 }
 
 /// Freshness (last close vs last derive), queue length and ages, outbox state.
-pub fn status(ctx: &Ctx) -> Result<KnowledgeStatus, Error> {
+pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Error> {
     ctx.require_initialised()?;
     let mut last_closed = None;
     let mut last_derived = None;
@@ -146,7 +189,7 @@ pub fn status(ctx: &Ctx) -> Result<KnowledgeStatus, Error> {
         }) => derived_episodes.contains(ep),
         _ => true,
     };
-    let listing = candidates(ctx, None)?;
+    let listing = candidates(ctx, CandidatesRequest::default())?;
     let curated = crate::store::outbox::list_markdown(&ctx.layout.curated_dir())?.len();
     let oldest_date = listing.candidates.iter().map(|c| c.date.clone()).min();
     let now = ctx.clock.now();
@@ -162,7 +205,7 @@ pub fn status(ctx: &Ctx) -> Result<KnowledgeStatus, Error> {
         untracked: listing
             .candidates
             .iter()
-            .filter(|c| c.state == "untracked")
+            .filter(|c| c.state == CandidateState::Untracked)
             .count(),
         oldest_date,
         oldest_age_days,

@@ -1,16 +1,45 @@
 //! `knowledge promote` and `knowledge reject` (SPEC §5.2): the human acts. The deriver
 //! never undoes either.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::{Place, StoredFile, stored_files};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
-use crate::model::Event;
+use crate::model::event::{KnowledgePromoted, KnowledgeRejected};
 use crate::model::knowledge::{Class, Markers, Status};
+use crate::store::records::{Place, StoredFile, stored_files};
 use crate::store::{StoreError, frontmatter, write_atomic};
 
-#[derive(Debug, Clone, Serialize)]
+/// `knowledge.promote` (a human act).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PromoteRequest {
+    /// The candidate id.
+    pub id: String,
+    /// Change the class the deriver wrote.
+    #[serde(default)]
+    pub class: Option<Class>,
+    /// What shows the claim holds: a test, a file, a command and its output (the CLI
+    /// reads it from stdin).
+    #[serde(default)]
+    pub evidence: String,
+}
+
+/// `knowledge.reject` (a human act).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RejectRequest {
+    /// The candidate id.
+    pub id: String,
+    /// Why it is rejected.
+    pub reason: String,
+    /// The knowledge id that replaces it.
+    #[serde(default)]
+    pub by: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Promoted {
     pub id: String,
     pub class: Class,
@@ -20,7 +49,7 @@ pub struct Promoted {
     pub from: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Rejected {
     pub id: String,
     pub path: String,
@@ -28,7 +57,7 @@ pub struct Rejected {
 }
 
 fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
-    let files = stored_files(ctx)?;
+    let files = stored_files(&ctx.layout)?;
     if files
         .iter()
         .any(|f| f.place == Place::Curated && f.stem == id)
@@ -51,13 +80,14 @@ fn malformed(file: &StoredFile, message: String) -> Error {
 
 /// Moves a candidate to `curated/` as `verified`, with the evidence under `# Evidence`.
 /// Refuses empty evidence and evidence carrying a transcript marker.
-pub fn promote(
-    ctx: &Ctx,
-    id: &str,
-    class: Option<Class>,
-    evidence: &str,
-) -> Result<Promoted, Error> {
+pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     ctx.require_initialised()?;
+    let PromoteRequest {
+        id,
+        class,
+        evidence,
+    } = request;
+    let id = id.as_str();
     let file = find_candidate(ctx, id)?;
     let evidence = evidence.trim();
     if evidence.is_empty() {
@@ -78,8 +108,9 @@ pub fn promote(
     if let Some(class) = class {
         record.class = class;
     }
-    if let Some(open) = crate::session::open_episode(ctx)? {
-        let r = format!("session:{}", open.id);
+    let session = ctx.episode()?.map(|e| e.id);
+    if let Some(open) = &session {
+        let r = format!("session:{open}");
         if !record.provenance.derived_from.contains(&r) {
             record.provenance.derived_from.push(r);
         }
@@ -92,12 +123,15 @@ pub fn promote(
     write_atomic(&path, frontmatter::render(&record, &body).as_bytes())?;
     std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
     let rel = ctx.layout.display(&path);
-    let session = crate::session::open_episode(ctx)?.map(|e| e.id);
     ctx.append(
-        Event::KnowledgePromoted,
         session.as_deref(),
         None,
-        serde_json::json!({ "id": id, "class": record.class, "path": rel, "from": file.rel }),
+        &KnowledgePromoted {
+            id: id.to_owned(),
+            class: record.class,
+            path: rel.clone(),
+            from: file.rel.clone(),
+        },
     )?;
     Ok(Promoted {
         id: id.to_owned(),
@@ -109,15 +143,17 @@ pub fn promote(
 
 /// Rewrites a candidate in place as `superseded`: `superseded_by` when `by` names its
 /// replacement, and the reason under `# Rejected`.
-pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Rejected, Error> {
+pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     ctx.require_initialised()?;
-    let reason = reason.trim();
+    let id = request.id.as_str();
+    let by = request.by.as_deref();
+    let reason = request.reason.trim();
     if reason.is_empty() {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
     let file = find_candidate(ctx, id)?;
     if let Some(by) = by {
-        let known = stored_files(ctx)?.iter().any(|f| f.stem == by);
+        let known = stored_files(&ctx.layout)?.iter().any(|f| f.stem == by);
         if !known || by == id {
             return Err(Refusal::UnknownReplacement { id: by.to_owned() }.into());
         }
@@ -133,12 +169,16 @@ pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Rej
         body.trim_end_matches('\n').to_owned() + "\n"
     );
     write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
-    let session = crate::session::open_episode(ctx)?.map(|e| e.id);
+    let session = ctx.episode()?.map(|e| e.id);
     ctx.append(
-        Event::KnowledgeRejected,
         session.as_deref(),
         None,
-        serde_json::json!({ "id": id, "reason": reason, "superseded_by": by, "path": file.rel }),
+        &KnowledgeRejected {
+            id: id.to_owned(),
+            reason: reason.to_owned(),
+            superseded_by: by.map(str::to_owned),
+            path: file.rel.clone(),
+        },
     )?;
     Ok(Rejected {
         id: id.to_owned(),

@@ -4,9 +4,11 @@
 
 use std::fmt::Write as _;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::episode::{EpisodeState, GitSinceOpen};
+use super::event::{Outcome, TaskStatus};
 use super::window::EpisodeWindow;
 
 /// Hints naming the command that fills an empty kind; one place so context and record agree.
@@ -41,7 +43,7 @@ fn inline(text: &str) -> String {
 }
 
 /// A section of a closed session record; each has exactly one writer below.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Section {
     Summary,
@@ -107,7 +109,7 @@ pub struct EpisodeSources<'a> {
 }
 
 /// Front matter of `.ai/repo/sessions/<episode>.md` (schema `session/v1`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionRecord {
     pub id: String,
     pub schema: String,
@@ -120,7 +122,7 @@ pub struct SessionRecord {
     pub commits: Vec<String>,
     pub changed_files: Vec<String>,
     pub tasks: Vec<String>,
-    pub outcome: String,
+    pub outcome: Outcome,
 }
 
 pub const SESSION_SCHEMA: &str = "session/v1";
@@ -299,31 +301,31 @@ fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense) {
     for t in &window.tasks {
         let status = match (&t.status, &t.reason) {
             (None, _) => "started, not finished".to_owned(),
-            (Some(s), Some(r)) => format!("{s}: {}", inline(r)),
-            (Some(s), None) => s.clone(),
+            (Some(s), Some(r)) => format!("{}: {}", s.name(), inline(r)),
+            (Some(s), None) => s.name().to_owned(),
         };
         let _ = writeln!(out, "- {} {} ({status})", t.id, inline(&t.description));
     }
 }
 
 /// The one-word outcome of an episode, from its tasks, else from its commits.
-pub fn outcome(git: &GitSinceOpen, window: &EpisodeWindow) -> &'static str {
+pub fn outcome(git: &GitSinceOpen, window: &EpisodeWindow) -> Outcome {
     if !window.tasks.is_empty() {
         if window
             .tasks
             .iter()
-            .any(|t| t.status.as_deref() == Some("blocked"))
+            .any(|t| t.status == Some(TaskStatus::Blocked))
         {
-            "blocked"
+            Outcome::Blocked
         } else if window.tasks.iter().any(|t| t.status.is_none()) {
-            "unfinished"
+            Outcome::Unfinished
         } else {
-            "completed"
+            Outcome::Completed
         }
     } else if git.commits.is_empty() {
-        "no-commits"
+        Outcome::NoCommits
     } else {
-        "committed"
+        Outcome::Committed
     }
 }
 
@@ -352,7 +354,7 @@ pub fn compose_record(
         commits: git.commits.iter().map(|c| c.id.clone()).collect(),
         changed_files: git.changed_files.clone(),
         tasks: window.tasks.iter().map(|t| t.id.clone()).collect(),
-        outcome: outcome(git, window).to_owned(),
+        outcome: outcome(git, window),
     };
     let mut body = format!("# Session {}\n", episode.id);
     for section in sections {
@@ -450,7 +452,7 @@ mod tests {
             window: &window,
         };
         let (record, body) = compose_record(src, "2026-11-30T11:00:00Z", None, &Section::ALL);
-        assert_eq!(record.outcome, "no-commits");
+        assert_eq!(record.outcome, Outcome::NoCommits);
         for needle in [
             "majordomus decision",
             "majordomus question",

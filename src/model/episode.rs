@@ -1,9 +1,10 @@
 //! The open episode's own record (`.ai/local/state/episode.json`) and git's view of it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What `session start` records about the episode it opens.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EpisodeState {
     pub id: String,
     pub provider: String,
@@ -17,7 +18,7 @@ pub struct EpisodeState {
 }
 
 /// One commit as git shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct CommitSummary {
     pub id: String,
     pub subject: String,
@@ -28,7 +29,7 @@ pub struct CommitSummary {
 }
 
 /// Git now against git at open.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct GitSinceOpen {
     pub head: Option<String>,
     pub branch: Option<String>,

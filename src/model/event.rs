@@ -1,9 +1,16 @@
-//! The ledger's line format and its one enum of event names.
+//! The ledger's line format, its one enum of event names, and one payload type per event:
+//! every line is written and read back through the same type.
 
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::knowledge::Class;
+
 /// Every event name the ledger knows (SPEC §3). Unknown names read back as `Unknown`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 pub enum Event {
     #[serde(rename = "session.opened")]
     SessionOpened,
@@ -37,6 +44,10 @@ pub enum Event {
     ReasoningRecorded,
     #[serde(rename = "provider.event.failed")]
     ProviderEventFailed,
+    #[serde(rename = "commit.rewritten")]
+    CommitRewritten,
+    #[serde(rename = "ledger.pruned")]
+    LedgerPruned,
     /// A name written by a newer majordomus; readable, shown as `unknown`, never written.
     #[serde(other, rename = "unknown")]
     Unknown,
@@ -44,7 +55,7 @@ pub enum Event {
 
 impl Event {
     /// All known events, in SPEC order.
-    pub const ALL: [Event; 16] = [
+    pub const ALL: [Event; 18] = [
         Event::SessionOpened,
         Event::SessionClosed,
         Event::DecisionRecorded,
@@ -61,6 +72,8 @@ impl Event {
         Event::OutboxDrained,
         Event::ReasoningRecorded,
         Event::ProviderEventFailed,
+        Event::CommitRewritten,
+        Event::LedgerPruned,
     ];
 
     /// The name as written in the ledger.
@@ -82,6 +95,8 @@ impl Event {
             Event::OutboxDrained => "outbox.drained",
             Event::ReasoningRecorded => "reasoning.recorded",
             Event::ProviderEventFailed => "provider.event.failed",
+            Event::CommitRewritten => "commit.rewritten",
+            Event::LedgerPruned => "ledger.pruned",
             Event::Unknown => "unknown",
         }
     }
@@ -99,21 +114,26 @@ impl std::fmt::Display for Event {
 }
 
 /// One line of the ledger, exactly as SPEC §3 writes it (field order is the line's order).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LedgerLine {
     pub seq: u64,
     pub ts: String,
     pub event: Event,
     pub session: Option<String>,
     pub task: Option<String>,
+    /// The event's payload (one type per event, see `model::event`).
     #[serde(default)]
     pub data: serde_json::Value,
 }
 
 impl LedgerLine {
-    /// A string field of `data`, if present.
-    pub fn data_str(&self, key: &str) -> Option<&str> {
-        self.data.get(key).and_then(serde_json::Value::as_str)
+    /// The line's payload read as `P`, when the line is `P`'s event and its data reads as
+    /// `P` (a line some other writer got wrong reads as `None`, never as an error).
+    pub fn payload<P: Payload>(&self) -> Option<P> {
+        if self.event != P::EVENT {
+            return None;
+        }
+        P::deserialize(&self.data).ok()
     }
 }
 
@@ -128,6 +148,22 @@ pub struct LineDraft {
 }
 
 impl LineDraft {
+    /// A draft carrying `payload` as its data (keys sorted, as every line writes them).
+    pub fn new<P: Payload>(
+        ts: String,
+        session: Option<String>,
+        task: Option<String>,
+        payload: &P,
+    ) -> LineDraft {
+        LineDraft {
+            ts,
+            event: P::EVENT,
+            session,
+            task,
+            data: serde_json::to_value(payload).expect("ledger payloads always serialise"),
+        }
+    }
+
     /// Numbers the draft; the ledger calls this under its lock.
     pub fn with_seq(self, seq: u64) -> LedgerLine {
         LedgerLine {
@@ -141,24 +177,360 @@ impl LineDraft {
     }
 }
 
+/// The payload type of one event: written by `LineDraft::new`, read by `LedgerLine::payload`.
+pub trait Payload: Serialize + DeserializeOwned {
+    const EVENT: Event;
+}
+
+macro_rules! payload {
+    ($($ty:ident => $event:ident),* $(,)?) => {
+        $(impl Payload for $ty {
+            const EVENT: Event = Event::$event;
+        })*
+    };
+}
+
+payload! {
+    SessionOpened => SessionOpened,
+    SessionClosed => SessionClosed,
+    DecisionRecorded => DecisionRecorded,
+    QuestionAsked => QuestionAsked,
+    QuestionResolved => QuestionResolved,
+    CheckpointRecorded => CheckpointRecorded,
+    CommitRecorded => CommitRecorded,
+    TaskStarted => TaskStarted,
+    TaskFinished => TaskFinished,
+    HandoverDerived => HandoverDerived,
+    KnowledgeDerived => KnowledgeDerived,
+    KnowledgePromoted => KnowledgePromoted,
+    KnowledgeRejected => KnowledgeRejected,
+    OutboxDrained => OutboxDrained,
+    ReasoningRecorded => ReasoningRecorded,
+    ProviderEventFailed => ProviderEventFailed,
+    CommitRewritten => CommitRewritten,
+    LedgerPruned => LedgerPruned,
+}
+
+/// `session.opened`: who opened the episode and where git stood.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SessionOpened {
+    pub provider: String,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+}
+
+/// How an episode ended, in one word: from its tasks, else from its commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    Blocked,
+    Unfinished,
+    Completed,
+    NoCommits,
+    Committed,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Blocked => "blocked",
+            Outcome::Unfinished => "unfinished",
+            Outcome::Completed => "completed",
+            Outcome::NoCommits => "no-commits",
+            Outcome::Committed => "committed",
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `session.closed`: where the record went and under which policy the close ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionClosed {
+    pub record: String,
+    pub commits: usize,
+    pub outcome: Outcome,
+    /// `session.knowledge_on_end` as the close saw it (older lines lack it: on).
+    #[serde(default = "yes")]
+    pub knowledge_on_end: bool,
+}
+
+/// `decision.recorded`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct DecisionRecorded {
+    pub text: String,
+}
+
+/// `question.asked`: the new question's id and text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct QuestionAsked {
+    pub id: String,
+    pub text: String,
+}
+
+/// `question.resolved`: the answer, with the question repeated so the line reads alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct QuestionResolved {
+    pub id: String,
+    pub question: String,
+    pub answer: String,
+}
+
+/// `checkpoint.recorded`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct CheckpointRecorded {
+    pub text: String,
+}
+
+/// `commit.recorded`, written by the post-commit hook.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct CommitRecorded {
+    pub sha: String,
+    pub subject: String,
+}
+
+/// `task.started`: what the task names and the pins of its binding.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct TaskStarted {
+    pub description: String,
+    pub scope: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issue: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exemption: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub because: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binding: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_revision: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_standing: Option<String>,
+}
+
+/// How a task ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskStatus {
+    Completed,
+    Blocked,
+}
+
+impl TaskStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskStatus::Completed => "completed",
+            TaskStatus::Blocked => "blocked",
+        }
+    }
+}
+
+/// `task.finished`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TaskFinished {
+    pub status: TaskStatus,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `handover.derived`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct HandoverDerived {
+    pub path: String,
+}
+
+/// Where derivation wrote: the tracked candidates, or the trunk outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DeriveTarget {
+    Candidates,
+    Outbox,
+}
+
+impl DeriveTarget {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeriveTarget::Candidates => "candidates",
+            DeriveTarget::Outbox => "outbox",
+        }
+    }
+}
+
+/// Whether a derivation wrote anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum DeriveNote {
+    #[serde(rename = "written")]
+    Written,
+    #[serde(rename = "nothing to write")]
+    NothingToWrite,
+}
+
+/// `knowledge.derived`: what one derivation of an episode wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct KnowledgeDerived {
+    pub episode: String,
+    pub target: DeriveTarget,
+    pub written: usize,
+    pub unchanged: usize,
+    pub skipped: usize,
+    pub reviewed: usize,
+    /// The candidate files written or found unchanged, sorted.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    pub note: DeriveNote,
+}
+
+/// `knowledge.promoted`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct KnowledgePromoted {
+    pub id: String,
+    pub class: Class,
+    pub path: String,
+    pub from: String,
+}
+
+/// `knowledge.rejected`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct KnowledgeRejected {
+    pub id: String,
+    pub reason: String,
+    pub superseded_by: Option<String>,
+    pub path: String,
+}
+
+/// `outbox.drained`: the file names moved out of the outbox.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct OutboxDrained {
+    pub sessions: Vec<String>,
+    pub candidates: Vec<String>,
+}
+
+/// `reasoning.recorded`: one reasoning record stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ReasoningRecorded {
+    pub id: String,
+    pub kind: String,
+    pub path: String,
+}
+
+/// `provider.event.failed`: a provider hook that failed (it never blocks its provider).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ProviderEventFailed {
+    pub hook: String,
+    pub provider: String,
+    pub error: String,
+}
+
+/// One rewritten commit: git's `<old> <new>` pair.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Rewrite {
+    pub old: String,
+    pub new: String,
+}
+
+/// `commit.rewritten`, written by the post-rewrite hook (amend, rebase).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct CommitRewritten {
+    /// `amend` or `rebase`, as git names the rewrite.
+    pub by: String,
+    pub pairs: Vec<Rewrite>,
+}
+
+/// `ledger.pruned`: how many lines retention removed, and up to when.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct LedgerPruned {
+    pub lines: usize,
+    /// Lines older than this were eligible.
+    pub before: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn line_serialises_in_spec_order() {
-        let line = LineDraft {
-            ts: "2026-11-30T10:00:00Z".into(),
-            event: Event::DecisionRecorded,
-            session: Some("ep".into()),
-            task: None,
-            data: serde_json::json!({"text": "use gix", "a": 1}),
-        }
+    fn line_serialises_in_spec_order_with_sorted_data() {
+        let line = LineDraft::new(
+            "2026-11-30T10:00:00Z".into(),
+            Some("ep".into()),
+            None,
+            &CommitRecorded {
+                subject: "use gix".into(),
+                sha: "abc".into(),
+            },
+        )
         .with_seq(7);
         assert_eq!(
             serde_json::to_string(&line).expect("serialises"),
-            r#"{"seq":7,"ts":"2026-11-30T10:00:00Z","event":"decision.recorded","session":"ep","task":null,"data":{"a":1,"text":"use gix"}}"#
+            r#"{"seq":7,"ts":"2026-11-30T10:00:00Z","event":"commit.recorded","session":"ep","task":null,"data":{"sha":"abc","subject":"use gix"}}"#
         );
+    }
+
+    #[test]
+    fn payloads_read_back_through_their_type() {
+        let line = LineDraft::new(
+            "t".into(),
+            None,
+            None,
+            &QuestionResolved {
+                id: "q-1".into(),
+                question: "why?".into(),
+                answer: "speed".into(),
+            },
+        )
+        .with_seq(1);
+        let back: QuestionResolved = line.payload().expect("reads");
+        assert_eq!(back.answer, "speed");
+        assert_eq!(line.payload::<QuestionAsked>(), None, "another event");
+    }
+
+    #[test]
+    fn lines_of_the_step_two_release_read_the_same() {
+        // Written by majordomus 0.1.0 before payloads were typed.
+        let closed: LedgerLine = serde_json::from_str(
+            r#"{"seq":9,"ts":"2026-11-30T10:05:00Z","event":"session.closed","session":"E","task":null,"data":{"commits":1,"knowledge_on_end":true,"outcome":"no-commits","record":".ai/repo/sessions/E.md"}}"#,
+        )
+        .expect("parses");
+        let payload: SessionClosed = closed.payload().expect("typed");
+        assert_eq!(payload.outcome, Outcome::NoCommits);
+        let rewritten =
+            LineDraft::new(closed.ts.clone(), closed.session.clone(), None, &payload).with_seq(9);
+        assert_eq!(
+            serde_json::to_string(&rewritten).expect("serialises"),
+            serde_json::to_string(&closed).expect("serialises"),
+            "the typed payload writes the same bytes"
+        );
+        let derived: LedgerLine = serde_json::from_str(
+            r#"{"seq":10,"ts":"t","event":"knowledge.derived","session":"E","task":null,"data":{"episode":"E","note":"nothing to write","paths":[],"reviewed":0,"skipped":0,"target":"outbox","unchanged":2,"written":0}}"#,
+        )
+        .expect("parses");
+        let payload: KnowledgeDerived = derived.payload().expect("typed");
+        assert_eq!(payload.note, DeriveNote::NothingToWrite);
+        assert_eq!(payload.target, DeriveTarget::Outbox);
     }
 
     #[test]

@@ -13,6 +13,30 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
+/// JSON with every object's keys sorted, whatever map order serde_json was built with:
+/// the bytes hashed into content ids.
+pub fn canonical_json(value: &serde_json::Value) -> Vec<u8> {
+    fn sorted(value: &serde_json::Value) -> serde_json::Value {
+        match value {
+            serde_json::Value::Object(map) => {
+                let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                serde_json::Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k.clone(), sorted(v)))
+                        .collect(),
+                )
+            }
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.iter().map(sorted).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    serde_json::to_vec(&sorted(value)).expect("json values serialise")
+}
+
 /// `YYYYMMDDTHHMMSSZ-<6 hex>`; the hex comes from `entropy` so two episodes opened in the
 /// same second (two worktrees, two providers) still get distinct ids.
 pub fn episode_id(opened: OffsetDateTime, entropy: &[u8]) -> String {

@@ -1,5 +1,6 @@
-//! Pure types and logic: events, policy, ids, episode windows and the composition of
-//! context and records. No filesystem, no git, no clock (time is a parameter).
+//! Pure types and logic: events, policy, ids, episode windows, questions, knowledge records
+//! and the composition of context and records. No filesystem, no git, no clock (time is a
+//! parameter).
 
 pub mod compose;
 pub mod episode;
@@ -7,10 +8,13 @@ pub mod event;
 pub mod ids;
 pub mod knowledge;
 pub mod policy;
+pub mod question;
 pub mod time;
+pub mod verdict;
 pub mod window;
 
 pub use episode::{CommitSummary, EpisodeState, GitSinceOpen};
-pub use event::{Event, LedgerLine, LineDraft};
+pub use event::{Event, LedgerLine, LineDraft, Payload};
 pub use policy::Policy;
+pub use verdict::Verdict;
 pub use window::EpisodeWindow;

@@ -1,11 +1,15 @@
 //! An episode's ledger window: the authored records and tasks stamped with its id.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::event::{Event, LedgerLine};
+use super::event::{
+    CheckpointRecorded, CommitRecorded, DecisionRecorded, Event, LedgerLine, QuestionAsked,
+    QuestionResolved, TaskFinished, TaskStarted, TaskStatus,
+};
 
 /// What the ledger holds for one episode, in ledger order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 pub struct EpisodeWindow {
     pub episode: String,
     pub decisions: Vec<Decision>,
@@ -16,7 +20,7 @@ pub struct EpisodeWindow {
     pub commits_recorded: Vec<RecordedCommit>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Decision {
     pub seq: u64,
     pub ts: String,
@@ -24,7 +28,7 @@ pub struct Decision {
     pub task: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Question {
     pub id: String,
     pub text: String,
@@ -41,24 +45,24 @@ impl Question {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Checkpoint {
     pub seq: u64,
     pub ts: String,
     pub text: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Task {
     pub id: String,
     pub description: String,
     pub started: String,
-    /// `completed` or `blocked` once finished.
-    pub status: Option<String>,
+    /// How it ended, once finished.
+    pub status: Option<TaskStatus>,
     pub reason: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct RecordedCommit {
     pub sha: String,
     pub subject: String,
@@ -81,64 +85,92 @@ impl EpisodeWindow {
     }
 
     fn push(&mut self, line: &LedgerLine) {
-        let text = |key: &str| line.data_str(key).unwrap_or_default().to_owned();
         match line.event {
-            Event::DecisionRecorded => self.decisions.push(Decision {
-                seq: line.seq,
-                ts: line.ts.clone(),
-                text: text("text"),
-                task: line.task.clone(),
-            }),
-            Event::QuestionAsked => self.questions.push(Question {
-                id: text("id"),
-                text: text("text"),
-                asked: Some(line.ts.clone()),
-                answer: None,
-                resolved: None,
-                task: line.task.clone(),
-            }),
+            Event::DecisionRecorded => {
+                let Some(d) = line.payload::<DecisionRecorded>() else {
+                    return;
+                };
+                self.decisions.push(Decision {
+                    seq: line.seq,
+                    ts: line.ts.clone(),
+                    text: d.text,
+                    task: line.task.clone(),
+                })
+            }
+            Event::QuestionAsked => {
+                let Some(q) = line.payload::<QuestionAsked>() else {
+                    return;
+                };
+                self.questions.push(Question {
+                    id: q.id,
+                    text: q.text,
+                    asked: Some(line.ts.clone()),
+                    answer: None,
+                    resolved: None,
+                    task: line.task.clone(),
+                })
+            }
             Event::QuestionResolved => {
-                let id = text("id");
-                let answer = Some(text("answer"));
+                let Some(r) = line.payload::<QuestionResolved>() else {
+                    return;
+                };
                 let resolved = Some(line.ts.clone());
-                match self.questions.iter_mut().find(|q| q.id == id) {
+                match self.questions.iter_mut().find(|q| q.id == r.id) {
                     Some(q) => {
-                        q.answer = answer;
+                        q.answer = Some(r.answer);
                         q.resolved = resolved;
                     }
                     None => self.questions.push(Question {
-                        id,
-                        text: text("question"),
+                        id: r.id,
+                        text: r.question,
                         asked: None,
-                        answer,
+                        answer: Some(r.answer),
                         resolved,
                         task: line.task.clone(),
                     }),
                 }
             }
-            Event::CheckpointRecorded => self.checkpoints.push(Checkpoint {
-                seq: line.seq,
-                ts: line.ts.clone(),
-                text: text("text"),
-            }),
-            Event::TaskStarted => self.tasks.push(Task {
-                id: line.task.clone().unwrap_or_default(),
-                description: text("description"),
-                started: line.ts.clone(),
-                status: None,
-                reason: None,
-            }),
+            Event::CheckpointRecorded => {
+                let Some(c) = line.payload::<CheckpointRecorded>() else {
+                    return;
+                };
+                self.checkpoints.push(Checkpoint {
+                    seq: line.seq,
+                    ts: line.ts.clone(),
+                    text: c.text,
+                })
+            }
+            Event::TaskStarted => {
+                let Some(t) = line.payload::<TaskStarted>() else {
+                    return;
+                };
+                self.tasks.push(Task {
+                    id: line.task.clone().unwrap_or_default(),
+                    description: t.description,
+                    started: line.ts.clone(),
+                    status: None,
+                    reason: None,
+                })
+            }
             Event::TaskFinished => {
+                let Some(f) = line.payload::<TaskFinished>() else {
+                    return;
+                };
                 let id = line.task.clone().unwrap_or_default();
                 if let Some(task) = self.tasks.iter_mut().find(|t| t.id == id) {
-                    task.status = line.data_str("status").map(str::to_owned);
-                    task.reason = line.data_str("reason").map(str::to_owned);
+                    task.status = Some(f.status);
+                    task.reason = f.reason;
                 }
             }
-            Event::CommitRecorded => self.commits_recorded.push(RecordedCommit {
-                sha: text("sha"),
-                subject: text("subject"),
-            }),
+            Event::CommitRecorded => {
+                let Some(c) = line.payload::<CommitRecorded>() else {
+                    return;
+                };
+                self.commits_recorded.push(RecordedCommit {
+                    sha: c.sha,
+                    subject: c.subject,
+                })
+            }
             _ => {}
         }
     }
@@ -248,7 +280,7 @@ mod tests {
         assert_eq!(w.questions[2].asked, None);
         assert_eq!(w.open_questions().count(), 1);
         assert_eq!(w.checkpoints[0].text, "half way");
-        assert_eq!(w.tasks[0].status.as_deref(), Some("blocked"));
+        assert_eq!(w.tasks[0].status, Some(TaskStatus::Blocked));
         assert_eq!(w.tasks[0].reason.as_deref(), Some("no disk"));
     }
 }

@@ -1,13 +1,15 @@
 //! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2).
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
-use crate::error::{Error, Refusal};
+use crate::error::Error;
 use crate::knowledge::derive::{DeriveReport, derive_episode};
 use crate::model::LedgerLine;
 use crate::model::compose::{self, EpisodeSources, SessionRecord};
-use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, ids};
+use crate::model::event::{OutboxDrained, SessionClosed, SessionOpened};
+use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, LineDraft, ids};
 use crate::store::ledger::Skipped;
 use crate::store::outbox::{Outbox, OutboxContents, Shelf};
 use crate::store::{StateLock, StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
@@ -15,15 +17,35 @@ use crate::store::{StateLock, StoreError, WriteOutcome, frontmatter, write_atomi
 /// Provider recorded when `--provider` is not given.
 pub const DEFAULT_PROVIDER: &str = "cli";
 
-#[derive(Debug, Clone, Default)]
-pub struct StartOptions {
+/// `session.start`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartRequest {
+    /// Who works in this episode (an agent client's name, or a person's tool); default `cli`.
+    #[serde(default)]
     pub provider: Option<String>,
-    /// Close the open episode (without a summary) and open a new one.
+    /// Close the open episode (without a summary) and open a new one; an unreadable
+    /// episode state is moved aside instead.
+    #[serde(default)]
     pub replace: bool,
 }
 
+/// `session.context` and `session.snapshot` take nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EpisodeRequest {}
+
+/// `session.close`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CloseRequest {
+    /// The author's summary of the episode (the CLI reads it from stdin).
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
 /// What `session start` did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Started {
     pub episode: EpisodeState,
     /// The opening snapshot, relative to the repository root.
@@ -34,13 +56,23 @@ pub struct Started {
     pub replaced: Option<Closed>,
     /// What this boundary moved out of the outbox.
     pub drained: Option<OutboxContents>,
+    /// Where an unreadable episode state was moved by `--replace`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set_aside: Option<String>,
     /// The briefing the opening snapshot carries (empty when nothing was opened).
     #[serde(skip)]
     pub briefing: String,
 }
 
+/// The opening snapshot of the open episode.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Snapshot {
+    /// Relative to the repository root.
+    pub path: String,
+}
+
 /// What `session close` did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Closed {
     pub episode: String,
     /// The session record, relative to the repository root.
@@ -60,7 +92,7 @@ pub struct Closed {
 }
 
 /// The working context of the open episode, composed at this read.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EpisodeContext {
     pub episode: EpisodeState,
     pub git: GitSinceOpen,
@@ -80,43 +112,32 @@ struct SnapshotFront<'a> {
     opened: &'a str,
 }
 
-/// The open episode, if any.
-pub fn open_episode(ctx: &Ctx) -> Result<Option<EpisodeState>, Error> {
-    let path = ctx.layout.episode_state();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(&path, e).into()),
-    };
-    serde_json::from_str(&text).map(Some).map_err(|e| {
-        Refusal::CorruptEpisodeState {
-            path: ctx.layout.display(&path),
-            message: e.to_string(),
-        }
-        .into()
-    })
-}
-
-/// The open episode, or the refusal `session.open-episode`.
-pub fn require_open_episode(ctx: &Ctx) -> Result<EpisodeState, Error> {
-    open_episode(ctx)?.ok_or_else(|| Refusal::NoOpenEpisode.into())
-}
-
 /// Opens an episode: records HEAD, branch and time, writes the opening snapshot once
 /// and appends `session.opened`. An open episode is returned as is unless `replace`.
-pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
+pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
     ctx.require_initialised()?;
     ctx.policy()?;
     let _lock = StateLock::acquire(&ctx.layout)?;
     let mut replaced = None;
-    if let Some(open) = open_episode(ctx)? {
-        if !options.replace {
+    let mut set_aside = None;
+    let open = match ctx.episode() {
+        Ok(open) => open,
+        Err(Error::Store(StoreError::EpisodeUnreadable { .. })) if request.replace => {
+            let stamp = crate::model::time::stamp(ctx.clock.now());
+            set_aside = Some(crate::store::episode::set_aside(&ctx.layout, &stamp)?);
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    if let Some(open) = open {
+        if !request.replace {
             return Ok(Started {
                 snapshot: ctx.layout.display(&ctx.layout.snapshot(&open.id)),
                 episode: open,
                 already_open: true,
                 replaced: None,
                 drained: None,
+                set_aside: None,
                 briefing: String::new(),
             });
         }
@@ -133,23 +154,21 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
         ctx.layout.root().display()
     );
     let id = ids::episode_id(opened_at, entropy.as_bytes());
-    let provider = options
+    let provider = request
         .provider
-        .clone()
         .filter(|p| !p.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_PROVIDER.to_owned());
     let opened = crate::model::time::rfc3339(opened_at);
-    let appended = ctx.ledger().append(crate::model::LineDraft {
-        ts: opened.clone(),
-        event: Event::SessionOpened,
-        session: Some(id.clone()),
-        task: None,
-        data: serde_json::json!({
-            "provider": provider,
-            "branch": head.branch,
-            "head": head.id,
-        }),
-    })?;
+    let appended = ctx.ledger().append(LineDraft::new(
+        opened.clone(),
+        Some(id.clone()),
+        None,
+        &SessionOpened {
+            provider: provider.clone(),
+            branch: head.branch.clone(),
+            head: head.id.clone(),
+        },
+    ))?;
     let episode = EpisodeState {
         id,
         provider,
@@ -158,10 +177,9 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
         opened,
         ledger_offset: appended.offset,
     };
-    let state = serde_json::to_vec_pretty(&episode).expect("episode state serialises");
-    write_atomic(&ctx.layout.episode_state(), &state)?;
+    crate::store::episode::write(&ctx.layout, &episode)?;
 
-    let briefing = crate::briefing::briefing(ctx)?;
+    let briefing = crate::briefing::briefing(ctx, crate::briefing::BriefingRequest {})?;
     let front = SnapshotFront {
         id: &episode.id,
         schema: "session-context/v1",
@@ -181,6 +199,7 @@ pub fn start(ctx: &Ctx, options: &StartOptions) -> Result<Started, Error> {
         already_open: false,
         replaced,
         drained,
+        set_aside,
         briefing: briefing.text,
     })
 }
@@ -193,12 +212,14 @@ pub fn drain_outbox(ctx: &Ctx) -> Result<Option<OutboxContents>, Error> {
         return Ok(None);
     }
     let moved = outbox.drain(&ctx.layout, crate::knowledge::derive::is_superseded)?;
-    let session = open_episode(ctx)?.map(|e| e.id);
+    let session = ctx.episode()?.map(|e| e.id);
     ctx.append(
-        Event::OutboxDrained,
         session.as_deref(),
         None,
-        serde_json::json!({ "sessions": moved.sessions, "candidates": moved.candidates }),
+        &OutboxDrained {
+            sessions: moved.sessions.clone(),
+            candidates: moved.candidates.clone(),
+        },
     )?;
     Ok(Some(moved))
 }
@@ -243,9 +264,9 @@ fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Err
 }
 
 /// Composes the open episode's working context from its three sources.
-pub fn context(ctx: &Ctx) -> Result<EpisodeContext, Error> {
+pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Error> {
     ctx.require_initialised()?;
-    let episode = require_open_episode(ctx)?;
+    let episode = ctx.require_episode()?;
     let git = git_since_open(ctx, &episode)?;
     let (lines, skipped) = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &lines);
@@ -264,24 +285,26 @@ pub fn context(ctx: &Ctx) -> Result<EpisodeContext, Error> {
 }
 
 /// The opening snapshot of the open episode (relative path).
-pub fn snapshot_path(ctx: &Ctx) -> Result<String, Error> {
+pub fn snapshot(ctx: &Ctx, _request: EpisodeRequest) -> Result<Snapshot, Error> {
     ctx.require_initialised()?;
-    let episode = require_open_episode(ctx)?;
-    Ok(ctx.layout.display(&ctx.layout.snapshot(&episode.id)))
+    let episode = ctx.require_episode()?;
+    Ok(Snapshot {
+        path: ctx.layout.display(&ctx.layout.snapshot(&episode.id)),
+    })
 }
 
 /// Closes the open episode: composes and writes its record, then appends `session.closed`.
 /// Never refuses for missing prose.
-pub fn close(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
+pub fn close(ctx: &Ctx, request: CloseRequest) -> Result<Closed, Error> {
     ctx.require_initialised()?;
     let _lock = StateLock::acquire(&ctx.layout)?;
-    close_locked(ctx, summary)
+    close_locked(ctx, request.summary.as_deref())
 }
 
 /// `close` for a caller that holds the state lock.
 fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     let policy = ctx.policy()?;
-    let episode = require_open_episode(ctx)?;
+    let episode = ctx.require_episode()?;
     let drained = drain_outbox(ctx)?;
     let git = git_since_open(ctx, &episode)?;
     let (lines, skipped) = read_window(ctx, &episode)?;
@@ -321,18 +344,16 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         None
     };
     ctx.append(
-        Event::SessionClosed,
         Some(&episode.id),
         None,
-        serde_json::json!({
-            "record": display,
-            "commits": record.commits.len(),
-            "outcome": record.outcome,
-            "knowledge_on_end": policy.session.knowledge_on_end,
-        }),
+        &SessionClosed {
+            record: display.clone(),
+            commits: record.commits.len(),
+            outcome: record.outcome,
+            knowledge_on_end: policy.session.knowledge_on_end,
+        },
     )?;
-    let state = ctx.layout.episode_state();
-    std::fs::remove_file(&state).map_err(|e| StoreError::io(&state, e))?;
+    crate::store::episode::remove(&ctx.layout)?;
     Ok(Closed {
         episode: episode.id,
         path: display,

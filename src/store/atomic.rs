@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::StoreError;
 
 /// What a write did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WriteOutcome {
     Written,

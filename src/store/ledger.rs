@@ -17,7 +17,7 @@ pub struct Ledger {
 }
 
 /// Where an append landed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Appended {
     pub seq: u64,
     /// Byte offset of the new line's first byte.
@@ -27,7 +27,7 @@ pub struct Appended {
 }
 
 /// A line that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skipped {
     /// Byte offset of the line.
     pub offset: u64,

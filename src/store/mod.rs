@@ -1,10 +1,13 @@
-//! Files on disk: layout paths, the one atomic writer, front matter and the ledger.
+//! Files on disk: layout paths, the one atomic writer, front matter, the ledger, the
+//! episode state, the knowledge record files and the outbox.
 
 pub mod atomic;
+pub mod episode;
 pub mod frontmatter;
 pub mod layout;
 pub mod ledger;
 pub mod outbox;
+pub mod records;
 pub mod skeleton;
 
 pub use atomic::{WriteOutcome, write_atomic, write_new};
@@ -24,6 +27,8 @@ pub enum StoreError {
     },
     #[error("{path}: {message}")]
     Malformed { path: PathBuf, message: String },
+    #[error("{path}: unreadable episode state: {message}")]
+    EpisodeUnreadable { path: String, message: String },
 }
 
 impl StoreError {

@@ -25,7 +25,7 @@ impl Shelf {
 }
 
 /// What the outbox holds (file names).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct OutboxContents {
     pub sessions: Vec<String>,
     pub candidates: Vec<String>,

@@ -50,9 +50,34 @@ fn authored_records_append_one_line_each_stamped_with_the_episode() {
 }
 
 #[test]
+fn decision_with_a_task_this_ledger_never_started_is_refused() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    for task in ["none", "t-20261130-dead"] {
+        let run = repo
+            .run(&["--format", "json", "decision", "Use gix", "--task", task])
+            .expect_code(3);
+        let error = run.json_error(3, "task.known");
+        assert!(
+            error["message"].as_str().is_some_and(|m| m.contains(task)),
+            "{run}"
+        );
+        // The printed fix works: the same decision without --task is recorded.
+        repo.run(&["decision", "Use gix"]).success();
+    }
+    assert!(
+        repo.ledger_events("decision.recorded")
+            .iter()
+            .all(|l| l["task"].is_null()),
+        "nothing was recorded under a task that does not exist"
+    );
+}
+
+#[test]
 fn decision_with_a_task_is_stamped_with_it() {
     let repo = TestRepo::initialised();
     repo.start_episode();
+    repo.append_task_started("t-42", "Parse the policy");
     let json = repo
         .run(&[
             "--format",

@@ -3,50 +3,49 @@
 
 use crate::common::TestRepo;
 
-/// Every command path the CLI has, for the help reference.
-const COMMANDS: [&[&str]; 35] = [
-    &[],
-    &["init"],
-    &["session"],
-    &["session", "start"],
-    &["session", "context"],
-    &["session", "close"],
-    &["decision"],
-    &["question"],
-    &["question", "resolve"],
-    &["checkpoint"],
-    &["history"],
-    &["briefing"],
-    &["context"],
-    &["knowledge"],
-    &["knowledge", "derive"],
-    &["knowledge", "promote"],
-    &["knowledge", "reject"],
-    &["knowledge", "check"],
-    &["knowledge", "candidates"],
-    &["knowledge", "status"],
-    &["doctor"],
-    &["watch"],
-    &["hooks"],
-    &["hooks", "install"],
-    &["hooks", "uninstall"],
-    &["hook"],
-    &["hook", "post-commit"],
-    &["hook", "pre-push"],
-    &["hook", "post-checkout"],
-    &["hook", "post-merge"],
-    &["hook", "session-start"],
-    &["hook", "session-end"],
-    &["hook", "compact"],
-    &["env"],
-    &["demo"],
-];
+/// Every command path of the CLI, walked from clap's own command tree, so a new command
+/// cannot be left out of the reference.
+fn commands() -> Vec<Vec<String>> {
+    fn walk(cmd: &clap::Command, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        out.push(path.clone());
+        for sub in cmd.get_subcommands() {
+            if sub.get_name() == "help" {
+                continue;
+            }
+            path.push(sub.get_name().to_owned());
+            walk(sub, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(&majordomus::cli::command(), &mut Vec::new(), &mut out);
+    out
+}
+
+/// The leaf commands (those with no subcommand of their own).
+pub fn leaf_commands() -> Vec<Vec<String>> {
+    let all = commands();
+    all.iter()
+        .filter(|c| {
+            !c.is_empty()
+                && !all
+                    .iter()
+                    .any(|o| o.len() == c.len() + 1 && o.starts_with(c))
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn clap_definition_is_consistent() {
+    majordomus::cli::command().debug_assert();
+}
 
 #[test]
 fn help_reference() {
     let dir = TestRepo::unversioned();
-    for command in COMMANDS {
-        let mut args = command.to_vec();
+    for command in commands() {
+        let mut args: Vec<&str> = command.iter().map(String::as_str).collect();
         args.push("--help");
         let run = dir.run(&args).success();
         assert_eq!(run.stderr(), "", "{run}");
@@ -129,8 +128,8 @@ fn help_examples_keep_one_command_per_line() {
         );
     }
     // Every help's examples block, kept verbatim: indented, one command a line.
-    for command in COMMANDS {
-        let mut args = command.to_vec();
+    for command in commands() {
+        let mut args: Vec<&str> = command.iter().map(String::as_str).collect();
         args.push("--help");
         let run = dir.run(&args).success();
         let examples = run

@@ -68,6 +68,7 @@ fn recorded_episode(repo: &mut TestRepo) -> Recorded {
     repo.run(&["decision", "All git reads go through gix"])
         .success();
     let decision = last_event(repo, "decision.recorded");
+    repo.append_task_started("t-20261129-0a0b", "Parse the policy");
     repo.run(&[
         "decision",
         "Parse YAML with yaml_serde",

@@ -15,4 +15,5 @@ mod knowledge;
 mod ledger;
 mod outbox;
 mod policy;
+mod registry;
 mod session;

@@ -321,6 +321,34 @@ impl TestRepo {
             .collect()
     }
 
+    /// Appends a `task.started` line for `task` in the open episode, as `task start`
+    /// writes it, so writers accept `--task <task>`.
+    pub fn append_task_started(&self, task: &str, description: &str) {
+        let seq = self
+            .ledger()
+            .iter()
+            .filter_map(|l| l["seq"].as_u64())
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let session = self
+            .episode_state()
+            .map(|e| e["id"].clone())
+            .unwrap_or(Value::Null);
+        let line = serde_json::json!({
+            "seq": seq,
+            "ts": self.now,
+            "event": "task.started",
+            "session": session,
+            "task": task,
+            "data": {"description": description, "scope": []},
+        });
+        let mut text = self.ledger_text();
+        text.push_str(&serde_json::to_string(&line).expect("serialises"));
+        text.push('\n');
+        std::fs::write(self.path(".ai/local/ledger.jsonl"), text).expect("write the ledger");
+    }
+
     /// `.ai/local/state/episode.json`, when an episode is open.
     pub fn episode_state(&self) -> Option<Value> {
         let path = self.path(".ai/local/state/episode.json");

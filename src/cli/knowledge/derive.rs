@@ -1,0 +1,39 @@
+//! `majordomus knowledge derive`.
+
+use clap::Args;
+
+use crate::cli::Output;
+use crate::knowledge::DeriveRequest;
+use crate::{Ctx, Error};
+
+/// Derive knowledge candidates from an episode's ledger lines and commits.
+///
+/// Deterministic, no model, no network: each decision becomes a convention, each resolved
+/// question a fact, each finished task a fact (completed) or a lesson (blocked). A rerun
+/// over the same evidence writes nothing ("nothing to write"). Runs on its own at
+/// `session close` and on the provider's compact hook.
+///
+/// Examples:
+///   majordomus knowledge derive
+///   majordomus knowledge derive --episode 20261130T101500Z-1a2b3c --dry-run
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DeriveArgs {
+    /// The episode (default: the open one, else the last closed one).
+    #[arg(long, value_name = "ID")]
+    pub episode: Option<String>,
+    /// Say what would be written; write nothing, append nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub fn run(ctx: &Ctx, args: &DeriveArgs) -> Result<Output, Error> {
+    let report = crate::knowledge::derive(
+        ctx,
+        DeriveRequest {
+            episode: args.episode.clone(),
+            dry_run: args.dry_run,
+        },
+    )?;
+    Ok(Output::report(&report))
+}

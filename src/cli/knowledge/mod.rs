@@ -1,0 +1,43 @@
+//! `majordomus knowledge derive|promote|reject|check|candidates|status`.
+
+mod candidates;
+mod check;
+mod derive;
+mod promote;
+mod reject;
+mod status;
+
+use clap::Subcommand;
+
+use super::Output;
+use crate::{Ctx, Error};
+
+pub use candidates::CandidatesArgs;
+pub use check::CheckArgs;
+pub use derive::DeriveArgs;
+pub use promote::PromoteArgs;
+pub use reject::RejectArgs;
+pub use status::StatusArgs;
+
+/// Derive, review and check the knowledge base (.ai/repo/knowledge/).
+#[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
+pub enum KnowledgeCommand {
+    Derive(DeriveArgs),
+    Promote(PromoteArgs),
+    Reject(RejectArgs),
+    Check(CheckArgs),
+    Candidates(CandidatesArgs),
+    Status(StatusArgs),
+}
+
+pub fn run(ctx: &Ctx, command: &KnowledgeCommand) -> Result<Output, Error> {
+    match command {
+        KnowledgeCommand::Derive(args) => derive::run(ctx, args),
+        KnowledgeCommand::Promote(args) => promote::run(ctx, args),
+        KnowledgeCommand::Reject(args) => reject::run(ctx, args),
+        KnowledgeCommand::Check(args) => check::run(ctx, args),
+        KnowledgeCommand::Candidates(args) => candidates::run(ctx, args),
+        KnowledgeCommand::Status(args) => status::run(ctx, args),
+    }
+}

@@ -1,0 +1,59 @@
+//! `majordomus knowledge promote`.
+
+use clap::{Args, ValueEnum};
+
+use crate::cli::Output;
+use crate::knowledge::PromoteRequest;
+use crate::model::knowledge::Class;
+use crate::{Ctx, Error};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ClassArg {
+    Fact,
+    Convention,
+    Constraint,
+    Memory,
+    Lesson,
+}
+
+impl From<ClassArg> for Class {
+    fn from(c: ClassArg) -> Class {
+        match c {
+            ClassArg::Fact => Class::Fact,
+            ClassArg::Convention => Class::Convention,
+            ClassArg::Constraint => Class::Constraint,
+            ClassArg::Memory => Class::Memory,
+            ClassArg::Lesson => Class::Lesson,
+        }
+    }
+}
+
+/// Promote a candidate to curated knowledge (a human act), with evidence on stdin.
+///
+/// Moves the record to curated/ as `verified`, appends the evidence under `# Evidence`.
+/// Refuses empty evidence and evidence that quotes a conversation.
+///
+/// Examples:
+///   echo "tests/cli/ledger.rs::concurrent_appends shows it" | majordomus knowledge promote <id>
+///   majordomus knowledge promote <id> --class constraint < evidence.txt
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct PromoteArgs {
+    /// The candidate id.
+    pub id: String,
+    /// Change the class the deriver wrote.
+    #[arg(long, value_enum)]
+    pub class: Option<ClassArg>,
+}
+
+pub fn run(ctx: &Ctx, args: &PromoteArgs) -> Result<Output, Error> {
+    let promoted = crate::knowledge::promote(
+        ctx,
+        PromoteRequest {
+            id: args.id.clone(),
+            class: args.class.map(Class::from),
+            evidence: crate::cli::read_stdin(),
+        },
+    )?;
+    Ok(Output::report(&promoted))
+}

@@ -1,0 +1,37 @@
+//! `majordomus knowledge reject`.
+
+use clap::Args;
+
+use crate::cli::Output;
+use crate::knowledge::RejectRequest;
+use crate::{Ctx, Error};
+
+/// Reject a candidate (a human act): it stays, marked `superseded`, with the reason.
+///
+/// Examples:
+///   majordomus knowledge reject <id> --reason "Only true for the old parser"
+///   majordomus knowledge reject <id> --reason "Restated more precisely" --by <other-id>
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct RejectArgs {
+    /// The candidate id.
+    pub id: String,
+    /// Why it is rejected.
+    #[arg(long)]
+    pub reason: String,
+    /// The knowledge id that replaces it.
+    #[arg(long, value_name = "ID")]
+    pub by: Option<String>,
+}
+
+pub fn run(ctx: &Ctx, args: &RejectArgs) -> Result<Output, Error> {
+    let rejected = crate::knowledge::reject(
+        ctx,
+        RejectRequest {
+            id: args.id.clone(),
+            reason: args.reason.clone(),
+            by: args.by.clone(),
+        },
+    )?;
+    Ok(Output::report(&rejected))
+}

@@ -1,0 +1,36 @@
+//! `majordomus session context`.
+
+use clap::Args;
+
+use crate::cli::Output;
+use crate::session::EpisodeRequest;
+use crate::{Ctx, Error};
+
+/// Compose the open episode's working context now, from its record, git and its ledger window.
+///
+/// Nothing is cached: every read composes again. Each empty kind names the command that
+/// fills it.
+///
+/// Examples:
+///   majordomus session context
+///   majordomus session context --path     # the frozen opening snapshot instead
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ContextArgs {
+    /// Print the path of the opening snapshot instead of composing the context.
+    #[arg(long)]
+    pub path: bool,
+}
+
+pub fn run(ctx: &Ctx, args: &ContextArgs) -> Result<Output, Error> {
+    if args.path {
+        return Ok(Output::report(&crate::session::snapshot(
+            ctx,
+            EpisodeRequest {},
+        )?));
+    }
+    Ok(Output::report(&crate::session::context(
+        ctx,
+        EpisodeRequest {},
+    )?))
+}

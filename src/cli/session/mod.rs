@@ -1,0 +1,31 @@
+//! `majordomus session start|context|close`.
+
+mod close;
+mod context;
+mod start;
+
+use clap::Subcommand;
+
+use super::Output;
+use crate::{Ctx, Error};
+
+pub use close::CloseArgs;
+pub use context::ContextArgs;
+pub use start::StartArgs;
+
+/// Open, read and close working episodes.
+#[derive(Debug, Subcommand)]
+#[command(verbatim_doc_comment)]
+pub enum SessionCommand {
+    Start(StartArgs),
+    Context(ContextArgs),
+    Close(CloseArgs),
+}
+
+pub fn run(ctx: &Ctx, command: &SessionCommand) -> Result<Output, Error> {
+    match command {
+        SessionCommand::Start(args) => start::run(ctx, args),
+        SessionCommand::Context(args) => context::run(ctx, args),
+        SessionCommand::Close(args) => close::run(ctx, args),
+    }
+}

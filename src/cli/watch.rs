@@ -1,0 +1,39 @@
+//! `majordomus watch`: a driver that reruns `doctor` until something needs attention.
+
+use clap::Args;
+
+use super::Output;
+use crate::doctor::DoctorRequest;
+use crate::model::Verdict;
+use crate::{Ctx, Error};
+
+/// Rerun doctor until something needs attention (exit 10 blocking, 11 advisory).
+///
+/// Examples:
+///   majordomus watch
+///   majordomus watch --interval 300
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct WatchArgs {
+    /// Seconds between runs.
+    #[arg(long, default_value_t = 60, value_name = "S")]
+    pub interval: u64,
+    /// Stop after this many clean runs (exit 0); 0 watches until a finding.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_runs: u64,
+}
+
+pub fn run(ctx: &Ctx, args: &WatchArgs) -> Result<Output, Error> {
+    let mut runs = 0u64;
+    loop {
+        let report = crate::doctor::doctor(ctx, DoctorRequest {})?;
+        runs += 1;
+        let verdict = report.verdict();
+        if verdict != Verdict::Pass || (args.max_runs > 0 && runs >= args.max_runs) {
+            let mut out = Output::report(&report);
+            out.watching = true;
+            return Ok(out);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(args.interval));
+    }
+}

@@ -1,0 +1,147 @@
+//! HEAD, the branch, the trunk (SPEC §5.7) and where git keeps its hooks.
+
+use std::path::PathBuf;
+
+use gix::bstr::ByteSlice;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{GitError, Repo};
+
+/// HEAD as git sees it now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct HeadState {
+    /// The commit HEAD points to; `None` on an unborn branch.
+    pub id: Option<String>,
+    /// The branch HEAD names; `None` when detached.
+    pub branch: Option<String>,
+    pub detached: bool,
+    pub unborn: bool,
+}
+
+/// The repository's trunk (SPEC §5.7) and where the answer came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Trunk {
+    pub branch: String,
+    pub source: TrunkSource,
+    pub remote: Option<String>,
+}
+
+/// Where the trunk's name came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrunkSource {
+    /// `git config majordomus.trunk`.
+    Config,
+    /// `refs/remotes/<remote>/HEAD`.
+    RemoteHead,
+}
+
+impl Repo {
+    /// HEAD's commit, branch, detached and unborn state.
+    pub fn head(&self) -> Result<HeadState, GitError> {
+        let head = self.repo.head()?;
+        let detached = head.is_detached();
+        let unborn = head.is_unborn();
+        let branch = self.repo.head_name()?.map(|n| n.shorten().to_string());
+        let id = if unborn {
+            None
+        } else {
+            Some(self.repo.head_id()?.detach().to_string())
+        };
+        Ok(HeadState {
+            id,
+            branch,
+            detached,
+            unborn,
+        })
+    }
+
+    /// The trunk: `majordomus.trunk` from git config when set, else the branch that a
+    /// remote's `refs/remotes/<remote>/HEAD` names (the default fetch remote first).
+    /// No remote HEAD means no trunk; nothing is guessed.
+    pub fn trunk(&self) -> Result<Option<Trunk>, GitError> {
+        let config = self.repo.config_snapshot();
+        if let Some(name) = config.string("majordomus.trunk") {
+            let name = name.to_str_lossy().trim().to_owned();
+            if !name.is_empty() {
+                return Ok(Some(Trunk {
+                    branch: name,
+                    source: TrunkSource::Config,
+                    remote: None,
+                }));
+            }
+        }
+        let mut remotes: Vec<String> = self
+            .repo
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_str_lossy().into_owned())
+            .collect();
+        if let Some(default) = self
+            .repo
+            .remote_default_name(gix::remote::Direction::Fetch)
+            .map(|n| n.to_str_lossy().into_owned())
+        {
+            remotes.retain(|r| *r != default);
+            remotes.insert(0, default);
+        }
+        for remote in remotes {
+            let head_ref = format!("refs/remotes/{remote}/HEAD");
+            let Some(reference) = self.repo.try_find_reference(head_ref.as_str())? else {
+                continue;
+            };
+            if let Some(target) = reference.target().try_name() {
+                let full = target.as_bstr().to_str_lossy();
+                let prefix = format!("refs/remotes/{remote}/");
+                if let Some(branch) = full.strip_prefix(&prefix) {
+                    return Ok(Some(Trunk {
+                        branch: branch.to_owned(),
+                        source: TrunkSource::RemoteHead,
+                        remote: Some(remote),
+                    }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The git directory's hooks folder, honouring `core.hooksPath` (relative paths are
+    /// relative to the work tree, as git does).
+    pub fn hooks_dir(&self) -> PathBuf {
+        let config = self.repo.config_snapshot();
+        if let Ok(Some(path)) = config.trusted_path("core.hooksPath") {
+            return if path.is_absolute() {
+                path
+            } else {
+                self.workdir.join(path)
+            };
+        }
+        self.repo.common_dir().join("hooks")
+    }
+
+    /// HEAD's commit id and subject; `None` on an unborn branch.
+    pub fn head_subject(&self) -> Result<Option<(String, String)>, GitError> {
+        if self.repo.head()?.is_unborn() {
+            return Ok(None);
+        }
+        let id = self.repo.head_id()?.detach();
+        let commit = self.repo.find_commit(id)?;
+        let subject = commit.message()?.summary().to_string();
+        Ok(Some((id.to_string(), subject)))
+    }
+
+    /// True when HEAD's branch is the trunk.
+    pub fn on_trunk(&self) -> Result<bool, GitError> {
+        let head = self.head()?;
+        Ok(match (self.trunk()?, head.branch) {
+            (Some(t), Some(b)) => t.branch == b,
+            _ => false,
+        })
+    }
+
+    /// The operation git is in the middle of (rebase, merge, cherry-pick, bisect, ...).
+    pub fn operation_in_progress(&self) -> Option<String> {
+        self.repo.state().map(|s| format!("{s:?}").to_lowercase())
+    }
+}

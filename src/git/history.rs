@@ -1,0 +1,187 @@
+//! History: commits since a base, commits by id, when paths were added; each commit
+//! summarised with its subject, time and the paths it changed against its first parent.
+
+use std::collections::HashSet;
+
+use gix::bstr::ByteSlice;
+use gix::objs::FindExt;
+use gix::prelude::ObjectIdExt;
+
+use super::{GitError, Repo, plumbing};
+use crate::model::CommitSummary;
+
+impl Repo {
+    /// Commits reachable from HEAD and not from `base` (`git log base..HEAD`), oldest
+    /// first, each with subject, committer time and the paths it changed against its
+    /// first parent. `base: None` means every commit of HEAD.
+    pub fn commits_since(&self, base: Option<&str>) -> Result<Vec<CommitSummary>, GitError> {
+        let head = self.repo.head()?;
+        if head.is_unborn() {
+            return Ok(Vec::new());
+        }
+        let tip = self.repo.head_id()?.detach();
+        let hidden: Vec<gix::ObjectId> = base
+            .and_then(|b| gix::ObjectId::from_hex(b.as_bytes()).ok())
+            .filter(|id| self.repo.has_object(id))
+            .into_iter()
+            .collect();
+        let walk = self
+            .repo
+            .rev_walk([tip])
+            .with_hidden(hidden)
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
+            ))
+            .all()?;
+        let mut differ = Differ::default();
+        let mut out = Vec::new();
+        for info in walk {
+            let info = info?;
+            let parent = info.parent_ids.first().copied();
+            out.push(differ.summarize(&self.repo, info.id, parent)?);
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// The named commits (those present in this clone), each with its changed paths, in
+    /// the order given.
+    pub fn commits_by_id<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<CommitSummary>, GitError> {
+        let mut differ = Differ::default();
+        let mut out = Vec::new();
+        for text in ids {
+            let Ok(id) = gix::ObjectId::from_hex(text.as_bytes()) else {
+                continue;
+            };
+            let Ok(commit) = self.repo.find_commit(id) else {
+                continue;
+            };
+            let parent = commit.parent_ids().next().map(|p| p.detach());
+            out.push(differ.summarize(&self.repo, id, parent)?);
+        }
+        Ok(out)
+    }
+
+    /// For each of `paths` present in HEAD's tree, the committer time of the commit
+    /// reachable from HEAD that added it (the newest such, should it have been re-added). Walks history newest first and stops as
+    /// soon as every path is placed.
+    pub fn added_at<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>, GitError> {
+        let mut wanted: HashSet<String> = self.existing_head_paths(paths)?.into_iter().collect();
+        let mut found = std::collections::HashMap::new();
+        if wanted.is_empty() {
+            return Ok(found);
+        }
+        let tip = self.repo.head_id()?.detach();
+        let walk = self
+            .repo
+            .rev_walk([tip])
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
+            ))
+            .all()?;
+        let mut differ = Differ::default();
+        for info in walk {
+            let info = info?;
+            let parent = info.parent_ids.first().copied();
+            let (summary, additions) = differ.diff(&self.repo, info.id, parent)?;
+            for path in additions {
+                if wanted.remove(&path) {
+                    found.insert(path, summary.time.clone());
+                }
+            }
+            if wanted.is_empty() {
+                break;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// Reusable buffers for summarising commits (subject, time, changed paths).
+#[derive(Default)]
+struct Differ {
+    state: gix::diff::tree::State,
+    old_buf: Vec<u8>,
+    new_buf: Vec<u8>,
+}
+
+impl Differ {
+    fn summarize(
+        &mut self,
+        repo: &gix::Repository,
+        id: gix::ObjectId,
+        parent: Option<gix::ObjectId>,
+    ) -> Result<CommitSummary, GitError> {
+        Ok(self.diff(repo, id, parent)?.0)
+    }
+
+    /// The commit's summary and the file paths it added.
+    fn diff(
+        &mut self,
+        repo: &gix::Repository,
+        id: gix::ObjectId,
+        parent: Option<gix::ObjectId>,
+    ) -> Result<(CommitSummary, Vec<String>), GitError> {
+        let commit = id.attach(repo).object()?.into_commit();
+        let subject = commit.message()?.summary().to_string();
+        let seconds = commit.committer()?.seconds();
+        let tree = commit.tree_id()?.detach();
+        let new = repo
+            .objects
+            .find_tree_iter(&tree, &mut self.new_buf)
+            .map_err(plumbing)?;
+        let old = match parent {
+            Some(parent) => {
+                let parent_tree = repo.find_commit(parent)?.tree_id()?.detach();
+                repo.objects
+                    .find_tree_iter(&parent_tree, &mut self.old_buf)
+                    .map_err(plumbing)?
+            }
+            None => gix::objs::TreeRefIter::from_bytes(&[], repo.object_hash()),
+        };
+        let mut recorder = gix::diff::tree::Recorder::default();
+        gix::diff::tree(old, new, &mut self.state, &repo.objects, &mut recorder)
+            .map_err(plumbing)?;
+        let mut paths = Vec::new();
+        let mut additions = Vec::new();
+        for change in recorder.records {
+            use gix::diff::tree::recorder::Change;
+            let (mode, path, added) = match change {
+                Change::Addition {
+                    entry_mode, path, ..
+                } => (entry_mode, path, true),
+                Change::Deletion {
+                    entry_mode, path, ..
+                }
+                | Change::Modification {
+                    entry_mode, path, ..
+                } => (entry_mode, path, false),
+            };
+            if mode.is_tree() {
+                continue;
+            }
+            let path = path.to_str_lossy().into_owned();
+            if added {
+                additions.push(path.clone());
+            }
+            paths.push(path);
+        }
+        paths.sort();
+        paths.dedup();
+        let summary = CommitSummary {
+            id: id.to_string(),
+            subject,
+            time: crate::model::time::from_unix(seconds)
+                .map(crate::model::time::rfc3339)
+                .unwrap_or_default(),
+            paths,
+        };
+        Ok((summary, additions))
+    }
+}

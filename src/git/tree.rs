@@ -1,0 +1,175 @@
+//! Trees, blobs and the index: which commits and paths exist (batched), the files of a
+//! branch, the upstream baseline of the knowledge store, and whether the tree is dirty.
+
+use std::collections::HashSet;
+
+use gix::bstr::ByteSlice;
+
+use super::{GitError, Repo, plumbing};
+
+/// A ref the pending change lands on, and the blob id of each file under a prefix in it.
+pub type Baseline = (String, std::collections::HashMap<String, String>);
+
+impl Repo {
+    /// The git blob id `bytes` would have.
+    pub fn blob_id(&self, bytes: &[u8]) -> Result<String, GitError> {
+        gix::objs::compute_hash(self.repo.object_hash(), gix::object::Kind::Blob, bytes)
+            .map(|id| id.to_string())
+            .map_err(plumbing)
+    }
+
+    /// The upstream the pending change will land on: the branch's remote-tracking ref,
+    /// else the trunk's, if either exists; with the blob id of each file under `prefix`
+    /// in that ref's tree (one traversal).
+    pub fn baseline_blobs(&self, prefix: &str) -> Result<Option<Baseline>, GitError> {
+        let mut candidates = Vec::new();
+        if let Some(name) = self.repo.head_name()?
+            && let Some(Ok(tracking)) = self
+                .repo
+                .branch_remote_tracking_ref_name(name.as_ref(), gix::remote::Direction::Fetch)
+        {
+            candidates.push(tracking.as_bstr().to_str_lossy().into_owned());
+        }
+        if let Some(trunk) = self.trunk()?
+            && let Some(remote) = trunk.remote
+        {
+            candidates.push(format!("refs/remotes/{remote}/{}", trunk.branch));
+        }
+        for name in candidates {
+            let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
+                continue;
+            };
+            let id = reference.peel_to_id()?.detach();
+            let tree = self.repo.find_commit(id)?.tree()?;
+            let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
+            let blobs = files
+                .into_iter()
+                .filter(|e| !e.mode.is_tree())
+                .filter_map(|e| {
+                    let path = e.filepath.to_str_lossy();
+                    path.starts_with(prefix)
+                        .then(|| (path.into_owned(), e.oid.to_string()))
+                })
+                .collect();
+            return Ok(Some((name, blobs)));
+        }
+        Ok(None)
+    }
+
+    /// Files under `prefix` in the tree of local branch `branch`, sorted.
+    pub fn branch_files_under(&self, branch: &str, prefix: &str) -> Result<Vec<String>, GitError> {
+        let name = format!("refs/heads/{branch}");
+        let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
+            return Err(GitError::UnknownBranch {
+                branch: branch.to_owned(),
+            });
+        };
+        let id = reference.peel_to_id()?.detach();
+        let tree = self.repo.find_commit(id)?.tree()?;
+        let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
+        let mut out: Vec<String> = files
+            .into_iter()
+            .filter(|e| !e.mode.is_tree())
+            .map(|e| e.filepath.to_str_lossy().into_owned())
+            .filter(|p| p.starts_with(prefix))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// The bytes of `path` in branch `branch`'s tree.
+    pub fn branch_file(&self, branch: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let name = format!("refs/heads/{branch}");
+        let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
+            return Ok(None);
+        };
+        let id = reference.peel_to_id()?.detach();
+        let tree = self.repo.find_commit(id)?.tree()?;
+        let Some(entry) = tree.lookup_entry_by_path(path)? else {
+            return Ok(None);
+        };
+        Ok(Some(entry.object()?.detach().data))
+    }
+
+    /// True when `git status --porcelain` would print anything (tracked changes or
+    /// untracked files that are not ignored).
+    pub fn is_dirty(&self) -> Result<bool, GitError> {
+        let mut iter = self
+            .repo
+            .status(gix::progress::Discard)?
+            .untracked_files(gix::status::UntrackedFiles::Collapsed)
+            .into_iter(None)?;
+        Ok(iter.next().transpose()?.is_some())
+    }
+
+    /// Paths in the index under `prefix` (a directory, `/`-separated; empty = all), sorted.
+    pub fn tracked_files_under(&self, prefix: &str) -> Result<Vec<String>, GitError> {
+        let index = self.repo.index_or_empty()?;
+        let prefix = prefix.trim_end_matches('/');
+        let mut out: Vec<String> = index
+            .entries()
+            .iter()
+            .map(|e| e.path(&index).to_str_lossy().into_owned())
+            .filter(|p| {
+                prefix.is_empty()
+                    || p.strip_prefix(prefix)
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Which of `ids` name commits in this object database: one pass, misses answered
+    /// without rescanning the pack directory each time.
+    pub fn existing_commits<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashSet<String>, GitError> {
+        let mut found = HashSet::new();
+        let mut primed = false;
+        for text in ids {
+            let Ok(id) = gix::ObjectId::from_hex(text.as_bytes()) else {
+                continue;
+            };
+            // The first lookup loads the pack indices; later misses must not refresh them.
+            let exists = if primed {
+                self.repo.objects.exists_without_refresh(&id)
+            } else {
+                primed = true;
+                self.repo.has_object(id)
+            };
+            if exists
+                && self
+                    .repo
+                    .try_find_header(id)?
+                    .is_some_and(|h| h.kind() == gix::object::Kind::Commit)
+            {
+                found.insert(text.to_owned());
+            }
+        }
+        Ok(found)
+    }
+
+    /// Which of `paths` are files in HEAD's tree: one traversal of the tree.
+    pub fn existing_head_paths<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashSet<String>, GitError> {
+        let wanted: HashSet<&str> = paths.into_iter().collect();
+        if wanted.is_empty() || self.repo.head()?.is_unborn() {
+            return Ok(HashSet::new());
+        }
+        let tree = self.repo.head_tree()?;
+        let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
+        Ok(files
+            .into_iter()
+            .filter(|e| !e.mode.is_tree())
+            .filter_map(|e| {
+                let path = e.filepath.to_str_lossy();
+                wanted.contains(path.as_ref()).then(|| path.into_owned())
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,18 @@
+//! A report's verdict: what its findings mean for whoever asked. Surfaces map it to their
+//! own signals (an exit code, an HTTP status) in one place each.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing needs attention.
+    Pass,
+    /// Something deserves a look; nothing is refused (`watch` stops on it).
+    Advisory,
+    /// A rule is broken and must be mended (doctor's blocking findings).
+    Blocking,
+    /// A gate said no: a check with blocking findings, a refused push.
+    Refused,
+}

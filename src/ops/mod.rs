@@ -1,0 +1,249 @@
+//! The operation registry (SPEC §10): every capability is one operation — a dotted name,
+//! a request type, a result type (both with JSON Schemas generated from the types), flags,
+//! a one-line summary and one function `fn(&Ctx, Request) -> Result<Result, Error>`.
+//! The CLI, MCP and HTTP surfaces are generated from this list; none holds logic.
+//!
+//! Adding an operation: a request type (`Deserialize + JsonSchema`), a function taking the
+//! context and the request, a result type that implements [`Report`] (its verdict and a
+//! readable text, in `crate::render`), and one line in [`Registry::standard`].
+
+mod standard;
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::Ctx;
+use crate::error::{Error, UsageError};
+pub use crate::model::Verdict;
+
+/// What every operation result is: serialisable, with a schema, a verdict and a text.
+pub trait Report: Serialize + JsonSchema {
+    /// What the result means for whoever asked (default: nothing needs attention).
+    fn verdict(&self) -> Verdict {
+        Verdict::Pass
+    }
+    /// The result as a person reads it.
+    fn text(&self) -> String;
+    /// A remark beside the result (the CLI prints it on stderr).
+    fn note(&self) -> Option<String> {
+        None
+    }
+}
+
+/// An operation's result through the registry: the JSON value, its text and its verdict.
+#[derive(Debug, Clone)]
+pub struct Invoked {
+    pub value: serde_json::Value,
+    pub text: String,
+    pub note: Option<String>,
+    pub verdict: Verdict,
+}
+
+type Invoke = dyn Fn(&Ctx, serde_json::Value) -> Result<Invoked, Error> + Send + Sync;
+
+/// One registry entry.
+#[derive(Clone)]
+pub struct Operation {
+    /// Dotted name, e.g. `decision.record`.
+    pub name: &'static str,
+    /// One line saying what it does.
+    pub summary: &'static str,
+    /// The CLI command that runs it (surface metadata), e.g. `question resolve`.
+    pub cli: &'static str,
+    /// It writes to the repository's memory.
+    pub writes: bool,
+    /// A human act (promote, reject): never offered to agents.
+    pub human_act: bool,
+    /// An entry point git or an agent client calls (a hook), not a capability to offer.
+    pub entry_point: bool,
+    request_schema: fn() -> serde_json::Value,
+    result_schema: fn() -> serde_json::Value,
+    invoke: Arc<Invoke>,
+}
+
+impl std::fmt::Debug for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operation")
+            .field("name", &self.name)
+            .field("cli", &self.cli)
+            .field("writes", &self.writes)
+            .field("human_act", &self.human_act)
+            .field("entry_point", &self.entry_point)
+            .finish()
+    }
+}
+
+/// The JSON Schema of `T`, as an object schema: a schema whose variants are all objects
+/// (a tagged enum) says so at its root too, as MCP and OpenAPI want.
+fn object_schema<T: JsonSchema>() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialise");
+    if let Some(root) = schema.as_object_mut()
+        && !root.contains_key("type")
+    {
+        let variants = ["oneOf", "anyOf"]
+            .iter()
+            .find_map(|k| root.get(*k))
+            .and_then(|v| v.as_array());
+        let all_objects = variants.is_some_and(|vs| {
+            vs.iter().all(|v| {
+                v.get("type").and_then(|t| t.as_str()) == Some("object")
+                    || v.get("$ref").is_some()
+                    || v.get("allOf").is_some()
+            })
+        });
+        if all_objects {
+            root.insert("type".into(), "object".into());
+        }
+    }
+    schema
+}
+
+/// Builds a registry entry from the function that serves it; `Req` and `Res` (and so the
+/// schemas) come from the function's type.
+pub fn op<Req, Res>(
+    name: &'static str,
+    cli: &'static str,
+    summary: &'static str,
+    run: fn(&Ctx, Req) -> Result<Res, Error>,
+) -> Operation
+where
+    Req: DeserializeOwned + JsonSchema + 'static,
+    Res: Report + 'static,
+{
+    Operation {
+        name,
+        summary,
+        cli,
+        writes: false,
+        human_act: false,
+        entry_point: false,
+        request_schema: object_schema::<Req>,
+        result_schema: object_schema::<Res>,
+        invoke: Arc::new(move |ctx, value| {
+            // No arguments at all is an empty request.
+            let value = match value {
+                serde_json::Value::Null => serde_json::Value::Object(Default::default()),
+                v => v,
+            };
+            let request: Req =
+                serde_json::from_value(value).map_err(|e| UsageError::InvalidRequest {
+                    operation: name.to_owned(),
+                    message: e.to_string(),
+                })?;
+            let result = run(ctx, request)?;
+            Ok(Invoked {
+                value: serde_json::to_value(&result).expect("results serialise"),
+                text: result.text(),
+                note: result.note(),
+                verdict: result.verdict(),
+            })
+        }),
+    }
+}
+
+impl Operation {
+    /// Marks the operation as writing to the memory.
+    pub fn writes(mut self) -> Operation {
+        self.writes = true;
+        self
+    }
+
+    /// Marks the operation as a human act (it writes, and no agent surface offers it).
+    pub fn human_act(mut self) -> Operation {
+        self.writes = true;
+        self.human_act = true;
+        self
+    }
+
+    /// Marks the operation as a hook entry point.
+    pub fn entry_point(mut self) -> Operation {
+        self.entry_point = true;
+        self
+    }
+
+    /// Runs the operation on a JSON request, as MCP and HTTP call it.
+    pub fn invoke(&self, ctx: &Ctx, request: serde_json::Value) -> Result<Invoked, Error> {
+        (self.invoke)(ctx, request)
+    }
+
+    /// The request's JSON Schema (an object schema).
+    pub fn request_schema(&self) -> serde_json::Value {
+        (self.request_schema)()
+    }
+
+    /// The result's JSON Schema (an object schema).
+    pub fn result_schema(&self) -> serde_json::Value {
+        (self.result_schema)()
+    }
+
+    /// The entry as `majordomus schema` prints it.
+    pub fn describe(&self) -> OperationInfo {
+        OperationInfo {
+            name: self.name,
+            summary: self.summary,
+            cli: self.cli,
+            writes: self.writes,
+            human_act: self.human_act,
+            entry_point: self.entry_point,
+            request: self.request_schema(),
+            result: self.result_schema(),
+        }
+    }
+}
+
+/// One operation as the machine-readable contract shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct OperationInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub cli: &'static str,
+    pub writes: bool,
+    pub human_act: bool,
+    pub entry_point: bool,
+    pub request: serde_json::Value,
+    pub result: serde_json::Value,
+}
+
+/// Every operation, in a stable order.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    operations: Vec<Operation>,
+}
+
+impl Registry {
+    /// Adds an operation; a second one with the same name replaces nothing and panics,
+    /// because two capabilities under one name is a programming error.
+    pub fn register(&mut self, operation: Operation) -> &mut Registry {
+        assert!(
+            self.get(operation.name).is_none(),
+            "operation {} registered twice",
+            operation.name
+        );
+        self.operations.push(operation);
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Operation> {
+        self.operations.iter().find(|o| o.name == name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Operation> {
+        self.operations.iter()
+    }
+
+    /// Runs `name` on a JSON request.
+    pub fn invoke(
+        &self,
+        ctx: &Ctx,
+        name: &str,
+        request: serde_json::Value,
+    ) -> Result<Invoked, Error> {
+        let operation = self.get(name).ok_or_else(|| UsageError::UnknownOperation {
+            name: name.to_owned(),
+        })?;
+        operation.invoke(ctx, request)
+    }
+}

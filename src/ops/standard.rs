@@ -1,0 +1,41 @@
+//! The standard registry: every capability majordomus has, one line each.
+
+use super::{Registry, op};
+use crate::{authored, briefing, context, doctor, env, history, hooks, init, knowledge, session};
+
+impl Registry {
+    /// Every operation of this build, in the order `majordomus schema` lists them.
+    pub fn standard() -> Registry {
+        let mut r = Registry::default();
+        r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes())
+            .register(op("session.start", "session start", "Open an episode: record HEAD, branch and time, write the opening snapshot.", session::start).writes())
+            .register(op("session.context", "session context", "Compose the open episode's working context now, from its record, git and its ledger window.", session::context))
+            .register(op("session.snapshot", "session context", "The path of the open episode's frozen opening snapshot.", session::snapshot))
+            .register(op("session.close", "session close", "Close the open episode: compose its record, derive knowledge, append session.closed.", session::close).writes())
+            .register(op("decision.record", "decision", "Record a decision in the ledger, stamped with the open episode.", authored::record_decision).writes())
+            .register(op("question.ask", "question", "Ask an open question; returns its id.", authored::ask_question).writes())
+            .register(op("question.resolve", "question resolve", "Resolve an open question with its answer.", authored::resolve_question).writes())
+            .register(op("checkpoint.record", "checkpoint", "Record a checkpoint: where the work stands, in one line.", authored::record_checkpoint).writes())
+            .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
+            .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
+            .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))
+            .register(op("knowledge.derive", "knowledge derive", "Derive knowledge candidates from an episode's ledger lines and commits, deterministically.", knowledge::derive).writes())
+            .register(op("knowledge.promote", "knowledge promote", "Promote a candidate to curated knowledge, with evidence (a human act).", knowledge::promote).human_act())
+            .register(op("knowledge.reject", "knowledge reject", "Reject a candidate with a reason; it stays, marked superseded (a human act).", knowledge::reject).human_act())
+            .register(op("knowledge.check", "knowledge check", "Check every knowledge record: schema, ids, provenance, every reference resolving.", knowledge::check))
+            .register(op("knowledge.candidates", "knowledge candidates", "List the candidates awaiting review, each marked tracked, untracked or outbox.", knowledge::candidates))
+            .register(op("knowledge.status", "knowledge status", "Freshness, review queue length and ages, and the outbox.", knowledge::status))
+            .register(op("doctor", "doctor", "Run every rule of the standard package, grouped; blocking findings fail.", doctor::doctor))
+            .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
+            .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes())
+            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks and restore what they kept.", hooks::uninstall).writes())
+            .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point())
+            .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point())
+            .register(op("hook.post-checkout", "hook post-checkout", "Git post-checkout: after a branch switch off the trunk, drain the outbox.", hooks::post_checkout).writes().entry_point())
+            .register(op("hook.post-merge", "hook post-merge", "Git post-merge: off the trunk, drain the outbox.", hooks::post_merge).writes().entry_point())
+            .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().entry_point())
+            .register(op("hook.session-end", "hook session-end", "Agent client session end: close the episode.", hooks::session_end).writes().entry_point())
+            .register(op("hook.compact", "hook compact", "Agent client compaction: derive knowledge for the open episode.", hooks::compact).writes().entry_point());
+        r
+    }
+}

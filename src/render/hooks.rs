@@ -1,0 +1,82 @@
+//! Hook results as git and agent clients show them: git hooks speak on stderr (so git's
+//! own output stays as it was), a session-start hook prints the briefing on stdout (the
+//! agent client adds it to the agent's context).
+
+use std::fmt::Write as _;
+
+use crate::hooks::{GitHookOutcome, HooksReport, ProviderOutcome};
+use crate::model::Verdict;
+use crate::ops::Report;
+
+impl Report for HooksReport {
+    fn text(&self) -> String {
+        let mut human = format!("hooks directory: {}\n", self.dir);
+        for h in &self.hooks {
+            let _ = writeln!(human, "  {:<14} {}", h.hook, h.action.name());
+        }
+        human
+    }
+}
+
+impl Report for GitHookOutcome {
+    fn verdict(&self) -> Verdict {
+        GitHookOutcome::verdict(self)
+    }
+
+    fn text(&self) -> String {
+        String::new()
+    }
+
+    fn note(&self) -> Option<String> {
+        let said = match self {
+            // Silent: stepping aside and recording a commit must not change what git
+            // prints (the JSON form still says what happened).
+            GitHookOutcome::SteppedAside(_)
+            | GitHookOutcome::CommitRecorded { .. }
+            | GitHookOutcome::NoOpenEpisode
+            | GitHookOutcome::NothingToDrain { .. }
+            | GitHookOutcome::FileCheckout => String::new(),
+            GitHookOutcome::Checked(report) => {
+                if report.blocking() > 0 {
+                    format!(
+                        "{}majordomus: push refused: fix the blocking findings above, then push again\n",
+                        report.text()
+                    )
+                } else if report.findings.is_empty() {
+                    String::new()
+                } else {
+                    report.text()
+                }
+            }
+            GitHookOutcome::Drained(moved) => format!(
+                "majordomus: moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/\n",
+                moved.sessions.len(),
+                moved.candidates.len()
+            ),
+        };
+        (!said.is_empty()).then(|| said.trim_end().to_owned())
+    }
+}
+
+impl Report for ProviderOutcome {
+    fn text(&self) -> String {
+        match self {
+            ProviderOutcome::Started {
+                episode, briefing, ..
+            } => format!("majordomus episode {episode}\n\n{briefing}"),
+            _ => String::new(),
+        }
+    }
+
+    fn note(&self) -> Option<String> {
+        match self {
+            ProviderOutcome::Failed { hook, error } => Some(format!(
+                "majordomus: {hook} hook failed (recorded as provider.event.failed): {error}"
+            )),
+            ProviderOutcome::Closed { episode, record } => {
+                Some(format!("majordomus: closed episode {episode} -> {record}"))
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Knowledge results as a person reads them.
+
+use std::fmt::Write as _;
+
+use crate::knowledge::check::{CheckReport, Severity};
+use crate::knowledge::derive::DeriveReport;
+use crate::knowledge::queue::{CandidateListing, KnowledgeStatus, Moment};
+use crate::knowledge::review::{Promoted, Rejected};
+use crate::model::Verdict;
+use crate::ops::Report;
+
+impl Report for DeriveReport {
+    fn text(&self) -> String {
+        let mut out = String::new();
+        let verb = if self.dry_run {
+            "would derive"
+        } else {
+            "derived"
+        };
+        let _ = writeln!(
+            out,
+            "{verb} episode {} into {}: {} written, {} unchanged, {} skipped, {} already reviewed",
+            self.episode,
+            self.target.name(),
+            self.written.len(),
+            self.unchanged.len(),
+            self.skipped.len(),
+            self.reviewed.len()
+        );
+        if self.nothing_to_write {
+            out.push_str("nothing to write\n");
+        }
+        if self.planted_readme {
+            out.push_str(if self.dry_run {
+                "would plant .ai/repo/knowledge/candidates/README.md\n"
+            } else {
+                "planted .ai/repo/knowledge/candidates/README.md\n"
+            });
+        }
+        for p in &self.written {
+            let _ = writeln!(out, "  wrote {p}");
+        }
+        for s in &self.skipped {
+            let _ = writeln!(
+                out,
+                "  skipped ledger line #{} ({}): {}",
+                s.seq, s.event, s.reason
+            );
+        }
+        for rv in &self.reviewed {
+            let state = match rv.state {
+                crate::knowledge::derive::ReviewState::Promoted => "promoted",
+                crate::knowledge::derive::ReviewState::Superseded => "superseded",
+            };
+            let _ = writeln!(out, "  left alone {} ({state})", rv.id);
+        }
+        out
+    }
+}
+
+impl Report for Promoted {
+    fn text(&self) -> String {
+        format!(
+            "promoted {} -> {} (verified)\nnext: git add -A .ai/repo/knowledge && git commit\n",
+            self.id, self.path
+        )
+    }
+}
+
+impl Report for Rejected {
+    fn text(&self) -> String {
+        let by = self
+            .superseded_by
+            .as_deref()
+            .map(|b| format!(", superseded by {b}"))
+            .unwrap_or_default();
+        format!("rejected {} ({}){by}\n", self.id, self.path)
+    }
+}
+
+impl Report for CheckReport {
+    fn verdict(&self) -> Verdict {
+        CheckReport::verdict(self)
+    }
+
+    fn text(&self) -> String {
+        let mut out = String::new();
+        if self.findings.is_empty() {
+            let _ = writeln!(
+                out,
+                "knowledge check: {} record(s), no findings",
+                self.records
+            );
+            return out;
+        }
+        let blocking = self.blocking();
+        let _ = writeln!(
+            out,
+            "knowledge check: {} record(s), {blocking} blocking, {} advisory finding(s)",
+            self.records,
+            self.findings.len() - blocking
+        );
+        for f in &self.findings {
+            let sev = match f.severity {
+                Severity::Blocking => "BLOCK",
+                Severity::Advisory => "WARN",
+            };
+            let _ = writeln!(
+                out,
+                "{sev} {} [{}] {}\n  fix: {}",
+                f.file, f.rule, f.message, f.fix
+            );
+        }
+        out
+    }
+}
+
+impl Report for CandidateListing {
+    fn text(&self) -> String {
+        let mut human = format!("{} candidate(s) awaiting review\n", self.candidates.len());
+        for c in &self.candidates {
+            let _ = writeln!(
+                human,
+                "- {} [{}] {}: {} ({})",
+                c.id,
+                c.state.name(),
+                c.class.name(),
+                c.title,
+                c.date
+            );
+        }
+        for u in &self.unreadable {
+            let _ = writeln!(
+                human,
+                "- unreadable: {u} (see `majordomus knowledge check`)"
+            );
+        }
+        human
+    }
+}
+
+impl Report for KnowledgeStatus {
+    fn text(&self) -> String {
+        let moment = |m: &Option<Moment>| match m {
+            Some(m) => format!("{} at {}", m.episode.as_deref().unwrap_or("-"), m.ts),
+            None => "never".to_owned(),
+        };
+        let mut human = String::new();
+        let _ = writeln!(human, "last closed: {}", moment(&self.last_closed));
+        let _ = writeln!(human, "last derived: {}", moment(&self.last_derived));
+        let _ = writeln!(
+            human,
+            "freshness: {}",
+            if self.fresh {
+                "fresh (the last closed episode has been derived)"
+            } else {
+                "stale (the last closed episode has not been derived)"
+            }
+        );
+        let _ = writeln!(
+            human,
+            "queue: {} pending ({} untracked), {} curated",
+            self.pending, self.untracked, self.curated
+        );
+        if let (Some(date), Some(days)) = (&self.oldest_date, self.oldest_age_days) {
+            let _ = writeln!(human, "oldest candidate: {date} ({days} day(s))");
+        }
+        let _ = writeln!(
+            human,
+            "outbox: {}",
+            if self.outbox.is_empty() {
+                "empty".to_owned()
+            } else {
+                format!(
+                    "{} session record(s), {} candidate(s) waiting to leave the trunk",
+                    self.outbox.sessions.len(),
+                    self.outbox.candidates.len()
+                )
+            }
+        );
+        human
+    }
+}

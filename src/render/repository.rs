@@ -1,0 +1,193 @@
+//! Repository-level reads as a person reads them: init, history, briefing, context, env,
+//! doctor.
+
+use std::fmt::Write as _;
+
+use crate::briefing::Briefing;
+use crate::context::RepositoryContext;
+use crate::doctor::{DoctorReport, RuleStatus};
+use crate::env::EnvReport;
+use crate::history::History;
+use crate::init::Initialised;
+use crate::knowledge::Severity;
+use crate::model::Verdict;
+use crate::ops::Report;
+use crate::store::WriteOutcome;
+
+impl Report for Initialised {
+    fn text(&self) -> String {
+        let mut human = format!("initialised {}\n", self.root);
+        for path in &self.created {
+            let _ = writeln!(human, "  created  {path}");
+        }
+        for path in &self.existing {
+            let _ = writeln!(human, "  kept     {path}");
+        }
+        human.push_str(match self.gitignore {
+            WriteOutcome::Written => "  .gitignore: added .ai/local/\n",
+            _ => "  .gitignore: already ignores .ai/local/\n",
+        });
+        human.push_str("next: majordomus session start\n");
+        human
+    }
+}
+
+impl Report for History {
+    fn text(&self) -> String {
+        let mut human = String::new();
+        if self.lines.is_empty() {
+            human.push_str("no ledger lines match\n");
+        }
+        for line in &self.lines {
+            let _ = write!(
+                human,
+                "#{} {} {} session={}",
+                line.seq,
+                line.ts,
+                line.event,
+                line.session.as_deref().unwrap_or("null")
+            );
+            if let Some(task) = &line.task {
+                let _ = write!(human, " task={task}");
+            }
+            let _ = writeln!(human, " {}", line.data);
+        }
+        human
+    }
+
+    fn note(&self) -> Option<String> {
+        (!self.skipped.is_empty()).then(|| {
+            let places: Vec<String> = self
+                .skipped
+                .iter()
+                .map(|s| match s.line {
+                    Some(n) => format!("line {n}: {}", s.reason),
+                    None => format!("byte {}: {}", s.offset, s.reason),
+                })
+                .collect();
+            format!(
+                "note: skipped {} unreadable ledger line(s): {}",
+                places.len(),
+                places.join("; ")
+            )
+        })
+    }
+}
+
+impl Report for Briefing {
+    fn text(&self) -> String {
+        self.text.clone()
+    }
+}
+
+impl Report for RepositoryContext {
+    fn text(&self) -> String {
+        self.text.clone()
+    }
+}
+
+impl Report for EnvReport {
+    fn text(&self) -> String {
+        let v = &self.versions;
+        let mut human = format!(
+            "majordomus {} (gix {}, ledger {}, {})\n",
+            v.majordomus, v.gix, v.ledger_format, v.session_schema
+        );
+        let _ = writeln!(human, "root: {}", self.root);
+        let _ = writeln!(
+            human,
+            "initialised: {}",
+            if self.initialised {
+                "yes"
+            } else {
+                "no (run `majordomus init`)"
+            }
+        );
+        let head = &self.head;
+        let _ = writeln!(
+            human,
+            "branch: {}",
+            head.branch.as_deref().unwrap_or("(detached HEAD)")
+        );
+        let _ = writeln!(
+            human,
+            "HEAD: {}",
+            head.id.as_deref().unwrap_or("(unborn: no commit yet)")
+        );
+        match &self.trunk {
+            Some(t) => {
+                let from = match &t.remote {
+                    Some(r) => format!("refs/remotes/{r}/HEAD"),
+                    None => "git config majordomus.trunk".to_owned(),
+                };
+                let _ = writeln!(
+                    human,
+                    "trunk: {} (from {from}){}",
+                    t.branch,
+                    if self.on_trunk { ", checked out" } else { "" }
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    human,
+                    "trunk: none (no remote HEAD; `git remote set-head origin -a` or `git config majordomus.trunk <branch>`)"
+                );
+            }
+        }
+        match &self.episode {
+            Some(ep) => {
+                let _ = writeln!(human, "episode: {} (opened {})", ep.id, ep.opened);
+            }
+            None => human.push_str("episode: none open\n"),
+        }
+        let _ = writeln!(
+            human,
+            "ledger: {} ({} bytes)",
+            self.ledger.path, self.ledger.bytes
+        );
+        if self.clock_pinned {
+            human.push_str("clock: pinned by MAJORDOMUS_NOW\n");
+        }
+        human
+    }
+}
+
+impl Report for DoctorReport {
+    fn verdict(&self) -> Verdict {
+        DoctorReport::verdict(self)
+    }
+
+    fn text(&self) -> String {
+        let mut out = String::new();
+        for rule in &self.rules {
+            let blocking = rule
+                .findings
+                .iter()
+                .any(|f| f.severity == Severity::Blocking);
+            let tag = match rule.status {
+                RuleStatus::Pass => "ok  ",
+                RuleStatus::Skipped => "skip",
+                RuleStatus::Fail if blocking => "FAIL",
+                RuleStatus::Fail => "WARN",
+            };
+            let _ = writeln!(out, "{tag} {}", rule.rule);
+            if let Some(note) = &rule.note {
+                let _ = writeln!(out, "     {note}");
+            }
+            for f in &rule.findings {
+                let sev = match f.severity {
+                    Severity::Blocking => "BLOCK",
+                    Severity::Advisory => "WARN",
+                };
+                let _ = writeln!(out, "     {sev} {} [{}] {}", f.file, f.rule, f.message);
+                let _ = writeln!(out, "       fix: {}", f.fix);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "doctor: {} blocking, {} advisory finding(s)",
+            self.blocking, self.advisory
+        );
+        out
+    }
+}

@@ -1,0 +1,131 @@
+//! Episodes and authored records as a person reads them.
+
+use std::fmt::Write as _;
+
+use crate::authored::Recorded;
+use crate::model::Event;
+use crate::ops::Report;
+use crate::session::{Closed, EpisodeContext, Snapshot, Started};
+
+fn short(id: Option<&str>) -> &str {
+    id.map(|i| &i[..i.len().min(12)]).unwrap_or("unborn")
+}
+
+impl Report for Started {
+    fn text(&self) -> String {
+        let ep = &self.episode;
+        let mut human = String::new();
+        if let Some(aside) = &self.set_aside {
+            let _ = writeln!(human, "moved the unreadable episode state aside to {aside}");
+        }
+        if let Some(old) = &self.replaced {
+            let _ = writeln!(human, "closed episode {} -> {}", old.episode, old.path);
+        }
+        if self.already_open {
+            let _ = write!(
+                human,
+                "episode {} is already open (opened {}); nothing new was opened\n\
+                 (use --replace to close it and open another)\n",
+                ep.id, ep.opened
+            );
+        } else {
+            let _ = writeln!(
+                human,
+                "opened episode {} (provider {}, branch {}, HEAD {})\nsnapshot: {}",
+                ep.id,
+                ep.provider,
+                ep.branch.as_deref().unwrap_or("(detached)"),
+                short(ep.head_at_open.as_deref()),
+                self.snapshot
+            );
+        }
+        human
+    }
+}
+
+impl Report for EpisodeContext {
+    fn text(&self) -> String {
+        self.text.clone()
+    }
+    fn note(&self) -> Option<String> {
+        super::skipped_note(self.skipped.len())
+    }
+}
+
+impl Report for Snapshot {
+    fn text(&self) -> String {
+        format!("{}\n", self.path)
+    }
+}
+
+impl Report for Closed {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "closed episode {} ({})\nrecord: {} ({})\n",
+            self.episode,
+            self.record.outcome,
+            self.path,
+            match self.write {
+                crate::store::WriteOutcome::Written => "written",
+                crate::store::WriteOutcome::Unchanged => "unchanged",
+                crate::store::WriteOutcome::Exists => "exists",
+            },
+        );
+        if self.outboxed {
+            out.push_str(
+                "on the trunk: the record and candidates wait in .ai/local/state/outbox/ \
+                 until the next episode boundary on another branch\n",
+            );
+        }
+        if let Some(moved) = &self.drained {
+            let _ = writeln!(
+                out,
+                "moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/",
+                moved.sessions.len(),
+                moved.candidates.len()
+            );
+        }
+        out.push('\n');
+        out.push_str(&self.text);
+        out.push('\n');
+        match &self.derived {
+            Some(report) => out.push_str(&report.text()),
+            None => out.push_str("knowledge not derived (session.knowledge_on_end: false)\n"),
+        }
+        out
+    }
+    fn note(&self) -> Option<String> {
+        super::skipped_note(self.skipped.len())
+    }
+}
+
+impl Recorded {
+    /// What kind of record the line is, as the CLI names it.
+    pub fn kind(&self) -> &'static str {
+        match self.event {
+            Event::DecisionRecorded => "decision",
+            Event::QuestionAsked => "question",
+            Event::QuestionResolved => "answer",
+            Event::CheckpointRecorded => "checkpoint",
+            other => other.name(),
+        }
+    }
+}
+
+impl Report for Recorded {
+    fn text(&self) -> String {
+        match &self.session {
+            Some(ep) => format!("recorded {} #{} in episode {ep}\n", self.kind(), self.seq),
+            None => format!(
+                "recorded {} #{} with no open episode (session: null)\n",
+                self.kind(),
+                self.seq
+            ),
+        }
+    }
+    fn note(&self) -> Option<String> {
+        self.session
+            .is_none()
+            .then(|| "note: no episode is open; `majordomus session start` opens one".to_owned())
+    }
+}
