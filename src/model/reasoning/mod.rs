@@ -1,0 +1,16 @@
+//! Reasoning (SPEC §7), the pure model: typed records, the writer's validation, the advisor
+//! catalogue, availability and its circuit, the plan, the pure half of consulting, and the
+//! status report. No filesystem, no processes, no clock, no environment: time and
+//! environment values are parameters.
+
+pub mod availability;
+pub mod catalogue;
+pub mod record;
+
+pub use availability::{AdvisorAvailability, Availability, Snapshot, Status};
+pub use catalogue::{Adapter, Advisor, Catalogue, CatalogueError};
+pub use record::{
+    Assessment, Attempt, Conclusion, ConclusionInput, Consultation, ConsultationStatus,
+    Disagreement, EvidenceRef, FailureKind, Materiality, Plan, Record, RecordInput, RecordKind,
+    Resolution, StoredRecord, Validation,
+};
