@@ -5,10 +5,12 @@
 
 pub mod availability;
 pub mod catalogue;
+pub mod plan;
 pub mod record;
 
 pub use availability::{AdvisorAvailability, Availability, Snapshot, Status};
 pub use catalogue::{Adapter, Advisor, Catalogue, CatalogueError};
+pub use plan::{PlanDecision, PlanInputs, ResolvedMode};
 pub use record::{
     Assessment, Attempt, Conclusion, ConclusionInput, Consultation, ConsultationStatus,
     Disagreement, EvidenceRef, FailureKind, Materiality, Plan, Record, RecordInput, RecordKind,
