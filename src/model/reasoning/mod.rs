@@ -7,6 +7,7 @@ pub mod availability;
 pub mod catalogue;
 pub mod plan;
 pub mod record;
+pub mod transport;
 
 pub use availability::{AdvisorAvailability, Availability, Snapshot, Status};
 pub use catalogue::{Adapter, Advisor, Catalogue, CatalogueError};
