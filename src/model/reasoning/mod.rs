@@ -8,6 +8,10 @@ pub mod catalogue;
 pub mod plan;
 pub mod record;
 pub mod transport;
+pub mod validate;
+
+#[cfg(test)]
+mod testing;
 
 pub use availability::{AdvisorAvailability, Availability, Snapshot, Status};
 pub use catalogue::{Adapter, Advisor, Catalogue, CatalogueError};
@@ -17,3 +21,4 @@ pub use record::{
     Disagreement, EvidenceRef, FailureKind, Materiality, Plan, Record, RecordInput, RecordKind,
     Resolution, StoredRecord, Validation,
 };
+pub use validate::{Accepted, RecordRefusal, Redaction, WriteContext};
