@@ -7,11 +7,14 @@ pub mod availability;
 pub mod catalogue;
 pub mod plan;
 pub mod record;
+pub mod status;
 pub mod transport;
 pub mod validate;
 
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod tests;
 
 pub use availability::{AdvisorAvailability, Availability, Snapshot, Status};
 pub use catalogue::{Adapter, Advisor, Catalogue, CatalogueError};
@@ -21,4 +24,5 @@ pub use record::{
     Disagreement, EvidenceRef, FailureKind, Materiality, Plan, Record, RecordInput, RecordKind,
     Resolution, StoredRecord, Validation,
 };
+pub use status::{Provenance, ReasoningStatus};
 pub use validate::{Accepted, RecordRefusal, Redaction, WriteContext};
