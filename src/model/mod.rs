@@ -9,6 +9,7 @@ pub mod ids;
 pub mod knowledge;
 pub mod policy;
 pub mod question;
+pub mod reasoning;
 pub mod time;
 pub mod verdict;
 pub mod window;

@@ -62,7 +62,9 @@ pub struct ReasoningPolicy {
 }
 
 /// The reasoning profile (SPEC §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ReasoningMode {
     Ci,
