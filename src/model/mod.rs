@@ -7,6 +7,7 @@ pub mod event;
 pub mod ids;
 pub mod knowledge;
 pub mod policy;
+pub mod redact;
 pub mod time;
 pub mod window;
 
