@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, Refusal};
-use crate::knowledge::{CheckReport, CheckRequest, DeriveReport, DeriveRequest};
+use crate::knowledge::{CheckReport, DeriveReport, DeriveRequest};
 use crate::model::Verdict;
 use crate::model::event::{CommitRecorded, ProviderEventFailed};
 use crate::store::outbox::OutboxContents;
@@ -20,7 +20,19 @@ use crate::store::{StoreError, WriteOutcome, write_atomic};
 #[serde(deny_unknown_fields)]
 pub struct HooksRequest {}
 
-/// `hook.pre-push`, `hook.post-checkout`: the arguments git passed to the hook.
+/// `hook.pre-push`: what git passes the hook.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PrePushRequest {
+    /// The remote's name and URL (git's two arguments).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The refs being pushed (git's stdin, one per line).
+    #[serde(default)]
+    pub refs: Vec<crate::knowledge::PushedRef>,
+}
+
+/// `hook.post-checkout`: the arguments git passed to the hook.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitHookRequest {
@@ -264,14 +276,16 @@ pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, 
     })
 }
 
-/// `hook pre-push`: `knowledge check`; the caller refuses the push on a blocking finding.
-pub fn pre_push(ctx: &Ctx, _request: GitHookRequest) -> Result<GitHookOutcome, Error> {
+/// `hook pre-push`: `knowledge check` of what is pushed; a blocking finding refuses the
+/// push.
+pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
-    Ok(GitHookOutcome::Checked(crate::knowledge::check(
+    Ok(GitHookOutcome::Checked(crate::knowledge::check_pushed(
         ctx,
-        CheckRequest {},
+        &request.refs,
+        request.args.first().map(String::as_str),
     )?))
 }
 

@@ -351,10 +351,13 @@ fn pre_push_refuses_a_push_with_a_blocking_finding() {
         "nothing reached origin"
     );
 
-    // By hand: exit 3, the same findings.
-    let run = repo.run(&["hook", "pre-push", "origin", "url"]);
+    // By hand, with the line git writes on stdin: exit 3, the same findings.
+    let line = format!("refs/heads/main {} refs/heads/main {pushed}\n", repo.head());
+    let run = repo.run_with_stdin(&["hook", "pre-push", "origin", "url"], &line);
     assert_eq!(run.code(), 3, "{run}");
     assert_eq!(run.stdout(), "", "{run}");
+    // Without a pushed ref there is nothing to judge.
+    repo.run(&["hook", "pre-push", "origin", "url"]).success();
 
     repo.git(&["rm", "-q", &file]);
     assert_git_ok(&git_with_hooks(

@@ -3,10 +3,12 @@
 use clap::Args;
 
 use crate::cli::Output;
-use crate::hooks::{GitHookRequest, HooksRequest};
+use crate::hooks::{GitHookRequest, HooksRequest, PrePushRequest};
+use crate::knowledge::PushedRef;
 use crate::{Ctx, Error};
 
-/// Arguments git passes to the hook (ignored except post-checkout's branch flag).
+/// Arguments git passes to the hook (pre-push: the remote's name and URL; post-checkout:
+/// its branch flag).
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct GitArgs {
@@ -30,10 +32,11 @@ pub fn post_commit(ctx: &Ctx) -> Result<Output, Error> {
 }
 
 pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::pre_push(
-        ctx,
-        args.request(),
-    )?))
+    let request = PrePushRequest {
+        args: args.args.clone(),
+        refs: PushedRef::parse_lines(&crate::cli::read_stdin()),
+    };
+    Ok(Output::report(&crate::hooks::pre_push(ctx, request)?))
 }
 
 pub fn post_checkout(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
