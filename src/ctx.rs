@@ -100,6 +100,17 @@ impl Ctx {
         }
     }
 
+    /// The effective policy for a reader: a policy that cannot be read or is refused
+    /// yields the defaults and the error, so read-only commands keep reading (SPEC §8:
+    /// doctor reports a bad policy instead of refusing). I/O failures still fail.
+    pub fn policy_lenient(&self) -> Result<(Policy, Option<Error>), Error> {
+        match self.policy() {
+            Ok(policy) => Ok((policy, None)),
+            Err(e @ Error::Policy(_)) => Ok((Policy::default(), Some(e))),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The open episode, if any (`.ai/local/state/episode.json`).
     pub fn episode(&self) -> Result<Option<EpisodeState>, Error> {
         Ok(crate::store::episode::read(&self.layout)?)

@@ -87,6 +87,12 @@ pub enum Refusal {
     HookChainOccupied { hook: String, path: String },
     #[error("--task {id}: no task of this ledger has that id")]
     UnknownTask { id: String },
+    #[error("{kind} id {id:?} does not have the shape of one (like {example})")]
+    IdShape {
+        kind: &'static str,
+        id: String,
+        example: &'static str,
+    },
 }
 
 impl Refusal {
@@ -108,6 +114,7 @@ impl Refusal {
             Refusal::UnknownReplacement { .. } => "knowledge.replacement",
             Refusal::HookChainOccupied { .. } => "hooks.chain",
             Refusal::UnknownTask { .. } => "task.known",
+            Refusal::IdShape { .. } => "id.shape",
         }
     }
 
@@ -142,6 +149,12 @@ impl Refusal {
             Refusal::UnknownTask { .. } => Some(
                 "leave out --task (the record is stamped with the open episode alone)".into(),
             ),
+            Refusal::IdShape { kind, .. } => Some(match *kind {
+                "episode" => "majordomus history --event session.opened (lists episode ids)".into(),
+                "knowledge" => "majordomus knowledge candidates (lists candidate ids)".into(),
+                "question" => "majordomus history --event question.asked (lists question ids)".into(),
+                _ => "majordomus history (lists the ids this ledger knows)".into(),
+            }),
         }
     }
 }
@@ -214,6 +227,22 @@ impl PolicyError {
     }
 }
 
+impl Refusal {
+    /// Refuses `id` unless it has the shape of a `kind` id (SPEC §0: ids never become
+    /// paths unchecked).
+    pub fn check_id(kind: crate::model::ids::IdKind, id: &str) -> Result<(), Refusal> {
+        if kind.accepts(id) {
+            Ok(())
+        } else {
+            Err(Refusal::IdShape {
+                kind: kind.name(),
+                id: id.to_owned(),
+                example: kind.example(),
+            })
+        }
+    }
+}
+
 impl Error {
     /// Usage, refused or failed (SPEC §10).
     pub fn class(&self) -> Class {
@@ -225,6 +254,7 @@ impl Error {
             // or a value it does not accept is a rule saying no.
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
             Error::Policy(_) => Class::Refused,
+            Error::Store(StoreError::IdShape { .. }) => Class::Refused,
             Error::Git(_) | Error::Store(_) => Class::Failed,
         }
     }
@@ -238,6 +268,7 @@ impl Error {
             Error::Git(GitError::UnknownBranch { .. }) => "usage",
             Error::Git(_) => "git",
             Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
+            Error::Store(StoreError::IdShape { .. }) => "id.shape",
             Error::Store(_) => "io",
         }
     }
@@ -255,6 +286,12 @@ impl Error {
             Error::Store(StoreError::EpisodeUnreadable { .. }) => Some(
                 "majordomus session start --replace (the unreadable file is kept aside)".into(),
             ),
+            Error::Store(StoreError::IdShape { kind, .. }) => Refusal::IdShape {
+                kind,
+                id: String::new(),
+                example: "",
+            }
+            .fix(),
             Error::Git(_) | Error::Store(_) => None,
         }
     }

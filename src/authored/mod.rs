@@ -10,6 +10,7 @@ use crate::model::event::{
     CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved, TaskStarted,
 };
 use crate::model::question::QuestionBook;
+use crate::model::redact::redact;
 use crate::model::{Payload, ids};
 
 /// `decision.record`: one decision, optionally under a task of this ledger.
@@ -60,13 +61,20 @@ pub struct Recorded {
     /// The question id (questions and answers only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// Secret shapes removed from the text before it was written (`[redacted: <shape>]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
 }
 
-fn non_empty(text: &str, what: &'static str) -> Result<String, Error> {
-    let text = text.trim();
+/// The text as it will be written: secret shapes and terminal control characters
+/// removed (SPEC §0), trimmed, never empty.
+fn clean(text: &str, what: &'static str, redacted: &mut Vec<String>) -> Result<String, Error> {
+    let cleaned = redact(text.trim());
+    let text = cleaned.text.trim();
     if text.is_empty() {
         return Err(Refusal::EmptyText { what }.into());
     }
+    redacted.extend(cleaned.shapes.iter().map(|s| (*s).to_owned()));
     Ok(text.to_owned())
 }
 
@@ -77,6 +85,7 @@ fn write<P: Payload>(
     task: Option<String>,
     payload: &P,
     id: Option<String>,
+    redacted: Vec<String>,
 ) -> Result<Recorded, Error> {
     let appended = ctx.append(session.as_deref(), task.as_deref(), payload)?;
     Ok(Recorded {
@@ -85,6 +94,7 @@ fn write<P: Payload>(
         session,
         task,
         id,
+        redacted,
     })
 }
 
@@ -109,26 +119,43 @@ fn known_task(ctx: &Ctx, task: &str) -> Result<(), Error> {
 /// `majordomus decision "<text>" [--task ID]`.
 pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let text = non_empty(&request.text, "decision")?;
+    let mut redacted = Vec::new();
+    let text = clean(&request.text, "decision", &mut redacted)?;
     if let Some(task) = &request.task {
         known_task(ctx, task)?;
     }
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, request.task, &DecisionRecorded { text }, None)
+    write(
+        ctx,
+        session,
+        request.task,
+        &DecisionRecorded { text },
+        None,
+        redacted,
+    )
 }
 
 /// `majordomus checkpoint "<text>"`.
 pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let text = non_empty(&request.text, "checkpoint")?;
+    let mut redacted = Vec::new();
+    let text = clean(&request.text, "checkpoint", &mut redacted)?;
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, None, &CheckpointRecorded { text }, None)
+    write(
+        ctx,
+        session,
+        None,
+        &CheckpointRecorded { text },
+        None,
+        redacted,
+    )
 }
 
 /// `majordomus question "<text>"`: returns the new question's id.
 pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let text = non_empty(&request.text, "question")?;
+    let mut redacted = Vec::new();
+    let text = clean(&request.text, "question", &mut redacted)?;
     let session = ctx.episode()?.map(|e| e.id);
     // The id must exist before the line is appended (it is in the line), so it cannot
     // use the seq; the asking time and a nanosecond nonce keep it unique.
@@ -147,13 +174,15 @@ pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Err
             text,
         },
         Some(id),
+        redacted,
     )
 }
 
 /// `majordomus question resolve <qid> "<answer>"`: refuses an unknown or resolved id.
 pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let answer = non_empty(&request.answer, "answer")?;
+    let mut redacted = Vec::new();
+    let answer = clean(&request.answer, "answer", &mut redacted)?;
     let id = request.id;
     // Held from the lookup to the append, so two resolves cannot both answer.
     let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
@@ -175,5 +204,5 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
         answer,
     };
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, None, &payload, Some(id))
+    write(ctx, session, None, &payload, Some(id), redacted)
 }

@@ -35,6 +35,9 @@ pub struct Briefing {
     pub last_handover: Option<String>,
     pub budget_lines: u64,
     pub text: String,
+    /// The policy could not be read; the briefing used the defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy_error: Option<String>,
 }
 
 /// Pending candidates (status `candidate`, in the work tree or the outbox), sorted; each
@@ -46,11 +49,14 @@ fn pending_candidates(ctx: &Ctx, known: &HashSet<String>) -> Result<Vec<PendingC
         .candidates
         .into_iter()
         .map(|c| {
-            let episode =
-                c.id.get(..23)
-                    .filter(|e| ids::is_episode_id(e))
-                    .filter(|e| known.contains(*e) || ctx.layout.session_record(e).is_file())
-                    .map(str::to_owned);
+            let episode = c
+                .id
+                .get(..23)
+                .filter(|e| ids::is_episode_id(e))
+                .filter(|e| {
+                    known.contains(*e) || ctx.layout.session_record(e).is_ok_and(|p| p.is_file())
+                })
+                .map(str::to_owned);
             PendingCandidate { id: c.id, episode }
         })
         .collect::<Vec<_>>())
@@ -79,7 +85,7 @@ fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
 /// Composes the briefing.
 pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
     ctx.require_initialised()?;
-    let policy = ctx.policy()?;
+    let (policy, policy_error) = ctx.policy_lenient()?;
     // One pass over the ledger: the questions and the episodes this checkout knows.
     let mut book = QuestionBook::default();
     let mut known = HashSet::new();
@@ -107,6 +113,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         last_handover,
         budget_lines: budget,
         text,
+        policy_error: policy_error.map(|e| e.to_string()),
     })
 }
 

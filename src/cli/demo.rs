@@ -280,7 +280,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
     steps.push(Step::new(
         "doctor runs the whole rule package",
         "majordomus doctor",
-        Output::report(&crate::doctor::doctor(&ctx, DoctorRequest {})?),
+        Output::report(&crate::doctor::doctor(&ctx, DoctorRequest::default())?),
     ));
 
     let location = if args.keep {

@@ -170,17 +170,19 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),
         Command::Hooks(cmd) => hooks::run(&open_ctx(cli)?, cmd),
-        Command::Hook(cmd) => match open_ctx(cli) {
-            Ok(ctx) => hook::run(&ctx, cmd),
-            // Outside a git work tree a hook has nothing to do.
-            Err(_) => Ok(Output {
-                human: String::new(),
-                json: serde_json::json!({"did": "stepped-aside"}),
-                note: None,
-                verdict: Verdict::Pass,
-                watching: false,
-            }),
-        },
+        Command::Hook(cmd) => {
+            match open_ctx(cli).or_else(|e| hook::open_from_payload(cmd).ok_or(e)) {
+                Ok(ctx) => hook::run(&ctx, cmd),
+                // Outside a git work tree a hook has nothing to do.
+                Err(_) => Ok(Output {
+                    human: String::new(),
+                    json: serde_json::json!({"did": "stepped-aside"}),
+                    note: None,
+                    verdict: Verdict::Pass,
+                    watching: false,
+                }),
+            }
+        }
         Command::Env(args) => env::run(&open_ctx(cli)?, args),
         Command::Schema(args) => schema::run(args),
         Command::Demo(args) => demo::run(args),

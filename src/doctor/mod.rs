@@ -13,19 +13,31 @@ use crate::model::event::{KnowledgeDerived, ProviderEventFailed, SessionClosed};
 use crate::model::{Event, LedgerLine, Verdict};
 use crate::store::outbox::Outbox;
 
-/// `doctor` takes nothing.
+/// `doctor`: every rule, or (for `watch`) only the rules that watch drift.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DoctorRequest {}
+pub struct DoctorRequest {
+    /// Only the drift rules (knowledge observed and integrity), as `watch` runs them:
+    /// never the review queue, so a full queue does not fail `watch`.
+    #[serde(default)]
+    pub drift_only: bool,
+}
 
 /// The rule package shipped in `share/standard/rules/`.
 pub const STANDARD_RULES: &str = include_str!("../../share/standard/rules/majordomus.yaml");
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RuleDecl {
     id: String,
     severity: Severity,
     description: String,
+    /// `watch` reruns it.
+    #[serde(default)]
+    drift: bool,
+    /// It reads the policy, so it cannot run while the policy is unreadable.
+    #[serde(default)]
+    needs_policy: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -75,9 +87,9 @@ impl DoctorReport {
 }
 
 /// Runs every rule of the standard package.
-pub fn doctor(ctx: &Ctx, _request: DoctorRequest) -> Result<DoctorReport, Error> {
+pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> {
     ctx.require_initialised()?;
-    let policy = ctx.policy()?;
+    let (policy, policy_error) = ctx.policy_lenient()?;
     let package: Package =
         yaml_serde::from_str(STANDARD_RULES).expect("the shipped rule package parses");
 
@@ -115,9 +127,26 @@ pub fn doctor(ctx: &Ctx, _request: DoctorRequest) -> Result<DoctorReport, Error>
     let now = ctx.clock.now();
     let mut results = Vec::new();
     for decl in package.rules {
+        if request.drift_only && !decl.drift {
+            continue;
+        }
         let mut findings = Vec::new();
         let mut note = None;
         let mut skipped_rule = false;
+        if decl.needs_policy && policy_error.is_some() {
+            results.push(RuleResult {
+                rule: decl.id,
+                severity: decl.severity,
+                description: decl.description,
+                status: RuleStatus::Skipped,
+                note: Some(
+                    "skipped: it reads the policy, which cannot be read (see majordomus.policy-valid)"
+                        .to_owned(),
+                ),
+                findings,
+            });
+            continue;
+        }
         let mut finding = |file: &str, message: String, fix: String| {
             findings.push(Finding {
                 file: file.to_owned(),
@@ -128,6 +157,20 @@ pub fn doctor(ctx: &Ctx, _request: DoctorRequest) -> Result<DoctorReport, Error>
             })
         };
         match decl.id.as_str() {
+            "majordomus.policy-valid" => {
+                if let Some(e) = &policy_error {
+                    let report = e.report();
+                    findings.push(Finding {
+                        file: ".ai/repo/policy.yaml".to_owned(),
+                        rule: "policy.valid".to_owned(),
+                        severity: Severity::Blocking,
+                        message: format!("{} [{}]", report.message, report.rule),
+                        fix: report.fix.unwrap_or_else(|| {
+                            "correct .ai/repo/policy.yaml (docs/POLICY.md)".to_owned()
+                        }),
+                    });
+                }
+            }
             "majordomus.knowledge-observed" => {
                 if derived.is_empty() {
                     skipped_rule = true;
@@ -168,6 +211,19 @@ pub fn doctor(ctx: &Ctx, _request: DoctorRequest) -> Result<DoctorReport, Error>
                 }
             }
             "majordomus.candidates-reviewed" => {
+                let keys = [
+                    "knowledge.candidates_max_files",
+                    "knowledge.candidate_max_age_minutes",
+                ];
+                if !keys.iter().any(|k| policy.declared.iter().any(|d| d == k)) {
+                    note = Some(format!(
+                        "the policy declares neither {} nor {}; the defaults ({} files, {} minutes) apply",
+                        keys[0],
+                        keys[1],
+                        policy.knowledge.candidates_max_files,
+                        policy.knowledge.candidate_max_age_minutes
+                    ));
+                }
                 let listing = crate::knowledge::candidates(ctx, CandidatesRequest::default())?;
                 let max = policy.knowledge.candidates_max_files as usize;
                 if listing.candidates.len() > max {

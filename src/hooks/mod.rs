@@ -261,6 +261,7 @@ pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, 
     let Some((sha, subject)) = ctx.repo.head_subject()? else {
         return Ok(GitHookOutcome::NoOpenEpisode);
     };
+    let subject = crate::model::redact::redact(&subject).text;
     ctx.append(
         Some(&episode.id),
         None,
@@ -364,6 +365,9 @@ pub enum ProviderOutcome {
 pub struct ProviderPayload {
     pub session_id: Option<String>,
     pub event: Option<String>,
+    /// The directory the agent works in: its repository is the one the hook records into
+    /// (a linked worktree's, whatever the client exports as its project directory).
+    pub cwd: Option<String>,
 }
 
 impl ProviderPayload {
@@ -379,8 +383,18 @@ impl ProviderPayload {
         Ok(ProviderPayload {
             session_id: field("session_id").or_else(|| field("sessionId")),
             event: field("hook_event_name").or_else(|| field("hookEventName")),
+            cwd: field("cwd").filter(|c| !c.is_empty()),
         })
     }
+}
+
+/// The directory a provider payload names (`cwd`), if it names one: the hook works in
+/// that repository (SPEC §8).
+pub fn payload_cwd(payload: &str) -> Option<std::path::PathBuf> {
+    ProviderPayload::parse(payload)
+        .ok()
+        .and_then(|p| p.cwd)
+        .map(std::path::PathBuf::from)
 }
 
 /// `hook.session-start`: open an episode, print the briefing.
@@ -401,33 +415,54 @@ pub fn compact(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, E
 /// Runs a provider hook. Never fails: a failure is appended to the ledger as
 /// `provider.event.failed` (when the ledger is writable) and returned as `Failed`.
 fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> ProviderOutcome {
+    let provider = request.provider.as_str();
+    // A payload that cannot be read is ignored and recorded; the hook still does its job
+    // (session-start still opens the episode).
+    let (payload, payload_error) = match ProviderPayload::parse(&request.payload) {
+        Ok(payload) => (payload, None),
+        Err(e) => (ProviderPayload::default(), Some(e)),
+    };
+    // The payload's `cwd` names the repository the agent works in.
+    let switched = payload
+        .cwd
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(|cwd| Ctx::open(cwd, ctx.clock).ok())
+        .filter(|other| other.layout.root() != ctx.layout.root());
+    let ctx = switched.as_ref().unwrap_or(ctx);
     if let Some(aside) = step_aside(ctx) {
         return ProviderOutcome::SteppedAside(aside);
     }
-    let provider = request.provider.as_str();
-    let input = request.payload.as_str();
-    let result = ProviderPayload::parse(input)
-        .map_err(|e| e.to_string())
-        .and_then(|payload| run_provider(ctx, hook, provider, &payload).map_err(|e| e.to_string()));
-    match result {
+    if let Some(error) = payload_error {
+        record_failure(ctx, hook, provider, &format!("payload ignored: {error}"));
+    }
+    match run_provider(ctx, hook, provider, &payload) {
         Ok(outcome) => outcome,
         Err(error) => {
-            let session = ctx.episode().ok().flatten().map(|e| e.id);
-            let _ = ctx.append(
-                session.as_deref(),
-                None,
-                &ProviderEventFailed {
-                    hook: hook.name().to_owned(),
-                    provider: provider.to_owned(),
-                    error: error.clone(),
-                },
-            );
+            let error = record_failure(ctx, hook, provider, &error.to_string());
             ProviderOutcome::Failed {
                 hook: hook.name().to_owned(),
                 error,
             }
         }
     }
+}
+
+/// Appends `provider.event.failed` (best effort: the ledger may be what failed) and
+/// returns the error as recorded.
+fn record_failure(ctx: &Ctx, hook: ProviderHook, provider: &str, error: &str) -> String {
+    let error = crate::model::redact::redact(error).text;
+    let session = ctx.episode().ok().flatten().map(|e| e.id);
+    let _ = ctx.append(
+        session.as_deref(),
+        None,
+        &ProviderEventFailed {
+            hook: hook.name().to_owned(),
+            provider: provider.to_owned(),
+            error: error.clone(),
+        },
+    );
+    error
 }
 
 fn run_provider(

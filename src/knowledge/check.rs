@@ -197,7 +197,11 @@ impl PushedRef {
 /// records that differ from what the remote ref holds (or, for a new remote ref, from the
 /// remote's trunk). The work tree, untracked and uncommitted files play no part;
 /// deletions pass.
-pub fn check_pushed(ctx: &Ctx, refs: &[PushedRef], remote: Option<&str>) -> Result<CheckReport, Error> {
+pub fn check_pushed(
+    ctx: &Ctx,
+    refs: &[PushedRef],
+    remote: Option<&str>,
+) -> Result<CheckReport, Error> {
     let mut findings: Vec<Finding> = Vec::new();
     let mut records = 0;
     let mut judged_commits = HashSet::new();
@@ -252,9 +256,15 @@ pub fn check_pushed(ctx: &Ctx, refs: &[PushedRef], remote: Option<&str>) -> Resu
 pub(crate) fn records_at(ctx: &Ctx, commit: &str) -> Result<Vec<StoredFile>, Error> {
     let mut out = Vec::new();
     for file in ctx.repo.files_under_at(commit, KNOWLEDGE_PREFIX)? {
-        let place = if file.path.starts_with(&format!("{KNOWLEDGE_PREFIX}/candidates/")) {
+        let place = if file
+            .path
+            .starts_with(&format!("{KNOWLEDGE_PREFIX}/candidates/"))
+        {
             Place::Candidates
-        } else if file.path.starts_with(&format!("{KNOWLEDGE_PREFIX}/curated/")) {
+        } else if file
+            .path
+            .starts_with(&format!("{KNOWLEDGE_PREFIX}/curated/"))
+        {
             Place::Curated
         } else {
             continue;
@@ -276,10 +286,7 @@ pub(crate) fn records_at(ctx: &Ctx, commit: &str) -> Result<Vec<StoredFile>, Err
 }
 
 /// The session records in commit `commit`'s tree, as `(path, text)`.
-pub(crate) fn session_records_at(
-    ctx: &Ctx,
-    commit: &str,
-) -> Result<Vec<(String, String)>, Error> {
+pub(crate) fn session_records_at(ctx: &Ctx, commit: &str) -> Result<Vec<(String, String)>, Error> {
     let mut out = Vec::new();
     for file in ctx.repo.files_under_at(commit, SESSIONS_PREFIX)? {
         if !file.path.ends_with(".md") || file.path.ends_with("/README.md") {
@@ -659,37 +666,34 @@ pub(crate) fn known_references(
     session_records: &[(String, String)],
 ) -> Result<Known, Error> {
     let mut known = Known::default();
-    ctx.ledger().scan(0, |line| {
-        match line.event {
-            Event::SessionOpened => {
-                if let Some(s) = &line.session {
-                    known.sessions.insert(s.clone());
-                }
+    ctx.ledger().scan(0, |line| match line.event {
+        Event::SessionOpened => {
+            if let Some(s) = &line.session {
+                known.sessions.insert(s.clone());
             }
-            Event::TaskStarted => {
-                if let Some(t) = &line.task {
-                    known.tasks.insert(t.clone());
-                }
-            }
-            Event::CommitRewritten => {
-                if let Some(rewritten) = line.payload::<CommitRewritten>() {
-                    for pair in rewritten.pairs {
-                        known
-                            .rewrites
-                            .insert(pair.old, (pair.new, rewritten.by.clone()));
-                    }
-                }
-            }
-            _ => {}
         }
+        Event::TaskStarted => {
+            if let Some(t) = &line.task {
+                known.tasks.insert(t.clone());
+            }
+        }
+        Event::CommitRewritten => {
+            if let Some(rewritten) = line.payload::<CommitRewritten>() {
+                for pair in rewritten.pairs {
+                    known
+                        .rewrites
+                        .insert(pair.old, (pair.new, rewritten.by.clone()));
+                }
+            }
+        }
+        _ => {}
     })?;
     for (path, text) in session_records {
         let name = path.rsplit('/').next().unwrap_or(path);
         known
             .sessions
             .insert(name.trim_end_matches(".md").to_owned());
-        if let Ok((record, _)) = frontmatter::parse::<crate::model::compose::SessionRecord>(text)
-        {
+        if let Ok((record, _)) = frontmatter::parse::<crate::model::compose::SessionRecord>(text) {
             known.tasks.extend(record.tasks);
             for commit in record.commits {
                 known

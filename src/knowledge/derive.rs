@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::model::event::{CommitRecorded, DeriveNote, DeriveTarget, KnowledgeDerived};
+use crate::model::ids::IdKind;
 use crate::model::knowledge::{
     EpisodeEvidence, KnowledgeRecord, Markers, SkippedSource, Status, derive_candidates,
 };
@@ -62,7 +63,10 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> 
     ctx.require_initialised()?;
     ctx.policy()?;
     let episode = match &request.episode {
-        Some(id) => id.clone(),
+        Some(id) => {
+            Refusal::check_id(IdKind::Episode, id)?;
+            id.clone()
+        }
         None => match ctx.episode()? {
             Some(open) => open.id,
             None => last_closed_episode(ctx)?.ok_or(Refusal::NoEpisodeToDerive)?,
@@ -106,8 +110,9 @@ fn episode_commits(
     }
     let outbox = Outbox::new(&ctx.layout);
     for path in [
-        ctx.layout.session_record(episode),
-        outbox.shelf(Shelf::Sessions).join(format!("{episode}.md")),
+        ctx.layout.session_record(episode)?,
+        ctx.layout
+            .episode_file_in(&outbox.shelf(Shelf::Sessions), episode)?,
     ] {
         if let Ok(text) = std::fs::read_to_string(&path) {
             let (record, _) = frontmatter::parse::<crate::model::compose::SessionRecord>(&text)
@@ -192,18 +197,22 @@ pub fn derive_episode(
     }
     for candidate in derived {
         let id = &candidate.record.id;
-        if ctx.layout.curated_dir().join(format!("{id}.md")).exists() {
+        if ctx
+            .layout
+            .record_in(&ctx.layout.curated_dir(), id)?
+            .exists()
+        {
             report.reviewed.push(Reviewed {
                 id: id.clone(),
                 state: ReviewState::Promoted,
             });
             continue;
         }
-        let path = dir.join(format!("{id}.md"));
+        let path = ctx.layout.record_in(&dir, id)?;
         // A rejection stands wherever it lives: the tracked candidates or the outbox.
         let superseded = [
-            ctx.layout.candidates_dir().join(format!("{id}.md")),
-            outbox.shelf(Shelf::Candidates).join(format!("{id}.md")),
+            ctx.layout.record_in(&ctx.layout.candidates_dir(), id)?,
+            ctx.layout.record_in(&outbox.shelf(Shelf::Candidates), id)?,
         ]
         .iter()
         .any(|p| is_superseded(p));

@@ -8,6 +8,9 @@ use super::compose::Section;
 /// The effective policy of a repository.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Policy {
+    /// The dotted keys the policy file set, sorted (defaults fill the rest).
+    #[serde(skip)]
+    pub declared: Vec<String>,
     pub session: SessionPolicy,
     pub knowledge: KnowledgePolicy,
     pub intent: IntentPolicy,
@@ -82,6 +85,7 @@ pub struct LedgerPolicy {
 impl Default for Policy {
     fn default() -> Self {
         Policy {
+            declared: Vec::new(),
             session: SessionPolicy {
                 record_sections: Section::ALL.to_vec(),
                 knowledge_on_end: true,
@@ -181,7 +185,10 @@ impl Policy {
         let mut policy = Policy::default();
         for (key, value) in leaves {
             policy.set(&key, value, file)?;
+            policy.declared.push(key);
         }
+        policy.declared.sort();
+        policy.declared.dedup();
         Ok(policy)
     }
 

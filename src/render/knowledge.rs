@@ -60,10 +60,34 @@ impl Report for DeriveReport {
 
 impl Report for Promoted {
     fn text(&self) -> String {
-        format!(
-            "promoted {} -> {} (verified)\nnext: git add -A .ai/repo/knowledge && git commit\n",
-            self.id, self.path
-        )
+        let mut out = format!("promoted {} -> {} (verified)\n", self.id, self.path);
+        for r in &self.rewritten {
+            let _ = writeln!(
+                out,
+                "  commit:{} was rewritten; the record names its successor commit:{}",
+                r.old, r.new
+            );
+        }
+        if !self.redacted.is_empty() {
+            let _ = writeln!(
+                out,
+                "  removed from the evidence: {}",
+                self.redacted.join(", ")
+            );
+        }
+        for f in &self.warnings {
+            let sev = match f.severity {
+                Severity::Blocking => "BLOCK",
+                Severity::Advisory => "WARN",
+            };
+            let _ = writeln!(
+                out,
+                "warning: {sev} [{}] {}\n  fix: {}",
+                f.rule, f.message, f.fix
+            );
+        }
+        out.push_str("next: git add -A .ai/repo/knowledge && git commit\n");
+        out
     }
 }
 

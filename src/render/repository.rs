@@ -74,15 +74,27 @@ impl Report for History {
     }
 }
 
+fn policy_note(error: &Option<String>) -> Option<String> {
+    error.as_ref().map(|e| {
+        format!("note: the policy cannot be read, so the defaults were used ({e}); majordomus doctor says more")
+    })
+}
+
 impl Report for Briefing {
     fn text(&self) -> String {
         self.text.clone()
+    }
+    fn note(&self) -> Option<String> {
+        policy_note(&self.policy_error)
     }
 }
 
 impl Report for RepositoryContext {
     fn text(&self) -> String {
         self.text.clone()
+    }
+    fn note(&self) -> Option<String> {
+        policy_note(&self.briefing.policy_error)
     }
 }
 

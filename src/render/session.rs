@@ -124,8 +124,16 @@ impl Report for Recorded {
         }
     }
     fn note(&self) -> Option<String> {
-        self.session
-            .is_none()
-            .then(|| "note: no episode is open; `majordomus session start` opens one".to_owned())
+        let mut notes = Vec::new();
+        if !self.redacted.is_empty() {
+            notes.push(format!(
+                "note: removed before writing (secret shapes): {}",
+                self.redacted.join(", ")
+            ));
+        }
+        if self.session.is_none() {
+            notes.push("note: no episode is open; `majordomus session start` opens one".to_owned());
+        }
+        (!notes.is_empty()).then(|| notes.join("\n"))
     }
 }

@@ -9,6 +9,7 @@ use crate::knowledge::derive::{DeriveReport, derive_episode};
 use crate::model::LedgerLine;
 use crate::model::compose::{self, EpisodeSources, SessionRecord};
 use crate::model::event::{OutboxDrained, SessionClosed, SessionOpened};
+use crate::model::redact::redact;
 use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, LineDraft, ids};
 use crate::store::ledger::Skipped;
 use crate::store::outbox::{Outbox, OutboxContents, Shelf};
@@ -132,7 +133,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
     if let Some(open) = open {
         if !request.replace {
             return Ok(Started {
-                snapshot: ctx.layout.display(&ctx.layout.snapshot(&open.id)),
+                snapshot: ctx.layout.display(&ctx.layout.snapshot(&open.id)?),
                 episode: open,
                 already_open: true,
                 replaced: None,
@@ -188,7 +189,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         head: episode.head_at_open.as_deref(),
         opened: &episode.opened,
     };
-    let snapshot_path = ctx.layout.snapshot(&episode.id);
+    let snapshot_path = ctx.layout.snapshot(&episode.id)?;
     write_new(
         &snapshot_path,
         frontmatter::render(&front, &briefing.text).as_bytes(),
@@ -258,7 +259,11 @@ fn read_window(
 /// Git now against git at open.
 fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Error> {
     let head = ctx.repo.head()?;
-    let commits = ctx.repo.commits_since(episode.head_at_open.as_deref())?;
+    let mut commits = ctx.repo.commits_since(episode.head_at_open.as_deref())?;
+    // Commit subjects are copied into records: a secret in one must not travel with them.
+    for commit in &mut commits {
+        commit.subject = redact(&commit.subject).text;
+    }
     let dirty = ctx.repo.is_dirty()?;
     Ok(GitSinceOpen::new(head.id, head.branch, commits, dirty))
 }
@@ -289,7 +294,7 @@ pub fn snapshot(ctx: &Ctx, _request: EpisodeRequest) -> Result<Snapshot, Error> 
     ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     Ok(Snapshot {
-        path: ctx.layout.display(&ctx.layout.snapshot(&episode.id)),
+        path: ctx.layout.display(&ctx.layout.snapshot(&episode.id)?),
     })
 }
 
@@ -310,6 +315,8 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     let (lines, skipped) = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &lines);
     let closed_at = ctx.now();
+    let summary = summary.map(|s| redact(s).text);
+    let summary = summary.as_deref();
     let (record, body) = compose::compose_record(
         EpisodeSources {
             episode: &episode,
@@ -324,11 +331,12 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     // On the trunk the record waits in the outbox so the tree stays clean (SPEC §5.7).
     let outboxed = ctx.repo.on_trunk()?;
     let path = if outboxed {
-        Outbox::new(&ctx.layout)
-            .shelf(Shelf::Sessions)
-            .join(format!("{}.md", episode.id))
+        ctx.layout.episode_file_in(
+            &Outbox::new(&ctx.layout).shelf(Shelf::Sessions),
+            &episode.id,
+        )?
     } else {
-        ctx.layout.session_record(&episode.id)
+        ctx.layout.session_record(&episode.id)?
     };
     let write = write_atomic(&path, text.as_bytes())?;
     let display = ctx.layout.display(&path);

@@ -29,9 +29,30 @@ pub enum StoreError {
     Malformed { path: PathBuf, message: String },
     #[error("{path}: unreadable episode state: {message}")]
     EpisodeUnreadable { path: String, message: String },
+    #[error(
+        "{kind} id {id:?} does not have the shape of one (like {example}); it is never made a path"
+    )]
+    IdShape {
+        kind: &'static str,
+        id: String,
+        example: &'static str,
+    },
 }
 
 impl StoreError {
+    /// Refuses to build a path from `id` unless it has the shape of a `kind` id.
+    pub fn check_id(kind: crate::model::ids::IdKind, id: &str) -> Result<(), StoreError> {
+        if kind.accepts(id) {
+            Ok(())
+        } else {
+            Err(StoreError::IdShape {
+                kind: kind.name(),
+                id: id.to_owned(),
+                example: kind.example(),
+            })
+        }
+    }
+
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         StoreError::Io {
             path: path.to_owned(),

@@ -925,10 +925,7 @@ fn derive_never_undoes_a_promotion_or_a_rejection() {
 
 /// A valid `knowledge/v1` candidate, `derived_from` given as YAML list items.
 fn record(id: &str, status: &str, refs: &[&str], extra: &str, body: &str) -> String {
-    let refs: String = refs.iter().map(|r| format!("  - {r}\n")).collect();
-    format!(
-        "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: {status}\nstance: observed\ntitle: The ledger is append-only\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n{refs}{extra}---\n{body}\n"
-    )
+    crate::common::knowledge_record(id, status, refs, extra, body)
 }
 
 #[test]

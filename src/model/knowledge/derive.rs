@@ -205,8 +205,12 @@ pub fn derive_candidates(
         let mut seen = std::collections::HashSet::new();
         refs.retain(|r| seen.insert(r.clone()));
         // The claim is one statement: continuation lines are indented so no line of
-        // it can pass for a heading (`# Evidence`, `# Rejected`) of the record.
-        let body = body.replace('\n', "\n  ");
+        // it can pass for a heading (`# Evidence`, `# Rejected`) of the record. A ledger
+        // line written before redaction existed still never carries a secret onward.
+        let body = crate::model::redact::redact(&body)
+            .text
+            .replace('\n', "\n  ");
+        let title = crate::model::redact::redact(&title).text;
         derived.push(Derived {
             record: KnowledgeRecord {
                 id: candidate_id(episode, line),

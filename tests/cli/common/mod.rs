@@ -321,9 +321,11 @@ impl TestRepo {
             .collect()
     }
 
-    /// Appends a `task.started` line for `task` in the open episode, as `task start`
-    /// writes it, so writers accept `--task <task>`.
-    pub fn append_task_started(&self, task: &str, description: &str) {
+    /// Appends a ledger line in the exact format `Ledger::append` writes (`seq` one past
+    /// the last, `ts` the pinned clock, stamped with the open episode if any), for lines
+    /// a test needs before the command that writes them exists or to forge what a hook
+    /// would have written.
+    pub fn append_ledger_line(&self, event: &str, task: Option<&str>, data: Value) {
         let seq = self
             .ledger()
             .iter()
@@ -338,15 +340,25 @@ impl TestRepo {
         let line = serde_json::json!({
             "seq": seq,
             "ts": self.now,
-            "event": "task.started",
+            "event": event,
             "session": session,
             "task": task,
-            "data": {"description": description, "scope": []},
+            "data": data,
         });
         let mut text = self.ledger_text();
         text.push_str(&serde_json::to_string(&line).expect("serialises"));
         text.push('\n');
         std::fs::write(self.path(".ai/local/ledger.jsonl"), text).expect("write the ledger");
+    }
+
+    /// Appends a `task.started` line for `task` in the open episode, as `task start`
+    /// writes it, so writers accept `--task <task>`.
+    pub fn append_task_started(&self, task: &str, description: &str) {
+        self.append_ledger_line(
+            "task.started",
+            Some(task),
+            serde_json::json!({"description": description, "scope": []}),
+        );
     }
 
     /// `.ai/local/state/episode.json`, when an episode is open.
@@ -614,4 +626,12 @@ pub fn changed_files(
     changed.sort();
     changed.dedup();
     changed
+}
+
+/// A knowledge record's text in the plain shape majordomus writes.
+pub fn knowledge_record(id: &str, status: &str, refs: &[&str], extra: &str, body: &str) -> String {
+    let refs: String = refs.iter().map(|r| format!("  - {r}\n")).collect();
+    format!(
+        "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: {status}\nstance: observed\ntitle: The ledger is append-only\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n{refs}{extra}---\n{body}\n"
+    )
 }
