@@ -460,8 +460,20 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 );
             }
         }
+        // A rejected record is no longer claimed: what it named may dangle without
+        // blocking anything (rejection is the way out of a record gone wrong).
+        let rejected = record.status == Status::Superseded;
+        let mut find_ref =
+            |rule: &'static str, severity: Severity, message: String, fix: String| {
+                let severity = if rejected {
+                    Severity::Advisory
+                } else {
+                    severity
+                };
+                find(rule, severity, message, fix)
+            };
         for r in &record.provenance.derived_from {
-            check_ref(r, file, &resolver, changed, upstream, &mut find);
+            check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
         }
         for r in record.relations.iter().flatten() {
             // `<relation>:<knowledge id>` or a bare id; ids never contain `:`.
@@ -517,10 +529,16 @@ fn check_ref(
             "knowledge.ref-placeholder",
             blocking,
             format!("`{reference}` is a placeholder, not evidence"),
-            format!(
-                "edit {}: remove `{reference}` and name the task, session or commit the claim comes from",
-                file.rel
-            ),
+            match file.place {
+                Place::Candidates => format!(
+                    "majordomus knowledge reject {} --reason \"names a placeholder, not evidence\"",
+                    file.stem
+                ),
+                _ => format!(
+                    "edit {}: remove `{reference}` and name the task, session or commit the claim comes from",
+                    file.rel
+                ),
+            },
         );
         return;
     }
@@ -536,9 +554,20 @@ fn check_ref(
             "the ledger or the session records",
             "name an episode this clone's ledger or .ai/repo/sessions/ knows",
         )),
-        "task" | "decision" if !known.tasks.contains(target) => Some(dangling(
-            "the tasks of the ledger or the session records",
-            "name a task of a session record or of this clone's ledger",
+        "task" | "decision" if !known.tasks.contains(target) => Some((
+            format!(
+                "`{reference}` does not resolve against the tasks of the ledger or the session records"
+            ),
+            match file.place {
+                Place::Candidates => format!(
+                    "majordomus knowledge reject {} --reason \"names a task this repository never started\"",
+                    file.stem
+                ),
+                _ => format!(
+                    "edit {}: remove `{reference}` or name a task a session record lists",
+                    file.rel
+                ),
+            },
         )),
         "issue" if !known.issues.contains(target) => Some(dangling(
             "the issues of .ai/repo/intents/",

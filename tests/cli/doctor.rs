@@ -264,10 +264,7 @@ fn doctor_warns_about_an_untracked_candidate() {
     // The review queue is doctor's alone: it never fails watch (SPEC §5.5).
     let run = repo.run(&["watch", "--max-runs", "1"]);
     assert_eq!(run.code(), 0, "{run}");
-    assert!(
-        !run.stdout().contains("candidates-reviewed"),
-        "{run}"
-    );
+    assert!(!run.stdout().contains("candidates-reviewed"), "{run}");
 
     repo.git(&["add", &path]);
     repo.git(&["commit", "-q", "-m", "Track the candidate"]);
