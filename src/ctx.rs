@@ -111,6 +111,13 @@ impl Ctx {
         }
     }
 
+    /// Where an episode boundary writes its record and candidates: the tracked folders on
+    /// a named branch that is not the trunk; the outbox on the trunk and on a detached
+    /// HEAD, which is neither the trunk nor another branch (SPEC §5.7).
+    pub fn writes_to_outbox(&self) -> Result<bool, Error> {
+        Ok(self.repo.head()?.branch.is_none() || self.repo.on_trunk()?)
+    }
+
     /// The open episode, if any (`.ai/local/state/episode.json`).
     pub fn episode(&self) -> Result<Option<EpisodeState>, Error> {
         Ok(crate::store::episode::read(&self.layout)?)

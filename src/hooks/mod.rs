@@ -11,7 +11,7 @@ use crate::error::{Error, Refusal};
 use crate::knowledge::{CheckReport, DeriveReport, DeriveRequest};
 use crate::model::Verdict;
 use crate::model::event::{CommitRecorded, ProviderEventFailed};
-use crate::store::outbox::OutboxContents;
+use crate::store::outbox::Drained;
 use crate::store::{StoreError, WriteOutcome, write_atomic};
 
 /// `hooks.install`, `hooks.uninstall`, `hook.post-commit` and `hook.post-merge` take
@@ -230,7 +230,7 @@ pub enum GitHookOutcome {
     },
     NoOpenEpisode,
     Checked(CheckReport),
-    Drained(OutboxContents),
+    Drained(Drained),
     NothingToDrain {
         on_trunk: bool,
     },

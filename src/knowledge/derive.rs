@@ -28,12 +28,15 @@ pub struct DeriveRequest {
     pub dry_run: bool,
 }
 
-/// Why the deriver left a candidate alone: a person already acted on it.
+/// Why the deriver left a candidate alone: a person already acted on it, or it is
+/// already where it belongs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ReviewState {
     Promoted,
     Superseded,
+    /// Already tracked under candidates/ (a derivation on the trunk leaves it there).
+    Tracked,
 }
 
 /// A candidate the deriver left alone because a person already acted on it.
@@ -152,7 +155,7 @@ pub fn derive_episode(
     commits: &[CommitSummary],
     dry_run: bool,
 ) -> Result<DeriveReport, Error> {
-    let on_trunk = ctx.repo.on_trunk()?;
+    let on_trunk = ctx.writes_to_outbox()?;
     let outbox = Outbox::new(&ctx.layout);
     let dir = if on_trunk {
         outbox.shelf(Shelf::Candidates)
@@ -220,6 +223,20 @@ pub fn derive_episode(
             report.reviewed.push(Reviewed {
                 id: id.clone(),
                 state: ReviewState::Superseded,
+            });
+            continue;
+        }
+        // On the trunk, a candidate already tracked stays where it is: an outbox copy
+        // would list it twice.
+        if on_trunk
+            && ctx
+                .layout
+                .record_in(&ctx.layout.candidates_dir(), id)?
+                .exists()
+        {
+            report.reviewed.push(Reviewed {
+                id: id.clone(),
+                state: ReviewState::Tracked,
             });
             continue;
         }

@@ -48,11 +48,10 @@ impl Report for GitHookOutcome {
                     report.text()
                 }
             }
-            GitHookOutcome::Drained(moved) => format!(
-                "majordomus: moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/\n",
-                moved.sessions.len(),
-                moved.candidates.len()
-            ),
+            GitHookOutcome::Drained(drained) => super::session::drained_lines(drained)
+                .lines()
+                .map(|l| format!("majordomus: {l}\n"))
+                .collect(),
         };
         (!said.is_empty()).then(|| said.trim_end().to_owned())
     }

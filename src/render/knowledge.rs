@@ -51,6 +51,7 @@ impl Report for DeriveReport {
             let state = match rv.state {
                 crate::knowledge::derive::ReviewState::Promoted => "promoted",
                 crate::knowledge::derive::ReviewState::Superseded => "superseded",
+                crate::knowledge::derive::ReviewState::Tracked => "already tracked",
             };
             let _ = writeln!(out, "  left alone {} ({state})", rv.id);
         }

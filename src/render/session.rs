@@ -6,15 +6,36 @@ use crate::authored::Recorded;
 use crate::model::Event;
 use crate::ops::Report;
 use crate::session::{Closed, EpisodeContext, Snapshot, Started};
+use crate::store::outbox::Drained;
 
 fn short(id: Option<&str>) -> &str {
     id.map(|i| &i[..i.len().min(12)]).unwrap_or("unborn")
+}
+
+/// What a drain moved and what it left, one line each.
+pub(super) fn drained_lines(drained: &Drained) -> String {
+    let mut out = String::new();
+    if !drained.sessions.is_empty() || !drained.candidates.is_empty() {
+        let _ = writeln!(
+            out,
+            "moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/",
+            drained.sessions.len(),
+            drained.candidates.len()
+        );
+    }
+    for left in &drained.left {
+        let _ = writeln!(out, "left {} in the outbox: {}", left.file, left.reason);
+    }
+    out
 }
 
 impl Report for Started {
     fn text(&self) -> String {
         let ep = &self.episode;
         let mut human = String::new();
+        if let Some(drained) = &self.drained {
+            human.push_str(&drained_lines(drained));
+        }
         if let Some(aside) = &self.set_aside {
             let _ = writeln!(human, "moved the unreadable episode state aside to {aside}");
         }
@@ -73,17 +94,12 @@ impl Report for Closed {
         );
         if self.outboxed {
             out.push_str(
-                "on the trunk: the record and candidates wait in .ai/local/state/outbox/ \
-                 until the next episode boundary on another branch\n",
+                "on the trunk or a detached HEAD: the record and candidates wait in \
+                 .ai/local/state/outbox/ until the next episode boundary on another branch\n",
             );
         }
-        if let Some(moved) = &self.drained {
-            let _ = writeln!(
-                out,
-                "moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/",
-                moved.sessions.len(),
-                moved.candidates.len()
-            );
+        if let Some(drained) = &self.drained {
+            out.push_str(&drained_lines(drained));
         }
         out.push('\n');
         out.push_str(&self.text);

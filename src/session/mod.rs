@@ -12,7 +12,7 @@ use crate::model::event::{OutboxDrained, SessionClosed, SessionOpened};
 use crate::model::redact::redact;
 use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, LineDraft, ids};
 use crate::store::ledger::Skipped;
-use crate::store::outbox::{Outbox, OutboxContents, Shelf};
+use crate::store::outbox::{Drained, Outbox, Shelf};
 use crate::store::{StateLock, StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
 
 /// Provider recorded when `--provider` is not given.
@@ -56,7 +56,7 @@ pub struct Started {
     /// The episode `--replace` closed first.
     pub replaced: Option<Closed>,
     /// What this boundary moved out of the outbox.
-    pub drained: Option<OutboxContents>,
+    pub drained: Option<Drained>,
     /// Where an unreadable episode state was moved by `--replace`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub set_aside: Option<String>,
@@ -89,7 +89,7 @@ pub struct Closed {
     /// Knowledge derivation run by the close (`session.knowledge_on_end`).
     pub derived: Option<DeriveReport>,
     /// What this boundary moved out of the outbox.
-    pub drained: Option<OutboxContents>,
+    pub drained: Option<Drained>,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -205,24 +205,26 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
     })
 }
 
-/// At an episode boundary off the trunk, moves the outbox into the tracked folders
-/// unchanged and appends `outbox.drained`; on the trunk, or with an empty outbox, nothing.
-pub fn drain_outbox(ctx: &Ctx) -> Result<Option<OutboxContents>, Error> {
+/// At an episode boundary on a named branch that is not the trunk, moves the outbox into
+/// the tracked folders unchanged and appends `outbox.drained`; on the trunk, on a
+/// detached HEAD, or with an empty outbox, nothing.
+pub fn drain_outbox(ctx: &Ctx) -> Result<Option<Drained>, Error> {
     let outbox = Outbox::new(&ctx.layout);
-    if outbox.contents()?.is_empty() || ctx.repo.on_trunk()? {
+    if outbox.contents()?.is_empty() || ctx.writes_to_outbox()? {
         return Ok(None);
     }
-    let moved = outbox.drain(&ctx.layout, crate::knowledge::derive::is_superseded)?;
+    let drained = outbox.drain(&ctx.layout, crate::knowledge::derive::is_superseded)?;
     let session = ctx.episode()?.map(|e| e.id);
     ctx.append(
         session.as_deref(),
         None,
         &OutboxDrained {
-            sessions: moved.sessions.clone(),
-            candidates: moved.candidates.clone(),
+            sessions: drained.sessions.clone(),
+            candidates: drained.candidates.clone(),
+            left: drained.left.iter().map(|l| l.file.clone()).collect(),
         },
     )?;
-    Ok(Some(moved))
+    Ok(Some(drained))
 }
 
 /// Reads the episode's ledger window from the offset of its `session.opened` line;
@@ -328,8 +330,9 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         &policy.session.record_sections,
     );
     let text = frontmatter::render(&record, &body);
-    // On the trunk the record waits in the outbox so the tree stays clean (SPEC §5.7).
-    let outboxed = ctx.repo.on_trunk()?;
+    // On the trunk (and on a detached HEAD) the record waits in the outbox so the tree
+    // stays clean (SPEC §5.7).
+    let outboxed = ctx.writes_to_outbox()?;
     let path = if outboxed {
         ctx.layout.episode_file_in(
             &Outbox::new(&ctx.layout).shelf(Shelf::Sessions),
