@@ -1408,19 +1408,17 @@ fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
         )),
         "{run}"
     );
-    let mut ids = [decision, answer, foreign.to_owned()];
+    // Those placed on this branch first, then every unassigned one, named.
+    let mut ids = [decision, answer];
     ids.sort();
     let block: Vec<String> = std::iter::once("## Candidates awaiting review (3)".to_owned())
         .chain(std::iter::once(
             "3 candidate(s) on this branch, 1 unassigned".to_owned(),
         ))
-        .chain(ids.iter().map(|id| {
-            if id == foreign {
-                format!("- {id} (unassigned: this checkout does not know its episode)")
-            } else {
-                format!("- {id}")
-            }
-        }))
+        .chain(ids.iter().map(|id| format!("- {id}")))
+        .chain(std::iter::once(format!(
+            "- {foreign} (unassigned: this checkout does not know its episode)"
+        )))
         .collect();
     assert!(
         text.contains(&format!("\n{}\n", block.join("\n"))),
