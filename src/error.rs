@@ -248,7 +248,9 @@ impl Error {
     pub fn class(&self) -> Class {
         match self {
             Error::Usage(_) => Class::Usage,
-            Error::Git(GitError::UnknownBranch { .. }) => Class::Usage,
+            Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
+                Class::Usage
+            }
             Error::Refused(_) => Class::Refused,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
@@ -265,7 +267,9 @@ impl Error {
             Error::Refused(r) => r.rule(),
             Error::Usage(u) => u.rule(),
             Error::Policy(p) => p.rule(),
-            Error::Git(GitError::UnknownBranch { .. }) => "usage",
+            Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
+                "usage"
+            }
             Error::Git(_) => "git",
             Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
             Error::Store(StoreError::IdShape { .. }) => "id.shape",
@@ -283,6 +287,9 @@ impl Error {
                 Some("run inside a git work tree, or `git init` one".into())
             }
             Error::Git(GitError::UnknownBranch { .. }) => Some("git branch --list".into()),
+            Error::Git(GitError::NoSuchDirectory { .. }) => {
+                Some("give -C a directory that exists (or leave it out)".into())
+            }
             Error::Store(StoreError::EpisodeUnreadable { .. }) => Some(
                 "majordomus session start --replace (the unreadable file is kept aside)".into(),
             ),

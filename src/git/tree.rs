@@ -95,12 +95,25 @@ impl Repo {
     /// True when `git status --porcelain` would print anything (tracked changes or
     /// untracked files that are not ignored).
     pub fn is_dirty(&self) -> Result<bool, GitError> {
-        let mut iter = self
+        self.is_dirty_outside(None)
+    }
+
+    /// Like [`Repo::is_dirty`], but changes under `ignored` (a directory prefix such as
+    /// `.ai/`) do not count: majordomus's own bookkeeping is not the work being recorded.
+    pub fn is_dirty_outside(&self, ignored: Option<&str>) -> Result<bool, GitError> {
+        let iter = self
             .repo
             .status(gix::progress::Discard)?
             .untracked_files(gix::status::UntrackedFiles::Collapsed)
             .into_iter(None)?;
-        Ok(iter.next().transpose()?.is_some())
+        for item in iter {
+            let item = item?;
+            let path = item.location().to_str_lossy();
+            if ignored.is_none_or(|prefix| !path.starts_with(prefix)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Paths in the index under `prefix` (a directory, `/`-separated; empty = all), sorted.

@@ -176,10 +176,10 @@ impl Report for KnowledgeStatus {
         let _ = writeln!(
             human,
             "freshness: {}",
-            if self.fresh {
-                "fresh (the last closed episode has been derived)"
-            } else {
-                "stale (the last closed episode has not been derived)"
+            match (&self.last_closed, self.fresh) {
+                (None, _) => "nothing to judge yet (no episode has closed)",
+                (Some(_), true) => "fresh (the last closed episode has been derived)",
+                (Some(_), false) => "stale (the last closed episode has not been derived)",
             }
         );
         let _ = writeln!(

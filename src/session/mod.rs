@@ -266,8 +266,12 @@ fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Err
     for commit in &mut commits {
         commit.subject = redact(&commit.subject).text;
     }
-    let dirty = ctx.repo.is_dirty()?;
-    Ok(GitSinceOpen::new(head.id, head.branch, commits, dirty))
+    // The memory's own files (records drained into the work tree, candidates) are not
+    // the work: neither a dirty tree nor a changed file of the episode.
+    let dirty = ctx.repo.is_dirty_outside(Some(".ai/"))?;
+    let mut git = GitSinceOpen::new(head.id, head.branch, commits, dirty);
+    git.changed_files.retain(|f| !f.starts_with(".ai/"));
+    Ok(git)
 }
 
 /// Composes the open episode's working context from its three sources.

@@ -1338,7 +1338,7 @@ fn status_answers_freshness_queue_and_outbox() {
     let run = repo.run(&["knowledge", "status"]).success();
     assert_eq!(
         run.stdout(),
-        "last closed: never\nlast derived: never\nfreshness: fresh (the last closed episode has been derived)\nqueue: 0 pending (0 untracked), 0 curated\noutbox: empty\n"
+        "last closed: never\nlast derived: never\nfreshness: nothing to judge yet (no episode has closed)\nqueue: 0 pending (0 untracked), 0 curated\noutbox: empty\n"
     );
 
     let (first, decision, _) = closed_with_two_candidates(&mut repo);
