@@ -184,6 +184,7 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
     let mut redacted = Vec::new();
     let answer = clean(&request.answer, "answer", &mut redacted)?;
     let id = request.id;
+    Refusal::check_id(crate::model::ids::IdKind::Question, &id)?;
     // Held from the lookup to the append, so two resolves cannot both answer.
     let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
     let mut book = QuestionBook::default();

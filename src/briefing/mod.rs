@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::Error;
 use crate::knowledge::CandidatesRequest;
-use crate::model::question::{LedgerQuestion, QuestionBook};
 use crate::model::event::SessionOpened;
 use crate::model::ids;
+use crate::model::question::{LedgerQuestion, QuestionBook};
 use crate::store::StoreError;
 
 /// `briefing` takes nothing.
@@ -68,7 +68,10 @@ impl Episodes {
 
 /// Session records' branches (tracked and in the outbox): a record names the branch its
 /// episode closed on.
-fn recorded_branches(ctx: &Ctx, branches: &mut HashMap<String, Option<String>>) -> Result<(), Error> {
+fn recorded_branches(
+    ctx: &Ctx,
+    branches: &mut HashMap<String, Option<String>>,
+) -> Result<(), Error> {
     let outbox = crate::store::outbox::Outbox::new(&ctx.layout);
     for dir in [
         ctx.layout.sessions_dir(),
@@ -78,9 +81,8 @@ fn recorded_branches(ctx: &Ctx, branches: &mut HashMap<String, Option<String>>) 
             let Ok(text) = std::fs::read_to_string(dir.join(&name)) else {
                 continue;
             };
-            if let Ok((record, _)) = crate::store::frontmatter::parse::<
-                crate::model::compose::SessionRecord,
-            >(&text)
+            if let Ok((record, _)) =
+                crate::store::frontmatter::parse::<crate::model::compose::SessionRecord>(&text)
             {
                 branches.insert(record.id, record.branch);
             }
@@ -283,7 +285,10 @@ mod tests {
         assert!(text.contains("## Open questions (50)"));
         assert!(text.contains("- ... 45 more"), "{text}");
         assert!(text.contains("50 candidate(s) on this branch, 0 unassigned"));
-        assert!(text.contains("(3 more from episodes on other branches"), "{text}");
+        assert!(
+            text.contains("(3 more from episodes on other branches"),
+            "{text}"
+        );
     }
 
     #[test]

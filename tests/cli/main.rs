@@ -8,6 +8,7 @@ mod compat;
 mod demo;
 mod doctor;
 mod env;
+mod field;
 mod help;
 mod history;
 mod hooks;

@@ -565,6 +565,24 @@ impl TestRepo {
         cmd
     }
 
+    /// Runs `script` with `sh -c` in `dir` under the pinned environment, with this build
+    /// of majordomus first on the `PATH`: how a printed `fix:` is tried.
+    pub fn sh_in(&self, dir: &Path, script: &str) -> std::process::Output {
+        let mut cmd = StdCommand::new("sh");
+        cmd.arg("-c")
+            .arg(script)
+            .current_dir(dir)
+            .stdin(Stdio::null());
+        self.pin(&mut cmd);
+        let path = format!(
+            "{}:{}",
+            bin().parent().expect("the binary's directory").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        cmd.env("PATH", path);
+        cmd.output().expect("spawn sh")
+    }
+
     /// Makes `origin.git`, a bare copy of the repository beside the work tree, adds it as
     /// `origin`, points `refs/remotes/origin/HEAD` at its default branch and makes `main`
     /// track `origin/main`: from then on `main` is the trunk. Returns the bare repository.
