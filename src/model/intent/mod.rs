@@ -50,6 +50,7 @@
 //!   nothing. Evidence a callback cannot resolve contributes `missing`.
 
 pub mod binding;
+pub mod edit;
 pub mod handover;
 pub mod parse;
 mod paths;
@@ -59,6 +60,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 pub use binding::{Binding, BindingRequest, BindingStatus, Cause, bind};
+pub use edit::{EditError, set_issue_status};
 pub use handover::{Answer, HandoverAnswer, resolve_handover};
 pub use parse::{Plan, PlanError, PlanFile, PlanInput, parse_intent, parse_milestones};
 pub use pins::{evidence_standing, plan_revision};
