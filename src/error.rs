@@ -87,6 +87,16 @@ pub enum Refusal {
     HookChainOccupied { hook: String, path: String },
     #[error("--task {id}: no task of this ledger has that id")]
     UnknownTask { id: String },
+    #[error("the intent binding refuses this: {}", causes.join(", "))]
+    Binding { causes: Vec<String>, note: String },
+    #[error("{message}")]
+    PlanEdit { message: String },
+    #[error("no task is active in this episode")]
+    NoActiveTask,
+    #[error("task {id} is still active in this episode ({description}); one task at a time")]
+    TaskActive { id: String, description: String },
+    #[error("task finish --status blocked: a blocked task needs --reason")]
+    BlockedWithoutReason,
     #[error("{kind} id {id:?} does not have the shape of one (like {example})")]
     IdShape {
         kind: &'static str,
@@ -115,6 +125,11 @@ impl Refusal {
             Refusal::HookChainOccupied { .. } => "hooks.chain",
             Refusal::UnknownTask { .. } => "task.known",
             Refusal::IdShape { .. } => "id.shape",
+            Refusal::Binding { .. } => "intent.binding",
+            Refusal::PlanEdit { .. } => "plan.edit",
+            Refusal::NoActiveTask => "task.active",
+            Refusal::TaskActive { .. } => "task.one-active",
+            Refusal::BlockedWithoutReason => "task.reason",
         }
     }
 
@@ -148,6 +163,20 @@ impl Refusal {
             )),
             Refusal::UnknownTask { .. } => Some(
                 "leave out --task (the record is stamped with the open episode alone)".into(),
+            ),
+            Refusal::Binding { note, .. } => Some(note.clone()),
+            Refusal::PlanEdit { .. } => Some(
+                "set the issue's `status: active` in its intent file by hand (the value is not on its key's line, or the issue is in flow style)".into(),
+            ),
+            Refusal::NoActiveTask => {
+                Some("majordomus task start \"<what the task is>\"".into())
+            }
+            Refusal::TaskActive { .. } => Some(
+                "majordomus task finish (or --status blocked --reason \"<why>\"), then start the next"
+                    .into(),
+            ),
+            Refusal::BlockedWithoutReason => Some(
+                "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
             ),
             Refusal::IdShape { kind, .. } => Some(match *kind {
                 "episode" => "majordomus history --event session.opened (lists episode ids)".into(),

@@ -17,12 +17,14 @@ pub mod git;
 pub mod history;
 pub mod hooks;
 pub mod init;
+pub mod intent;
 pub mod knowledge;
 pub mod model;
 pub mod ops;
 pub mod render;
 pub mod session;
 pub mod store;
+pub mod task;
 
 pub use ctx::{Clock, Ctx};
 pub use error::{Class, Error, Refusal, UsageError};

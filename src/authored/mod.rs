@@ -125,10 +125,16 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
         known_task(ctx, task)?;
     }
     let session = ctx.episode()?.map(|e| e.id);
+    // Without --task, the active task of the open episode (SPEC §3).
+    let task = match (request.task, &session) {
+        (Some(task), _) => Some(task),
+        (None, Some(episode)) => crate::store::tasks::active(&ctx.layout, episode)?.map(|t| t.id),
+        (None, None) => None,
+    };
     write(
         ctx,
         session,
-        request.task,
+        task,
         &DecisionRecorded { text },
         None,
         redacted,

@@ -14,10 +14,13 @@ mod history;
 mod hook;
 mod hooks;
 mod init;
+mod intent;
 mod knowledge;
+mod plan;
 mod question;
 mod schema;
 mod session;
+mod task;
 mod watch;
 
 use std::io::Write;
@@ -71,6 +74,12 @@ pub enum Command {
     History(history::HistoryArgs),
     Briefing(briefing::BriefingArgs),
     Context(context::ContextArgs),
+    #[command(subcommand)]
+    Task(task::TaskCommand),
+    #[command(subcommand)]
+    Intent(intent::IntentCommand),
+    #[command(subcommand)]
+    Plan(plan::PlanCommand),
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
@@ -166,6 +175,9 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::History(args) => history::run(&open_ctx(cli)?, args),
         Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
         Command::Context(args) => context::run(&open_ctx(cli)?, args),
+        Command::Task(cmd) => task::run(&open_ctx(cli)?, cmd),
+        Command::Intent(cmd) => intent::run(&open_ctx(cli)?, cmd),
+        Command::Plan(cmd) => plan::run(&open_ctx(cli)?, cmd),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),

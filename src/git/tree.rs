@@ -238,10 +238,20 @@ impl Repo {
         commit: Option<&str>,
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Result<HashSet<String>, GitError> {
+        Ok(self.blob_ids_at(commit, paths)?.into_keys().collect())
+    }
+
+    /// The blob id of each of `paths` that is a file in commit `commit`'s tree (HEAD's
+    /// when `None`): one traversal of the tree.
+    pub fn blob_ids_at<'a>(
+        &self,
+        commit: Option<&str>,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>, GitError> {
         let wanted: HashSet<&str> = paths.into_iter().collect();
         let tree = match commit {
-            _ if wanted.is_empty() => return Ok(HashSet::new()),
-            None if self.repo.head()?.is_unborn() => return Ok(HashSet::new()),
+            _ if wanted.is_empty() => return Ok(Default::default()),
+            None if self.repo.head()?.is_unborn() => return Ok(Default::default()),
             None => self.repo.head_tree()?,
             Some(c) => {
                 let id = gix::ObjectId::from_hex(c.as_bytes()).map_err(plumbing)?;
@@ -254,7 +264,9 @@ impl Repo {
             .filter(|e| !e.mode.is_tree())
             .filter_map(|e| {
                 let path = e.filepath.to_str_lossy();
-                wanted.contains(path.as_ref()).then(|| path.into_owned())
+                wanted
+                    .contains(path.as_ref())
+                    .then(|| (path.into_owned(), e.oid.to_string()))
             })
             .collect())
     }

@@ -6,6 +6,7 @@
 
 mod hooks;
 mod knowledge;
+mod plan;
 mod repository;
 mod session;
 

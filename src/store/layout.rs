@@ -85,6 +85,30 @@ impl Layout {
     pub fn handovers_dir(&self) -> PathBuf {
         self.state_dir().join("handovers")
     }
+    /// `.ai/local/state/handovers/<episode>.md`; refuses an id that is not an episode id.
+    pub fn handover(&self, episode: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Episode, episode)?;
+        Ok(self.handovers_dir().join(format!("{episode}.md")))
+    }
+    pub fn intents_dir(&self) -> PathBuf {
+        self.root.join(".ai/repo/intents")
+    }
+    pub fn tasks_dir(&self) -> PathBuf {
+        self.state_dir().join("tasks")
+    }
+    /// `.ai/local/state/tasks/<task>.json`; refuses an id that is not a task id.
+    pub fn task_record(&self, task: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Task, task)?;
+        Ok(self.tasks_dir().join(format!("{task}.json")))
+    }
+    /// `.ai/local/state/completed/<task>.md`; refuses an id that is not a task id.
+    pub fn completed_note(&self, task: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Task, task)?;
+        Ok(self
+            .state_dir()
+            .join("completed")
+            .join(format!("{task}.md")))
+    }
     pub fn outbox_dir(&self) -> PathBuf {
         self.state_dir().join("outbox")
     }

@@ -7,8 +7,10 @@ pub mod frontmatter;
 pub mod layout;
 pub mod ledger;
 pub mod outbox;
+pub mod plan;
 pub mod records;
 pub mod skeleton;
+pub mod tasks;
 
 pub use atomic::{WriteOutcome, write_atomic, write_new};
 pub use layout::Layout;

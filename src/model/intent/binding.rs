@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::parse::{Plan, PlanInput};
 use super::paths::reaches_any;
@@ -54,7 +54,7 @@ pub struct Binding {
     pub note: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BindingStatus {
     /// The work serves an intent.
@@ -68,7 +68,9 @@ pub enum BindingStatus {
 }
 
 /// Why a binding is refused, in the order answers list them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
     NoPlan,
