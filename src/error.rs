@@ -93,6 +93,8 @@ pub enum Refusal {
     PlanEdit { message: String },
     #[error("no task is active in this episode")]
     NoActiveTask,
+    #[error("no handover has been derived in this checkout")]
+    NoHandover,
     #[error("task {id} is still active in this episode ({description}); one task at a time")]
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
@@ -128,6 +130,7 @@ impl Refusal {
             Refusal::Binding { .. } => "intent.binding",
             Refusal::PlanEdit { .. } => "plan.edit",
             Refusal::NoActiveTask => "task.active",
+            Refusal::NoHandover => "handover.known",
             Refusal::TaskActive { .. } => "task.one-active",
             Refusal::BlockedWithoutReason => "task.reason",
         }
@@ -171,6 +174,7 @@ impl Refusal {
             Refusal::NoActiveTask => {
                 Some("majordomus task start \"<what the task is>\"".into())
             }
+            Refusal::NoHandover => Some("majordomus handover --derive".into()),
             Refusal::TaskActive { .. } => Some(
                 "majordomus task finish (or --status blocked --reason \"<why>\"), then start the next"
                     .into(),
@@ -246,11 +250,17 @@ impl PolicyError {
             PolicyError::InvalidValue { file, key, .. } => Some(format!(
                 "set `{key}` in {file} to an accepted value (docs/POLICY.md)"
             )),
-            PolicyError::SectionWithoutWriter { file, name } => Some(format!(
-                "remove `{name}` from session.record_sections in {file} (sections with a writer: {})",
-                crate::model::compose::Section::ALL
-                    .map(|s| s.name())
-                    .join(", ")
+            PolicyError::SectionWithoutWriter { file, key, name } => Some(format!(
+                "remove `{name}` from {key} in {file} (sections with a writer: {})",
+                if key == "handover.sections" {
+                    crate::model::policy::HandoverSection::ALL
+                        .map(|s| s.name())
+                        .join(", ")
+                } else {
+                    crate::model::compose::Section::ALL
+                        .map(|s| s.name())
+                        .join(", ")
+                }
             )),
         }
     }

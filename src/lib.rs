@@ -14,6 +14,7 @@ pub mod doctor;
 pub mod env;
 pub mod error;
 pub mod git;
+pub mod handover;
 pub mod history;
 pub mod hooks;
 pub mod init;

@@ -41,6 +41,8 @@ pub struct Briefing {
     pub other_branches: usize,
     /// The newest handover, relative to the repository root.
     pub last_handover: Option<String>,
+    /// Its Next Action lines (at most two).
+    pub next_action: Vec<String>,
     pub budget_lines: u64,
     pub text: String,
     /// The policy could not be read; the briefing used the defaults.
@@ -127,6 +129,21 @@ fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
     Ok(newest.map(|n| ctx.layout.display(&dir.join(n))))
 }
 
+/// The first two lines under a handover's `## Next Action`, bullets stripped.
+fn next_action(path: &std::path::Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .skip_while(|l| *l != "## Next Action")
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .filter_map(|l| l.strip_prefix("- "))
+        .take(2)
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Composes the briefing.
 pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
     ctx.require_initialised()?;
@@ -148,12 +165,17 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         .into_iter()
         .partition(|c| c.episode.is_none() || c.branch == here);
     let last_handover = last_handover(ctx)?;
+    let next_action = match &last_handover {
+        Some(rel) => next_action(&ctx.layout.root().join(rel)),
+        None => Vec::new(),
+    };
     let budget = policy.session.briefing_budget_lines;
     let text = render(
         &open_questions,
         &candidates,
         elsewhere.len(),
         last_handover.as_deref(),
+        &next_action,
         budget,
     );
     Ok(Briefing {
@@ -161,6 +183,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         candidates,
         other_branches: elsewhere.len(),
         last_handover,
+        next_action,
         budget_lines: budget,
         text,
         policy_error: policy_error.map(|e| e.to_string()),
@@ -174,10 +197,12 @@ fn render(
     candidates: &[PendingCandidate],
     other_branches: usize,
     handover: Option<&str>,
+    next_action: &[String],
     budget: u64,
 ) -> String {
-    // Three headings, the count line, two "more" lines, two blanks, the handover line.
-    const FIXED: u64 = 9;
+    // Three headings, the count line, two "more" lines, two blanks, the handover line and
+    // its two next-action lines.
+    const FIXED: u64 = 11;
     let items = usize::try_from(budget.saturating_sub(FIXED)).unwrap_or(usize::MAX);
     let per_list = (items / 2).max(1);
     let mut out = String::new();
@@ -242,6 +267,9 @@ fn render(
     match handover {
         Some(path) => {
             let _ = writeln!(out, "- {path}");
+            for line in next_action {
+                let _ = writeln!(out, "  next: {line}");
+            }
         }
         None => out.push_str("- none\n"),
     }
@@ -264,7 +292,7 @@ mod tests {
 
     #[test]
     fn empty_sections_say_so() {
-        let text = render(&[], &[], 0, None, 40);
+        let text = render(&[], &[], 0, None, &[], 40);
         assert!(text.contains("## Open questions (0)\n- none open"));
         assert!(text.contains("## Candidates awaiting review (0)\n- none on this branch"));
         assert!(text.contains("## Last handover\n- none"));
@@ -280,10 +308,10 @@ mod tests {
                 branch: Some("main".into()),
             })
             .collect();
-        let text = render(&questions, &candidates, 3, None, 20);
+        let text = render(&questions, &candidates, 3, None, &[], 20);
         assert!(text.lines().count() <= 21, "{text}");
         assert!(text.contains("## Open questions (50)"));
-        assert!(text.contains("- ... 45 more"), "{text}");
+        assert!(text.contains("- ... 46 more"), "{text}");
         assert!(text.contains("50 candidate(s) on this branch, 0 unassigned"));
         assert!(
             text.contains("(3 more from episodes on other branches"),
@@ -300,7 +328,7 @@ mod tests {
                 branch: None,
             })
             .collect();
-        let text = render(&[], &candidates, 0, None, 12);
+        let text = render(&[], &candidates, 0, None, &[], 14);
         for c in candidates.iter().filter(|c| c.episode.is_none()) {
             assert!(
                 text.contains(&format!(

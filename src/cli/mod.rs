@@ -10,6 +10,7 @@ mod demo;
 mod doctor;
 mod env;
 mod exit;
+mod handover;
 mod history;
 mod hook;
 mod hooks;
@@ -80,6 +81,7 @@ pub enum Command {
     Intent(intent::IntentCommand),
     #[command(subcommand)]
     Plan(plan::PlanCommand),
+    Handover(handover::HandoverArgs),
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
@@ -178,6 +180,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Task(cmd) => task::run(&open_ctx(cli)?, cmd),
         Command::Intent(cmd) => intent::run(&open_ctx(cli)?, cmd),
         Command::Plan(cmd) => plan::run(&open_ctx(cli)?, cmd),
+        Command::Handover(args) => handover::run(&open_ctx(cli)?, args),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),

@@ -98,6 +98,27 @@ impl Repo {
         self.is_dirty_outside(None)
     }
 
+    /// The paths `git status --porcelain` would name (untracked directories collapsed),
+    /// leaving out those under `ignored`; sorted.
+    pub fn dirty_paths_outside(&self, ignored: Option<&str>) -> Result<Vec<String>, GitError> {
+        let iter = self
+            .repo
+            .status(gix::progress::Discard)?
+            .untracked_files(gix::status::UntrackedFiles::Collapsed)
+            .into_iter(None)?;
+        let mut out = Vec::new();
+        for item in iter {
+            let item = item?;
+            let path = item.location().to_str_lossy().into_owned();
+            if ignored.is_none_or(|prefix| !path.starts_with(prefix)) {
+                out.push(path);
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// Like [`Repo::is_dirty`], but changes under `ignored` (a directory prefix such as
     /// `.ai/`) do not count: majordomus's own bookkeeping is not the work being recorded.
     pub fn is_dirty_outside(&self, ignored: Option<&str>) -> Result<bool, GitError> {

@@ -346,13 +346,25 @@ pub enum ProviderOutcome {
         /// The briefing, printed for the agent client to add to its context.
         briefing: String,
     },
+    /// Session end: the automatic checkpoint, the close (which derives), the handover.
     Closed {
         episode: String,
         record: String,
+        /// The automatic checkpoint's ledger `seq`.
+        checkpoint: Option<u64>,
+        /// The derived handover, relative to the root.
+        handover: Option<String>,
+        /// Why the handover could not be derived (reported, never retried).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        handover_error: Option<String>,
     },
-    Derived(DeriveReport),
+    /// Compaction: a checkpoint unless `session.checkpoint_on_compact: false`, derivation
+    /// unless `session.knowledge_on_compact: false`, independently.
+    Compacted {
+        checkpoint: Option<u64>,
+        derived: Option<DeriveReport>,
+    },
     NoOpenEpisode,
-    KnowledgeOnCompactOff,
     /// The hook failed; recorded as `provider.event.failed`. Never blocks the provider.
     Failed {
         hook: String,
@@ -496,26 +508,51 @@ fn run_provider(
             if ctx.episode()?.is_none() {
                 return Ok(ProviderOutcome::NoOpenEpisode);
             }
+            // How the work looked, then the close (which derives), then the handover.
+            let checkpoint = crate::handover::end_checkpoint(ctx, "session end")?;
             let closed = crate::session::close(ctx, crate::session::CloseRequest::default())?;
+            let (handover, handover_error) = match crate::handover::derive(
+                ctx,
+                crate::handover::DeriveRequest {
+                    episode: Some(closed.episode.clone()),
+                },
+            ) {
+                Ok(h) => (Some(h.path), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
             Ok(ProviderOutcome::Closed {
                 episode: closed.episode,
                 record: closed.path,
+                checkpoint,
+                handover,
+                handover_error,
             })
         }
         ProviderHook::Compact => {
-            if !ctx.policy()?.session.knowledge_on_compact {
-                return Ok(ProviderOutcome::KnowledgeOnCompactOff);
-            }
+            let policy = ctx.policy()?;
             let Some(open) = ctx.episode()? else {
                 return Ok(ProviderOutcome::NoOpenEpisode);
             };
-            Ok(ProviderOutcome::Derived(crate::knowledge::derive(
-                ctx,
-                DeriveRequest {
-                    episode: Some(open.id),
-                    dry_run: false,
-                },
-            )?))
+            let checkpoint = if policy.session.checkpoint_on_compact {
+                crate::handover::end_checkpoint(ctx, "compact")?
+            } else {
+                None
+            };
+            let derived = if policy.session.knowledge_on_compact {
+                Some(crate::knowledge::derive(
+                    ctx,
+                    DeriveRequest {
+                        episode: Some(open.id),
+                        dry_run: false,
+                    },
+                )?)
+            } else {
+                None
+            };
+            Ok(ProviderOutcome::Compacted {
+                checkpoint,
+                derived,
+            })
         }
     }
 }

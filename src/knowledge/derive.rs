@@ -89,7 +89,7 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> 
 }
 
 /// The newest `session.closed` episode in the ledger.
-fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
+pub(crate) fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
     let mut last = None;
     ctx.ledger().scan(0, |line| {
         if line.event == Event::SessionClosed {
@@ -101,7 +101,7 @@ fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
 
 /// The episode's commits: from git since its open HEAD while it is open, else from its
 /// session record (tracked or in the outbox).
-fn episode_commits(
+pub(crate) fn episode_commits(
     ctx: &Ctx,
     episode: &str,
     lines: &[LedgerLine],

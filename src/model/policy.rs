@@ -12,6 +12,7 @@ pub struct Policy {
     #[serde(skip)]
     pub declared: Vec<String>,
     pub session: SessionPolicy,
+    pub handover: HandoverPolicy,
     pub knowledge: KnowledgePolicy,
     pub intent: IntentPolicy,
     pub reasoning: ReasoningPolicy,
@@ -25,6 +26,58 @@ pub struct SessionPolicy {
     pub knowledge_on_compact: bool,
     pub freshness: Freshness,
     pub briefing_budget_lines: u64,
+    /// Write a checkpoint when a provider compacts its conversation.
+    pub checkpoint_on_compact: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HandoverPolicy {
+    pub sections: Vec<HandoverSection>,
+}
+
+/// A section of a derived handover (SPEC §4); each has exactly one writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HandoverSection {
+    Done,
+    NextAction,
+    OpenQuestions,
+    Reasoning,
+    Knowledge,
+}
+
+impl HandoverSection {
+    pub const ALL: [HandoverSection; 5] = [
+        HandoverSection::Done,
+        HandoverSection::NextAction,
+        HandoverSection::OpenQuestions,
+        HandoverSection::Reasoning,
+        HandoverSection::Knowledge,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HandoverSection::Done => "done",
+            HandoverSection::NextAction => "next_action",
+            HandoverSection::OpenQuestions => "open_questions",
+            HandoverSection::Reasoning => "reasoning",
+            HandoverSection::Knowledge => "knowledge",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            HandoverSection::Done => "Done",
+            HandoverSection::NextAction => "Next Action",
+            HandoverSection::OpenQuestions => "Open Questions",
+            HandoverSection::Reasoning => "Reasoning",
+            HandoverSection::Knowledge => "Knowledge",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<HandoverSection> {
+        HandoverSection::ALL.into_iter().find(|s| s.name() == name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -92,6 +145,10 @@ impl Default for Policy {
                 knowledge_on_compact: true,
                 freshness: Freshness { stale_minutes: 120 },
                 briefing_budget_lines: 40,
+                checkpoint_on_compact: true,
+            },
+            handover: HandoverPolicy {
+                sections: HandoverSection::ALL.to_vec(),
             },
             knowledge: KnowledgePolicy {
                 candidates_max_files: 50,
@@ -112,12 +169,14 @@ impl Default for Policy {
 }
 
 /// Every key the policy file may set, spelled with dots as SPEC §2 spells them.
-pub const KEYS: [&str; 11] = [
+pub const KEYS: &[&str] = &[
     "session.record_sections",
     "session.knowledge_on_end",
     "session.knowledge_on_compact",
     "session.freshness.stale_minutes",
     "session.briefing_budget_lines",
+    "session.checkpoint_on_compact",
+    "handover.sections",
     "knowledge.candidates_max_files",
     "knowledge.candidate_max_age_minutes",
     "intent.binding",
@@ -144,8 +203,12 @@ pub enum PolicyError {
         key: String,
         expected: String,
     },
-    #[error("{file}: session.record_sections names `{name}`, a section with no writer")]
-    SectionWithoutWriter { file: String, name: String },
+    #[error("{file}: {key} names `{name}`, a section with no writer")]
+    SectionWithoutWriter {
+        file: String,
+        key: String,
+        name: String,
+    },
 }
 
 impl Policy {
@@ -213,6 +276,7 @@ impl Policy {
                     let section = Section::from_name(name).ok_or_else(|| {
                         PolicyError::SectionWithoutWriter {
                             file: file.to_owned(),
+                            key: key.to_owned(),
                             name: name.to_owned(),
                         }
                     })?;
@@ -229,6 +293,32 @@ impl Policy {
             }
             "session.knowledge_on_end" => self.session.knowledge_on_end = flag(value)?,
             "session.knowledge_on_compact" => self.session.knowledge_on_compact = flag(value)?,
+            "session.checkpoint_on_compact" => self.session.checkpoint_on_compact = flag(value)?,
+            "handover.sections" => {
+                let items = value
+                    .as_sequence()
+                    .ok_or_else(|| invalid("a list of section names"))?;
+                let mut sections = Vec::with_capacity(items.len());
+                for item in items {
+                    let name = item
+                        .as_str()
+                        .ok_or_else(|| invalid("a list of section names"))?;
+                    let section = HandoverSection::from_name(name).ok_or_else(|| {
+                        PolicyError::SectionWithoutWriter {
+                            file: file.to_owned(),
+                            key: key.to_owned(),
+                            name: name.to_owned(),
+                        }
+                    })?;
+                    if !sections.contains(&section) {
+                        sections.push(section);
+                    }
+                }
+                if sections.is_empty() {
+                    return Err(invalid("a non-empty list of section names"));
+                }
+                self.handover.sections = sections;
+            }
             "session.freshness.stale_minutes" => {
                 self.session.freshness.stale_minutes = count(value)?
             }
@@ -418,6 +508,7 @@ mod tests {
             err,
             PolicyError::SectionWithoutWriter {
                 file: FILE.into(),
+                key: "session.record_sections".into(),
                 name: "notes".into()
             }
         );

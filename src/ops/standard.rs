@@ -2,8 +2,8 @@
 
 use super::{Registry, op};
 use crate::{
-    authored, briefing, context, doctor, env, history, hooks, init, intent, knowledge, session,
-    task,
+    authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
+    session, task,
 };
 
 impl Registry {
@@ -25,6 +25,8 @@ impl Registry {
             .register(op("intent.binding", "intent binding", "What a task would serve: the binding, derived now from the plan, with its pins.", intent::binding))
             .register(op("intent.validate", "intent validate", "Intents whose work began without a critique, or with blocking findings still open.", intent::validate))
             .register(op("plan.start", "plan start", "Move an issue to active in its intent file, after the binding check.", intent::plan_start).writes())
+            .register(op("handover.derive", "handover", "Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.", handover::derive).writes())
+            .register(op("handover.resolve", "handover", "Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.", handover::resolve))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
             .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))

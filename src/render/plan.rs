@@ -12,43 +12,7 @@ use crate::task::{TaskFinishOutcome, TaskList, TaskStartOutcome};
 
 /// The binding in a few lines: status, what it serves or why it is refused, the pins.
 pub(super) fn binding_lines(b: &Binding) -> String {
-    let mut out = String::new();
-    let status = match b.status {
-        BindingStatus::Bound => "bound",
-        BindingStatus::Maintenance => "maintenance",
-        BindingStatus::Exempt => "exempt",
-        BindingStatus::Refused => "refused",
-    };
-    let _ = write!(out, "binding: {status}");
-    if let Some(issue) = &b.issue {
-        let _ = write!(out, ", issue {issue}");
-    }
-    if let Some(intent) = &b.intent {
-        let _ = write!(out, ", intent {intent}");
-    }
-    if let Some(class) = &b.exemption {
-        let _ = write!(out, ", exemption {class}");
-    }
-    out.push('\n');
-    if !b.causes.is_empty() {
-        let causes: Vec<&str> = b.causes.iter().map(|c| c.as_str()).collect();
-        let _ = writeln!(out, "causes: {}", causes.join(", "));
-    }
-    if !b.note.is_empty() {
-        let _ = writeln!(out, "note: {}", b.note);
-    }
-    if let (Some(plan), Some(evidence)) = (&b.plan_revision, &b.evidence_standing) {
-        let _ = writeln!(
-            out,
-            "pins: plan_revision {}, evidence_standing {}",
-            &plan[..plan.len().min(12)],
-            &evidence[..evidence.len().min(12)]
-        );
-    }
-    if !b.outside_scope.is_empty() {
-        let _ = writeln!(out, "outside the scope: {}", b.outside_scope.join(", "));
-    }
-    out
+    b.summary()
 }
 
 impl Report for Binding {
@@ -175,5 +139,27 @@ impl Report for IntentValidation {
             );
         }
         out
+    }
+}
+
+impl Report for crate::handover::Handover {
+    fn text(&self) -> String {
+        let verb = match self.write {
+            crate::store::WriteOutcome::Unchanged => "unchanged",
+            _ => "written",
+        };
+        format!("handover {} ({verb})\n\n{}", self.path, self.text)
+    }
+}
+
+impl Report for crate::handover::Resolution {
+    fn text(&self) -> String {
+        let answer = match self.answer {
+            crate::model::intent::Answer::Unchanged => "unchanged",
+            crate::model::intent::Answer::EvidenceMoved => "evidence_moved",
+            crate::model::intent::Answer::PlanChanged => "plan_changed",
+            crate::model::intent::Answer::Unknown => "unknown",
+        };
+        format!("{answer}: {}\n({})\n", self.reason, self.file)
     }
 }

@@ -90,6 +90,10 @@ impl Layout {
         StoreError::check_id(IdKind::Episode, episode)?;
         Ok(self.handovers_dir().join(format!("{episode}.md")))
     }
+    /// `.ai/local/state/reasoning/`: one folder per task (or `_episode-<id>`).
+    pub fn reasoning_dir(&self) -> PathBuf {
+        self.state_dir().join("reasoning")
+    }
     pub fn intents_dir(&self) -> PathBuf {
         self.root.join(".ai/repo/intents")
     }

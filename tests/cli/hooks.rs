@@ -567,21 +567,42 @@ fn provider_session_end_closes_the_episode() {
         )
         .success();
     let record = format!(".ai/repo/sessions/{episode}.md");
+    let handover = format!(".ai/local/state/handovers/{episode}.md");
     assert_eq!(run.stdout(), "");
     assert_eq!(
         run.stderr(),
-        format!("majordomus: closed episode {episode} -> {record}\n")
+        format!("majordomus: closed episode {episode} -> {record}; handover {handover}\n")
     );
     assert!(repo.episode_state().is_none());
     assert!(repo.exists(&record));
-    let tail: Vec<String> = repo
+    assert!(repo.exists(&handover));
+    // The end of an episode (SPEC §8): a checkpoint of how the work looked, the close
+    // (which derives), the handover.
+    let events: Vec<String> = repo
         .ledger()
         .iter()
         .rev()
-        .take(2)
+        .take(4)
         .map(|l| l["event"].as_str().expect("event").to_owned())
         .collect();
-    assert_eq!(tail, ["session.closed", "knowledge.derived"]);
+    assert_eq!(
+        events,
+        [
+            "handover.derived",
+            "session.closed",
+            "knowledge.derived",
+            "checkpoint.recorded"
+        ]
+    );
+    let checkpoint = repo
+        .ledger_events("checkpoint.recorded")
+        .pop()
+        .expect("a checkpoint");
+    let text = checkpoint["data"]["text"].as_str().expect("text");
+    assert!(
+        text.starts_with("session end: HEAD ") && text.contains(" on main, working tree clean"),
+        "{text}"
+    );
     assert_eq!(repo.record_ids(".ai/repo/knowledge/candidates").len(), 1);
 
     // Nothing open: nothing to do, still exit 0.

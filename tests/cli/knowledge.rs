@@ -574,7 +574,12 @@ fn compact_hook_derives_unless_knowledge_on_compact_is_off() {
             r#"{"session_id":"abc","hook_event_name":"PreCompact","trigger":"auto"}"#,
         )
         .success();
-    assert_eq!(run.json()["did"], "derived");
+    assert_eq!(run.json()["did"], "compacted");
+    assert!(
+        run.json()["checkpoint"].is_u64(),
+        "a checkpoint unless checkpoint_on_compact is off"
+    );
+    assert_eq!(run.json()["derived"]["episode"], episode.as_str());
     assert_eq!(repo.record_ids(CANDIDATES), std::slice::from_ref(&id));
     let derived = repo.ledger_events("knowledge.derived");
     assert_eq!(derived.len(), 1);
@@ -589,9 +594,23 @@ fn compact_hook_derives_unless_knowledge_on_compact_is_off() {
             r#"{"session_id":"abc","hook_event_name":"PreCompact","trigger":"auto"}"#,
         )
         .success();
-    assert_eq!(run.json()["did"], "knowledge-on-compact-off");
+    assert_eq!(run.json()["did"], "compacted");
+    assert_eq!(run.json()["derived"], serde_json::Value::Null);
     assert_eq!(repo.ledger_events("knowledge.derived").len(), 1);
     assert!(repo.record_ids(CANDIDATES).is_empty());
+    assert_eq!(repo.ledger_events("checkpoint.recorded").len(), 2);
+
+    // Checkpoint and derivation are independent.
+    repo.write_policy("session:\n  checkpoint_on_compact: false\n");
+    let run = repo
+        .run_with_stdin(
+            &["--format", "json", "hook", "compact", "--provider", "x"],
+            "",
+        )
+        .success();
+    assert_eq!(run.json()["checkpoint"], serde_json::Value::Null);
+    assert!(run.json()["derived"].is_object());
+    assert_eq!(repo.ledger_events("checkpoint.recorded").len(), 2);
 
     // With nothing open there is nothing to derive, and still exit 0.
     repo.write_policy("session:\n  knowledge_on_compact: true\n");

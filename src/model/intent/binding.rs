@@ -54,6 +54,51 @@ pub struct Binding {
     pub note: String,
 }
 
+impl Binding {
+    /// The answer in a few lines: status, what it serves or why it is refused, the pins.
+    pub fn summary(&self) -> String {
+        use std::fmt::Write as _;
+        let b = self;
+        let mut out = String::new();
+        let status = match b.status {
+            BindingStatus::Bound => "bound",
+            BindingStatus::Maintenance => "maintenance",
+            BindingStatus::Exempt => "exempt",
+            BindingStatus::Refused => "refused",
+        };
+        let _ = write!(out, "binding: {status}");
+        if let Some(issue) = &b.issue {
+            let _ = write!(out, ", issue {issue}");
+        }
+        if let Some(intent) = &b.intent {
+            let _ = write!(out, ", intent {intent}");
+        }
+        if let Some(class) = &b.exemption {
+            let _ = write!(out, ", exemption {class}");
+        }
+        out.push('\n');
+        if !b.causes.is_empty() {
+            let causes: Vec<&str> = b.causes.iter().map(|c| c.as_str()).collect();
+            let _ = writeln!(out, "causes: {}", causes.join(", "));
+        }
+        if !b.note.is_empty() {
+            let _ = writeln!(out, "note: {}", b.note);
+        }
+        if let (Some(plan), Some(evidence)) = (&b.plan_revision, &b.evidence_standing) {
+            let _ = writeln!(
+                out,
+                "pins: plan_revision {}, evidence_standing {}",
+                &plan[..plan.len().min(12)],
+                &evidence[..evidence.len().min(12)]
+            );
+        }
+        if !b.outside_scope.is_empty() {
+            let _ = writeln!(out, "outside the scope: {}", b.outside_scope.join(", "));
+        }
+        out
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BindingStatus {
