@@ -131,10 +131,10 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
             Err(_) => listing.unreadable.push(file.rel.clone()),
         }
     }
-    // Oldest first, grouped by class, then by id: stable for a reader.
-    listing
-        .candidates
-        .sort_by(|a, b| (&a.date, a.class.name(), &a.id).cmp(&(&b.date, b.class.name(), &b.id)));
+    // Oldest first, grouped by class, then by title: stable for a reader whatever the ids.
+    listing.candidates.sort_by(|a, b| {
+        (&a.date, a.class.name(), &a.title, &a.id).cmp(&(&b.date, b.class.name(), &b.title, &b.id))
+    });
     Ok(listing)
 }
 

@@ -25,6 +25,9 @@ pub static EPISODE_ID: LazyLock<Regex> =
 /// A question id: `q-<10 hex>`.
 pub static QUESTION_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bq-[0-9a-f]{10}\b").expect("valid regex"));
+/// A task id: `t-<YYYYMMDD>-<4 hex>`.
+pub static TASK_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bt-\d{8}-[0-9a-f]{4}\b").expect("valid regex"));
 static OID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[0-9a-f]{40}\b").expect("valid regex"));
 static SHORT_OID: LazyLock<Regex> =
@@ -389,6 +392,7 @@ impl TestRepo {
         }
         let out = EPISODE_ID.replace_all(&out, "[EPISODE]");
         let out = QUESTION_ID.replace_all(&out, "[QID]");
+        let out = TASK_ID.replace_all(&out, "[TASK]");
         let out = OID.replace_all(&out, "[OID]");
         SHORT_OID.replace_all(&out, "[SHORT]").into_owned()
     }
