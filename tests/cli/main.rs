@@ -9,6 +9,7 @@ mod demo;
 mod doctor;
 mod env;
 mod field;
+mod handover;
 mod help;
 mod history;
 mod hooks;

@@ -63,11 +63,10 @@ fn title_of(text: &str) -> String {
     title
 }
 
+/// Whether the task scope covers `path` (paths, directories and globs; an empty scope
+/// claims nothing, so a task without one cites no commit).
 fn scope_covers(scope: &[String], path: &str) -> bool {
-    scope.iter().any(|s| {
-        let s = s.trim_end_matches('/');
-        s.is_empty() || s == "." || path == s || path.starts_with(&format!("{s}/"))
-    })
+    !scope.is_empty() && crate::model::task::in_scope(scope, path)
 }
 
 /// Derives exactly SPEC §5.1's list from one episode's ledger lines (in ledger order):
