@@ -8,6 +8,7 @@ pub mod layout;
 pub mod ledger;
 pub mod outbox;
 pub mod plan;
+pub mod reasoning;
 pub mod records;
 pub mod skeleton;
 pub mod tasks;
