@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::model::event::{
-    CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved, TaskStarted,
+    CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved,
 };
-use crate::model::question::QuestionBook;
 use crate::model::{Payload, ids};
+use crate::store::index::IndexRebuilt;
 
 /// `decision.record`: one decision, optionally under a task of this ledger.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -60,6 +60,9 @@ pub struct Recorded {
     /// The question id (questions and answers only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// Set when the lookup before the write rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 fn non_empty(text: &str, what: &'static str) -> Result<String, Error> {
@@ -85,19 +88,16 @@ fn write<P: Payload>(
         session,
         task,
         id,
+        index_rebuilt: None,
     })
 }
 
-/// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike).
-fn known_task(ctx: &Ctx, task: &str) -> Result<(), Error> {
-    let mut found = false;
-    ctx.ledger().scan(0, |line| {
-        if !found && line.task.as_deref() == Some(task) && line.event == TaskStarted::EVENT {
-            found = true;
-        }
-    })?;
-    if found {
-        Ok(())
+/// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike);
+/// looked up in the ledger index.
+fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
+    let index = ctx.index()?;
+    if index.task(task)?.is_some() {
+        Ok(index.rebuilt().cloned())
     } else {
         Err(Refusal::UnknownTask {
             id: task.to_owned(),
@@ -110,11 +110,14 @@ fn known_task(ctx: &Ctx, task: &str) -> Result<(), Error> {
 pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
     let text = non_empty(&request.text, "decision")?;
-    if let Some(task) = &request.task {
-        known_task(ctx, task)?;
-    }
+    let rebuilt = match &request.task {
+        Some(task) => known_task(ctx, task)?,
+        None => None,
+    };
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, request.task, &DecisionRecorded { text }, None)
+    let mut recorded = write(ctx, session, request.task, &DecisionRecorded { text }, None)?;
+    recorded.index_rebuilt = rebuilt;
+    Ok(recorded)
 }
 
 /// `majordomus checkpoint "<text>"`.
@@ -157,10 +160,9 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
     let id = request.id;
     // Held from the lookup to the append, so two resolves cannot both answer.
     let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
-    let mut book = QuestionBook::default();
-    ctx.ledger().scan(0, |line| book.visit(&line))?;
-    let question = book
-        .get(&id)
+    let index = ctx.index()?;
+    let question = index
+        .question(&id)?
         .ok_or_else(|| Refusal::UnknownQuestion { id: id.clone() })?;
     if let Some(previous) = &question.answer {
         return Err(Refusal::QuestionAlreadyResolved {
@@ -175,5 +177,7 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
         answer,
     };
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, None, &payload, Some(id))
+    let mut recorded = write(ctx, session, None, &payload, Some(id))?;
+    recorded.index_rebuilt = index.rebuilt().cloned();
+    Ok(recorded)
 }

@@ -1,7 +1,6 @@
 //! The opening briefing (SPEC §5.6): open questions, candidates awaiting review on this
 //! branch, the last handover; bounded by `session.briefing_budget_lines`.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
@@ -10,9 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::Error;
 use crate::knowledge::CandidatesRequest;
-use crate::model::question::{LedgerQuestion, QuestionBook};
-use crate::model::{Event, ids};
+use crate::model::ids;
+use crate::model::question::LedgerQuestion;
 use crate::store::StoreError;
+use crate::store::index::{IndexRebuilt, LedgerIndex};
 
 /// `briefing` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -35,29 +35,38 @@ pub struct Briefing {
     pub last_handover: Option<String>,
     pub budget_lines: u64,
     pub text: String,
+    /// Set when this read rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// Pending candidates (status `candidate`, in the work tree or the outbox), sorted; each
 /// placed on its episode when a session record or a `session.opened` line of this
 /// checkout names it.
-fn pending_candidates(ctx: &Ctx, known: &HashSet<String>) -> Result<Vec<PendingCandidate>, Error> {
+fn pending_candidates(ctx: &Ctx, index: &LedgerIndex) -> Result<Vec<PendingCandidate>, Error> {
     let listing = crate::knowledge::candidates(ctx, CandidatesRequest::default())?;
-    Ok(listing
+    let episode_of = |id: &str| {
+        id.get(..23)
+            .filter(|e| ids::is_episode_id(e))
+            .map(str::to_owned)
+    };
+    let named: Vec<String> = listing
+        .candidates
+        .iter()
+        .filter_map(|c| episode_of(&c.id))
+        .collect();
+    let known = index.opened_episodes(named.iter().map(String::as_str))?;
+    let mut list: Vec<PendingCandidate> = listing
         .candidates
         .into_iter()
         .map(|c| {
-            let episode =
-                c.id.get(..23)
-                    .filter(|e| ids::is_episode_id(e))
-                    .filter(|e| known.contains(*e) || ctx.layout.session_record(e).is_file())
-                    .map(str::to_owned);
+            let episode = episode_of(&c.id)
+                .filter(|e| known.contains(e) || ctx.layout.session_record(e).is_file());
             PendingCandidate { id: c.id, episode }
         })
-        .collect::<Vec<_>>())
-    .map(|mut list| {
-        list.sort_by(|a, b| a.id.cmp(&b.id));
-        list
-    })
+        .collect();
+    list.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(list)
 }
 
 fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
@@ -80,19 +89,10 @@ fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
 pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
     ctx.require_initialised()?;
     let policy = ctx.policy()?;
-    // One pass over the ledger: the questions and the episodes this checkout knows.
-    let mut book = QuestionBook::default();
-    let mut known = HashSet::new();
-    ctx.ledger().scan(0, |line| {
-        book.visit(&line);
-        if line.event == Event::SessionOpened
-            && let Some(s) = line.session
-        {
-            known.insert(s);
-        }
-    })?;
-    let open_questions = book.into_open();
-    let candidates = pending_candidates(ctx, &known)?;
+    // The index keeps the open questions folded and knows which episodes were opened.
+    let index = ctx.index()?;
+    let open_questions = index.open_questions();
+    let candidates = pending_candidates(ctx, &index)?;
     let last_handover = last_handover(ctx)?;
     let budget = policy.session.briefing_budget_lines;
     let text = render(
@@ -107,6 +107,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         last_handover,
         budget_lines: budget,
         text,
+        index_rebuilt: index.rebuilt().cloned(),
     })
 }
 

@@ -1,6 +1,6 @@
 //! `knowledge check` (SPEC §5.3): integrity of every record under `candidates/` and
-//! `curated/`. One pass over the ledger, one batched object lookup, one HEAD-tree
-//! traversal: cost grows with the store, never with records × references.
+//! `curated/`. Ledger references looked up in the ledger index, one batched object lookup,
+//! one HEAD-tree traversal: cost grows with the store, never with records × references.
 
 use std::collections::{HashMap, HashSet};
 
@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
+use crate::model::Verdict;
 use crate::model::knowledge::{KNOWLEDGE_SCHEMA, KnowledgeRecord, Markers, Status};
-use crate::model::{Event, Verdict};
 use crate::store::frontmatter;
 use crate::store::outbox::{Outbox, Shelf, list_markdown};
 use crate::store::records::{Place, StoredFile, map_records, stored_files};
@@ -43,6 +43,9 @@ pub struct Finding {
 pub struct CheckReport {
     pub records: usize,
     pub findings: Vec<Finding>,
+    /// Set when resolving `session:` and `task:` references rebuilt the ledger index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<crate::store::index::IndexRebuilt>,
 }
 
 impl CheckReport {
@@ -119,20 +122,24 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     // Gather every reference once, then resolve them in batches.
     let mut commit_refs: Vec<&str> = Vec::new();
     let mut path_refs: Vec<&str> = Vec::new();
+    let mut ledger_refs = LedgerRefs::default();
     for (_, record, _) in &parsed {
         for r in &record.provenance.derived_from {
             match split_ref(r) {
                 Some(("commit", sha)) => commit_refs.push(sha),
                 Some(("file" | "test", target)) => path_refs.push(file_target(target)),
+                Some(("session", id)) => ledger_refs.sessions.push(id),
+                Some(("task" | "decision", id)) => ledger_refs.tasks.push(id),
                 _ => {}
             }
         }
     }
+    let (resolver, index_rebuilt) = episodes_and_tasks(ctx, &ledger_refs)?;
     let resolver = Resolver {
         knowledge: files.iter().map(|f| f.stem.clone()).collect(),
         commits: ctx.repo.existing_commits(commit_refs.iter().copied())?,
         head_paths: ctx.repo.existing_head_paths(path_refs.iter().copied())?,
-        ..episodes_and_tasks(ctx)?
+        ..resolver
     };
     let baseline = ctx.repo.baseline_blobs(".ai/repo/knowledge/")?;
 
@@ -248,6 +255,7 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     Ok(CheckReport {
         records: files.len(),
         findings,
+        index_rebuilt,
     })
 }
 
@@ -351,24 +359,23 @@ fn commit_missing(
     }
 }
 
-/// Episodes and tasks known to this clone: one pass over the ledger, plus the tracked
-/// session records (so a fresh clone without a ledger still resolves them), plus the
-/// issues declared in intents.
-fn episodes_and_tasks(ctx: &Ctx) -> Result<Resolver, Error> {
-    let mut sessions = HashSet::new();
-    let mut tasks = HashSet::new();
-    ctx.ledger().scan(0, |line| {
-        if let Some(s) = &line.session
-            && line.event == Event::SessionOpened
-        {
-            sessions.insert(s.clone());
-        }
-        if line.event == Event::TaskStarted
-            && let Some(t) = line.task
-        {
-            tasks.insert(t);
-        }
-    })?;
+/// The `session:` and `task:`/`decision:` targets the records name.
+#[derive(Default)]
+struct LedgerRefs<'a> {
+    sessions: Vec<&'a str>,
+    tasks: Vec<&'a str>,
+}
+
+/// Episodes and tasks known to this clone, of those the records name: looked up in the
+/// ledger index, plus the tracked session records (so a fresh clone without a ledger
+/// still resolves them), plus the issues declared in intents.
+fn episodes_and_tasks(
+    ctx: &Ctx,
+    refs: &LedgerRefs<'_>,
+) -> Result<(Resolver, Option<crate::store::index::IndexRebuilt>), Error> {
+    let index = ctx.index()?;
+    let mut sessions = index.opened_episodes(refs.sessions.iter().copied())?;
+    let mut tasks = index.started_tasks(refs.tasks.iter().copied())?;
     let outbox = Outbox::new(&ctx.layout);
     for dir in [ctx.layout.sessions_dir(), outbox.shelf(Shelf::Sessions)] {
         for name in list_markdown(&dir)? {
@@ -400,12 +407,15 @@ fn episodes_and_tasks(ctx: &Ctx) -> Result<Resolver, Error> {
             }
         }
     }
-    Ok(Resolver {
-        sessions,
-        tasks,
-        issues,
-        commits: HashSet::new(),
-        head_paths: HashSet::new(),
-        knowledge: HashSet::new(),
-    })
+    Ok((
+        Resolver {
+            sessions,
+            tasks,
+            issues,
+            commits: HashSet::new(),
+            head_paths: HashSet::new(),
+            knowledge: HashSet::new(),
+        },
+        index.rebuilt().cloned(),
+    ))
 }

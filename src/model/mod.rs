@@ -10,6 +10,7 @@ pub mod knowledge;
 pub mod policy;
 pub mod question;
 pub mod reasoning;
+pub mod retention;
 pub mod time;
 pub mod verdict;
 pub mod window;

@@ -56,6 +56,10 @@ impl Report for DeriveReport {
         }
         out
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for Promoted {
@@ -112,6 +116,10 @@ impl Report for CheckReport {
             );
         }
         out
+    }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
     }
 }
 
@@ -179,5 +187,9 @@ impl Report for KnowledgeStatus {
             }
         );
         human
+    }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
     }
 }

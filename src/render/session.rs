@@ -41,6 +41,10 @@ impl Report for Started {
         }
         human
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for EpisodeContext {
@@ -48,7 +52,10 @@ impl Report for EpisodeContext {
         self.text.clone()
     }
     fn note(&self) -> Option<String> {
-        super::skipped_note(self.skipped.len())
+        super::notes([
+            super::skipped_note(self.skipped.len()),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -92,10 +99,20 @@ impl Report for Closed {
             Some(report) => out.push_str(&report.text()),
             None => out.push_str("knowledge not derived (session.knowledge_on_end: false)\n"),
         }
+        if let Some(pruned) = &self.pruned {
+            let _ = writeln!(
+                out,
+                "pruned {} ledger line(s) older than {} (ledger.retention_days)",
+                pruned.lines, pruned.before
+            );
+        }
         out
     }
     fn note(&self) -> Option<String> {
-        super::skipped_note(self.skipped.len())
+        super::notes([
+            super::skipped_note(self.skipped.len()),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -124,8 +141,11 @@ impl Report for Recorded {
         }
     }
     fn note(&self) -> Option<String> {
-        self.session
-            .is_none()
-            .then(|| "note: no episode is open; `majordomus session start` opens one".to_owned())
+        super::notes([
+            self.session.is_none().then(|| {
+                "note: no episode is open; `majordomus session start` opens one".to_owned()
+            }),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }

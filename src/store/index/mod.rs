@@ -16,7 +16,7 @@ use std::collections::{HashSet, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,9 +42,6 @@ const MERGE_FACTOR: u64 = 4;
 const MAX_SKIPPED: usize = 1000;
 /// Provider failures remembered, the newest (the count goes on).
 const MAX_FAILURES: usize = 100;
-/// A segment no manifest names is deleted once it is this old (a reader that opened the
-/// manifest naming it a moment ago may still be reading it).
-const GC_GRACE: Duration = Duration::from_secs(60);
 
 /// Why the index was rebuilt from the ledger's first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -1222,41 +1219,58 @@ impl LedgerIndex {
         self.manifest.retention_checked.as_deref()
     }
 
-    /// Remembers that a retention pass with this cutoff ran (and pruned nothing).
-    pub fn record_retention_check(layout: &Layout, cutoff: &str) -> Result<(), StoreError> {
-        let paths = Paths::new(layout);
-        let _lock = WriterLock::acquire(&paths)?;
-        if let Ok(mut manifest) = read_manifest(&paths) {
-            manifest.retention_checked = Some(cutoff.to_owned());
-            write_manifest(&paths, &manifest)?;
+    /// The time of the ledger's first readable line (of the first 1000 lines).
+    pub fn first_time(&self) -> Result<Option<OffsetDateTime>, StoreError> {
+        let Some(file) = &self.ledger else {
+            return Ok(None);
+        };
+        let io = |e| StoreError::io(&self.paths.ledger, e);
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::Start(0)).map_err(io)?;
+        let mut buf = Vec::new();
+        for _ in 0..1000 {
+            buf.clear();
+            if reader.read_until(b'\n', &mut buf).map_err(io)? == 0 {
+                break;
+            }
+            if let Ok(line) = serde_json::from_slice::<LedgerLine>(buf.trim_ascii_end()) {
+                return Ok(crate::model::time::parse(&line.ts));
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
-    /// Rewrites the ledger with [`Ledger::rewrite`] (the writer lock held, so no reader
-    /// extends the index meanwhile), then rebuilds the index from the new ledger.
+    /// Rewrites the ledger with [`Ledger::rewrite`], holding the index's writer lock so no
+    /// reader extends the index from the old file meanwhile, then rebuilds the index from
+    /// the new ledger. Either way the index remembers `cutoff` as the last retention pass.
     pub fn rewrite_ledger(
         layout: &Layout,
         plan: impl FnOnce(&[Option<LedgerLine>]) -> Vec<bool>,
         trailer: impl FnOnce(usize) -> LineDraft,
         cutoff: &str,
-    ) -> Result<(Rewritten, LedgerIndex), StoreError> {
+    ) -> Result<Rewritten, StoreError> {
         let paths = Paths::new(layout);
         let _lock = WriterLock::acquire(&paths)?;
         let rewritten = Ledger::new(&paths.ledger).rewrite(plan, trailer)?;
-        let Some(file) = open_ledger(&paths.ledger)? else {
-            return Ok((rewritten, LedgerIndex::empty(paths, None)));
-        };
-        let len = settled_len(&file, &paths.ledger)?;
-        let index = LedgerIndex::rebuild(
-            &paths,
-            file,
-            len,
-            RebuildReason::Pruned,
-            format!("retention pruned {} line(s)", rewritten.dropped),
-            Some(cutoff.to_owned()),
-        )?;
-        Ok((rewritten, index))
+        if rewritten.dropped == 0 {
+            if let Ok(mut manifest) = read_manifest(&paths) {
+                manifest.retention_checked = Some(cutoff.to_owned());
+                write_manifest(&paths, &manifest)?;
+            }
+            return Ok(rewritten);
+        }
+        if let Some(file) = open_ledger(&paths.ledger)? {
+            let len = settled_len(&file, &paths.ledger)?;
+            LedgerIndex::rebuild(
+                &paths,
+                file,
+                len,
+                RebuildReason::Pruned,
+                format!("retention pruned {} line(s)", rewritten.dropped),
+                Some(cutoff.to_owned()),
+            )?;
+        }
+        Ok(rewritten)
     }
 }
 
@@ -1291,8 +1305,9 @@ fn write_manifest(paths: &Paths, manifest: &Manifest) -> Result<(), StoreError> 
     Ok(())
 }
 
-/// Writes the manifest, opens the segments it names, and deletes old segments no manifest
-/// names any more.
+/// Writes the manifest, opens the segments it names, and deletes the segments it no longer
+/// names. A reader that opened them keeps reading its open files; one that read the old
+/// manifest but finds a segment gone takes the writer lock and reads the manifest again.
 fn commit(paths: &Paths, manifest: &Manifest) -> Result<Vec<SegmentFile>, StoreError> {
     let mut segments = Vec::with_capacity(manifest.segments.len());
     for s in &manifest.segments {
@@ -1307,14 +1322,10 @@ fn commit(paths: &Paths, manifest: &Manifest) -> Result<Vec<SegmentFile>, StoreE
     write_manifest(paths, manifest)?;
     let named: HashSet<&str> = manifest.segments.iter().map(|s| s.file.as_str()).collect();
     if let Ok(entries) = std::fs::read_dir(&paths.dir) {
-        let now = SystemTime::now();
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let old = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|m| now.duration_since(m).is_ok_and(|age| age > GC_GRACE));
-            if name.ends_with(".seg") && !named.contains(name.as_str()) && old {
+            if name.ends_with(".seg") && !named.contains(name.as_str()) {
+                // Best effort: where an open file cannot be deleted, the next commit tries again.
                 let _ = std::fs::remove_file(entry.path());
             }
         }

@@ -381,7 +381,8 @@ impl TestRepo {
         SHORT_OID.replace_all(&out, "[SHORT]").into_owned()
     }
 
-    /// Every file under the root except `.git/`, with its bytes and modification time.
+    /// Every file under the root except `.git/` and the ledger index (derived, rewritten by
+    /// any read that finds the ledger grown), with its bytes and modification time.
     pub fn files(&self) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
         fn walk(
             dir: &Path,
@@ -391,7 +392,8 @@ impl TestRepo {
             for entry in std::fs::read_dir(dir).expect("list directory") {
                 let entry = entry.expect("directory entry");
                 let path = entry.path();
-                if entry.file_name() == ".git" {
+                let name = entry.file_name();
+                if name == ".git" || name == "ledger-index" || name == "ledger-index.json" {
                     continue;
                 }
                 if path.is_dir() {
