@@ -617,3 +617,50 @@ pub fn changed_files(
     changed.dedup();
     changed
 }
+
+// --- Ledger lines written directly (large or old ledgers) ---------------------------------
+
+/// One ledger line exactly as `Ledger::append` writes it (`data` is JSON with its keys
+/// sorted), newline included.
+pub fn ledger_line(
+    seq: u64,
+    ts: &str,
+    event: &str,
+    session: Option<&str>,
+    task: Option<&str>,
+    data: &Value,
+) -> String {
+    let quoted = |v: Option<&str>| v.map_or("null".to_owned(), |s| Value::from(s).to_string());
+    format!(
+        "{{\"seq\":{seq},\"ts\":{},\"event\":{},\"session\":{},\"task\":{},\"data\":{data}}}\n",
+        Value::from(ts),
+        Value::from(event),
+        quoted(session),
+        quoted(task),
+    )
+}
+
+impl TestRepo {
+    /// Appends `text` (whole ledger lines) to the ledger as it is.
+    pub fn append_ledger(&self, text: &str) {
+        use std::io::Write as _;
+        let path = self.path(".ai/local/ledger.jsonl");
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("create .ai/local");
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .expect("open the ledger");
+        file.write_all(text.as_bytes())
+            .expect("append to the ledger");
+    }
+
+    /// The last `seq` in the ledger (0 when empty).
+    pub fn last_seq(&self) -> u64 {
+        self.ledger()
+            .iter()
+            .filter_map(|l| l["seq"].as_u64())
+            .max()
+            .unwrap_or(0)
+    }
+}
