@@ -11,7 +11,7 @@ pub mod outbox;
 pub mod records;
 pub mod skeleton;
 
-pub use atomic::{WriteOutcome, write_atomic, write_new};
+pub use atomic::{WriteOutcome, write_atomic, write_atomic_derived, write_new};
 pub use layout::Layout;
 pub use ledger::Ledger;
 

@@ -5,7 +5,8 @@
 //! On disk: `.ai/local/state/ledger-index.json`, the manifest (what the index covers,
 //! checked against the ledger's length and a hash of its last line; the folds; the list of
 //! segments), and `.ai/local/state/ledger-index/*.seg`, immutable binary segments of
-//! postings (see [`segment`]). Every file is written by the one atomic writer. A reader
+//! postings (see [`segment`]). Every file is written by the one atomic writer (temp file
+//! and rename; without fsync, since a torn file after a crash is simply rebuilt). A reader
 //! whose ledger only grew parses the new bytes into a new segment (merged with the small
 //! ones before it); anything else rebuilds from the first byte, and says so. Deleting the
 //! index loses nothing. docs/LEDGER.md describes it for readers.
@@ -25,7 +26,7 @@ use time::OffsetDateTime;
 
 use self::segment::{Segment, SegmentFile};
 use super::ledger::{Rewritten, Skipped, scan_file, unreadable_reason};
-use super::{Layout, Ledger, StoreError, write_atomic};
+use super::{Layout, Ledger, StoreError, write_atomic_derived};
 use crate::model::event::{
     KnowledgeDerived, LedgerPruned, ProviderEventFailed, QuestionAsked, QuestionResolved,
     SessionClosed, TaskFinished, TaskStatus,
@@ -1289,7 +1290,7 @@ fn write_segment(
     segment: &Segment,
 ) -> Result<SegmentRef, StoreError> {
     let file = format!("{generation}-{:x}-{:x}.seg", segment.start, segment.end);
-    write_atomic(&paths.dir.join(&file), &segment.to_bytes())?;
+    write_atomic_derived(&paths.dir.join(&file), &segment.to_bytes())?;
     Ok(SegmentRef {
         file,
         start: segment.start,
@@ -1301,7 +1302,7 @@ fn write_segment(
 
 fn write_manifest(paths: &Paths, manifest: &Manifest) -> Result<(), StoreError> {
     let bytes = serde_json::to_vec(manifest).expect("the manifest serialises");
-    write_atomic(&paths.manifest, &bytes)?;
+    write_atomic_derived(&paths.manifest, &bytes)?;
     Ok(())
 }
 
