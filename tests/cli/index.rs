@@ -208,3 +208,33 @@ fn readers_of_many_processes_at_once_agree() {
         );
     }
 }
+
+#[test]
+fn an_episode_whose_offset_went_stale_is_read_through_the_index() {
+    let repo = TestRepo::initialised();
+    repo.run(&["decision", "Before the episode"]).success();
+    repo.run(&["checkpoint", "Also before the episode"])
+        .success();
+    let id = repo.start_episode();
+    repo.run(&["decision", "Inside the episode"]).success();
+    // The lines before the episode go, as a prune would take them: `episode.json` still
+    // holds the old offset of the episode's `session.opened` line.
+    let text = repo.ledger_text();
+    let kept: String = text.lines().skip(2).map(|l| format!("{l}\n")).collect();
+    std::fs::write(repo.path(".ai/local/ledger.jsonl"), kept).expect("rewrite the ledger");
+
+    let context = repo.run(&["session", "context"]).success();
+    assert!(context.stdout().contains("## Decisions (1)"), "{context}");
+    assert!(context.stdout().contains("Inside the episode"), "{context}");
+    assert!(
+        !context.stdout().contains("Before the episode"),
+        "{context}"
+    );
+    assert!(
+        context.stderr().contains("rebuilt the ledger index"),
+        "{context}"
+    );
+    repo.run_without_stdin(&["session", "close"]).success();
+    let record = repo.read(&format!(".ai/repo/sessions/{id}.md"));
+    assert!(record.contains("Inside the episode"), "{record}");
+}

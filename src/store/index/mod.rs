@@ -481,6 +481,14 @@ impl Builder {
         tail.1.extend_from_slice(text);
     }
 
+    /// The last line read, as the manifest checks it.
+    fn tail_ref(&self) -> Option<Tail> {
+        self.tail.as_ref().map(|(start, bytes)| Tail {
+            start: *start,
+            sha256: sha256_hex(bytes),
+        })
+    }
+
     fn post(&mut self, offset: u64, head: &Head<'_>, text: &[u8]) {
         let value = posting(offset, head.event);
         let postings = &mut self.segment.postings;
@@ -582,18 +590,16 @@ fn has_newline(file: &File, from: u64, end: u64) -> std::io::Result<bool> {
     let mut f = file;
     f.seek(SeekFrom::Start(from))?;
     let mut reader = BufReader::new(f.take(end - from));
-    let mut found = false;
     loop {
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
-            return Ok(found);
+            return Ok(false);
         }
-        found = buf.contains(&b'\n');
-        let n = buf.len();
-        reader.consume(n);
-        if found {
+        if buf.contains(&b'\n') {
             return Ok(true);
         }
+        let n = buf.len();
+        reader.consume(n);
     }
 }
 
@@ -629,6 +635,12 @@ fn check(paths: &Paths, manifest: &Manifest, file: &File, len: u64) -> Result<Ch
         ));
     }
     if let Some(tail) = &manifest.tail {
+        if tail.start >= manifest.covered {
+            return Ok(Check::Rebuild(
+                RebuildReason::Unreadable,
+                "manifest: its last line ends before it starts".into(),
+            ));
+        }
         let mut bytes = vec![0u8; (manifest.covered - tail.start) as usize];
         read_exact_at(file, tail.start, &mut bytes).map_err(io)?;
         let mut before = [b'\n'];
@@ -1272,15 +1284,6 @@ impl LedgerIndex {
             )?;
         }
         Ok(rewritten)
-    }
-}
-
-impl Builder {
-    fn tail_ref(&self) -> Option<Tail> {
-        self.tail.as_ref().map(|(start, bytes)| Tail {
-            start: *start,
-            sha256: sha256_hex(bytes),
-        })
     }
 }
 
