@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 use crate::error::{Error, Refusal, UsageError};
 use crate::git::Repo;
 use crate::model::{EpisodeState, LineDraft, Payload, Policy};
+use crate::store::index::LedgerIndex;
 use crate::store::ledger::Appended;
 use crate::store::{Layout, Ledger};
 
@@ -76,6 +77,12 @@ impl Ctx {
 
     pub fn ledger(&self) -> Ledger {
         Ledger::new(self.layout.ledger())
+    }
+
+    /// The ledger's index, brought up to the ledger's end (extended with new lines, or
+    /// rebuilt when missing or stale: see [`LedgerIndex::rebuilt`]).
+    pub fn index(&self) -> Result<LedgerIndex, Error> {
+        Ok(LedgerIndex::open(&self.layout)?)
     }
 
     /// Refuses unless `.ai/repo/policy.yaml` exists.

@@ -15,7 +15,6 @@ use crate::model::event::{CheckpointRecorded, HandoverDerived};
 use crate::model::ids::IdKind;
 use crate::model::intent::{Answer, Binding, BindingStatus, resolve_handover};
 use crate::model::policy::HandoverSection;
-use crate::model::question::QuestionBook;
 use crate::model::task::{TaskRecord, TaskState};
 use crate::model::{EpisodeWindow, LedgerLine};
 use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
@@ -123,13 +122,10 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
                 .ok_or(Refusal::NoEpisodeToDerive)?,
         },
     };
-    let mut lines: Vec<LedgerLine> = Vec::new();
-    let mut book = QuestionBook::default();
-    ctx.ledger().scan(0, |line| {
-        book.visit(&line);
-        if line.session.as_deref() == Some(episode.as_str()) {
-            lines.push(line);
-        }
+    let index = ctx.index()?;
+    let lines: Vec<LedgerLine> = index.lines(&crate::store::index::LineQuery {
+        session: Some(&episode),
+        ..Default::default()
     })?;
     let Some(last) = lines.last() else {
         return Err(Refusal::UnknownEpisode { id: episode }.into());
@@ -165,7 +161,7 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
         .filter(|c| c.id.starts_with(&episode))
         .map(|c| c.id)
         .collect();
-    let open_questions = book.into_open();
+    let open_questions = index.open_questions();
     let reasoning = crate::store::records::count_reasoning(
         &ctx.layout,
         task.as_ref().map(|t| t.id.as_str()),

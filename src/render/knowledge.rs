@@ -57,6 +57,10 @@ impl Report for DeriveReport {
         }
         out
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for Promoted {
@@ -138,6 +142,10 @@ impl Report for CheckReport {
         }
         out
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for CandidateListing {
@@ -204,5 +212,9 @@ impl Report for KnowledgeStatus {
             }
         );
         human
+    }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
     }
 }

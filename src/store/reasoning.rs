@@ -27,11 +27,17 @@ fn check_folder(name: &str) -> Result<(), StoreError> {
 pub fn path(layout: &Layout, folder: &str, id: &str) -> Result<PathBuf, StoreError> {
     check_folder(folder)?;
     StoreError::check_id(IdKind::Reasoning, id)?;
-    Ok(layout.reasoning_dir().join(folder).join(format!("{id}.json")))
+    Ok(layout
+        .reasoning_dir()
+        .join(folder)
+        .join(format!("{id}.json")))
 }
 
 /// Stores a record; a record is never rewritten (its id is its content).
-pub fn write(layout: &Layout, record: &StoredRecord) -> Result<(PathBuf, WriteOutcome), StoreError> {
+pub fn write(
+    layout: &Layout,
+    record: &StoredRecord,
+) -> Result<(PathBuf, WriteOutcome), StoreError> {
     let path = path(layout, &record.task, &record.id)?;
     let mut bytes = serde_json::to_vec_pretty(record).expect("records serialise");
     bytes.push(b'\n');
