@@ -95,6 +95,12 @@ pub enum Refusal {
     NoActiveTask,
     #[error("no handover has been derived in this checkout")]
     NoHandover,
+    #[error("{message}")]
+    Reasoning {
+        rule: &'static str,
+        message: String,
+        fix: String,
+    },
     #[error("task {id} is still active in this episode ({description}); one task at a time")]
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
@@ -131,6 +137,7 @@ impl Refusal {
             Refusal::PlanEdit { .. } => "plan.edit",
             Refusal::NoActiveTask => "task.active",
             Refusal::NoHandover => "handover.known",
+            Refusal::Reasoning { rule, .. } => rule,
             Refusal::TaskActive { .. } => "task.one-active",
             Refusal::BlockedWithoutReason => "task.reason",
         }
@@ -175,6 +182,7 @@ impl Refusal {
                 Some("majordomus task start \"<what the task is>\"".into())
             }
             Refusal::NoHandover => Some("majordomus handover --derive".into()),
+            Refusal::Reasoning { fix, .. } => Some(fix.clone()),
             Refusal::TaskActive { .. } => Some(
                 "majordomus task finish (or --status blocked --reason \"<why>\"), then start the next"
                     .into(),

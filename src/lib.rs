@@ -22,6 +22,7 @@ pub mod intent;
 pub mod knowledge;
 pub mod model;
 pub mod ops;
+pub mod reasoning;
 pub mod render;
 pub mod session;
 pub mod store;

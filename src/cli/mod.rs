@@ -19,6 +19,7 @@ mod intent;
 mod knowledge;
 mod plan;
 mod question;
+mod reasoning;
 mod schema;
 mod session;
 mod task;
@@ -82,6 +83,8 @@ pub enum Command {
     #[command(subcommand)]
     Plan(plan::PlanCommand),
     Handover(handover::HandoverArgs),
+    #[command(subcommand)]
+    Reasoning(reasoning::ReasoningCommand),
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
@@ -181,6 +184,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Intent(cmd) => intent::run(&open_ctx(cli)?, cmd),
         Command::Plan(cmd) => plan::run(&open_ctx(cli)?, cmd),
         Command::Handover(args) => handover::run(&open_ctx(cli)?, args),
+        Command::Reasoning(cmd) => reasoning::run(&open_ctx(cli)?, cmd),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),

@@ -162,11 +162,11 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
         .map(|c| c.id)
         .collect();
     let open_questions = index.open_questions();
-    let reasoning = crate::store::records::count_reasoning(
+    let folder = crate::store::reasoning::folder(task.as_ref().map(|t| t.id.as_str()), &episode);
+    let reasoning = crate::model::reasoning::status::status(&crate::store::reasoning::read_folder(
         &ctx.layout,
-        task.as_ref().map(|t| t.id.as_str()),
-        &episode,
-    )?;
+        &folder,
+    )?);
 
     let mut body = format!("# Handover of episode {episode}\n");
     for section in &policy.handover.sections {
@@ -249,14 +249,7 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
                 }
             }
             HandoverSection::Reasoning => {
-                if reasoning == 0 {
-                    body.push_str("- no reasoning records for this work\n");
-                } else {
-                    let _ = writeln!(
-                        body,
-                        "- {reasoning} reasoning record(s): `majordomus reasoning status`"
-                    );
-                }
+                body.push_str(&reasoning.summary());
             }
             HandoverSection::Knowledge => {
                 if candidates.is_empty() {

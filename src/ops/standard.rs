@@ -3,7 +3,7 @@
 use super::{Registry, op};
 use crate::{
     authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
-    session, task,
+    reasoning, session, task,
 };
 
 impl Registry {
@@ -27,6 +27,13 @@ impl Registry {
             .register(op("plan.start", "plan start", "Move an issue to active in its intent file, after the binding check.", intent::plan_start).writes())
             .register(op("handover.derive", "handover", "Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.", handover::derive).writes())
             .register(op("handover.resolve", "handover", "Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.", handover::resolve))
+            .register(op("reasoning.record", "reasoning record", "Record a typed reasoning record (assessment, consultation, disagreement, resolution, conclusion, validation, attempt).", reasoning::record).writes())
+            .register(op("reasoning.advisors", "reasoning advisors", "The advisor catalogue and each advisor's availability now.", reasoning::advisors))
+            .register(op("reasoning.plan", "reasoning plan", "The plan for an assessment (stored), or a dry run for a materiality and capabilities.", reasoning::plan).writes())
+            .register(op("reasoning.consult", "reasoning consult", "Plan an assessment and consult the selected advisors as child processes, under a deadline.", reasoning::consult).writes())
+            .register(op("reasoning.status", "reasoning status", "The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.", reasoning::status))
+            .register(op("reasoning.explain", "reasoning explain", "The provenance chain of one conclusion.", reasoning::explain))
+            .register(op("reasoning.check", "reasoning check", "No provider-independent source names an advisor; no CI names a model credential.", reasoning::check))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
             .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))

@@ -7,6 +7,7 @@
 mod hooks;
 mod knowledge;
 mod plan;
+mod reasoning;
 mod repository;
 mod session;
 

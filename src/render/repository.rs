@@ -179,6 +179,9 @@ impl Report for EnvReport {
             "ledger: {} ({} bytes)",
             self.ledger.path, self.ledger.bytes
         );
+        if let Some(advisors) = &self.advisors {
+            let _ = writeln!(human, "advisors: {advisors}");
+        }
         if self.clock_pinned {
             human.push_str("clock: pinned by MAJORDOMUS_NOW\n");
         }

@@ -410,3 +410,98 @@ pub fn explain(conclusion_id: &str, records: &[StoredRecord]) -> Result<Provenan
         ),
     })
 }
+
+impl AssessmentState {
+    pub fn name(self) -> &'static str {
+        match self {
+            AssessmentState::Open => "open",
+            AssessmentState::Planned => "planned",
+            AssessmentState::Disputed => "disputed",
+            AssessmentState::Concluded => "concluded",
+            AssessmentState::Validated => "validated",
+        }
+    }
+}
+
+impl ReasoningStatus {
+    /// The report as a person reads it (the REASONING section of `context`, the Reasoning
+    /// section of a handover, `reasoning status`).
+    pub fn summary(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        if self.assessments.is_empty() && self.timeline.is_empty() {
+            out.push_str("- no reasoning records for this work\n");
+            return out;
+        }
+        for a in &self.assessments {
+            let _ = writeln!(
+                out,
+                "- {} [{}] {} ({})",
+                a.id,
+                a.state.name(),
+                a.subject,
+                a.materiality.name()
+            );
+            if let Some(reused) = &a.reuses {
+                let _ = writeln!(out, "  reuses the standing conclusion {reused}");
+            }
+        }
+        for c in &self.consultations {
+            let stance = c
+                .stance
+                .map(|s| format!(", {}", s.name()))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "- consultation {}: {} {}{stance} ({} ms)",
+                c.id,
+                c.advisor,
+                c.status.name(),
+                c.duration_ms
+            );
+        }
+        for d in &self.disagreements {
+            let _ = writeln!(
+                out,
+                "- disagreement {} ({}): {} [{}]",
+                d.id,
+                d.holders.join(" vs "),
+                d.question,
+                if d.resolved {
+                    "resolved"
+                } else {
+                    "UNRESOLVED: a resolution with evidence settles it"
+                }
+            );
+        }
+        for c in &self.conclusions {
+            let reviewed = if c.reviewed_by.is_empty() {
+                "no independent review".to_owned()
+            } else {
+                format!(
+                    "reviewed by {} ({} independent)",
+                    c.reviewed_by.join(", "),
+                    c.independent_review_count
+                )
+            };
+            let validation = match c.validation {
+                Some(Outcome::Pass) => ", validated",
+                Some(Outcome::Fail) => ", validation FAILED",
+                None => "",
+            };
+            let _ = writeln!(
+                out,
+                "- conclusion {}: {} ({reviewed}{validation})",
+                c.id, c.decision
+            );
+        }
+        if self.tokens.total() > 0 {
+            let _ = writeln!(
+                out,
+                "- tokens: {} in, {} out",
+                self.tokens.input_tokens, self.tokens.output_tokens
+            );
+        }
+        out
+    }
+}
