@@ -44,6 +44,9 @@ pub struct Ctx {
     pub repo: Repo,
     pub layout: Layout,
     pub clock: Clock,
+    /// Where the `fixture` advisor adapter finds its scripts (`MAJORDOMUS_ADVISOR_FIXTURES`
+    /// when the repository is opened; the demo sets its own).
+    pub advisor_fixtures: Option<std::path::PathBuf>,
 }
 
 impl Ctx {
@@ -55,6 +58,9 @@ impl Ctx {
             repo,
             layout,
             clock,
+            advisor_fixtures: std::env::var_os("MAJORDOMUS_ADVISOR_FIXTURES")
+                .filter(|v| !v.is_empty())
+                .map(std::path::PathBuf::from),
         })
     }
 
@@ -67,6 +73,9 @@ impl Ctx {
             repo,
             layout,
             clock,
+            advisor_fixtures: std::env::var_os("MAJORDOMUS_ADVISOR_FIXTURES")
+                .filter(|v| !v.is_empty())
+                .map(std::path::PathBuf::from),
         })
     }
 

@@ -76,10 +76,11 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
             .iter()
             .map(|advisor| {
                 let question = &question;
+                let fixtures = ctx.advisor_fixtures.as_deref();
                 scope.spawn(move || {
                     let started = Instant::now();
                     let outcome = match advisor.adapter {
-                        Adapter::Fixture => run_fixture(advisor, deadline),
+                        Adapter::Fixture => run_fixture(advisor, fixtures, deadline),
                         Adapter::Process => run_process(advisor, question, deadline),
                     };
                     let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -152,14 +153,18 @@ fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
 
 /// The `fixture` adapter: plays `$MAJORDOMUS_ADVISOR_FIXTURES/<id>.json` (an answer or a
 /// typed failure, after `delay_ms`), for tests and the demo.
-fn run_fixture(advisor: &Advisor, deadline: Instant) -> Result<Answer, Failure> {
-    let Some(dir) = std::env::var_os("MAJORDOMUS_ADVISOR_FIXTURES") else {
+fn run_fixture(
+    advisor: &Advisor,
+    fixtures: Option<&std::path::Path>,
+    deadline: Instant,
+) -> Result<Answer, Failure> {
+    let Some(dir) = fixtures else {
         return Err(failure(
             FailureKind::Unavailable,
             "MAJORDOMUS_ADVISOR_FIXTURES is not set",
         ));
     };
-    let path = std::path::Path::new(&dir).join(format!("{}.json", advisor.id));
+    let path = dir.join(format!("{}.json", advisor.id));
     let text = std::fs::read_to_string(&path)
         .map_err(|e| failure(FailureKind::Unavailable, format!("{}: {e}", path.display())))?;
     let fixture = transport::parse_fixture(&text, &path.display().to_string())

@@ -19,6 +19,7 @@ mod knowledge;
 mod ledger;
 mod outbox;
 mod policy;
+mod reasoning;
 mod registry;
 mod retention;
 mod session;

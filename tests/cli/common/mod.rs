@@ -218,6 +218,25 @@ impl TestRepo {
         self.assert_cmd(&self.root, args, Some(stdin))
     }
 
+    /// Runs `majordomus ARGS` at the root with extra environment variables set after the
+    /// pinned ones (so a test can set `MAJORDOMUS_*` on purpose), and `stdin` piped in.
+    #[must_use]
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)], stdin: &str) -> Run {
+        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("majordomus");
+        let (removed, set) = self.environment();
+        for key in removed {
+            cmd.env_remove(key);
+        }
+        cmd.envs(set)
+            .envs(env.iter().copied())
+            .args(args)
+            .current_dir(&self.root)
+            .timeout(TIMEOUT)
+            .write_stdin(stdin);
+        let output = cmd.output().expect("spawn majordomus");
+        Run::from_output(format!("majordomus {}", args.join(" ")), output)
+    }
+
     /// Runs `majordomus ARGS` at the root with stdin on `/dev/null` (no stdin at all).
     #[must_use]
     pub fn run_without_stdin(&self, args: &[&str]) -> Run {
