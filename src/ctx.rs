@@ -47,6 +47,9 @@ pub struct Ctx {
     /// Where the `fixture` advisor adapter finds its scripts (`MAJORDOMUS_ADVISOR_FIXTURES`
     /// when the repository is opened; the demo sets its own).
     pub advisor_fixtures: Option<std::path::PathBuf>,
+    /// A reasoning mode pinned by the program driving the library, over the environment
+    /// and the policy (the demo pins `standard`). `None` everywhere else.
+    pub reasoning_mode: Option<crate::model::policy::ReasoningMode>,
 }
 
 impl Ctx {
@@ -61,6 +64,7 @@ impl Ctx {
             advisor_fixtures: std::env::var_os("MAJORDOMUS_ADVISOR_FIXTURES")
                 .filter(|v| !v.is_empty())
                 .map(std::path::PathBuf::from),
+            reasoning_mode: None,
         })
     }
 
@@ -76,6 +80,7 @@ impl Ctx {
             advisor_fixtures: std::env::var_os("MAJORDOMUS_ADVISOR_FIXTURES")
                 .filter(|v| !v.is_empty())
                 .map(std::path::PathBuf::from),
+            reasoning_mode: None,
         })
     }
 

@@ -19,7 +19,7 @@ use crate::model::reasoning::validate::{self, WriteContext};
 use crate::model::reasoning::{Adapter, Advisor, Record};
 
 /// `reasoning.consult`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConsultRequest {
     /// The assessment to consult on.

@@ -109,11 +109,17 @@ pub(crate) fn environment(ctx: &Ctx) -> Result<Environment, Error> {
     let env = |name: &str| std::env::var(name).ok();
     let policy = ctx.policy()?;
     let declared = policy.declared.iter().any(|k| k == "reasoning.mode");
-    let mode = plan::resolve_mode(ModeInputs {
+    let mode = match ctx.reasoning_mode {
+        Some(mode) => Ok(ResolvedMode {
+            mode,
+            source: plan::ModeSource::Pinned,
+        }),
+        None => plan::resolve_mode(ModeInputs {
         env_mode: env("MAJORDOMUS_REASONING_MODE").as_deref(),
         ci: env("CI").as_deref(),
-        policy: declared.then_some(policy.reasoning.mode),
-    })
+            policy: declared.then_some(policy.reasoning.mode),
+        }),
+    }
     .map_err(|e| Refusal::Reasoning {
         rule: e.rule(),
         message: e.to_string(),
@@ -550,6 +556,7 @@ pub fn advisors_line(ctx: &Ctx) -> Result<String, Error> {
             plan::ModeSource::Ci => "CI is set",
             plan::ModeSource::Policy => "policy",
             plan::ModeSource::Default => "default",
+            plan::ModeSource::Pinned => "pinned by the caller",
         },
         if states.is_empty() {
             "no advisors in the catalogue".to_owned()

@@ -113,16 +113,24 @@ pub struct ReasoningStatus {
     pub consultations: Vec<ConsultationSummary>,
     pub disagreements: Vec<DisagreementStatus>,
     pub conclusions: Vec<ConclusionStatus>,
-    /// Every record, by `recorded_at` then id.
+    /// Every record, by `recorded_at`, then the order the work goes in, then id.
     pub timeline: Vec<TimelineEntry>,
     /// Tokens the adapters reported, summed over the consultations.
     pub tokens: Usage,
 }
 
-/// The records in timeline order: `recorded_at`, then id.
+/// The records in timeline order: `recorded_at`, then (within one second) the order the
+/// work goes in (assessment, plan, consultations by advisor, disagreement, ...), then id.
 fn in_order(records: &[StoredRecord]) -> Vec<&StoredRecord> {
+    fn key(r: &StoredRecord) -> (Option<time::OffsetDateTime>, RecordKind, &str, &str) {
+        let advisor = match &r.record {
+            Record::Consultation(c) => c.advisor.as_str(),
+            _ => "",
+        };
+        (r.recorded_time(), r.kind(), advisor, r.id.as_str())
+    }
     let mut sorted: Vec<&StoredRecord> = records.iter().collect();
-    sorted.sort_by(|a, b| (a.recorded_time(), &a.id).cmp(&(b.recorded_time(), &b.id)));
+    sorted.sort_by(|a, b| key(a).cmp(&key(b)));
     sorted
 }
 
