@@ -33,6 +33,15 @@ pub enum Error {
     Refused(#[from] Refusal),
     #[error(transparent)]
     Usage(#[from] UsageError),
+    /// A long-running operation stopped by a signal after recording what it had.
+    #[error("{operation} interrupted by {signal}: {recorded}")]
+    Interrupted {
+        operation: &'static str,
+        signal: &'static str,
+        /// What was recorded before it stopped.
+        recorded: String,
+        fix: String,
+    },
 }
 
 /// A request that cannot be served as asked.
@@ -304,7 +313,7 @@ impl Error {
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
             Error::Policy(_) => Class::Refused,
             Error::Store(StoreError::IdShape { .. }) => Class::Refused,
-            Error::Git(_) | Error::Store(_) => Class::Failed,
+            Error::Git(_) | Error::Store(_) | Error::Interrupted { .. } => Class::Failed,
         }
     }
 
@@ -321,6 +330,7 @@ impl Error {
             Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
             Error::Store(StoreError::IdShape { .. }) => "id.shape",
             Error::Store(_) => "io",
+            Error::Interrupted { .. } => "interrupted",
         }
     }
 
@@ -346,6 +356,7 @@ impl Error {
                 example: "",
             }
             .fix(),
+            Error::Interrupted { fix, .. } => Some(fix.clone()),
             Error::Git(_) | Error::Store(_) => None,
         }
     }

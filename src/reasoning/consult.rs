@@ -1,10 +1,14 @@
 //! `reasoning consult`: the plan, then the selected advisors' adapters run concurrently as
 //! child processes (the crate has no network code) under one deadline; a child that
-//! outlives it is killed with its whole process group. Outcomes are recorded in plan order,
-//! and diverging stances record the disagreement.
+//! outlives it is killed with its whole process group. SIGINT, SIGTERM or SIGHUP while
+//! advisors run cancels them the same way: what answered is recorded, the rest as
+//! `cancelled`, and the consult ends with exit 1 naming what was kept. Outcomes are
+//! recorded in plan order, and diverging stances record the disagreement.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
@@ -16,7 +20,7 @@ use crate::error::Error;
 use crate::model::reasoning::record::FailureKind;
 use crate::model::reasoning::transport::{self, Answer, Failure};
 use crate::model::reasoning::validate::{self, WriteContext};
-use crate::model::reasoning::{Adapter, Advisor, Record};
+use crate::model::reasoning::{Adapter, Advisor, ConsultationStatus, Record};
 
 /// `reasoning.consult`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -65,6 +69,7 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
         request.prior_opinion.as_deref(),
     );
     let deadline = Instant::now() + Duration::from_secs(request.timeout.unwrap_or(90));
+    let cancel = Cancel::watch_signals();
     let selected: Vec<Advisor> = p
         .selected
         .iter()
@@ -77,11 +82,12 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
             .map(|advisor| {
                 let question = &question;
                 let fixtures = ctx.advisor_fixtures.as_deref();
+                let cancel = &cancel;
                 scope.spawn(move || {
                     let started = Instant::now();
                     let outcome = match advisor.adapter {
-                        Adapter::Fixture => run_fixture(advisor, fixtures, deadline),
-                        Adapter::Process => run_process(advisor, question, deadline),
+                        Adapter::Fixture => run_fixture(advisor, fixtures, deadline, cancel),
+                        Adapter::Process => run_process(advisor, question, deadline, cancel),
                     };
                     let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                     (advisor.clone(), outcome, ms)
@@ -122,11 +128,122 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
             }
             None => None,
         };
+    if let Some(signal) = cancel.signal() {
+        let cancelled: Vec<&str> = consultations
+            .iter()
+            .filter_map(|w| match &w.record.record {
+                Record::Consultation(c) if c.status == ConsultationStatus::Cancelled => {
+                    Some(c.advisor.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        let answered = consultations.len() - cancelled.len();
+        return Err(Error::Interrupted {
+            operation: "reasoning consult",
+            signal,
+            recorded: format!(
+                "plan {} and {} consultation(s) recorded in {}{}",
+                plan.record.id,
+                consultations.len(),
+                work.folder,
+                if cancelled.is_empty() {
+                    format!(" ({answered} answered before the signal)")
+                } else {
+                    format!(" ({} cancelled: {})", cancelled.len(), cancelled.join(", "))
+                }
+            ),
+            fix: format!(
+                "majordomus reasoning status (then `majordomus reasoning consult --assessment {}` to ask again)",
+                request.assessment
+            ),
+        });
+    }
     Ok(ConsultOutcome {
         plan,
         consultations,
         disagreement,
     })
+}
+
+/// Cancellation by signal while advisors run: SIGINT, SIGTERM and SIGHUP set a flag the
+/// adapters poll (the handlers are removed again when the consult ends, so the process's
+/// own handling of those signals is untouched outside it).
+struct Cancel {
+    raised: Arc<AtomicUsize>,
+    #[cfg(unix)]
+    handlers: Vec<signal_hook::SigId>,
+}
+
+impl Cancel {
+    #[cfg(unix)]
+    const SIGNALS: [(i32, &'static str); 3] = [
+        (signal_hook::consts::SIGINT, "SIGINT"),
+        (signal_hook::consts::SIGTERM, "SIGTERM"),
+        (signal_hook::consts::SIGHUP, "SIGHUP"),
+    ];
+
+    fn watch_signals() -> Cancel {
+        let raised = Arc::new(AtomicUsize::new(0));
+        #[cfg(unix)]
+        {
+            let handlers = Self::SIGNALS
+                .iter()
+                .filter_map(|&(signal, _)| {
+                    let value = usize::try_from(signal).unwrap_or(usize::MAX);
+                    signal_hook::flag::register_usize(signal, Arc::clone(&raised), value).ok()
+                })
+                .collect();
+            Cancel { raised, handlers }
+        }
+        #[cfg(not(unix))]
+        Cancel { raised }
+    }
+
+    /// The signal that cancelled the consult, if one did.
+    fn signal(&self) -> Option<&'static str> {
+        let raised = self.raised.load(Ordering::SeqCst);
+        if raised == 0 {
+            return None;
+        }
+        #[cfg(unix)]
+        {
+            Self::SIGNALS
+                .iter()
+                .find(|(s, _)| usize::try_from(*s).ok() == Some(raised))
+                .map(|(_, name)| *name)
+                .or(Some("a signal"))
+        }
+        #[cfg(not(unix))]
+        Some("a signal")
+    }
+
+    fn raised(&self) -> bool {
+        self.raised.load(Ordering::SeqCst) != 0
+    }
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        for id in self.handlers.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
+/// Sleeps in short steps until `until`, or until cancelled (true when cancelled).
+fn wait_until(until: Instant, cancel: &Cancel) -> bool {
+    loop {
+        if cancel.raised() {
+            return true;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
 }
 
 /// Passes a record the transport built through the writer's validation and stores it.
@@ -151,12 +268,20 @@ fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
     }
 }
 
+fn cancelled() -> Failure {
+    failure(
+        FailureKind::Cancelled,
+        "cancelled by a signal before it answered (a process advisor's group is killed)",
+    )
+}
+
 /// The `fixture` adapter: plays `$MAJORDOMUS_ADVISOR_FIXTURES/<id>.json` (an answer or a
 /// typed failure, after `delay_ms`), for tests and the demo.
 fn run_fixture(
     advisor: &Advisor,
     fixtures: Option<&std::path::Path>,
     deadline: Instant,
+    cancel: &Cancel,
 ) -> Result<Answer, Failure> {
     let Some(dir) = fixtures else {
         return Err(failure(
@@ -171,14 +296,18 @@ fn run_fixture(
         .map_err(|e| failure(FailureKind::Malformed, e.to_string()))?;
     if let Some(ms) = fixture.delay_ms {
         let ready = Instant::now() + Duration::from_millis(ms);
+        if wait_until(ready.min(deadline), cancel) {
+            return Err(cancelled());
+        }
         if ready > deadline {
-            std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
             return Err(failure(
                 FailureKind::Timeout,
                 format!("no answer within the deadline (the fixture waits {ms} ms)"),
             ));
         }
-        std::thread::sleep(ready.saturating_duration_since(Instant::now()));
+    }
+    if cancel.raised() {
+        return Err(cancelled());
     }
     fixture.outcome
 }
@@ -186,7 +315,12 @@ fn run_fixture(
 /// The `process` adapter: the advisor's executable with its arguments, the question on
 /// stdin, one JSON answer (or `{"failure": {...}}`) on stdout. It runs in its own process
 /// group; past the deadline the whole group is killed.
-fn run_process(advisor: &Advisor, question: &str, deadline: Instant) -> Result<Answer, Failure> {
+fn run_process(
+    advisor: &Advisor,
+    question: &str,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> Result<Answer, Failure> {
     let Some(executable) = advisor.executable.as_deref() else {
         return Err(failure(
             FailureKind::Unavailable,
@@ -235,7 +369,7 @@ fn run_process(advisor: &Advisor, question: &str, deadline: Instant) -> Result<A
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => break None,
+            Ok(None) if Instant::now() >= deadline || cancel.raised() => break None,
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(_) => break None,
         }
@@ -247,6 +381,9 @@ fn run_process(advisor: &Advisor, question: &str, deadline: Instant) -> Result<A
         let _ = writer.join();
         let err = err_reader.join().unwrap_or_default();
         let _ = out_reader.join();
+        if cancel.raised() {
+            return Err(cancelled());
+        }
         let diagnostic =
             transport::diagnostic(&String::from_utf8_lossy(&err)).unwrap_or_else(|| {
                 "no answer within the deadline; the process group was killed".into()

@@ -115,8 +115,8 @@ pub(crate) fn environment(ctx: &Ctx) -> Result<Environment, Error> {
             source: plan::ModeSource::Pinned,
         }),
         None => plan::resolve_mode(ModeInputs {
-        env_mode: env("MAJORDOMUS_REASONING_MODE").as_deref(),
-        ci: env("CI").as_deref(),
+            env_mode: env("MAJORDOMUS_REASONING_MODE").as_deref(),
+            ci: env("CI").as_deref(),
             policy: declared.then_some(policy.reasoning.mode),
         }),
     }

@@ -666,3 +666,141 @@ fn reasoning_check_runs_only_where_advisors_are_declared_optional() {
     assert!(rules.contains(&"reasoning.provider-independent"), "{json}");
     assert!(rules.contains(&"reasoning.ci-credential"), "{json}");
 }
+
+#[test]
+fn a_signal_cancels_the_consult_keeps_what_answered_and_kills_the_rest() {
+    let repo = TestRepo::initialised();
+    let fixtures = repo.base().join("fixtures");
+    std::fs::create_dir_all(&fixtures).expect("fixtures dir");
+    let script = repo.base().join("slow-advisor");
+    let marker = repo.base().join("slow.pid");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nsleep 300 &\necho $! > {}\nwait\n",
+            marker.display()
+        ),
+    )
+    .expect("write the script");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    repo.write(
+        ".ai/repo/advisors.yaml",
+        &format!(
+            "advisors:\n  - id: quick\n    title: Quick\n    adapter: fixture\n    capabilities: [independent_reasoning]\n  - id: slow\n    title: Slow\n    adapter: process\n    executable: {}\n    local: true\n    capabilities: [independent_reasoning]\n",
+            script.display()
+        ),
+    );
+    std::fs::write(
+        fixtures.join("quick.json"),
+        json!({"answer": {"conclusion": "the lock", "stance": "supports"}}).to_string(),
+    )
+    .expect("fixture");
+    repo.start_episode();
+    let a = repo
+        .run_with_stdin(
+            &["--format", "json", "reasoning", "record"],
+            &json!({"kind": "assessment", "subject": "s", "materiality": "high", "confidence": "low", "hypothesis": "h", "evidence": ["observation:it hangs"]}).to_string(),
+        )
+        .success()
+        .json()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let fixtures = fixtures.display().to_string();
+    let child = repo.spawn_env(
+        &[
+            "--format",
+            "json",
+            "reasoning",
+            "consult",
+            "--assessment",
+            &a,
+        ],
+        &[
+            ("MAJORDOMUS_ADVISOR_FIXTURES", &fixtures),
+            ("MAJORDOMUS_REASONING_MODE", "standard"),
+        ],
+    );
+    // Once the slow advisor is running, interrupt the consult as Ctrl-C would.
+    let started = Instant::now();
+    while !marker.exists() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(marker.exists(), "the slow advisor never started");
+    let pid = child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let run = Run::from_child("majordomus reasoning consult", child);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+    let error = run.json_error(1, "interrupted");
+    let message = error["message"].as_str().expect("message");
+    assert!(message.contains("interrupted by SIGINT"), "{error}");
+    assert!(message.contains("1 cancelled: slow"), "{error}");
+    assert!(
+        error["fix"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("majordomus reasoning status")),
+        "{error}"
+    );
+    // What answered is kept; the interrupted advisor is `cancelled`, which never counts
+    // against it.
+    let status = repo
+        .run(&["--format", "json", "reasoning", "status"])
+        .success()
+        .json();
+    let outcomes: Vec<(String, String)> = status["consultations"]
+        .as_array()
+        .expect("consultations")
+        .iter()
+        .map(|c| {
+            (
+                c["advisor"].as_str().unwrap_or("").to_owned(),
+                c["status"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("quick".to_owned(), "completed".to_owned()),
+            ("slow".to_owned(), "cancelled".to_owned())
+        ],
+        "{status}"
+    );
+    let advisors = repo
+        .run(&["--format", "json", "reasoning", "advisors"])
+        .success()
+        .json();
+    let slow = advisors["advisors"]
+        .as_array()
+        .expect("advisors")
+        .iter()
+        .find(|a| a["id"] == "slow")
+        .expect("slow")
+        .clone();
+    assert_eq!(slow["availability"]["status"], "available", "{slow}");
+    let grandchild = std::fs::read_to_string(&marker).expect("the sleep's pid");
+    let stat = format!("/proc/{}/stat", grandchild.trim());
+    let running = || {
+        std::fs::read_to_string(&stat).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
+        })
+    };
+    let settled = Instant::now();
+    while running() && settled.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!running(), "the cancelled advisor's child survived");
+}

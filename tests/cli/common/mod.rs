@@ -237,6 +237,26 @@ impl TestRepo {
         Run::from_output(format!("majordomus {}", args.join(" ")), output)
     }
 
+    /// Starts `majordomus ARGS` at the root with extra environment and returns it running
+    /// (stdout and stderr piped), for a test that signals it; finish with [`Run::from_child`].
+    #[must_use]
+    pub fn spawn_env(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        let mut cmd = std::process::Command::new(bin());
+        let (removed, set) = self.environment();
+        for key in removed {
+            cmd.env_remove(key);
+        }
+        cmd.envs(set)
+            .envs(env.iter().copied())
+            .args(args)
+            .current_dir(&self.root)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn majordomus")
+    }
+
     /// Runs `majordomus ARGS` at the root with stdin on `/dev/null` (no stdin at all).
     #[must_use]
     pub fn run_without_stdin(&self, args: &[&str]) -> Run {
@@ -455,6 +475,12 @@ impl TestRepo {
 }
 
 impl Run {
+    /// Waits for a child started with [`TestRepo::spawn_env`].
+    pub fn from_child(command: &str, child: std::process::Child) -> Run {
+        let output = child.wait_with_output().expect("wait for majordomus");
+        Run::from_output(command.to_owned(), output)
+    }
+
     fn from_output(command: String, output: std::process::Output) -> Run {
         Run {
             command,
