@@ -2,10 +2,13 @@
 //! (in `install`) putting the git hook scripts in place. Hooks only ever touch `.ai/`.
 
 mod install;
+mod rewrite;
 
 pub use install::{
-    CHAINED_SUFFIX, HookAction, HookChange, HooksReport, SCRIPTS, install, uninstall,
+    BLOCK_END, BLOCK_START, CHAINED_SUFFIX, HookAction, HookChange, HookManager, HooksReport,
+    RETIRED, SCRIPTS, install, uninstall,
 };
+pub use rewrite::{PostRewriteRequest, RewriteOutcome, post_rewrite};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,15 +18,13 @@ use crate::error::Error;
 use crate::knowledge::{CheckReport, CheckRequest, DeriveReport, DeriveRequest};
 use crate::model::Verdict;
 use crate::model::event::{CommitRecorded, ProviderEventFailed};
-use crate::store::outbox::OutboxContents;
 
-/// `hooks.install`, `hooks.uninstall`, `hook.post-commit` and `hook.post-merge` take
-/// nothing.
+/// `hooks.install`, `hooks.uninstall` and `hook.post-commit` take nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HooksRequest {}
 
-/// `hook.pre-push`, `hook.post-checkout`: the arguments git passed to the hook.
+/// `hook.pre-push`: the arguments git passed to the hook.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitHookRequest {
@@ -73,12 +74,6 @@ pub enum GitHookOutcome {
     },
     NoOpenEpisode,
     Checked(CheckReport),
-    Drained(OutboxContents),
-    NothingToDrain {
-        on_trunk: bool,
-    },
-    /// post-checkout of files, not of a branch: nothing to do.
-    FileCheckout,
 }
 
 impl GitHookOutcome {
@@ -128,32 +123,6 @@ pub fn pre_push(ctx: &Ctx, _request: GitHookRequest) -> Result<GitHookOutcome, E
         ctx,
         CheckRequest {},
     )?))
-}
-
-/// `hook post-checkout`: after a branch switch (its third argument is 1; 0 is a file
-/// checkout, which does nothing) off the trunk, drain the outbox.
-pub fn post_checkout(ctx: &Ctx, request: GitHookRequest) -> Result<GitHookOutcome, Error> {
-    if request.args.get(2).is_some_and(|flag| flag != "1") {
-        return Ok(GitHookOutcome::FileCheckout);
-    }
-    drain(ctx)
-}
-
-/// `hook post-merge`: off the trunk, drain the outbox.
-pub fn post_merge(ctx: &Ctx, _request: GitHookRequest) -> Result<GitHookOutcome, Error> {
-    drain(ctx)
-}
-
-fn drain(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
-    if let Some(aside) = step_aside(ctx) {
-        return Ok(GitHookOutcome::SteppedAside(aside));
-    }
-    Ok(match crate::session::drain_outbox(ctx)? {
-        Some(moved) => GitHookOutcome::Drained(moved),
-        None => GitHookOutcome::NothingToDrain {
-            on_trunk: ctx.repo.on_trunk()?,
-        },
-    })
 }
 
 /// A provider hook (agent client session start, session end, pre-compact).

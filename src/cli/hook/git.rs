@@ -1,12 +1,12 @@
-//! `majordomus hook post-commit|pre-push|post-checkout|post-merge`.
+//! `majordomus hook post-commit|pre-push|post-rewrite`: the hooks git runs.
 
 use clap::Args;
 
 use crate::cli::Output;
-use crate::hooks::{GitHookRequest, HooksRequest};
+use crate::hooks::{GitHookRequest, HooksRequest, PostRewriteRequest};
 use crate::{Ctx, Error};
 
-/// Arguments git passes to the hook (ignored except post-checkout's branch flag).
+/// Arguments git passes to the hook.
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct GitArgs {
@@ -36,16 +36,21 @@ pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
     )?))
 }
 
-pub fn post_checkout(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::post_checkout(
-        ctx,
-        args.request(),
-    )?))
+/// `hook post-rewrite`: git's first argument (`amend` or `rebase`) and its pairs on stdin.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct PostRewriteArgs {
+    /// What rewrote the commits, as git passes it: amend or rebase.
+    #[arg(value_name = "BY")]
+    pub by: Option<String>,
 }
 
-pub fn post_merge(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::post_merge(
+pub fn post_rewrite(ctx: &Ctx, args: &PostRewriteArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::hooks::post_rewrite(
         ctx,
-        args.request(),
+        PostRewriteRequest {
+            by: args.by.clone().unwrap_or_default(),
+            stdin: crate::cli::read_stdin(),
+        },
     )?))
 }
