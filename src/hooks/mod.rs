@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::knowledge::{CheckReport, CheckRequest, DeriveReport, DeriveRequest};
 use crate::model::Verdict;
 use crate::model::event::{CommitRecorded, ProviderEventFailed};
+use crate::store::ledger::Durability;
 
 /// `hooks.install`, `hooks.uninstall` and `hook.post-commit` take nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -88,7 +89,9 @@ impl GitHookOutcome {
 }
 
 /// `hook post-commit`: `commit.recorded` for the open episode. Kept lean: it runs on
-/// every commit (no policy parse, no ledger read beyond its tail).
+/// every commit (no policy parse, no ledger read beyond its tail). The line is as durable
+/// as the commit it records: synced only when git syncs loose objects (`core.fsync`),
+/// which it does not by default (docs/PERFORMANCE.md).
 pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
@@ -99,7 +102,13 @@ pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, 
     let Some((sha, subject)) = ctx.repo.head_subject()? else {
         return Ok(GitHookOutcome::NoOpenEpisode);
     };
-    ctx.append(
+    let durability = if ctx.repo.syncs_loose_objects() {
+        Durability::Synced
+    } else {
+        Durability::Written
+    };
+    ctx.append_with(
+        durability,
         Some(&episode.id),
         None,
         &CommitRecorded {

@@ -26,6 +26,18 @@ pub struct Appended {
     pub repaired_torn_tail: bool,
 }
 
+/// How far an append goes before it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `fdatasync` before the lock is released: the line survives a power cut.
+    Synced,
+    /// Written (in the page cache, visible to every reader at once) but not synced: a
+    /// power cut within the kernel's writeback interval may lose it. Only for a line as
+    /// durable as what it records (the post-commit hook: git does not sync a new commit
+    /// either, by default).
+    Written,
+}
+
 /// A line that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skipped {
@@ -64,6 +76,15 @@ impl Ledger {
     /// Appends one line under the exclusive lock. The last `seq` comes from the file's
     /// tail, so an append never reads the whole ledger.
     pub fn append(&self, draft: LineDraft) -> Result<Appended, StoreError> {
+        self.append_with(draft, Durability::Synced)
+    }
+
+    /// [`Ledger::append`], synced or not.
+    pub fn append_with(
+        &self,
+        draft: LineDraft,
+        durability: Durability,
+    ) -> Result<Appended, StoreError> {
         let io = |e| StoreError::io(&self.path, e);
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
@@ -87,7 +108,9 @@ impl Ledger {
         // One write for the whole line; O_APPEND puts it at the end even if another
         // process ignored the lock.
         file.write_all(&buf).map_err(io)?;
-        file.sync_data().map_err(io)?;
+        if durability == Durability::Synced {
+            file.sync_data().map_err(io)?;
+        }
         file.unlock().map_err(io)?;
         Ok(Appended {
             seq: line.seq,
