@@ -230,17 +230,20 @@ fn tail_state(file: &mut File, len: u64) -> std::io::Result<(u64, bool)> {
         // Only bytes up to the last newline are complete lines; when the chunk does not
         // start at a line start, its first piece is partial and not trusted.
         let complete = match buf.iter().rposition(|&b| b == b'\n') {
-            Some(i) => &buf[..=i],
+            Some(i) => &buf[..i],
             None => &buf[..0],
         };
-        let mut pieces: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
-        pieces.pop(); // the empty piece after the final newline
         let trusted = if start == 0 {
-            &pieces[..]
+            complete
         } else {
-            pieces.get(1..).unwrap_or(&[])
+            match complete.iter().position(|&b| b == b'\n') {
+                Some(i) => &complete[i + 1..],
+                None => &complete[..0],
+            }
         };
-        for piece in trusted.iter().rev() {
+        // Newest first, stopping at the first line that reads: the append path parses one
+        // line, not the whole chunk.
+        for piece in trusted.rsplit(|&b| b == b'\n') {
             if let Ok(s) = serde_json::from_slice::<SeqOnly>(piece) {
                 return Ok((s.seq, torn));
             }
