@@ -18,12 +18,24 @@ use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::store::{StoreError, write_atomic};
 
-/// The git hook scripts, embedded from `hooks/`. Each is a whole script (written where
-/// the hook is missing) whose marked block is what goes into an existing hook.
+/// The git hook scripts, embedded from `hooks/`: written where no hook is. Each `exec`s
+/// majordomus, so git waits for one process, not a shell and its child.
 pub const SCRIPTS: [(&str, &str); 3] = [
     ("post-commit", include_str!("../../hooks/post-commit")),
     ("pre-push", include_str!("../../hooks/pre-push")),
     ("post-rewrite", include_str!("../../hooks/post-rewrite")),
+];
+
+/// The marked blocks, embedded from `hooks/block/`: what goes into a hook that is already
+/// there. No `exec` of majordomus (the rest of the hook must run), and git's stdin kept
+/// for that rest.
+pub const BLOCKS: [(&str, &str); 3] = [
+    ("post-commit", include_str!("../../hooks/block/post-commit")),
+    ("pre-push", include_str!("../../hooks/block/pre-push")),
+    (
+        "post-rewrite",
+        include_str!("../../hooks/block/post-rewrite"),
+    ),
 ];
 
 /// Hooks earlier versions installed and this one no longer uses: `hooks install` takes
@@ -312,7 +324,7 @@ impl<'a> Place<'a> {
     }
 
     fn plan_install(&self, name: &str, script: &str) -> Result<Plan, Error> {
-        let block = block_of(script);
+        let block = block_of(name);
         let in_dir = self.dir.join(name);
         let chained = self.dir.join(format!("{name}{CHAINED_SUFFIX}"));
         let mut steps = Vec::new();
@@ -587,13 +599,13 @@ fn by_hand(name: &str, file: &str) -> String {
     )
 }
 
-/// The marked block of a shipped script, its end marker's newline included.
-fn block_of(script: &str) -> &str {
-    let range = find_block(script)
-        .ok()
-        .flatten()
-        .expect("every shipped script carries one complete block");
-    &script[range]
+/// The shipped block for `name`, its end marker's newline included.
+fn block_of(name: &str) -> &'static str {
+    BLOCKS
+        .iter()
+        .find(|(hook, _)| *hook == name)
+        .map(|(_, block)| *block)
+        .expect("every installed hook has a block")
 }
 
 /// Where the marked block sits in `text`: from its start marker (at the start of a line)
@@ -756,15 +768,21 @@ mod tests {
     }
 
     #[test]
-    fn every_shipped_script_is_its_block_behind_a_header() {
-        for (name, script) in SCRIPTS {
-            let block = block_of(script);
+    fn every_shipped_script_and_block_calls_its_hook() {
+        for ((name, script), (block_name, block)) in SCRIPTS.into_iter().zip(BLOCKS) {
+            assert_eq!(name, block_name);
             assert!(script.starts_with("#!/bin/sh\n"), "{name}");
-            assert!(script.ends_with(block), "{name}");
             assert!(is_ours(script.as_bytes()), "{name}");
+            let call = format!("exec \"${{MAJORDOMUS_BIN:-majordomus}}\" hook {name} \"$@\"\n");
+            assert!(script.ends_with(&call), "{name}");
+            assert_eq!(find_block(block), Ok(Some(0..block.len())), "{name}");
             assert!(
                 !is_ours(block.as_bytes()),
                 "{name}: a block never marks a file as ours"
+            );
+            assert!(
+                !block.contains("exec \""),
+                "{name}: a block never replaces the hook"
             );
             assert!(block.contains(&format!("hook {name} \"$@\"")), "{name}");
         }

@@ -5,8 +5,8 @@ mod install;
 mod rewrite;
 
 pub use install::{
-    BLOCK_END, BLOCK_START, CHAINED_SUFFIX, HookAction, HookChange, HookManager, HooksReport,
-    RETIRED, SCRIPTS, install, uninstall,
+    BLOCK_END, BLOCK_START, BLOCKS, CHAINED_SUFFIX, HookAction, HookChange, HookManager,
+    HooksReport, RETIRED, SCRIPTS, install, uninstall,
 };
 pub use rewrite::{PostRewriteRequest, RewriteOutcome, post_rewrite};
 
