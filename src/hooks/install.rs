@@ -304,9 +304,11 @@ impl<'a> Place<'a> {
     }
 
     fn refuse(&self, name: &str, path: &Path, reason: String, fix: String) -> Error {
+        let in_dir = self.dir.join(name);
         let chained = self.dir.join(format!("{name}{CHAINED_SUFFIX}"));
         // Mid-upgrade the hook still sits renamed beside ours: put it back first.
-        let fix = if chained.exists() {
+        let upgrading = chained.exists() && matches!(Found::read(&in_dir), Ok(Found::Ours(_)));
+        let fix = if upgrading {
             format!(
                 "majordomus hooks uninstall (puts {} back), then {fix}",
                 self.display(&chained)
@@ -361,15 +363,24 @@ impl<'a> Place<'a> {
             Found::Ours(text) if text == script => (HookAction::Unchanged, None),
             Found::Ours(_) => (HookAction::Updated, Some((script.to_owned(), 0o755))),
             Found::Symlink => {
-                let to = std::fs::read_link(&target)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default();
-                return Err(self.refuse(
-                    name,
-                    &target,
-                    format!("is a symbolic link (to {to}), which other hooks may share"),
-                    by_hand(name, &to),
-                ));
+                // The file it links to may serve several hooks (a dispatcher reading
+                // `$0`): a block there would run for all of them. Wired by hand is fine.
+                let shared = std::fs::read_to_string(&target).unwrap_or_default();
+                if calls_majordomus(&shared, name) {
+                    (HookAction::Wired, None)
+                } else {
+                    let to = std::fs::read_link(&target)
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default();
+                    return Err(self.refuse(
+                        name,
+                        &target,
+                        format!("is a symbolic link (to {to}), which other hooks may share"),
+                        format!(
+                            "add `majordomus hook {name} \"$@\"` to {to} where it runs the {name} hook, then rerun majordomus hooks install (docs/HOOKS.md#wiring-a-hook-by-hand)"
+                        ),
+                    ));
+                }
             }
             Found::Foreign(bytes, mode) => {
                 let Ok(text) = String::from_utf8(bytes) else {

@@ -921,6 +921,32 @@ fn a_hook_majordomus_cannot_edit_is_refused_with_the_line_to_add() {
         !dir.join("post-commit").exists(),
         "a refused install touches nothing"
     );
+    assert!(
+        error["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("where it runs the pre-push hook")),
+        "{error}"
+    );
+    // Wired in the shared file where it runs pre-push: installed, the link left alone.
+    write_file(
+        &repo.path("tools/hook"),
+        "#!/bin/sh\ncase ${0##*/} in pre-push) majordomus hook pre-push \"$@\" || exit $? ;; esac\n",
+        0o755,
+    );
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report)[1],
+        ("pre-push".to_owned(), "wired".to_owned())
+    );
+    assert!(
+        std::fs::symlink_metadata(dir.join("pre-push"))
+            .expect("the link")
+            .file_type()
+            .is_symlink()
+    );
 }
 
 // --- git hooks -------------------------------------------------------------------------
