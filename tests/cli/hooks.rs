@@ -610,6 +610,26 @@ fn husky_v9_runs_the_team_hooks_and_majordomus_from_the_files_it_calls() {
 }
 
 #[test]
+fn husky_v9_without_a_shim_is_refused_with_the_command_that_regenerates_it() {
+    let repo = TestRepo::initialised();
+    husky_layout(&repo);
+    std::fs::remove_file(repo.path(".husky/_/post-rewrite")).expect("remove a shim");
+    let before = tree(&repo.path(".husky"));
+    let error = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .json_error(3, "hooks.manager");
+    assert_eq!(
+        error["message"],
+        "hook post-rewrite: .husky/_/post-rewrite is not husky's shim in husky's generated directory, so majordomus cannot call itself from it without putting that hook at risk"
+    );
+    assert_eq!(
+        error["fix"],
+        "npx husky (rewrites .husky/_), then majordomus hooks install"
+    );
+    assert_same_tree(&before, &tree(&repo.path(".husky")));
+}
+
+#[test]
 fn husky_v9_under_an_earlier_install_gets_its_hooks_back() {
     // What majordomus 0.1 did to a husky repository: husky's shims renamed aside, so
     // husky's runner looked for `.husky/pre-push.pre-majordomus` and the team's hooks
