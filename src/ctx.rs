@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 use crate::error::{Error, Refusal, UsageError};
 use crate::git::Repo;
 use crate::model::{EpisodeState, LineDraft, Payload, Policy};
+use crate::store::index::LedgerIndex;
 use crate::store::ledger::{Appended, Durability};
 use crate::store::{Layout, Ledger};
 
@@ -78,6 +79,12 @@ impl Ctx {
         Ledger::new(self.layout.ledger())
     }
 
+    /// The ledger's index, brought up to the ledger's end (extended with new lines, or
+    /// rebuilt when missing or stale: see [`LedgerIndex::rebuilt`]).
+    pub fn index(&self) -> Result<LedgerIndex, Error> {
+        Ok(LedgerIndex::open(&self.layout)?)
+    }
+
     /// Refuses unless `.ai/repo/policy.yaml` exists.
     pub fn require_initialised(&self) -> Result<(), Error> {
         if self.layout.is_initialised() {
@@ -98,6 +105,24 @@ impl Ctx {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Policy::default()),
             Err(e) => Err(crate::store::StoreError::io(&path, e).into()),
         }
+    }
+
+    /// The effective policy for a reader: a policy that cannot be read or is refused
+    /// yields the defaults and the error, so read-only commands keep reading (SPEC §8:
+    /// doctor reports a bad policy instead of refusing). I/O failures still fail.
+    pub fn policy_lenient(&self) -> Result<(Policy, Option<Error>), Error> {
+        match self.policy() {
+            Ok(policy) => Ok((policy, None)),
+            Err(e @ Error::Policy(_)) => Ok((Policy::default(), Some(e))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Where an episode boundary writes its record and candidates: the tracked folders on
+    /// a named branch that is not the trunk; the outbox on the trunk and on a detached
+    /// HEAD, which is neither the trunk nor another branch (SPEC §5.7).
+    pub fn writes_to_outbox(&self) -> Result<bool, Error> {
+        Ok(self.repo.head()?.branch.is_none() || self.repo.on_trunk()?)
     }
 
     /// The open episode, if any (`.ai/local/state/episode.json`).

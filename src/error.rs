@@ -95,6 +95,24 @@ pub enum Refusal {
     },
     #[error("--task {id}: no task of this ledger has that id")]
     UnknownTask { id: String },
+    #[error("the intent binding refuses this: {}", causes.join(", "))]
+    Binding { causes: Vec<String>, note: String },
+    #[error("{message}")]
+    PlanEdit { message: String },
+    #[error("no task is active in this episode")]
+    NoActiveTask,
+    #[error("no handover has been derived in this checkout")]
+    NoHandover,
+    #[error("task {id} is still active in this episode ({description}); one task at a time")]
+    TaskActive { id: String, description: String },
+    #[error("task finish --status blocked: a blocked task needs --reason")]
+    BlockedWithoutReason,
+    #[error("{kind} id {id:?} does not have the shape of one (like {example})")]
+    IdShape {
+        kind: &'static str,
+        id: String,
+        example: &'static str,
+    },
 }
 
 impl Refusal {
@@ -116,6 +134,13 @@ impl Refusal {
             Refusal::UnknownReplacement { .. } => "knowledge.replacement",
             Refusal::HookNeedsHand { .. } => "hooks.manager",
             Refusal::UnknownTask { .. } => "task.known",
+            Refusal::IdShape { .. } => "id.shape",
+            Refusal::Binding { .. } => "intent.binding",
+            Refusal::PlanEdit { .. } => "plan.edit",
+            Refusal::NoActiveTask => "task.active",
+            Refusal::NoHandover => "handover.known",
+            Refusal::TaskActive { .. } => "task.one-active",
+            Refusal::BlockedWithoutReason => "task.reason",
         }
     }
 
@@ -148,6 +173,27 @@ impl Refusal {
             Refusal::UnknownTask { .. } => Some(
                 "leave out --task (the record is stamped with the open episode alone)".into(),
             ),
+            Refusal::Binding { note, .. } => Some(note.clone()),
+            Refusal::PlanEdit { .. } => Some(
+                "set the issue's `status: active` in its intent file by hand (the value is not on its key's line, or the issue is in flow style)".into(),
+            ),
+            Refusal::NoActiveTask => {
+                Some("majordomus task start \"<what the task is>\"".into())
+            }
+            Refusal::NoHandover => Some("majordomus handover --derive".into()),
+            Refusal::TaskActive { .. } => Some(
+                "majordomus task finish (or --status blocked --reason \"<why>\"), then start the next"
+                    .into(),
+            ),
+            Refusal::BlockedWithoutReason => Some(
+                "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
+            ),
+            Refusal::IdShape { kind, .. } => Some(match *kind {
+                "episode" => "majordomus history --event session.opened (lists episode ids)".into(),
+                "knowledge" => "majordomus knowledge candidates (lists candidate ids)".into(),
+                "question" => "majordomus history --event question.asked (lists question ids)".into(),
+                _ => "majordomus history (lists the ids this ledger knows)".into(),
+            }),
         }
     }
 }
@@ -210,12 +256,34 @@ impl PolicyError {
             PolicyError::InvalidValue { file, key, .. } => Some(format!(
                 "set `{key}` in {file} to an accepted value (docs/POLICY.md)"
             )),
-            PolicyError::SectionWithoutWriter { file, name } => Some(format!(
-                "remove `{name}` from session.record_sections in {file} (sections with a writer: {})",
-                crate::model::compose::Section::ALL
-                    .map(|s| s.name())
-                    .join(", ")
+            PolicyError::SectionWithoutWriter { file, key, name } => Some(format!(
+                "remove `{name}` from {key} in {file} (sections with a writer: {})",
+                if key == "handover.sections" {
+                    crate::model::policy::HandoverSection::ALL
+                        .map(|s| s.name())
+                        .join(", ")
+                } else {
+                    crate::model::compose::Section::ALL
+                        .map(|s| s.name())
+                        .join(", ")
+                }
             )),
+        }
+    }
+}
+
+impl Refusal {
+    /// Refuses `id` unless it has the shape of a `kind` id (SPEC §0: ids never become
+    /// paths unchecked).
+    pub fn check_id(kind: crate::model::ids::IdKind, id: &str) -> Result<(), Refusal> {
+        if kind.accepts(id) {
+            Ok(())
+        } else {
+            Err(Refusal::IdShape {
+                kind: kind.name(),
+                id: id.to_owned(),
+                example: kind.example(),
+            })
         }
     }
 }
@@ -225,12 +293,15 @@ impl Error {
     pub fn class(&self) -> Class {
         match self {
             Error::Usage(_) => Class::Usage,
-            Error::Git(GitError::UnknownBranch { .. }) => Class::Usage,
+            Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
+                Class::Usage
+            }
             Error::Refused(_) => Class::Refused,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
             Error::Policy(_) => Class::Refused,
+            Error::Store(StoreError::IdShape { .. }) => Class::Refused,
             Error::Git(_) | Error::Store(_) => Class::Failed,
         }
     }
@@ -241,9 +312,12 @@ impl Error {
             Error::Refused(r) => r.rule(),
             Error::Usage(u) => u.rule(),
             Error::Policy(p) => p.rule(),
-            Error::Git(GitError::UnknownBranch { .. }) => "usage",
+            Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
+                "usage"
+            }
             Error::Git(_) => "git",
             Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
+            Error::Store(StoreError::IdShape { .. }) => "id.shape",
             Error::Store(_) => "io",
         }
     }
@@ -258,9 +332,18 @@ impl Error {
                 Some("run inside a git work tree, or `git init` one".into())
             }
             Error::Git(GitError::UnknownBranch { .. }) => Some("git branch --list".into()),
+            Error::Git(GitError::NoSuchDirectory { .. }) => {
+                Some("give -C a directory that exists (or leave it out)".into())
+            }
             Error::Store(StoreError::EpisodeUnreadable { .. }) => Some(
                 "majordomus session start --replace (the unreadable file is kept aside)".into(),
             ),
+            Error::Store(StoreError::IdShape { kind, .. }) => Refusal::IdShape {
+                kind,
+                id: String::new(),
+                example: "",
+            }
+            .fix(),
             Error::Git(_) | Error::Store(_) => None,
         }
     }

@@ -14,15 +14,18 @@ pub mod doctor;
 pub mod env;
 pub mod error;
 pub mod git;
+pub mod handover;
 pub mod history;
 pub mod hooks;
 pub mod init;
+pub mod intent;
 pub mod knowledge;
 pub mod model;
 pub mod ops;
 pub mod render;
 pub mod session;
 pub mod store;
+pub mod task;
 
 pub use ctx::{Clock, Ctx};
 pub use error::{Class, Error, Refusal, UsageError};

@@ -7,10 +7,11 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::model::event::{
-    CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved, TaskStarted,
+    CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved,
 };
-use crate::model::question::QuestionBook;
+use crate::model::redact::redact;
 use crate::model::{Payload, ids};
+use crate::store::index::IndexRebuilt;
 
 /// `decision.record`: one decision, optionally under a task of this ledger.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -60,13 +61,23 @@ pub struct Recorded {
     /// The question id (questions and answers only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// Secret shapes removed from the text before it was written (`[redacted: <shape>]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
+    /// Set when the lookup before the write rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
-fn non_empty(text: &str, what: &'static str) -> Result<String, Error> {
-    let text = text.trim();
+/// The text as it will be written: secret shapes and terminal control characters
+/// removed (SPEC §0), trimmed, never empty.
+fn clean(text: &str, what: &'static str, redacted: &mut Vec<String>) -> Result<String, Error> {
+    let cleaned = redact(text.trim());
+    let text = cleaned.text.trim();
     if text.is_empty() {
         return Err(Refusal::EmptyText { what }.into());
     }
+    redacted.extend(cleaned.shapes.iter().map(|s| (*s).to_owned()));
     Ok(text.to_owned())
 }
 
@@ -77,6 +88,7 @@ fn write<P: Payload>(
     task: Option<String>,
     payload: &P,
     id: Option<String>,
+    redacted: Vec<String>,
 ) -> Result<Recorded, Error> {
     let appended = ctx.append(session.as_deref(), task.as_deref(), payload)?;
     Ok(Recorded {
@@ -85,19 +97,17 @@ fn write<P: Payload>(
         session,
         task,
         id,
+        redacted,
+        index_rebuilt: None,
     })
 }
 
-/// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike).
-fn known_task(ctx: &Ctx, task: &str) -> Result<(), Error> {
-    let mut found = false;
-    ctx.ledger().scan(0, |line| {
-        if !found && line.task.as_deref() == Some(task) && line.event == TaskStarted::EVENT {
-            found = true;
-        }
-    })?;
-    if found {
-        Ok(())
+/// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike);
+/// looked up in the ledger index.
+fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
+    let index = ctx.index()?;
+    if index.task(task)?.is_some() {
+        Ok(index.rebuilt().cloned())
     } else {
         Err(Refusal::UnknownTask {
             id: task.to_owned(),
@@ -109,26 +119,52 @@ fn known_task(ctx: &Ctx, task: &str) -> Result<(), Error> {
 /// `majordomus decision "<text>" [--task ID]`.
 pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let text = non_empty(&request.text, "decision")?;
-    if let Some(task) = &request.task {
-        known_task(ctx, task)?;
-    }
+    let mut redacted = Vec::new();
+    let text = clean(&request.text, "decision", &mut redacted)?;
+    let rebuilt = match &request.task {
+        Some(task) => known_task(ctx, task)?,
+        None => None,
+    };
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, request.task, &DecisionRecorded { text }, None)
+    // Without --task, the active task of the open episode (SPEC §3).
+    let task = match (request.task, &session) {
+        (Some(task), _) => Some(task),
+        (None, Some(episode)) => crate::store::tasks::active(&ctx.layout, episode)?.map(|t| t.id),
+        (None, None) => None,
+    };
+    let mut recorded = write(
+        ctx,
+        session,
+        task,
+        &DecisionRecorded { text },
+        None,
+        redacted,
+    )?;
+    recorded.index_rebuilt = rebuilt;
+    Ok(recorded)
 }
 
 /// `majordomus checkpoint "<text>"`.
 pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let text = non_empty(&request.text, "checkpoint")?;
+    let mut redacted = Vec::new();
+    let text = clean(&request.text, "checkpoint", &mut redacted)?;
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, None, &CheckpointRecorded { text }, None)
+    write(
+        ctx,
+        session,
+        None,
+        &CheckpointRecorded { text },
+        None,
+        redacted,
+    )
 }
 
 /// `majordomus question "<text>"`: returns the new question's id.
 pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let text = non_empty(&request.text, "question")?;
+    let mut redacted = Vec::new();
+    let text = clean(&request.text, "question", &mut redacted)?;
     let session = ctx.episode()?.map(|e| e.id);
     // The id must exist before the line is appended (it is in the line), so it cannot
     // use the seq; the asking time and a nanosecond nonce keep it unique.
@@ -147,20 +183,22 @@ pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Err
             text,
         },
         Some(id),
+        redacted,
     )
 }
 
 /// `majordomus question resolve <qid> "<answer>"`: refuses an unknown or resolved id.
 pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, Error> {
     ctx.require_initialised()?;
-    let answer = non_empty(&request.answer, "answer")?;
+    let mut redacted = Vec::new();
+    let answer = clean(&request.answer, "answer", &mut redacted)?;
     let id = request.id;
+    Refusal::check_id(crate::model::ids::IdKind::Question, &id)?;
     // Held from the lookup to the append, so two resolves cannot both answer.
     let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
-    let mut book = QuestionBook::default();
-    ctx.ledger().scan(0, |line| book.visit(&line))?;
-    let question = book
-        .get(&id)
+    let index = ctx.index()?;
+    let question = index
+        .question(&id)?
         .ok_or_else(|| Refusal::UnknownQuestion { id: id.clone() })?;
     if let Some(previous) = &question.answer {
         return Err(Refusal::QuestionAlreadyResolved {
@@ -175,5 +213,7 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
         answer,
     };
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, None, &payload, Some(id))
+    let mut recorded = write(ctx, session, None, &payload, Some(id), redacted)?;
+    recorded.index_rebuilt = index.rebuilt().cloned();
+    Ok(recorded)
 }

@@ -10,19 +10,22 @@ use crate::authored::{CheckpointRequest, DecisionRequest, QuestionRequest, Resol
 use crate::doctor::DoctorRequest;
 use crate::git::{Identity, Repo};
 use crate::init::InitRequest;
+use crate::intent::PlanStartRequest;
 use crate::knowledge::{CandidatesRequest, CheckRequest, DeriveRequest, PromoteRequest};
 use crate::model::Verdict;
 use crate::model::knowledge::Class;
 use crate::session::{CloseRequest, EpisodeRequest, StartRequest};
 use crate::store::StoreError;
+use crate::task::{TaskFinishRequest, TaskStartRequest};
 use crate::{Clock, Ctx, Error};
 
 /// Run a full episode in a throwaway repository and show each step.
 ///
-/// Creates a git repository in a temporary directory, initialises majordomus, opens an
-/// episode, records a decision, asks and answers a question, commits, checkpoints, shows
-/// the derived working context, closes the episode (its record, its derived knowledge
-/// candidates), promotes a candidate, and runs `knowledge check` and `doctor`. Nothing
+/// Creates a git repository in a temporary directory, initialises majordomus, declares an
+/// intent, opens an episode, starts the issue and a task bound to it, records a decision,
+/// asks and answers a question, commits, checkpoints, finishes the task, shows the derived
+/// working context, closes the episode (its record, its derived knowledge candidates),
+/// hands over, promotes a candidate, and runs `knowledge check` and `doctor`. Nothing
 /// outside the temporary directory is touched, and it is removed afterwards unless
 /// `--keep` is given. No network.
 ///
@@ -52,6 +55,30 @@ impl Step {
         }
     }
 }
+
+const INTENT: &str = "# What the tokenizer is for (see docs/INTENTS.md).
+id: tokenizer
+status: active
+statement: Input is split into tokens predictably, so callers never special-case whitespace.
+invariants:
+  - tokens never contain whitespace
+criteria:
+  - id: whitespace
+    text: any Unicode whitespace separates tokens
+    evidence: [file:src/parser.rs]
+issues:
+  - id: tokenize
+    title: Split input on whitespace
+    status: open
+    paths: [\"src/parser.rs\"]
+    serves: [whitespace]
+critiques:
+  - findings:
+      - id: quoting
+        blocking: false
+        text: quoting rules may be wanted later
+        resolution: out of scope for the first version
+";
 
 const PARSER: &str = "//! A tiny parser.\n\npub fn parse(input: &str) -> Vec<&str> {\n    input.split_whitespace().collect()\n}\n";
 
@@ -117,6 +144,17 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "git add .ai .gitignore && git commit -m \"majordomus: init\"",
         committed(&sha, "majordomus: init"),
     ));
+    let sha = ctx.repo.commit_files(
+        &[(".ai/repo/intents/tokenizer.yaml", INTENT.as_bytes())],
+        "Declare the tokenizer intent",
+        t0 + 120,
+        &identity,
+    )?;
+    steps.push(Step::new(
+        "Declare what the work is for: an intent with a criterion, an issue and a critique",
+        "$EDITOR .ai/repo/intents/tokenizer.yaml && git add .ai/repo/intents && git commit -m \"Declare the tokenizer intent\"",
+        committed(&sha, "Declare the tokenizer intent"),
+    ));
 
     let started = crate::session::start(
         &ctx,
@@ -130,6 +168,30 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "majordomus session start --provider demo",
         Output::report(&started),
     ));
+    let planned = crate::intent::plan_start(
+        &ctx,
+        PlanStartRequest {
+            issue: "tokenize".into(),
+        },
+    )?;
+    steps.push(Step::new(
+        "Start the issue: the binding is checked, then only its status line is edited",
+        "majordomus plan start tokenize",
+        Output::report(&planned),
+    ));
+    let task = crate::task::start(
+        &ctx,
+        TaskStartRequest {
+            description: "Split input into tokens".into(),
+            issue: Some("tokenize".into()),
+            ..TaskStartRequest::default()
+        },
+    )?;
+    steps.push(Step::new(
+        "Start a task bound to the issue it serves (names and pins, never the intent itself)",
+        "majordomus task start \"Split input into tokens\" --issue tokenize",
+        Output::report(&task),
+    ));
     let decision = "Tokens are split on Unicode whitespace; no quoting rules";
     let recorded = crate::authored::record_decision(
         &ctx,
@@ -139,7 +201,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         },
     )?;
     steps.push(Step::new(
-        "Record a decision",
+        "Record a decision (it belongs to the active task)",
         format!("majordomus decision \"{decision}\""),
         Output::report(&recorded),
     ));
@@ -195,6 +257,12 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         format!("majordomus checkpoint \"{checkpoint}\""),
         Output::report(&recorded),
     ));
+    let finished = crate::task::finish(&ctx, TaskFinishRequest::default())?;
+    steps.push(Step::new(
+        "Finish the task: its note is written, and at the close it becomes a fact",
+        "majordomus task finish",
+        Output::report(&finished),
+    ));
     steps.push(Step::new(
         "Read the working context: composed now from the episode, git and the ledger",
         "majordomus session context",
@@ -211,6 +279,17 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "Close the episode: its record is composed (never empty, nothing invented), then knowledge is derived",
         format!("echo \"{summary}\" | majordomus session close"),
         Output::report(&closed),
+    ));
+    let handover = crate::handover::derive(
+        &ctx,
+        crate::handover::DeriveRequest {
+            episode: Some(closed.episode.clone()),
+        },
+    )?;
+    steps.push(Step::new(
+        "Hand over: what is done and what comes next, pinned to the plan and its evidence",
+        "majordomus handover --derive",
+        Output::report(&handover),
     ));
     let listing = crate::knowledge::candidates(&ctx, CandidatesRequest::default())?;
     steps.push(Step::new(
@@ -280,7 +359,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
     steps.push(Step::new(
         "doctor runs the whole rule package",
         "majordomus doctor",
-        Output::report(&crate::doctor::doctor(&ctx, DoctorRequest {})?),
+        Output::report(&crate::doctor::doctor(&ctx, DoctorRequest::default())?),
     ));
 
     let location = if args.keep {

@@ -20,6 +20,6 @@ pub struct DoctorArgs {}
 pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> Result<Output, Error> {
     Ok(Output::report(&crate::doctor::doctor(
         ctx,
-        DoctorRequest {},
+        DoctorRequest::default(),
     )?))
 }

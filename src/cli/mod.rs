@@ -10,14 +10,18 @@ mod demo;
 mod doctor;
 mod env;
 mod exit;
+mod handover;
 mod history;
 mod hook;
 mod hooks;
 mod init;
+mod intent;
 mod knowledge;
+mod plan;
 mod question;
 mod schema;
 mod session;
+mod task;
 mod watch;
 
 use std::io::Write;
@@ -71,6 +75,13 @@ pub enum Command {
     History(history::HistoryArgs),
     Briefing(briefing::BriefingArgs),
     Context(context::ContextArgs),
+    #[command(subcommand)]
+    Task(task::TaskCommand),
+    #[command(subcommand)]
+    Intent(intent::IntentCommand),
+    #[command(subcommand)]
+    Plan(plan::PlanCommand),
+    Handover(handover::HandoverArgs),
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
@@ -166,21 +177,27 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::History(args) => history::run(&open_ctx(cli)?, args),
         Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
         Command::Context(args) => context::run(&open_ctx(cli)?, args),
+        Command::Task(cmd) => task::run(&open_ctx(cli)?, cmd),
+        Command::Intent(cmd) => intent::run(&open_ctx(cli)?, cmd),
+        Command::Plan(cmd) => plan::run(&open_ctx(cli)?, cmd),
+        Command::Handover(args) => handover::run(&open_ctx(cli)?, args),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),
         Command::Hooks(cmd) => hooks::run(&open_ctx(cli)?, cmd),
-        Command::Hook(cmd) => match open_ctx(cli) {
-            Ok(ctx) => hook::run(&ctx, cmd),
-            // Outside a git work tree a hook has nothing to do.
-            Err(_) => Ok(Output {
-                human: String::new(),
-                json: serde_json::json!({"did": "stepped-aside"}),
-                note: None,
-                verdict: Verdict::Pass,
-                watching: false,
-            }),
-        },
+        Command::Hook(cmd) => {
+            match open_ctx(cli).or_else(|e| hook::open_from_payload(cmd).ok_or(e)) {
+                Ok(ctx) => hook::run(&ctx, cmd),
+                // Outside a git work tree a hook has nothing to do.
+                Err(_) => Ok(Output {
+                    human: String::new(),
+                    json: serde_json::json!({"did": "stepped-aside"}),
+                    note: None,
+                    verdict: Verdict::Pass,
+                    watching: false,
+                }),
+            }
+        }
         Command::Env(args) => env::run(&open_ctx(cli)?, args),
         Command::Schema(args) => schema::run(args),
         Command::Demo(args) => demo::run(args),

@@ -7,7 +7,10 @@ use crate::doctor::DoctorRequest;
 use crate::model::Verdict;
 use crate::{Ctx, Error};
 
-/// Rerun doctor until something needs attention (exit 10 blocking, 11 advisory).
+/// Rerun doctor's drift rules until one needs attention (exit 10 blocking, 11 advisory).
+///
+/// The drift rules are knowledge observed (freshness) and knowledge integrity; the review
+/// queue (candidates reviewed) is doctor's alone, so a full queue never fails watch.
 ///
 /// Examples:
 ///   majordomus watch
@@ -26,7 +29,7 @@ pub struct WatchArgs {
 pub fn run(ctx: &Ctx, args: &WatchArgs) -> Result<Output, Error> {
     let mut runs = 0u64;
     loop {
-        let report = crate::doctor::doctor(ctx, DoctorRequest {})?;
+        let report = crate::doctor::doctor(ctx, DoctorRequest { drift_only: true })?;
         runs += 1;
         let verdict = report.verdict();
         if verdict != Verdict::Pass || (args.max_runs > 0 && runs >= args.max_runs) {

@@ -18,6 +18,24 @@ use crate::store::StoreError;
 #[serde(deny_unknown_fields)]
 pub struct ContextRequest {}
 
+/// The active task, the binding asked now with its names, and the served criteria with
+/// the blob id of each piece of evidence at HEAD.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ActiveIntent {
+    pub task: crate::model::task::TaskRecord,
+    pub binding: Option<crate::model::intent::Binding>,
+    pub statement: Option<String>,
+    pub criteria: Vec<CriterionStanding>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CriterionStanding {
+    pub id: String,
+    pub text: String,
+    /// Each evidence reference, with the blob it names at HEAD (`None`: missing).
+    pub evidence: Vec<(String, Option<String>)>,
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RepositoryContext {
     pub briefing: Briefing,
@@ -26,6 +44,8 @@ pub struct RepositoryContext {
     pub knowledge: KnowledgeStatus,
     /// Intent ids declared under `.ai/repo/intents/`.
     pub intents: Vec<String>,
+    /// The open episode's active task and what it serves, derived now.
+    pub intent: Option<ActiveIntent>,
     pub text: String,
 }
 
@@ -62,6 +82,86 @@ fn intents(ctx: &Ctx) -> Result<Vec<String>, Error> {
         .collect();
     out.sort();
     Ok(out)
+}
+
+/// The open episode's active task, what it serves and the standing of that intent's
+/// criteria, derived now.
+fn active_intent(ctx: &Ctx) -> Result<Option<ActiveIntent>, Error> {
+    let Some(episode) = ctx.episode()? else {
+        return Ok(None);
+    };
+    let Some(task) = crate::store::tasks::active(&ctx.layout, &episode.id)? else {
+        return Ok(None);
+    };
+    let named = task.issue.is_some() || task.intent.is_some() || task.exemption.is_some();
+    let binding = if named {
+        Some(crate::intent::ask(
+            ctx,
+            &crate::intent::BindingAsk {
+                issue: task.issue.clone(),
+                intent: task.intent.clone(),
+                scope: Vec::new(),
+                exempt: task.exemption.clone(),
+                because: task.because.clone(),
+            },
+            &[],
+        )?)
+    } else {
+        None
+    };
+    let mut statement = None;
+    let mut criteria = Vec::new();
+    if let (Some(b), crate::model::intent::PlanInput::Plan(plan)) =
+        (&binding, crate::store::plan::read_plan(&ctx.layout)?)
+        && let Some(intent) = b.intent.as_deref().and_then(|id| plan.intent(id))
+    {
+        statement = Some(intent.statement.clone());
+        let served: Vec<&str> = match b.issue.as_deref().and_then(|i| plan.issue(i)) {
+            Some((_, issue)) => issue.serves.iter().map(String::as_str).collect(),
+            None => intent.criteria.iter().map(|c| c.id.as_str()).collect(),
+        };
+        let paths: Vec<String> = intent
+            .criteria
+            .iter()
+            .flat_map(|c| c.evidence.iter())
+            .filter_map(|r| r.split_once(':').map(|(_, t)| t.to_owned()))
+            .map(|t| match t.rsplit_once(':') {
+                Some((p, l)) if l.bytes().all(|b| b.is_ascii_digit()) => p.to_owned(),
+                _ => t,
+            })
+            .collect();
+        let blobs = ctx
+            .repo
+            .blob_ids_at(None, paths.iter().map(String::as_str))?;
+        for c in intent
+            .criteria
+            .iter()
+            .filter(|c| served.contains(&c.id.as_str()))
+        {
+            criteria.push(CriterionStanding {
+                id: c.id.clone(),
+                text: c.text.clone(),
+                evidence: c
+                    .evidence
+                    .iter()
+                    .map(|r| {
+                        let target = r.split_once(':').map(|(_, t)| t).unwrap_or(r);
+                        let path = match target.rsplit_once(':') {
+                            Some((p, l)) if l.bytes().all(|b| b.is_ascii_digit()) => p,
+                            _ => target,
+                        };
+                        (r.clone(), blobs.get(path).cloned())
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Ok(Some(ActiveIntent {
+        task,
+        binding,
+        statement,
+        criteria,
+    }))
 }
 
 /// Composes the repository context.
@@ -108,6 +208,35 @@ pub fn context(ctx: &Ctx, _request: ContextRequest) -> Result<RepositoryContext,
         );
     }
     text.push_str("\n## INTENT\n");
+    let intent = active_intent(ctx)?;
+    match &intent {
+        Some(active) => {
+            let t = &active.task;
+            let _ = writeln!(text, "- active task {}: {}", t.id, t.description);
+            match &active.binding {
+                Some(b) => {
+                    for line in b.summary().lines() {
+                        let _ = writeln!(text, "  {line}");
+                    }
+                }
+                None => text.push_str("  not bound to an intent (the binding was not asked)\n"),
+            }
+            if let Some(statement) = &active.statement {
+                let _ = writeln!(text, "  serves: {statement}");
+            }
+            for c in &active.criteria {
+                let _ = writeln!(text, "  - criterion {}: {}", c.id, c.text);
+                for (r, blob) in &c.evidence {
+                    let standing = match blob {
+                        Some(b) => format!("blob {}", &b[..b.len().min(12)]),
+                        None => "not at HEAD".to_owned(),
+                    };
+                    let _ = writeln!(text, "    evidence {r} ({standing})");
+                }
+            }
+        }
+        None => text.push_str("- no task is active in this episode\n"),
+    }
     if intents.is_empty() {
         text.push_str("- no intents declared under .ai/repo/intents/\n");
     } else {
@@ -118,6 +247,7 @@ pub fn context(ctx: &Ctx, _request: ContextRequest) -> Result<RepositoryContext,
         reasoning_records,
         knowledge,
         intents,
+        intent,
         text,
     })
 }

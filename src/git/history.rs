@@ -137,6 +137,19 @@ impl Differ {
             .find_tree_iter(&tree, &mut self.new_buf)
             .map_err(plumbing)?;
         let old = match parent {
+            // At a shallow clone's boundary the parent is not here: what the commit
+            // changed is unknown, so it names no paths (never every path of its tree).
+            Some(parent) if !repo.has_object(parent) => {
+                let summary = CommitSummary {
+                    id: id.to_string(),
+                    subject,
+                    time: crate::model::time::from_unix(seconds)
+                        .map(crate::model::time::rfc3339)
+                        .unwrap_or_default(),
+                    paths: Vec::new(),
+                };
+                return Ok((summary, Vec::new()));
+            }
             Some(parent) => {
                 let parent_tree = repo.find_commit(parent)?.tree_id()?.detach();
                 repo.objects

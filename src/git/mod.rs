@@ -24,6 +24,8 @@ pub enum GitError {
     },
     #[error("{path}: a bare repository has no work tree to keep a memory for")]
     Bare { path: PathBuf },
+    #[error("{path}: no such directory")]
+    NoSuchDirectory { path: PathBuf },
     #[error("{0}")]
     Git(#[from] gix::Error),
     #[error("branch {branch}: no such local branch")]
@@ -57,6 +59,11 @@ impl std::fmt::Debug for Repo {
 impl Repo {
     /// Finds the repository containing `dir`, walking up.
     pub fn discover(dir: &Path) -> Result<Repo, GitError> {
+        if !dir.is_dir() {
+            return Err(GitError::NoSuchDirectory {
+                path: dir.to_owned(),
+            });
+        }
         let repo = gix::discover(dir).map_err(|source| GitError::NotARepository {
             path: dir.to_owned(),
             source,

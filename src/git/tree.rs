@@ -10,6 +10,13 @@ use super::{GitError, Repo, plumbing};
 /// A ref the pending change lands on, and the blob id of each file under a prefix in it.
 pub type Baseline = (String, std::collections::HashMap<String, String>);
 
+/// A file in a commit's tree: its path and blob id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFile {
+    pub path: String,
+    pub blob: String,
+}
+
 impl Repo {
     /// The git blob id `bytes` would have.
     pub fn blob_id(&self, bytes: &[u8]) -> Result<String, GitError> {
@@ -39,17 +46,11 @@ impl Repo {
             let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
                 continue;
             };
-            let id = reference.peel_to_id()?.detach();
-            let tree = self.repo.find_commit(id)?.tree()?;
-            let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
-            let blobs = files
+            let id = reference.peel_to_id()?.detach().to_string();
+            let blobs = self
+                .files_under_at(&id, prefix)?
                 .into_iter()
-                .filter(|e| !e.mode.is_tree())
-                .filter_map(|e| {
-                    let path = e.filepath.to_str_lossy();
-                    path.starts_with(prefix)
-                        .then(|| (path.into_owned(), e.oid.to_string()))
-                })
+                .map(|f| (f.path, f.blob))
                 .collect();
             return Ok(Some((name, blobs)));
         }
@@ -94,12 +95,46 @@ impl Repo {
     /// True when `git status --porcelain` would print anything (tracked changes or
     /// untracked files that are not ignored).
     pub fn is_dirty(&self) -> Result<bool, GitError> {
-        let mut iter = self
+        self.is_dirty_outside(None)
+    }
+
+    /// The paths `git status --porcelain` would name (untracked directories collapsed),
+    /// leaving out those under `ignored`; sorted.
+    pub fn dirty_paths_outside(&self, ignored: Option<&str>) -> Result<Vec<String>, GitError> {
+        let iter = self
             .repo
             .status(gix::progress::Discard)?
             .untracked_files(gix::status::UntrackedFiles::Collapsed)
             .into_iter(None)?;
-        Ok(iter.next().transpose()?.is_some())
+        let mut out = Vec::new();
+        for item in iter {
+            let item = item?;
+            let path = item.location().to_str_lossy().into_owned();
+            if ignored.is_none_or(|prefix| !path.starts_with(prefix)) {
+                out.push(path);
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Like [`Repo::is_dirty`], but changes under `ignored` (a directory prefix such as
+    /// `.ai/`) do not count: majordomus's own bookkeeping is not the work being recorded.
+    pub fn is_dirty_outside(&self, ignored: Option<&str>) -> Result<bool, GitError> {
+        let iter = self
+            .repo
+            .status(gix::progress::Discard)?
+            .untracked_files(gix::status::UntrackedFiles::Collapsed)
+            .into_iter(None)?;
+        for item in iter {
+            let item = item?;
+            let path = item.location().to_str_lossy();
+            if ignored.is_none_or(|prefix| !path.starts_with(prefix)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Paths in the index under `prefix` (a directory, `/`-separated; empty = all), sorted.
@@ -157,19 +192,122 @@ impl Repo {
         &self,
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Result<HashSet<String>, GitError> {
-        let wanted: HashSet<&str> = paths.into_iter().collect();
-        if wanted.is_empty() || self.repo.head()?.is_unborn() {
-            return Ok(HashSet::new());
+        self.existing_paths_at(None, paths)
+    }
+
+    /// Whether this clone is shallow (`git clone --depth N`): commits beyond its
+    /// boundary are absent from the object database without being lost.
+    pub fn is_shallow(&self) -> Result<bool, GitError> {
+        Ok(self.repo.is_shallow()?)
+    }
+
+    /// The commit `rev` names (a full or abbreviated id, a ref), if this clone has it.
+    pub fn resolve_commit(&self, rev: &str) -> Result<Option<String>, GitError> {
+        let Ok(id) = self.repo.rev_parse_single(rev) else {
+            return Ok(None);
+        };
+        let Ok(object) = id.object() else {
+            return Ok(None);
+        };
+        match object.peel_to_commit() {
+            Ok(commit) => Ok(Some(commit.id.to_string())),
+            Err(_) => Ok(None),
         }
-        let tree = self.repo.head_tree()?;
+    }
+
+    /// The files under `prefix` (a directory, `/`-separated) in commit `commit`'s tree,
+    /// sorted, each with its blob id; only that subtree is traversed.
+    pub fn files_under_at(&self, commit: &str, prefix: &str) -> Result<Vec<TreeFile>, GitError> {
+        let id = gix::ObjectId::from_hex(commit.as_bytes()).map_err(plumbing)?;
+        let tree = self.repo.find_commit(id)?.tree()?;
+        let prefix = prefix.trim_end_matches('/');
+        let sub = if prefix.is_empty() {
+            tree
+        } else {
+            match tree.lookup_entry_by_path(prefix)? {
+                Some(entry) if entry.mode().is_tree() => entry.object()?.into_tree(),
+                _ => return Ok(Vec::new()),
+            }
+        };
+        let files = sub.traverse().breadthfirst.files().map_err(plumbing)?;
+        let mut out: Vec<TreeFile> = files
+            .into_iter()
+            .filter(|e| !e.mode.is_tree())
+            .map(|e| TreeFile {
+                path: if prefix.is_empty() {
+                    e.filepath.to_str_lossy().into_owned()
+                } else {
+                    format!("{prefix}/{}", e.filepath.to_str_lossy())
+                },
+                blob: e.oid.to_string(),
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// The bytes of blob `id`.
+    pub fn read_blob(&self, id: &str) -> Result<Vec<u8>, GitError> {
+        let id = gix::ObjectId::from_hex(id.as_bytes()).map_err(plumbing)?;
+        Ok(self.repo.find_blob(id)?.detach().data)
+    }
+
+    /// Which of `paths` are files in commit `commit`'s tree (HEAD's when `None`): one
+    /// traversal of the tree.
+    pub fn existing_paths_at<'a>(
+        &self,
+        commit: Option<&str>,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashSet<String>, GitError> {
+        Ok(self.blob_ids_at(commit, paths)?.into_keys().collect())
+    }
+
+    /// The blob id of each of `paths` that is a file in commit `commit`'s tree (HEAD's
+    /// when `None`): one traversal of the tree.
+    pub fn blob_ids_at<'a>(
+        &self,
+        commit: Option<&str>,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>, GitError> {
+        let wanted: HashSet<&str> = paths.into_iter().collect();
+        let tree = match commit {
+            _ if wanted.is_empty() => return Ok(Default::default()),
+            None if self.repo.head()?.is_unborn() => return Ok(Default::default()),
+            None => self.repo.head_tree()?,
+            Some(c) => {
+                let id = gix::ObjectId::from_hex(c.as_bytes()).map_err(plumbing)?;
+                self.repo.find_commit(id)?.tree()?
+            }
+        };
         let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
         Ok(files
             .into_iter()
             .filter(|e| !e.mode.is_tree())
             .filter_map(|e| {
                 let path = e.filepath.to_str_lossy();
-                wanted.contains(path.as_ref()).then(|| path.into_owned())
+                wanted
+                    .contains(path.as_ref())
+                    .then(|| (path.into_owned(), e.oid.to_string()))
             })
             .collect())
+    }
+
+    /// The blob id of each file under `prefix` in the tree of the commit `reference`
+    /// (a full ref name) points at, if the ref exists.
+    pub fn blobs_under_ref(
+        &self,
+        reference: &str,
+        prefix: &str,
+    ) -> Result<Option<std::collections::HashMap<String, String>>, GitError> {
+        let Some(mut r) = self.repo.try_find_reference(reference)? else {
+            return Ok(None);
+        };
+        let id = r.peel_to_id()?.detach().to_string();
+        Ok(Some(
+            self.files_under_at(&id, prefix)?
+                .into_iter()
+                .map(|f| (f.path, f.blob))
+                .collect(),
+        ))
     }
 }

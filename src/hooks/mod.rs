@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::knowledge::{CheckReport, CheckRequest, DeriveReport, DeriveRequest};
+use crate::knowledge::{CheckReport, DeriveReport, DeriveRequest};
 use crate::model::Verdict;
 use crate::model::event::{CommitRecorded, ProviderEventFailed};
 use crate::store::ledger::Durability;
@@ -25,12 +25,16 @@ use crate::store::ledger::Durability;
 #[serde(deny_unknown_fields)]
 pub struct HooksRequest {}
 
-/// `hook.pre-push`: the arguments git passed to the hook.
+/// `hook.pre-push`: what git passes the hook.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GitHookRequest {
+pub struct PrePushRequest {
+    /// The remote's name and URL (git's two arguments).
     #[serde(default)]
     pub args: Vec<String>,
+    /// The refs being pushed (git's stdin, one per line).
+    #[serde(default)]
+    pub refs: Vec<crate::knowledge::PushedRef>,
 }
 
 /// A provider hook: the agent client's name and the JSON payload it wrote on stdin.
@@ -102,6 +106,7 @@ pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, 
     let Some((sha, subject)) = ctx.repo.head_subject()? else {
         return Ok(GitHookOutcome::NoOpenEpisode);
     };
+    let subject = crate::model::redact::redact(&subject).text;
     let durability = if ctx.repo.syncs_loose_objects() {
         Durability::Synced
     } else {
@@ -123,14 +128,16 @@ pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, 
     })
 }
 
-/// `hook pre-push`: `knowledge check`; the caller refuses the push on a blocking finding.
-pub fn pre_push(ctx: &Ctx, _request: GitHookRequest) -> Result<GitHookOutcome, Error> {
+/// `hook pre-push`: `knowledge check` of what is pushed; a blocking finding refuses the
+/// push.
+pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
-    Ok(GitHookOutcome::Checked(crate::knowledge::check(
+    Ok(GitHookOutcome::Checked(crate::knowledge::check_pushed(
         ctx,
-        CheckRequest {},
+        &request.refs,
+        request.args.first().map(String::as_str),
     )?))
 }
 
@@ -164,13 +171,25 @@ pub enum ProviderOutcome {
         /// The briefing, printed for the agent client to add to its context.
         briefing: String,
     },
+    /// Session end: the automatic checkpoint, the close (which derives), the handover.
     Closed {
         episode: String,
         record: String,
+        /// The automatic checkpoint's ledger `seq`.
+        checkpoint: Option<u64>,
+        /// The derived handover, relative to the root.
+        handover: Option<String>,
+        /// Why the handover could not be derived (reported, never retried).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        handover_error: Option<String>,
     },
-    Derived(DeriveReport),
+    /// Compaction: a checkpoint unless `session.checkpoint_on_compact: false`, derivation
+    /// unless `session.knowledge_on_compact: false`, independently.
+    Compacted {
+        checkpoint: Option<u64>,
+        derived: Option<DeriveReport>,
+    },
     NoOpenEpisode,
-    KnowledgeOnCompactOff,
     /// The hook failed; recorded as `provider.event.failed`. Never blocks the provider.
     Failed {
         hook: String,
@@ -183,6 +202,9 @@ pub enum ProviderOutcome {
 pub struct ProviderPayload {
     pub session_id: Option<String>,
     pub event: Option<String>,
+    /// The directory the agent works in: its repository is the one the hook records into
+    /// (a linked worktree's, whatever the client exports as its project directory).
+    pub cwd: Option<String>,
 }
 
 impl ProviderPayload {
@@ -198,8 +220,18 @@ impl ProviderPayload {
         Ok(ProviderPayload {
             session_id: field("session_id").or_else(|| field("sessionId")),
             event: field("hook_event_name").or_else(|| field("hookEventName")),
+            cwd: field("cwd").filter(|c| !c.is_empty()),
         })
     }
+}
+
+/// The directory a provider payload names (`cwd`), if it names one: the hook works in
+/// that repository (SPEC §8).
+pub fn payload_cwd(payload: &str) -> Option<std::path::PathBuf> {
+    ProviderPayload::parse(payload)
+        .ok()
+        .and_then(|p| p.cwd)
+        .map(std::path::PathBuf::from)
 }
 
 /// `hook.session-start`: open an episode, print the briefing.
@@ -220,33 +252,54 @@ pub fn compact(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, E
 /// Runs a provider hook. Never fails: a failure is appended to the ledger as
 /// `provider.event.failed` (when the ledger is writable) and returned as `Failed`.
 fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> ProviderOutcome {
+    let provider = request.provider.as_str();
+    // A payload that cannot be read is ignored and recorded; the hook still does its job
+    // (session-start still opens the episode).
+    let (payload, payload_error) = match ProviderPayload::parse(&request.payload) {
+        Ok(payload) => (payload, None),
+        Err(e) => (ProviderPayload::default(), Some(e)),
+    };
+    // The payload's `cwd` names the repository the agent works in.
+    let switched = payload
+        .cwd
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(|cwd| Ctx::open(cwd, ctx.clock).ok())
+        .filter(|other| other.layout.root() != ctx.layout.root());
+    let ctx = switched.as_ref().unwrap_or(ctx);
     if let Some(aside) = step_aside(ctx) {
         return ProviderOutcome::SteppedAside(aside);
     }
-    let provider = request.provider.as_str();
-    let input = request.payload.as_str();
-    let result = ProviderPayload::parse(input)
-        .map_err(|e| e.to_string())
-        .and_then(|payload| run_provider(ctx, hook, provider, &payload).map_err(|e| e.to_string()));
-    match result {
+    if let Some(error) = payload_error {
+        record_failure(ctx, hook, provider, &format!("payload ignored: {error}"));
+    }
+    match run_provider(ctx, hook, provider, &payload) {
         Ok(outcome) => outcome,
         Err(error) => {
-            let session = ctx.episode().ok().flatten().map(|e| e.id);
-            let _ = ctx.append(
-                session.as_deref(),
-                None,
-                &ProviderEventFailed {
-                    hook: hook.name().to_owned(),
-                    provider: provider.to_owned(),
-                    error: error.clone(),
-                },
-            );
+            let error = record_failure(ctx, hook, provider, &error.to_string());
             ProviderOutcome::Failed {
                 hook: hook.name().to_owned(),
                 error,
             }
         }
     }
+}
+
+/// Appends `provider.event.failed` (best effort: the ledger may be what failed) and
+/// returns the error as recorded.
+fn record_failure(ctx: &Ctx, hook: ProviderHook, provider: &str, error: &str) -> String {
+    let error = crate::model::redact::redact(error).text;
+    let session = ctx.episode().ok().flatten().map(|e| e.id);
+    let _ = ctx.append(
+        session.as_deref(),
+        None,
+        &ProviderEventFailed {
+            hook: hook.name().to_owned(),
+            provider: provider.to_owned(),
+            error: error.clone(),
+        },
+    );
+    error
 }
 
 fn run_provider(
@@ -280,26 +333,51 @@ fn run_provider(
             if ctx.episode()?.is_none() {
                 return Ok(ProviderOutcome::NoOpenEpisode);
             }
+            // How the work looked, then the close (which derives), then the handover.
+            let checkpoint = crate::handover::end_checkpoint(ctx, "session end")?;
             let closed = crate::session::close(ctx, crate::session::CloseRequest::default())?;
+            let (handover, handover_error) = match crate::handover::derive(
+                ctx,
+                crate::handover::DeriveRequest {
+                    episode: Some(closed.episode.clone()),
+                },
+            ) {
+                Ok(h) => (Some(h.path), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
             Ok(ProviderOutcome::Closed {
                 episode: closed.episode,
                 record: closed.path,
+                checkpoint,
+                handover,
+                handover_error,
             })
         }
         ProviderHook::Compact => {
-            if !ctx.policy()?.session.knowledge_on_compact {
-                return Ok(ProviderOutcome::KnowledgeOnCompactOff);
-            }
+            let policy = ctx.policy()?;
             let Some(open) = ctx.episode()? else {
                 return Ok(ProviderOutcome::NoOpenEpisode);
             };
-            Ok(ProviderOutcome::Derived(crate::knowledge::derive(
-                ctx,
-                DeriveRequest {
-                    episode: Some(open.id),
-                    dry_run: false,
-                },
-            )?))
+            let checkpoint = if policy.session.checkpoint_on_compact {
+                crate::handover::end_checkpoint(ctx, "compact")?
+            } else {
+                None
+            };
+            let derived = if policy.session.knowledge_on_compact {
+                Some(crate::knowledge::derive(
+                    ctx,
+                    DeriveRequest {
+                        episode: Some(open.id),
+                        dry_run: false,
+                    },
+                )?)
+            } else {
+                None
+            };
+            Ok(ProviderOutcome::Compacted {
+                checkpoint,
+                derived,
+            })
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `knowledge check` (SPEC §5.3): integrity of every record under `candidates/` and
-//! `curated/`. One pass over the ledger, one batched object lookup, one HEAD-tree
+//! `curated/`, in the work tree or in the tree of a pushed commit. Ledger references are
+//! looked up in the ledger index, commits in one batched object lookup, paths in one tree
 //! traversal: cost grows with the store, never with records × references.
 
 use std::collections::{HashMap, HashSet};
@@ -9,11 +10,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
+use crate::model::event::CommitRewritten;
 use crate::model::knowledge::{KNOWLEDGE_SCHEMA, KnowledgeRecord, Markers, Status};
 use crate::model::{Event, Verdict};
 use crate::store::frontmatter;
 use crate::store::outbox::{Outbox, Shelf, list_markdown};
 use crate::store::records::{Place, StoredFile, map_records, stored_files};
+
+/// Where the knowledge store lives in a tree.
+pub const KNOWLEDGE_PREFIX: &str = ".ai/repo/knowledge";
+const SESSIONS_PREFIX: &str = ".ai/repo/sessions";
 
 /// `knowledge.check` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -43,6 +49,9 @@ pub struct Finding {
 pub struct CheckReport {
     pub records: usize,
     pub findings: Vec<Finding>,
+    /// Set when resolving `session:` and `task:` references rebuilt the ledger index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<crate::store::index::IndexRebuilt>,
 }
 
 impl CheckReport {
@@ -65,16 +74,6 @@ impl CheckReport {
     }
 }
 
-/// What the references of the store may resolve against, gathered once.
-struct Resolver {
-    sessions: HashSet<String>,
-    tasks: HashSet<String>,
-    issues: HashSet<String>,
-    commits: HashSet<String>,
-    head_paths: HashSet<String>,
-    knowledge: HashSet<String>,
-}
-
 /// Splits `kind:target` (`file:` targets may end in `:<line>`).
 fn split_ref(reference: &str) -> Option<(&str, &str)> {
     let (kind, target) = reference.split_once(':')?;
@@ -88,17 +87,233 @@ fn file_target(target: &str) -> &str {
     }
 }
 
-/// Runs every rule over the store.
+/// What a set of records is judged against: where `file:`/`test:` targets resolve, and
+/// which records the change being judged adds or modifies.
+pub(crate) struct Judged {
+    pub files: Vec<StoredFile>,
+    /// The commit whose tree `file:`/`test:` targets must be in; HEAD's when `None`.
+    pub paths_at: Option<String>,
+    /// The tree the change lands on: each record's blob there, under a name for
+    /// messages. `None`: nothing upstream, every record is part of the change.
+    pub baseline: Option<(String, HashMap<String, String>)>,
+    /// The session records (path, text) that excuse a rewritten commit.
+    pub session_records: Vec<(String, String)>,
+}
+
+/// What references may resolve against, gathered once from the ledger and the session
+/// records.
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    pub sessions: HashSet<String>,
+    pub tasks: HashSet<String>,
+    pub issues: HashSet<String>,
+    /// commit → the session record whose `commits:` lists it.
+    pub recorded_commits: HashMap<String, String>,
+    /// A rewritten commit → its successor and how git rewrote it (`post-rewrite`).
+    pub rewrites: HashMap<String, (String, String)>,
+}
+
+impl Known {
+    /// The final successor of a rewritten commit (following amend-then-rebase chains).
+    pub fn successor(&self, commit: &str) -> Option<(&str, &str)> {
+        let mut at = self.rewrites.get(commit)?;
+        let mut hops = 0;
+        while let Some(next) = self.rewrites.get(&at.0) {
+            hops += 1;
+            if hops > 64 {
+                break;
+            }
+            at = next;
+        }
+        Some((at.0.as_str(), at.1.as_str()))
+    }
+}
+
+/// Runs every rule over the work tree's store, `file:`/`test:` against HEAD.
 pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     ctx.require_initialised()?;
     let files: Vec<StoredFile> = stored_files(&ctx.layout)?
         .into_iter()
         .filter(|f| f.place != Place::Outbox)
         .collect();
+    let mut session_records = Vec::new();
+    let outbox = Outbox::new(&ctx.layout);
+    for dir in [ctx.layout.sessions_dir(), outbox.shelf(Shelf::Sessions)] {
+        for name in list_markdown(&dir)? {
+            let path = dir.join(&name);
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                session_records.push((ctx.layout.display(&path), text));
+            }
+        }
+    }
+    let judged = Judged {
+        files,
+        paths_at: None,
+        baseline: ctx.repo.baseline_blobs(&format!("{KNOWLEDGE_PREFIX}/"))?,
+        session_records,
+    };
+    judge(ctx, &judged)
+}
+
+/// One ref `git push` is about to update, as git writes it on the pre-push hook's stdin:
+/// `<local ref> <local sha> <remote ref> <remote sha>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PushedRef {
+    pub local_ref: String,
+    /// All zeros when the push deletes the remote ref.
+    pub local_sha: String,
+    pub remote_ref: String,
+    /// All zeros when the remote ref does not exist yet.
+    pub remote_sha: String,
+}
+
+fn is_zero(sha: &str) -> bool {
+    !sha.is_empty() && sha.bytes().all(|b| b == b'0')
+}
+
+impl PushedRef {
+    /// The refs of git's pre-push stdin; lines that are not four fields are skipped.
+    pub fn parse_lines(text: &str) -> Vec<PushedRef> {
+        text.lines()
+            .filter_map(|line| {
+                let mut f = line.split_whitespace();
+                let r = PushedRef {
+                    local_ref: f.next()?.to_owned(),
+                    local_sha: f.next()?.to_owned(),
+                    remote_ref: f.next()?.to_owned(),
+                    remote_sha: f.next()?.to_owned(),
+                };
+                f.next().is_none().then_some(r)
+            })
+            .collect()
+    }
+
+    /// The push deletes the remote ref: nothing is pushed, nothing to judge.
+    pub fn is_deletion(&self) -> bool {
+        is_zero(&self.local_sha)
+    }
+}
+
+/// Judges what a push sends (SPEC §8): for each pushed ref, the knowledge records in the
+/// tree of the pushed commit, `file:`/`test:` against that tree, and as "the change" the
+/// records that differ from what the remote ref holds (or, for a new remote ref, from the
+/// remote's trunk). The work tree, untracked and uncommitted files play no part;
+/// deletions pass.
+pub fn check_pushed(
+    ctx: &Ctx,
+    refs: &[PushedRef],
+    remote: Option<&str>,
+) -> Result<CheckReport, Error> {
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut records = 0;
+    let mut index_rebuilt = None;
+    let mut judged_commits = HashSet::new();
+    for pushed in refs.iter().filter(|r| !r.is_deletion()) {
+        let Some(commit) = ctx.repo.resolve_commit(&pushed.local_sha)? else {
+            continue;
+        };
+        if !judged_commits.insert(commit.clone()) {
+            continue;
+        }
+        let prefix = format!("{KNOWLEDGE_PREFIX}/");
+        let remote_commit = if is_zero(&pushed.remote_sha) {
+            None
+        } else {
+            ctx.repo.resolve_commit(&pushed.remote_sha)?
+        };
+        let baseline = match remote_commit {
+            Some(base) => Some((
+                format!("{} ({})", pushed.remote_ref, &base[..12]),
+                ctx.repo
+                    .files_under_at(&base, &prefix)?
+                    .into_iter()
+                    .map(|f| (f.path, f.blob))
+                    .collect(),
+            )),
+            None => match (ctx.repo.trunk()?, remote) {
+                (Some(trunk), Some(remote)) => {
+                    let name = format!("refs/remotes/{remote}/{}", trunk.branch);
+                    ctx.repo
+                        .blobs_under_ref(&name, &prefix)?
+                        .map(|blobs| (name, blobs))
+                }
+                _ => None,
+            },
+        };
+        let judged = Judged {
+            files: records_at(ctx, &commit)?,
+            paths_at: Some(commit.clone()),
+            baseline,
+            session_records: session_records_at(ctx, &commit)?,
+        };
+        let report = judge(ctx, &judged)?;
+        records += report.records;
+        findings.extend(report.findings);
+        index_rebuilt = index_rebuilt.or(report.index_rebuilt);
+    }
+    findings.sort();
+    findings.dedup();
+    Ok(CheckReport {
+        records,
+        findings,
+        index_rebuilt,
+    })
+}
+
+/// The knowledge records in commit `commit`'s tree, as files to judge.
+pub(crate) fn records_at(ctx: &Ctx, commit: &str) -> Result<Vec<StoredFile>, Error> {
+    let mut out = Vec::new();
+    for file in ctx.repo.files_under_at(commit, KNOWLEDGE_PREFIX)? {
+        let place = if file
+            .path
+            .starts_with(&format!("{KNOWLEDGE_PREFIX}/candidates/"))
+        {
+            Place::Candidates
+        } else if file
+            .path
+            .starts_with(&format!("{KNOWLEDGE_PREFIX}/curated/"))
+        {
+            Place::Curated
+        } else {
+            continue;
+        };
+        let name = file.path.rsplit('/').next().unwrap_or_default();
+        if !name.ends_with(".md") || name == "README.md" || name.starts_with('.') {
+            continue;
+        }
+        let bytes = ctx.repo.read_blob(&file.blob)?;
+        out.push(StoredFile {
+            place,
+            path: std::path::PathBuf::from(&file.path),
+            stem: name.trim_end_matches(".md").to_owned(),
+            rel: file.path,
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        });
+    }
+    Ok(out)
+}
+
+/// The session records in commit `commit`'s tree, as `(path, text)`.
+pub(crate) fn session_records_at(ctx: &Ctx, commit: &str) -> Result<Vec<(String, String)>, Error> {
+    let mut out = Vec::new();
+    for file in ctx.repo.files_under_at(commit, SESSIONS_PREFIX)? {
+        if !file.path.ends_with(".md") || file.path.ends_with("/README.md") {
+            continue;
+        }
+        let bytes = ctx.repo.read_blob(&file.blob)?;
+        out.push((file.path, String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    Ok(out)
+}
+
+/// Runs every rule over `judged`.
+pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
+    let files = &judged.files;
     let markers = Markers::standard();
     let mut findings = Vec::new();
     let mut parsed: Vec<(&StoredFile, KnowledgeRecord, String)> = Vec::new();
-    let outcomes = map_records(&files, |file: &StoredFile| {
+    let outcomes = map_records(files, |file: &StoredFile| {
         (file, file.parse().map(|(r, body)| (r, body.to_owned())))
     });
     for (file, outcome) in outcomes {
@@ -119,25 +334,43 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     // Gather every reference once, then resolve them in batches.
     let mut commit_refs: Vec<&str> = Vec::new();
     let mut path_refs: Vec<&str> = Vec::new();
+    let mut ledger_refs = LedgerRefs::default();
     for (_, record, _) in &parsed {
         for r in &record.provenance.derived_from {
             match split_ref(r) {
                 Some(("commit", sha)) => commit_refs.push(sha),
                 Some(("file" | "test", target)) => path_refs.push(file_target(target)),
+                Some(("session", id)) => ledger_refs.sessions.push(id),
+                Some(("task" | "decision", id)) => ledger_refs.tasks.push(id),
                 _ => {}
             }
         }
     }
+    let (known, index_rebuilt) = known_references(ctx, &ledger_refs, &judged.session_records)?;
     let resolver = Resolver {
         knowledge: files.iter().map(|f| f.stem.clone()).collect(),
         commits: ctx.repo.existing_commits(commit_refs.iter().copied())?,
-        head_paths: ctx.repo.existing_head_paths(path_refs.iter().copied())?,
-        ..episodes_and_tasks(ctx)?
+        paths: ctx
+            .repo
+            .existing_paths_at(judged.paths_at.as_deref(), path_refs.iter().copied())?,
+        paths_at: match &judged.paths_at {
+            Some(c) => format!("the tree of {}", &c[..c.len().min(12)]),
+            None => "HEAD's tree".to_owned(),
+        },
+        known,
+        shallow: ctx.repo.is_shallow()?,
     };
-    let baseline = ctx.repo.baseline_blobs(".ai/repo/knowledge/")?;
 
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for (file, record, body) in &parsed {
+        let changed = match &judged.baseline {
+            None => true,
+            Some((_, blobs)) => match blobs.get(&file.rel) {
+                None => true,
+                Some(blob) => ctx.repo.blob_id(file.text.as_bytes())? != *blob,
+            },
+        };
+        let upstream = judged.baseline.as_ref().map(|(name, _)| name.as_str());
         let mut find = |rule: &'static str, severity: Severity, message: String, fix: String| {
             findings.push(Finding {
                 file: file.rel.clone(),
@@ -218,6 +451,18 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
                 "name an existing knowledge id".into(),
             );
         }
+        let shapes = crate::model::redact::find_shapes(&file.text);
+        if !shapes.is_empty() {
+            find(
+                "knowledge.secret",
+                blocking,
+                format!("the record carries a secret shape ({})", shapes.join(", ")),
+                format!(
+                    "edit {}: remove the secret (and rotate it: it has been written to disk)",
+                    file.rel
+                ),
+            );
+        }
         for (what, text) in [("title", record.title.as_str()), ("body", body.as_str())] {
             if let Some(marker) = markers.find(text) {
                 find(
@@ -228,8 +473,20 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
                 );
             }
         }
+        // A rejected record is no longer claimed: what it named may dangle without
+        // blocking anything (rejection is the way out of a record gone wrong).
+        let rejected = record.status == Status::Superseded;
+        let mut find_ref =
+            |rule: &'static str, severity: Severity, message: String, fix: String| {
+                let severity = if rejected {
+                    Severity::Advisory
+                } else {
+                    severity
+                };
+                find(rule, severity, message, fix)
+            };
         for r in &record.provenance.derived_from {
-            check_ref(ctx, r, file, &resolver, baseline.as_ref(), &mut find);
+            check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
         }
         for r in record.relations.iter().flatten() {
             // `<relation>:<knowledge id>` or a bare id; ids never contain `:`.
@@ -248,15 +505,27 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     Ok(CheckReport {
         records: files.len(),
         findings,
+        index_rebuilt,
     })
 }
 
+/// What the references of the judged records resolve against, gathered once.
+struct Resolver {
+    knowledge: HashSet<String>,
+    commits: HashSet<String>,
+    paths: HashSet<String>,
+    /// How the tree the paths were looked up in is named in messages.
+    paths_at: String,
+    known: Known,
+    shallow: bool,
+}
+
 fn check_ref(
-    ctx: &Ctx,
     reference: &str,
     file: &StoredFile,
     resolver: &Resolver,
-    baseline: Option<&(String, HashMap<String, String>)>,
+    changed: bool,
+    upstream: Option<&str>,
     find: &mut impl FnMut(&'static str, Severity, String, String),
 ) {
     let blocking = Severity::Blocking;
@@ -274,7 +543,16 @@ fn check_ref(
             "knowledge.ref-placeholder",
             blocking,
             format!("`{reference}` is a placeholder, not evidence"),
-            "remove it; name the task, session or commit the claim comes from".into(),
+            match file.place {
+                Place::Candidates => format!(
+                    "majordomus knowledge reject {} --reason \"names a placeholder, not evidence\"",
+                    file.stem
+                ),
+                _ => format!(
+                    "edit {}: remove `{reference}` and name the task, session or commit the claim comes from",
+                    file.rel
+                ),
+            },
         );
         return;
     }
@@ -284,25 +562,43 @@ fn check_ref(
             fix.to_owned(),
         )
     };
+    let known = &resolver.known;
     let problem = match kind {
-        "session" if !resolver.sessions.contains(target) => Some(dangling(
+        "session" if !known.sessions.contains(target) => Some(dangling(
             "the ledger or the session records",
             "name an episode this clone's ledger or .ai/repo/sessions/ knows",
         )),
-        "task" | "decision" if !resolver.tasks.contains(target) => Some(dangling(
-            "the tasks of the ledger or the session records",
-            "name a task of a session record or of this clone's ledger",
+        "task" | "decision" if !known.tasks.contains(target) => Some((
+            format!(
+                "`{reference}` does not resolve against the tasks of the ledger or the session records"
+            ),
+            match file.place {
+                Place::Candidates => format!(
+                    "majordomus knowledge reject {} --reason \"names a task this repository never started\"",
+                    file.stem
+                ),
+                _ => format!(
+                    "edit {}: remove `{reference}` or name a task a session record lists",
+                    file.rel
+                ),
+            },
         )),
-        "issue" if !resolver.issues.contains(target) => Some(dangling(
+        "issue" if !known.issues.contains(target) => Some(dangling(
             "the issues of .ai/repo/intents/",
             "name an issue declared in .ai/repo/intents/*.yaml",
         )),
-        "file" | "test" if !resolver.head_paths.contains(file_target(target)) => Some(dangling(
-            "HEAD's tree",
-            "name a path that exists in HEAD's tree",
+        "file" | "test" if !resolver.paths.contains(file_target(target)) => Some((
+            format!(
+                "`{reference}` does not resolve against {}",
+                resolver.paths_at
+            ),
+            format!(
+                "edit {}: point `{reference}` at a path that exists, or reject the record",
+                file.rel
+            ),
         )),
         "commit" if !resolver.commits.contains(target) => {
-            commit_missing(ctx, reference, file, baseline, find);
+            commit_missing(reference, target, file, resolver, changed, upstream, find);
             None
         }
         "session" | "task" | "decision" | "issue" | "file" | "test" | "commit" => None,
@@ -316,74 +612,144 @@ fn check_ref(
     }
 }
 
-/// A `commit:` target missing from this clone: blocking when the pending change adds or
-/// modifies the record, advisory when the record is already upstream as it is (the commit
-/// was lost to a squash merge, a rebase or a shallow clone).
+/// A `commit:` target this object database lacks (SPEC §5.3). History rewriting is
+/// normal, not corruption: a commit git rewrote (`post-rewrite` recorded its successor)
+/// or one a tracked session record lists (a squash merge, a rebase that dropped it) is
+/// advisory; beyond a shallow clone's boundary it is "not in this shallow clone"; with
+/// neither excuse it blocks only in a record the change being judged adds or modifies.
 fn commit_missing(
-    ctx: &Ctx,
     reference: &str,
+    target: &str,
     file: &StoredFile,
-    baseline: Option<&(String, HashMap<String, String>)>,
+    resolver: &Resolver,
+    changed: bool,
+    upstream: Option<&str>,
     find: &mut impl FnMut(&'static str, Severity, String, String),
 ) {
-    let upstream = baseline.and_then(|(name, blobs)| {
-        let blob = blobs.get(&file.rel)?;
-        let here = ctx.repo.blob_id(file.text.as_bytes()).ok()?;
-        (*blob == here).then_some(name.as_str())
-    });
-    match upstream {
-        Some(name) => find(
+    let known = &resolver.known;
+    if let Some((successor, by)) = known.successor(target)
+        && resolver.commits.contains(successor)
+    {
+        find(
+            "knowledge.commit-rewritten",
+            Severity::Advisory,
+            format!("`{reference}` was rewritten by {by} into {successor}"),
+            format!(
+                "edit {}: replace `{reference}` with `commit:{successor}` (knowledge promote writes the successor itself)",
+                file.rel
+            ),
+        );
+        return;
+    }
+    if let Some((successor, by)) = known.successor(target) {
+        find(
+            "knowledge.commit-rewritten",
+            Severity::Advisory,
+            format!(
+                "`{reference}` was rewritten by {by} into {successor}, which this clone no longer has either"
+            ),
+            format!("edit {}: remove `{reference}`", file.rel),
+        );
+        return;
+    }
+    if let Some(record) = known.recorded_commits.get(target) {
+        find(
+            "knowledge.commit-rewritten",
+            Severity::Advisory,
+            format!(
+                "`{reference}` is not in this clone; the session record {record} lists it, so history was rewritten (a squash merge or a rebase) and {record} keeps its subject"
+            ),
+            format!(
+                "nothing needs doing; to point at the commit that replaced it, edit {} by hand",
+                file.rel
+            ),
+        );
+        return;
+    }
+    if resolver.shallow {
+        find(
+            "knowledge.commit-shallow",
+            Severity::Advisory,
+            format!("`{reference}` is not in this shallow clone (beyond its boundary)"),
+            "git fetch --unshallow".into(),
+        );
+        return;
+    }
+    match (changed, upstream) {
+        (false, Some(name)) => find(
             "knowledge.commit-missing",
             Severity::Advisory,
             format!(
-                "`{reference}` is not in this clone; the record is already in {name} unchanged, so the commit was likely lost to a squash merge, a rebase or a shallow clone"
+                "`{reference}` is not in this clone, and no session record or rewrite explains it; the record is already in {name} unchanged, so this change does not add it"
             ),
-            "fetch the history (git fetch --unshallow) or point the reference at the commit that replaced it".into(),
+            format!(
+                "nothing blocks; to mend it, edit {}: remove `{reference}` or name a commit `git log --oneline` lists",
+                file.rel
+            ),
         ),
-        None => find(
+        _ => find(
             "knowledge.commit-missing",
             Severity::Blocking,
             format!(
                 "`{reference}` is not in this clone, and this change adds or modifies the record"
             ),
-            "reference a commit that exists (git log), or remove the reference".into(),
+            format!(
+                "edit {}: remove `{reference}` or name a commit `git log --oneline` lists",
+                file.rel
+            ),
         ),
     }
 }
 
-/// Episodes and tasks known to this clone: one pass over the ledger, plus the tracked
-/// session records (so a fresh clone without a ledger still resolves them), plus the
-/// issues declared in intents.
-fn episodes_and_tasks(ctx: &Ctx) -> Result<Resolver, Error> {
-    let mut sessions = HashSet::new();
-    let mut tasks = HashSet::new();
-    ctx.ledger().scan(0, |line| {
-        if let Some(s) = &line.session
-            && line.event == Event::SessionOpened
-        {
-            sessions.insert(s.clone());
-        }
-        if line.event == Event::TaskStarted
-            && let Some(t) = line.task
-        {
-            tasks.insert(t);
-        }
-    })?;
-    let outbox = Outbox::new(&ctx.layout);
-    for dir in [ctx.layout.sessions_dir(), outbox.shelf(Shelf::Sessions)] {
-        for name in list_markdown(&dir)? {
-            let Ok(text) = std::fs::read_to_string(dir.join(&name)) else {
-                continue;
-            };
-            sessions.insert(name.trim_end_matches(".md").to_owned());
-            if let Ok((record, _)) =
-                frontmatter::parse::<crate::model::compose::SessionRecord>(&text)
-            {
-                tasks.extend(record.tasks);
+/// The `session:` and `task:`/`decision:` targets the records name.
+#[derive(Debug, Default)]
+pub(crate) struct LedgerRefs<'a> {
+    pub sessions: Vec<&'a str>,
+    pub tasks: Vec<&'a str>,
+}
+
+/// Episodes, tasks and rewrites this clone knows, of those the records name: looked up in
+/// the ledger index (never a scan of the whole ledger), plus the session records given (so
+/// a fresh clone without a ledger still resolves them), plus the issues declared in
+/// intents.
+pub(crate) fn known_references(
+    ctx: &Ctx,
+    refs: &LedgerRefs<'_>,
+    session_records: &[(String, String)],
+) -> Result<(Known, Option<crate::store::index::IndexRebuilt>), Error> {
+    let index = ctx.index()?;
+    let mut known = Known {
+        sessions: index.opened_episodes(refs.sessions.iter().copied())?,
+        tasks: index.started_tasks(refs.tasks.iter().copied())?,
+        ..Known::default()
+    };
+    for line in index.lines(&crate::store::index::LineQuery {
+        event: Some(Event::CommitRewritten),
+        ..Default::default()
+    })? {
+        if let Some(rewritten) = line.payload::<CommitRewritten>() {
+            for pair in rewritten.pairs {
+                known
+                    .rewrites
+                    .insert(pair.old, (pair.new, rewritten.by.clone()));
             }
         }
     }
-    let mut issues = HashSet::new();
+    for (path, text) in session_records {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        known
+            .sessions
+            .insert(name.trim_end_matches(".md").to_owned());
+        if let Ok((record, _)) = frontmatter::parse::<crate::model::compose::SessionRecord>(text) {
+            known.tasks.extend(record.tasks);
+            for commit in record.commits {
+                known
+                    .recorded_commits
+                    .entry(commit)
+                    .or_insert_with(|| path.clone());
+            }
+        }
+    }
     let intents = ctx.layout.repo_dir().join("intents");
     if let Ok(entries) = std::fs::read_dir(&intents) {
         for entry in entries.filter_map(Result::ok) {
@@ -393,19 +759,12 @@ fn episodes_and_tasks(ctx: &Ctx) -> Result<Resolver, Error> {
             if let Ok(value) = yaml_serde::from_str::<yaml_serde::Value>(&text)
                 && let Some(list) = value.get("issues").and_then(|v| v.as_sequence())
             {
-                issues.extend(
+                known.issues.extend(
                     list.iter()
                         .filter_map(|i| i.get("id").and_then(|v| v.as_str()).map(str::to_owned)),
                 );
             }
         }
     }
-    Ok(Resolver {
-        sessions,
-        tasks,
-        issues,
-        commits: HashSet::new(),
-        head_paths: HashSet::new(),
-        knowledge: HashSet::new(),
-    })
+    Ok((known, index.rebuilt().cloned()))
 }

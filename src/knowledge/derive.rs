@@ -7,10 +7,12 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::model::event::{CommitRecorded, DeriveNote, DeriveTarget, KnowledgeDerived};
+use crate::model::ids::IdKind;
 use crate::model::knowledge::{
     EpisodeEvidence, KnowledgeRecord, Markers, SkippedSource, Status, derive_candidates,
 };
-use crate::model::{CommitSummary, Event, LedgerLine};
+use crate::model::{CommitSummary, LedgerLine};
+use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::outbox::{Outbox, Shelf};
 use crate::store::skeleton;
 use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
@@ -27,12 +29,15 @@ pub struct DeriveRequest {
     pub dry_run: bool,
 }
 
-/// Why the deriver left a candidate alone: a person already acted on it.
+/// Why the deriver left a candidate alone: a person already acted on it, or it is
+/// already where it belongs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ReviewState {
     Promoted,
     Superseded,
+    /// Already tracked under candidates/ (a derivation on the trunk leaves it there).
+    Tracked,
 }
 
 /// A candidate the deriver left alone because a person already acted on it.
@@ -55,46 +60,51 @@ pub struct DeriveReport {
     pub planted_readme: bool,
     pub dry_run: bool,
     pub nothing_to_write: bool,
+    /// Set when finding the episode's lines rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// Derives for the episode the request names (see [`DeriveRequest::episode`]).
 pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> {
     ctx.require_initialised()?;
     ctx.policy()?;
+    let index = ctx.index()?;
     let episode = match &request.episode {
-        Some(id) => id.clone(),
+        Some(id) => {
+            Refusal::check_id(IdKind::Episode, id)?;
+            id.clone()
+        }
         None => match ctx.episode()? {
             Some(open) => open.id,
-            None => last_closed_episode(ctx)?.ok_or(Refusal::NoEpisodeToDerive)?,
+            // The newest `session.closed` episode in the ledger.
+            None => index
+                .last_closed()
+                .and_then(|c| c.episode.clone())
+                .ok_or(Refusal::NoEpisodeToDerive)?,
         },
     };
-    let mut lines = Vec::new();
-    ctx.ledger().scan(0, |line| {
-        if line.session.as_deref() == Some(episode.as_str()) {
-            lines.push(line);
-        }
+    let lines = index.lines(&LineQuery {
+        session: Some(&episode),
+        ..LineQuery::default()
     })?;
     if lines.is_empty() {
         return Err(Refusal::UnknownEpisode { id: episode }.into());
     }
     let commits = episode_commits(ctx, &episode, &lines)?;
-    derive_episode(ctx, &episode, &lines, &commits, request.dry_run)
+    let mut report = derive_episode(ctx, &episode, &lines, &commits, request.dry_run)?;
+    report.index_rebuilt = index.rebuilt().cloned();
+    Ok(report)
 }
 
 /// The newest `session.closed` episode in the ledger.
-fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
-    let mut last = None;
-    ctx.ledger().scan(0, |line| {
-        if line.event == Event::SessionClosed {
-            last = line.session;
-        }
-    })?;
-    Ok(last)
+pub(crate) fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
+    Ok(ctx.index()?.last_closed().and_then(|c| c.episode.clone()))
 }
 
 /// The episode's commits: from git since its open HEAD while it is open, else from its
 /// session record (tracked or in the outbox).
-fn episode_commits(
+pub(crate) fn episode_commits(
     ctx: &Ctx,
     episode: &str,
     lines: &[LedgerLine],
@@ -106,8 +116,9 @@ fn episode_commits(
     }
     let outbox = Outbox::new(&ctx.layout);
     for path in [
-        ctx.layout.session_record(episode),
-        outbox.shelf(Shelf::Sessions).join(format!("{episode}.md")),
+        ctx.layout.session_record(episode)?,
+        ctx.layout
+            .episode_file_in(&outbox.shelf(Shelf::Sessions), episode)?,
     ] {
         if let Ok(text) = std::fs::read_to_string(&path) {
             let (record, _) = frontmatter::parse::<crate::model::compose::SessionRecord>(&text)
@@ -147,7 +158,7 @@ pub fn derive_episode(
     commits: &[CommitSummary],
     dry_run: bool,
 ) -> Result<DeriveReport, Error> {
-    let on_trunk = ctx.repo.on_trunk()?;
+    let on_trunk = ctx.writes_to_outbox()?;
     let outbox = Outbox::new(&ctx.layout);
     let dir = if on_trunk {
         outbox.shelf(Shelf::Candidates)
@@ -176,6 +187,7 @@ pub fn derive_episode(
         planted_readme: false,
         dry_run,
         nothing_to_write: false,
+        index_rebuilt: None,
     };
     if !on_trunk {
         let readme = ctx.layout.candidates_dir().join("README.md");
@@ -192,18 +204,22 @@ pub fn derive_episode(
     }
     for candidate in derived {
         let id = &candidate.record.id;
-        if ctx.layout.curated_dir().join(format!("{id}.md")).exists() {
+        if ctx
+            .layout
+            .record_in(&ctx.layout.curated_dir(), id)?
+            .exists()
+        {
             report.reviewed.push(Reviewed {
                 id: id.clone(),
                 state: ReviewState::Promoted,
             });
             continue;
         }
-        let path = dir.join(format!("{id}.md"));
+        let path = ctx.layout.record_in(&dir, id)?;
         // A rejection stands wherever it lives: the tracked candidates or the outbox.
         let superseded = [
-            ctx.layout.candidates_dir().join(format!("{id}.md")),
-            outbox.shelf(Shelf::Candidates).join(format!("{id}.md")),
+            ctx.layout.record_in(&ctx.layout.candidates_dir(), id)?,
+            ctx.layout.record_in(&outbox.shelf(Shelf::Candidates), id)?,
         ]
         .iter()
         .any(|p| is_superseded(p));
@@ -211,6 +227,20 @@ pub fn derive_episode(
             report.reviewed.push(Reviewed {
                 id: id.clone(),
                 state: ReviewState::Superseded,
+            });
+            continue;
+        }
+        // On the trunk, a candidate already tracked stays where it is: an outbox copy
+        // would list it twice.
+        if on_trunk
+            && ctx
+                .layout
+                .record_in(&ctx.layout.candidates_dir(), id)?
+                .exists()
+        {
+            report.reviewed.push(Reviewed {
+                id: id.clone(),
+                state: ReviewState::Tracked,
             });
             continue;
         }

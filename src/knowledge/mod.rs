@@ -6,7 +6,7 @@ pub mod derive;
 pub mod queue;
 pub mod review;
 
-pub use check::{CheckReport, CheckRequest, Finding, Severity, check};
+pub use check::{CheckReport, CheckRequest, Finding, PushedRef, Severity, check, check_pushed};
 pub use derive::{DeriveReport, DeriveRequest, derive};
 pub use queue::{
     CandidateListing, CandidateState, CandidatesRequest, KnowledgeStatus, StatusRequest,

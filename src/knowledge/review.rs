@@ -4,10 +4,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::check::Finding;
 use crate::Ctx;
 use crate::error::{Error, Refusal};
-use crate::model::event::{KnowledgePromoted, KnowledgeRejected};
+use crate::model::event::{KnowledgePromoted, KnowledgeRejected, Rewrite};
+use crate::model::ids::IdKind;
 use crate::model::knowledge::{Class, Markers, Status};
+use crate::model::redact::redact;
 use crate::store::records::{Place, StoredFile, stored_files};
 use crate::store::{StoreError, frontmatter, write_atomic};
 
@@ -47,6 +50,16 @@ pub struct Promoted {
     pub path: String,
     /// The candidate file removed by the move.
     pub from: String,
+    /// `commit:` references of rewritten commits replaced by their successors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rewritten: Vec<Rewrite>,
+    /// What `knowledge check` says about the promoted record: references that do not
+    /// resolve, and the like. Promotion still happened.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Finding>,
+    /// Secret shapes removed from the evidence before it was written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -57,6 +70,7 @@ pub struct Rejected {
 }
 
 fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
+    Refusal::check_id(IdKind::Knowledge, id)?;
     let files = stored_files(&ctx.layout)?;
     if files
         .iter()
@@ -89,7 +103,8 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     } = request;
     let id = id.as_str();
     let file = find_candidate(ctx, id)?;
-    let evidence = evidence.trim();
+    let cleaned = redact(evidence.trim());
+    let evidence = cleaned.text.trim();
     if evidence.is_empty() {
         return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
     }
@@ -115,11 +130,12 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             record.provenance.derived_from.push(r);
         }
     }
+    let rewritten = successors(ctx, &mut record.provenance.derived_from)?;
     let body = format!(
         "{}\n# Evidence\n\n{evidence}\n",
         body.trim_end_matches('\n').to_owned() + "\n"
     );
-    let path = ctx.layout.curated_dir().join(format!("{id}.md"));
+    let path = ctx.layout.record_in(&ctx.layout.curated_dir(), id)?;
     write_atomic(&path, frontmatter::render(&record, &body).as_bytes())?;
     std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
     let rel = ctx.layout.display(&path);
@@ -133,12 +149,59 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             from: file.rel.clone(),
         },
     )?;
+    let warnings = super::check(ctx, super::CheckRequest {})?
+        .findings
+        .into_iter()
+        .filter(|f| f.file == rel)
+        .collect();
     Ok(Promoted {
         id: id.to_owned(),
         class: record.class,
         path: rel,
         from: file.rel,
+        rewritten,
+        warnings,
+        redacted: cleaned.shapes.iter().map(|s| (*s).to_owned()).collect(),
     })
+}
+
+/// Replaces each `commit:` reference to a commit this clone lacks but git rewrote
+/// (`commit.rewritten`) with its successor; returns what it replaced.
+fn successors(ctx: &Ctx, refs: &mut [String]) -> Result<Vec<Rewrite>, Error> {
+    let commits: Vec<String> = refs
+        .iter()
+        .filter_map(|r| r.strip_prefix("commit:").map(str::to_owned))
+        .collect();
+    if commits.is_empty() {
+        return Ok(Vec::new());
+    }
+    let present = ctx
+        .repo
+        .existing_commits(commits.iter().map(String::as_str))?;
+    if commits.iter().all(|c| present.contains(c)) {
+        return Ok(Vec::new());
+    }
+    let (known, _) =
+        super::check::known_references(ctx, &super::check::LedgerRefs::default(), &[])?;
+    let mut replaced = Vec::new();
+    for r in refs.iter_mut() {
+        let Some(old) = r.strip_prefix("commit:").map(str::to_owned) else {
+            continue;
+        };
+        if present.contains(&old) {
+            continue;
+        }
+        if let Some((new, _)) = known.successor(&old)
+            && !ctx.repo.existing_commits([new])?.is_empty()
+        {
+            *r = format!("commit:{new}");
+            replaced.push(Rewrite {
+                old,
+                new: new.to_owned(),
+            });
+        }
+    }
+    Ok(replaced)
 }
 
 /// Rewrites a candidate in place as `superseded`: `superseded_by` when `by` names its
@@ -147,12 +210,14 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     ctx.require_initialised()?;
     let id = request.id.as_str();
     let by = request.by.as_deref();
-    let reason = request.reason.trim();
+    let cleaned = redact(request.reason.trim());
+    let reason = cleaned.text.trim();
     if reason.is_empty() {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
     let file = find_candidate(ctx, id)?;
     if let Some(by) = by {
+        Refusal::check_id(IdKind::Knowledge, by)?;
         let known = stored_files(&ctx.layout)?.iter().any(|f| f.stem == by);
         if !known || by == id {
             return Err(Refusal::UnknownReplacement { id: by.to_owned() }.into());

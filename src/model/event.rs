@@ -417,12 +417,15 @@ pub struct KnowledgeRejected {
     pub path: String,
 }
 
-/// `outbox.drained`: the file names moved out of the outbox.
+/// `outbox.drained`: the file names moved out of the outbox, and those left in it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct OutboxDrained {
     pub sessions: Vec<String>,
     pub candidates: Vec<String>,
+    /// Outbox files not moved because a different tracked file is in their place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<String>,
 }
 
 /// `reasoning.recorded`: one reasoning record stored.

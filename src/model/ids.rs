@@ -60,6 +60,75 @@ pub fn is_episode_id(text: &str) -> bool {
             .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// The kinds of id that become part of a file name (SPEC §0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdKind {
+    /// `YYYYMMDDTHHMMSSZ-<6 hex>`.
+    Episode,
+    /// `q-<10 hex>`.
+    Question,
+    /// `t-YYYYMMDD-<4 hex>`.
+    Task,
+    /// `<episode id>-<12 hex>` (candidates and curated records).
+    Knowledge,
+    /// `<kind>-<12 hex>` (reasoning records).
+    Reasoning,
+}
+
+impl IdKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            IdKind::Episode => "episode",
+            IdKind::Question => "question",
+            IdKind::Task => "task",
+            IdKind::Knowledge => "knowledge",
+            IdKind::Reasoning => "reasoning record",
+        }
+    }
+
+    /// What a well-formed id of this kind looks like, for messages.
+    pub fn example(self) -> &'static str {
+        match self {
+            IdKind::Episode => "20261130T101500Z-1a2b3c",
+            IdKind::Question => "q-1a2b3c4d5e",
+            IdKind::Task => "t-20261130-1a2b",
+            IdKind::Knowledge => "20261130T101500Z-1a2b3c-0123456789ab",
+            IdKind::Reasoning => "assessment-0123456789ab",
+        }
+    }
+
+    /// True when `id` has this kind's shape; nothing else may become a path.
+    pub fn accepts(self, id: &str) -> bool {
+        let hex = |s: &str, n: usize| {
+            s.len() == n && s.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        };
+        // Every shape is ASCII; checking first keeps the byte slicing below on char
+        // boundaries.
+        if !id.is_ascii() {
+            return false;
+        }
+        match self {
+            IdKind::Episode => is_episode_id(id),
+            IdKind::Question => id.strip_prefix("q-").is_some_and(|h| hex(h, 10)),
+            IdKind::Task => id.strip_prefix("t-").is_some_and(|rest| {
+                rest.len() == 13
+                    && rest[..8].bytes().all(|c| c.is_ascii_digit())
+                    && rest.as_bytes()[8] == b'-'
+                    && hex(&rest[9..], 4)
+            }),
+            IdKind::Knowledge => {
+                id.len() == 23 + 13
+                    && is_episode_id(&id[..23])
+                    && id.as_bytes()[23] == b'-'
+                    && hex(&id[24..], 12)
+            }
+            IdKind::Reasoning => id.rsplit_once('-').is_some_and(|(kind, digest)| {
+                !kind.is_empty() && kind.bytes().all(|c| c.is_ascii_lowercase()) && hex(digest, 12)
+            }),
+        }
+    }
+}
+
 /// `q-<10 hex>` over the asking episode, a nonce (the asking time) and the text.
 pub fn question_id(session: Option<&str>, nonce: &str, text: &str) -> String {
     let seed = format!("{}\n{nonce}\n{text}", session.unwrap_or("-"));
@@ -93,6 +162,40 @@ mod tests {
             question_id(Some("e"), "2", "why?")
         );
         assert_eq!(question_id(None, "1", "x").len(), 12);
+    }
+
+    #[test]
+    fn ids_that_become_paths_are_checked_by_shape() {
+        let ep = "20261130T101500Z-1a2b3c";
+        assert!(IdKind::Episode.accepts(ep));
+        assert!(IdKind::Knowledge.accepts(&format!("{ep}-0123456789ab")));
+        assert!(IdKind::Question.accepts("q-0123456789"));
+        assert!(IdKind::Task.accepts("t-20261130-1a2b"));
+        assert!(IdKind::Reasoning.accepts("assessment-0123456789ab"));
+        for kind in [
+            IdKind::Episode,
+            IdKind::Knowledge,
+            IdKind::Question,
+            IdKind::Task,
+            IdKind::Reasoning,
+        ] {
+            assert!(kind.accepts(kind.example()), "{kind:?}");
+            for bad in [
+                "",
+                "..",
+                "../../../../tmp/x",
+                "a/b",
+                "a\\b",
+                "x\0y",
+                "none",
+                "20261130T101500Z-1a2b3ç",
+                "t-20261130-1a2b/..",
+                "20261130T101500Z-1a2b3c-0123456789aé",
+                "t-2026113é-1a2b",
+            ] {
+                assert!(!kind.accepts(bad), "{kind:?} accepted {bad:?}");
+            }
+        }
     }
 
     #[test]

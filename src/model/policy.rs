@@ -8,7 +8,11 @@ use super::compose::Section;
 /// The effective policy of a repository.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Policy {
+    /// The dotted keys the policy file set, sorted (defaults fill the rest).
+    #[serde(skip)]
+    pub declared: Vec<String>,
     pub session: SessionPolicy,
+    pub handover: HandoverPolicy,
     pub knowledge: KnowledgePolicy,
     pub intent: IntentPolicy,
     pub reasoning: ReasoningPolicy,
@@ -22,6 +26,60 @@ pub struct SessionPolicy {
     pub knowledge_on_compact: bool,
     pub freshness: Freshness,
     pub briefing_budget_lines: u64,
+    /// Items per list section of a closed record (and per list of the working context).
+    pub record_section_max_items: u64,
+    /// Write a checkpoint when a provider compacts its conversation.
+    pub checkpoint_on_compact: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HandoverPolicy {
+    pub sections: Vec<HandoverSection>,
+}
+
+/// A section of a derived handover (SPEC §4); each has exactly one writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HandoverSection {
+    Done,
+    NextAction,
+    OpenQuestions,
+    Reasoning,
+    Knowledge,
+}
+
+impl HandoverSection {
+    pub const ALL: [HandoverSection; 5] = [
+        HandoverSection::Done,
+        HandoverSection::NextAction,
+        HandoverSection::OpenQuestions,
+        HandoverSection::Reasoning,
+        HandoverSection::Knowledge,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HandoverSection::Done => "done",
+            HandoverSection::NextAction => "next_action",
+            HandoverSection::OpenQuestions => "open_questions",
+            HandoverSection::Reasoning => "reasoning",
+            HandoverSection::Knowledge => "knowledge",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            HandoverSection::Done => "Done",
+            HandoverSection::NextAction => "Next Action",
+            HandoverSection::OpenQuestions => "Open Questions",
+            HandoverSection::Reasoning => "Reasoning",
+            HandoverSection::Knowledge => "Knowledge",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<HandoverSection> {
+        HandoverSection::ALL.into_iter().find(|s| s.name() == name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -62,7 +120,9 @@ pub struct ReasoningPolicy {
 }
 
 /// The reasoning profile (SPEC §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ReasoningMode {
     Ci,
@@ -80,12 +140,18 @@ pub struct LedgerPolicy {
 impl Default for Policy {
     fn default() -> Self {
         Policy {
+            declared: Vec::new(),
             session: SessionPolicy {
                 record_sections: Section::ALL.to_vec(),
                 knowledge_on_end: true,
                 knowledge_on_compact: true,
                 freshness: Freshness { stale_minutes: 120 },
                 briefing_budget_lines: 40,
+                record_section_max_items: 200,
+                checkpoint_on_compact: true,
+            },
+            handover: HandoverPolicy {
+                sections: HandoverSection::ALL.to_vec(),
             },
             knowledge: KnowledgePolicy {
                 candidates_max_files: 50,
@@ -106,12 +172,15 @@ impl Default for Policy {
 }
 
 /// Every key the policy file may set, spelled with dots as SPEC §2 spells them.
-pub const KEYS: [&str; 11] = [
+pub const KEYS: &[&str] = &[
     "session.record_sections",
     "session.knowledge_on_end",
     "session.knowledge_on_compact",
     "session.freshness.stale_minutes",
     "session.briefing_budget_lines",
+    "session.checkpoint_on_compact",
+    "handover.sections",
+    "session.record_section_max_items",
     "knowledge.candidates_max_files",
     "knowledge.candidate_max_age_minutes",
     "intent.binding",
@@ -138,8 +207,12 @@ pub enum PolicyError {
         key: String,
         expected: String,
     },
-    #[error("{file}: session.record_sections names `{name}`, a section with no writer")]
-    SectionWithoutWriter { file: String, name: String },
+    #[error("{file}: {key} names `{name}`, a section with no writer")]
+    SectionWithoutWriter {
+        file: String,
+        key: String,
+        name: String,
+    },
 }
 
 impl Policy {
@@ -179,7 +252,10 @@ impl Policy {
         let mut policy = Policy::default();
         for (key, value) in leaves {
             policy.set(&key, value, file)?;
+            policy.declared.push(key);
         }
+        policy.declared.sort();
+        policy.declared.dedup();
         Ok(policy)
     }
 
@@ -204,6 +280,7 @@ impl Policy {
                     let section = Section::from_name(name).ok_or_else(|| {
                         PolicyError::SectionWithoutWriter {
                             file: file.to_owned(),
+                            key: key.to_owned(),
                             name: name.to_owned(),
                         }
                     })?;
@@ -220,10 +297,39 @@ impl Policy {
             }
             "session.knowledge_on_end" => self.session.knowledge_on_end = flag(value)?,
             "session.knowledge_on_compact" => self.session.knowledge_on_compact = flag(value)?,
+            "session.checkpoint_on_compact" => self.session.checkpoint_on_compact = flag(value)?,
+            "handover.sections" => {
+                let items = value
+                    .as_sequence()
+                    .ok_or_else(|| invalid("a list of section names"))?;
+                let mut sections = Vec::with_capacity(items.len());
+                for item in items {
+                    let name = item
+                        .as_str()
+                        .ok_or_else(|| invalid("a list of section names"))?;
+                    let section = HandoverSection::from_name(name).ok_or_else(|| {
+                        PolicyError::SectionWithoutWriter {
+                            file: file.to_owned(),
+                            key: key.to_owned(),
+                            name: name.to_owned(),
+                        }
+                    })?;
+                    if !sections.contains(&section) {
+                        sections.push(section);
+                    }
+                }
+                if sections.is_empty() {
+                    return Err(invalid("a non-empty list of section names"));
+                }
+                self.handover.sections = sections;
+            }
             "session.freshness.stale_minutes" => {
                 self.session.freshness.stale_minutes = count(value)?
             }
             "session.briefing_budget_lines" => self.session.briefing_budget_lines = count(value)?,
+            "session.record_section_max_items" => {
+                self.session.record_section_max_items = count(value)?
+            }
             "knowledge.candidates_max_files" => self.knowledge.candidates_max_files = count(value)?,
             "knowledge.candidate_max_age_minutes" => {
                 self.knowledge.candidate_max_age_minutes = count(value)?
@@ -409,6 +515,7 @@ mod tests {
             err,
             PolicyError::SectionWithoutWriter {
                 file: FILE.into(),
+                key: "session.record_sections".into(),
                 name: "notes".into()
             }
         );
@@ -423,6 +530,7 @@ session:
   knowledge_on_compact: false
   freshness: {stale_minutes: 1}
   briefing_budget_lines: 2
+  record_section_max_items: 7
 knowledge:
   candidates_max_files: 3
   candidate_max_age_minutes: 4
@@ -440,6 +548,7 @@ ledger:
             vec![Section::Commits, Section::Summary]
         );
         assert_eq!(p.knowledge.candidate_max_age_minutes, 4);
+        assert_eq!(p.session.record_section_max_items, 7);
         assert_eq!(p.intent.binding, Binding::Required);
         assert_eq!(p.intent.exemptions[0].class, "docs");
         assert_eq!(p.reasoning.mode, ReasoningMode::Strict);

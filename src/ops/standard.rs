@@ -1,7 +1,10 @@
 //! The standard registry: every capability majordomus has, one line each.
 
 use super::{Registry, op};
-use crate::{authored, briefing, context, doctor, env, history, hooks, init, knowledge, session};
+use crate::{
+    authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
+    session, task,
+};
 
 impl Registry {
     /// Every operation of this build, in the order `majordomus schema` lists them.
@@ -16,6 +19,14 @@ impl Registry {
             .register(op("question.ask", "question", "Ask an open question; returns its id.", authored::ask_question).writes())
             .register(op("question.resolve", "question resolve", "Resolve an open question with its answer.", authored::resolve_question).writes())
             .register(op("checkpoint.record", "checkpoint", "Record a checkpoint: where the work stands, in one line.", authored::record_checkpoint).writes())
+            .register(op("task.start", "task start", "Start a task in the open episode, asking the intent binding as the policy requires.", task::start).writes())
+            .register(op("task.finish", "task finish", "Finish the active task: completed, or blocked with a reason.", task::finish).writes())
+            .register(op("task.list", "task list", "Every task of this checkout, with how it ended.", task::list))
+            .register(op("intent.binding", "intent binding", "What a task would serve: the binding, derived now from the plan, with its pins.", intent::binding))
+            .register(op("intent.validate", "intent validate", "Intents whose work began without a critique, or with blocking findings still open.", intent::validate))
+            .register(op("plan.start", "plan start", "Move an issue to active in its intent file, after the binding check.", intent::plan_start).writes())
+            .register(op("handover.derive", "handover", "Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.", handover::derive).writes())
+            .register(op("handover.resolve", "handover", "Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.", handover::resolve))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
             .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))

@@ -83,8 +83,20 @@ impl Report for ProviderOutcome {
             ProviderOutcome::Failed { hook, error } => Some(format!(
                 "majordomus: {hook} hook failed (recorded as provider.event.failed): {error}"
             )),
-            ProviderOutcome::Closed { episode, record } => {
-                Some(format!("majordomus: closed episode {episode} -> {record}"))
+            ProviderOutcome::Closed {
+                episode,
+                record,
+                handover,
+                handover_error,
+                ..
+            } => {
+                let mut note = format!("majordomus: closed episode {episode} -> {record}");
+                match (handover, handover_error) {
+                    (Some(h), _) => note.push_str(&format!("; handover {h}")),
+                    (None, Some(e)) => note.push_str(&format!("; no handover: {e}")),
+                    (None, None) => {}
+                }
+                Some(note)
             }
             _ => None,
         }

@@ -51,19 +51,48 @@ impl Report for DeriveReport {
             let state = match rv.state {
                 crate::knowledge::derive::ReviewState::Promoted => "promoted",
                 crate::knowledge::derive::ReviewState::Superseded => "superseded",
+                crate::knowledge::derive::ReviewState::Tracked => "already tracked",
             };
             let _ = writeln!(out, "  left alone {} ({state})", rv.id);
         }
         out
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for Promoted {
     fn text(&self) -> String {
-        format!(
-            "promoted {} -> {} (verified)\nnext: git add -A .ai/repo/knowledge && git commit\n",
-            self.id, self.path
-        )
+        let mut out = format!("promoted {} -> {} (verified)\n", self.id, self.path);
+        for r in &self.rewritten {
+            let _ = writeln!(
+                out,
+                "  commit:{} was rewritten; the record names its successor commit:{}",
+                r.old, r.new
+            );
+        }
+        if !self.redacted.is_empty() {
+            let _ = writeln!(
+                out,
+                "  removed from the evidence: {}",
+                self.redacted.join(", ")
+            );
+        }
+        for f in &self.warnings {
+            let sev = match f.severity {
+                Severity::Blocking => "BLOCK",
+                Severity::Advisory => "WARN",
+            };
+            let _ = writeln!(
+                out,
+                "warning: {sev} [{}] {}\n  fix: {}",
+                f.rule, f.message, f.fix
+            );
+        }
+        out.push_str("next: git add -A .ai/repo/knowledge && git commit\n");
+        out
     }
 }
 
@@ -113,6 +142,10 @@ impl Report for CheckReport {
         }
         out
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for CandidateListing {
@@ -151,10 +184,10 @@ impl Report for KnowledgeStatus {
         let _ = writeln!(
             human,
             "freshness: {}",
-            if self.fresh {
-                "fresh (the last closed episode has been derived)"
-            } else {
-                "stale (the last closed episode has not been derived)"
+            match (&self.last_closed, self.fresh) {
+                (None, _) => "nothing to judge yet (no episode has closed)",
+                (Some(_), true) => "fresh (the last closed episode has been derived)",
+                (Some(_), false) => "stale (the last closed episode has not been derived)",
             }
         );
         let _ = writeln!(
@@ -179,5 +212,9 @@ impl Report for KnowledgeStatus {
             }
         );
         human
+    }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
     }
 }

@@ -56,7 +56,13 @@ impl Report for History {
     }
 
     fn note(&self) -> Option<String> {
-        (!self.skipped.is_empty()).then(|| {
+        let pruned = self.pruned.as_ref().map(|p| {
+            format!(
+                "note: lines before {} were pruned by retention ({} line(s); ledger.retention_days)",
+                p.before, p.lines
+            )
+        });
+        let skipped = (!self.skipped.is_empty()).then(|| {
             let places: Vec<String> = self
                 .skipped
                 .iter()
@@ -70,19 +76,47 @@ impl Report for History {
                 places.len(),
                 places.join("; ")
             )
-        })
+        });
+        super::notes([
+            pruned,
+            skipped,
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
+}
+
+fn policy_note(error: &Option<String>) -> Option<String> {
+    error.as_ref().map(|e| {
+        format!("note: the policy cannot be read, so the defaults were used ({e}); majordomus doctor says more")
+    })
 }
 
 impl Report for Briefing {
     fn text(&self) -> String {
         self.text.clone()
     }
+    fn note(&self) -> Option<String> {
+        super::notes([
+            policy_note(&self.policy_error),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
+    }
 }
 
 impl Report for RepositoryContext {
     fn text(&self) -> String {
         self.text.clone()
+    }
+    fn note(&self) -> Option<String> {
+        super::notes([
+            policy_note(&self.briefing.policy_error),
+            super::index_note(
+                self.briefing
+                    .index_rebuilt
+                    .as_ref()
+                    .or(self.knowledge.index_rebuilt.as_ref()),
+            ),
+        ])
     }
 }
 
@@ -189,5 +223,9 @@ impl Report for DoctorReport {
             self.blocking, self.advisory
         );
         out
+    }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
     }
 }

@@ -6,15 +6,36 @@ use crate::authored::Recorded;
 use crate::model::Event;
 use crate::ops::Report;
 use crate::session::{Closed, EpisodeContext, Snapshot, Started};
+use crate::store::outbox::Drained;
 
 fn short(id: Option<&str>) -> &str {
     id.map(|i| &i[..i.len().min(12)]).unwrap_or("unborn")
+}
+
+/// What a drain moved and what it left, one line each.
+pub(super) fn drained_lines(drained: &Drained) -> String {
+    let mut out = String::new();
+    if !drained.sessions.is_empty() || !drained.candidates.is_empty() {
+        let _ = writeln!(
+            out,
+            "moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/",
+            drained.sessions.len(),
+            drained.candidates.len()
+        );
+    }
+    for left in &drained.left {
+        let _ = writeln!(out, "left {} in the outbox: {}", left.file, left.reason);
+    }
+    out
 }
 
 impl Report for Started {
     fn text(&self) -> String {
         let ep = &self.episode;
         let mut human = String::new();
+        if let Some(drained) = &self.drained {
+            human.push_str(&drained_lines(drained));
+        }
         if let Some(aside) = &self.set_aside {
             let _ = writeln!(human, "moved the unreadable episode state aside to {aside}");
         }
@@ -41,6 +62,10 @@ impl Report for Started {
         }
         human
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for EpisodeContext {
@@ -48,7 +73,10 @@ impl Report for EpisodeContext {
         self.text.clone()
     }
     fn note(&self) -> Option<String> {
-        super::skipped_note(self.skipped.len())
+        super::notes([
+            super::skipped_note(self.skipped.len()),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -73,17 +101,12 @@ impl Report for Closed {
         );
         if self.outboxed {
             out.push_str(
-                "on the trunk: the record and candidates wait in .ai/local/state/outbox/ \
-                 until the next episode boundary on another branch\n",
+                "on the trunk or a detached HEAD: the record and candidates wait in \
+                 .ai/local/state/outbox/ until the next episode boundary on another branch\n",
             );
         }
-        if let Some(moved) = &self.drained {
-            let _ = writeln!(
-                out,
-                "moved {} session record(s) and {} candidate(s) from the outbox into .ai/repo/",
-                moved.sessions.len(),
-                moved.candidates.len()
-            );
+        if let Some(drained) = &self.drained {
+            out.push_str(&drained_lines(drained));
         }
         out.push('\n');
         out.push_str(&self.text);
@@ -92,10 +115,20 @@ impl Report for Closed {
             Some(report) => out.push_str(&report.text()),
             None => out.push_str("knowledge not derived (session.knowledge_on_end: false)\n"),
         }
+        if let Some(pruned) = &self.pruned {
+            let _ = writeln!(
+                out,
+                "pruned {} ledger line(s) older than {} (ledger.retention_days)",
+                pruned.lines, pruned.before
+            );
+        }
         out
     }
     fn note(&self) -> Option<String> {
-        super::skipped_note(self.skipped.len())
+        super::notes([
+            super::skipped_note(self.skipped.len()),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -124,8 +157,17 @@ impl Report for Recorded {
         }
     }
     fn note(&self) -> Option<String> {
-        self.session
-            .is_none()
-            .then(|| "note: no episode is open; `majordomus session start` opens one".to_owned())
+        super::notes([
+            (!self.redacted.is_empty()).then(|| {
+                format!(
+                    "note: removed before writing (secret shapes): {}",
+                    self.redacted.join(", ")
+                )
+            }),
+            self.session.is_none().then(|| {
+                "note: no episode is open; `majordomus session start` opens one".to_owned()
+            }),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }

@@ -1,4 +1,7 @@
-//! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2).
+//! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2), and
+//! the ledger's retention at close.
+
+mod retention;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,10 +11,12 @@ use crate::error::Error;
 use crate::knowledge::derive::{DeriveReport, derive_episode};
 use crate::model::LedgerLine;
 use crate::model::compose::{self, EpisodeSources, SessionRecord};
-use crate::model::event::{OutboxDrained, SessionClosed, SessionOpened};
+use crate::model::event::{LedgerPruned, OutboxDrained, SessionClosed, SessionOpened};
+use crate::model::redact::redact;
 use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, LineDraft, ids};
+use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::ledger::Skipped;
-use crate::store::outbox::{Outbox, OutboxContents, Shelf};
+use crate::store::outbox::{Drained, Outbox, Shelf};
 use crate::store::{StateLock, StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
 
 /// Provider recorded when `--provider` is not given.
@@ -55,13 +60,16 @@ pub struct Started {
     /// The episode `--replace` closed first.
     pub replaced: Option<Closed>,
     /// What this boundary moved out of the outbox.
-    pub drained: Option<OutboxContents>,
+    pub drained: Option<Drained>,
     /// Where an unreadable episode state was moved by `--replace`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub set_aside: Option<String>,
     /// The briefing the opening snapshot carries (empty when nothing was opened).
     #[serde(skip)]
     pub briefing: String,
+    /// Set when composing the briefing rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// The opening snapshot of the open episode.
@@ -88,7 +96,13 @@ pub struct Closed {
     /// Knowledge derivation run by the close (`session.knowledge_on_end`).
     pub derived: Option<DeriveReport>,
     /// What this boundary moved out of the outbox.
-    pub drained: Option<OutboxContents>,
+    pub drained: Option<Drained>,
+    /// What `ledger.retention_days` pruned from the ledger after the close.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pruned: Option<LedgerPruned>,
+    /// Set when reading the episode's lines rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -99,6 +113,9 @@ pub struct EpisodeContext {
     pub window: EpisodeWindow,
     pub skipped: Vec<Skipped>,
     pub text: String,
+    /// Set when reading the episode's lines rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// Front matter of the opening snapshot.
@@ -132,13 +149,14 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
     if let Some(open) = open {
         if !request.replace {
             return Ok(Started {
-                snapshot: ctx.layout.display(&ctx.layout.snapshot(&open.id)),
+                snapshot: ctx.layout.display(&ctx.layout.snapshot(&open.id)?),
                 episode: open,
                 already_open: true,
                 replaced: None,
                 drained: None,
                 set_aside: None,
                 briefing: String::new(),
+                index_rebuilt: None,
             });
         }
         replaced = Some(close_locked(ctx, None)?);
@@ -188,7 +206,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         head: episode.head_at_open.as_deref(),
         opened: &episode.opened,
     };
-    let snapshot_path = ctx.layout.snapshot(&episode.id);
+    let snapshot_path = ctx.layout.snapshot(&episode.id)?;
     write_new(
         &snapshot_path,
         frontmatter::render(&front, &briefing.text).as_bytes(),
@@ -201,35 +219,44 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         drained,
         set_aside,
         briefing: briefing.text,
+        index_rebuilt: briefing.index_rebuilt,
     })
 }
 
-/// At an episode boundary off the trunk, moves the outbox into the tracked folders
-/// unchanged and appends `outbox.drained`; on the trunk, or with an empty outbox, nothing.
-pub fn drain_outbox(ctx: &Ctx) -> Result<Option<OutboxContents>, Error> {
+/// At an episode boundary on a named branch that is not the trunk, moves the outbox into
+/// the tracked folders unchanged and appends `outbox.drained`; on the trunk, on a
+/// detached HEAD, or with an empty outbox, nothing.
+pub fn drain_outbox(ctx: &Ctx) -> Result<Option<Drained>, Error> {
     let outbox = Outbox::new(&ctx.layout);
-    if outbox.contents()?.is_empty() || ctx.repo.on_trunk()? {
+    if outbox.contents()?.is_empty() || ctx.writes_to_outbox()? {
         return Ok(None);
     }
-    let moved = outbox.drain(&ctx.layout, crate::knowledge::derive::is_superseded)?;
+    let drained = outbox.drain(&ctx.layout, crate::knowledge::derive::is_superseded)?;
     let session = ctx.episode()?.map(|e| e.id);
     ctx.append(
         session.as_deref(),
         None,
         &OutboxDrained {
-            sessions: moved.sessions.clone(),
-            candidates: moved.candidates.clone(),
+            sessions: drained.sessions.clone(),
+            candidates: drained.candidates.clone(),
+            left: drained.left.iter().map(|l| l.file.clone()).collect(),
         },
     )?;
-    Ok(Some(moved))
+    Ok(Some(drained))
 }
 
-/// Reads the episode's ledger window from the offset of its `session.opened` line;
-/// falls back to a whole scan when that offset no longer points at it.
-fn read_window(
-    ctx: &Ctx,
-    episode: &EpisodeState,
-) -> Result<(Vec<LedgerLine>, Vec<Skipped>), Error> {
+/// An episode's ledger lines, what was skipped reading them, and whether the index had to
+/// be rebuilt to find them.
+struct Window {
+    lines: Vec<LedgerLine>,
+    skipped: Vec<Skipped>,
+    index_rebuilt: Option<IndexRebuilt>,
+}
+
+/// Reads the episode's ledger window from the offset of its `session.opened` line; when
+/// that offset no longer points at it (the ledger was replaced or pruned), finds the
+/// episode's lines through the ledger index.
+fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<Window, Error> {
     let ledger = ctx.ledger();
     if ledger.is_line_start(episode.ledger_offset)? {
         let mut lines = Vec::new();
@@ -243,24 +270,52 @@ fn read_window(
             }
         })?;
         if first == Some((Event::SessionOpened, Some(episode.id.clone()))) {
-            return Ok((lines, skipped));
+            return Ok(Window {
+                lines,
+                skipped,
+                index_rebuilt: None,
+            });
         }
     }
-    let mut lines = Vec::new();
-    let skipped = ledger.scan(0, |line| {
-        if line.session.as_deref() == Some(episode.id.as_str()) {
-            lines.push(line);
-        }
-    })?;
-    Ok((lines, skipped))
+    let index = ctx.index()?;
+    Ok(Window {
+        lines: index.lines(&LineQuery {
+            session: Some(&episode.id),
+            ..LineQuery::default()
+        })?,
+        skipped: index.skipped()?.lines,
+        index_rebuilt: index.rebuilt().cloned(),
+    })
+}
+
+/// Items per list of a record or context: the policy's, or its default while the policy
+/// does not read (the working context never needs the policy to be right).
+fn max_items(ctx: &Ctx) -> usize {
+    let max = ctx.policy().map_or_else(
+        |_| {
+            crate::model::Policy::default()
+                .session
+                .record_section_max_items
+        },
+        |p| p.session.record_section_max_items,
+    );
+    usize::try_from(max).unwrap_or(usize::MAX)
 }
 
 /// Git now against git at open.
 fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Error> {
     let head = ctx.repo.head()?;
-    let commits = ctx.repo.commits_since(episode.head_at_open.as_deref())?;
-    let dirty = ctx.repo.is_dirty()?;
-    Ok(GitSinceOpen::new(head.id, head.branch, commits, dirty))
+    let mut commits = ctx.repo.commits_since(episode.head_at_open.as_deref())?;
+    // Commit subjects are copied into records: a secret in one must not travel with them.
+    for commit in &mut commits {
+        commit.subject = redact(&commit.subject).text;
+    }
+    // The memory's own files (records drained into the work tree, candidates) are not
+    // the work: neither a dirty tree nor a changed file of the episode.
+    let dirty = ctx.repo.is_dirty_outside(Some(".ai/"))?;
+    let mut git = GitSinceOpen::new(head.id, head.branch, commits, dirty);
+    git.changed_files.retain(|f| !f.starts_with(".ai/"));
+    Ok(git)
 }
 
 /// Composes the open episode's working context from its three sources.
@@ -268,19 +323,23 @@ pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Er
     ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     let git = git_since_open(ctx, &episode)?;
-    let (lines, skipped) = read_window(ctx, &episode)?;
-    let window = EpisodeWindow::from_lines(&episode.id, &lines);
-    let text = compose::compose_context(EpisodeSources {
-        episode: &episode,
-        git: &git,
-        window: &window,
-    });
+    let read = read_window(ctx, &episode)?;
+    let window = EpisodeWindow::from_lines(&episode.id, &read.lines);
+    let text = compose::compose_context(
+        EpisodeSources {
+            episode: &episode,
+            git: &git,
+            window: &window,
+        },
+        max_items(ctx),
+    );
     Ok(EpisodeContext {
         episode,
         git,
         window,
-        skipped,
+        skipped: read.skipped,
         text,
+        index_rebuilt: read.index_rebuilt,
     })
 }
 
@@ -289,7 +348,7 @@ pub fn snapshot(ctx: &Ctx, _request: EpisodeRequest) -> Result<Snapshot, Error> 
     ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     Ok(Snapshot {
-        path: ctx.layout.display(&ctx.layout.snapshot(&episode.id)),
+        path: ctx.layout.display(&ctx.layout.snapshot(&episode.id)?),
     })
 }
 
@@ -307,9 +366,15 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     let episode = ctx.require_episode()?;
     let drained = drain_outbox(ctx)?;
     let git = git_since_open(ctx, &episode)?;
-    let (lines, skipped) = read_window(ctx, &episode)?;
+    let Window {
+        lines,
+        skipped,
+        index_rebuilt,
+    } = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &lines);
     let closed_at = ctx.now();
+    let summary = summary.map(|s| redact(s).text);
+    let summary = summary.as_deref();
     let (record, body) = compose::compose_record(
         EpisodeSources {
             episode: &episode,
@@ -319,16 +384,19 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         &closed_at,
         summary,
         &policy.session.record_sections,
+        usize::try_from(policy.session.record_section_max_items).unwrap_or(usize::MAX),
     );
     let text = frontmatter::render(&record, &body);
-    // On the trunk the record waits in the outbox so the tree stays clean (SPEC §5.7).
-    let outboxed = ctx.repo.on_trunk()?;
+    // On the trunk (and on a detached HEAD) the record waits in the outbox so the tree
+    // stays clean (SPEC §5.7).
+    let outboxed = ctx.writes_to_outbox()?;
     let path = if outboxed {
-        Outbox::new(&ctx.layout)
-            .shelf(Shelf::Sessions)
-            .join(format!("{}.md", episode.id))
+        ctx.layout.episode_file_in(
+            &Outbox::new(&ctx.layout).shelf(Shelf::Sessions),
+            &episode.id,
+        )?
     } else {
-        ctx.layout.session_record(&episode.id)
+        ctx.layout.session_record(&episode.id)?
     };
     let write = write_atomic(&path, text.as_bytes())?;
     let display = ctx.layout.display(&path);
@@ -354,6 +422,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         },
     )?;
     crate::store::episode::remove(&ctx.layout)?;
+    let pruned = retention::prune(ctx, &policy)?;
     Ok(Closed {
         episode: episode.id,
         path: display,
@@ -364,5 +433,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         outboxed,
         derived,
         drained,
+        pruned,
+        index_rebuilt,
     })
 }

@@ -2,6 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::StoreError;
+use crate::model::ids::IdKind;
+
 /// Paths of one repository's store, rooted at its work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
@@ -35,8 +38,20 @@ impl Layout {
     pub fn sessions_dir(&self) -> PathBuf {
         self.root.join(".ai/repo/sessions")
     }
-    pub fn session_record(&self, episode: &str) -> PathBuf {
-        self.sessions_dir().join(format!("{episode}.md"))
+    /// `.ai/repo/sessions/<episode>.md`; refuses an id that is not an episode id.
+    pub fn session_record(&self, episode: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Episode, episode)?;
+        Ok(self.sessions_dir().join(format!("{episode}.md")))
+    }
+    /// `<dir>/<id>.md` for a knowledge record; refuses an id that is not one.
+    pub fn record_in(&self, dir: &Path, id: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Knowledge, id)?;
+        Ok(dir.join(format!("{id}.md")))
+    }
+    /// `<dir>/<episode>.md` for an episode's file (outbox record, handover).
+    pub fn episode_file_in(&self, dir: &Path, episode: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Episode, episode)?;
+        Ok(dir.join(format!("{episode}.md")))
     }
     pub fn knowledge_dir(&self) -> PathBuf {
         self.root.join(".ai/repo/knowledge")
@@ -53,10 +68,13 @@ impl Layout {
     pub fn ledger(&self) -> PathBuf {
         self.root.join(".ai/local/ledger.jsonl")
     }
-    pub fn snapshot(&self, episode: &str) -> PathBuf {
-        self.root
+    /// `.ai/local/session-contexts/<episode>.md`; refuses an id that is not an episode id.
+    pub fn snapshot(&self, episode: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Episode, episode)?;
+        Ok(self
+            .root
             .join(".ai/local/session-contexts")
-            .join(format!("{episode}.md"))
+            .join(format!("{episode}.md")))
     }
     pub fn state_dir(&self) -> PathBuf {
         self.root.join(".ai/local/state")
@@ -64,8 +82,44 @@ impl Layout {
     pub fn episode_state(&self) -> PathBuf {
         self.state_dir().join("episode.json")
     }
+    /// The ledger index's manifest: derived from the ledger, rebuilt when missing.
+    pub fn ledger_index(&self) -> PathBuf {
+        self.state_dir().join("ledger-index.json")
+    }
+    /// The ledger index's segment files (and the lock its writers take).
+    pub fn ledger_index_dir(&self) -> PathBuf {
+        self.state_dir().join("ledger-index")
+    }
     pub fn handovers_dir(&self) -> PathBuf {
         self.state_dir().join("handovers")
+    }
+    /// `.ai/local/state/handovers/<episode>.md`; refuses an id that is not an episode id.
+    pub fn handover(&self, episode: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Episode, episode)?;
+        Ok(self.handovers_dir().join(format!("{episode}.md")))
+    }
+    /// `.ai/local/state/reasoning/`: one folder per task (or `_episode-<id>`).
+    pub fn reasoning_dir(&self) -> PathBuf {
+        self.state_dir().join("reasoning")
+    }
+    pub fn intents_dir(&self) -> PathBuf {
+        self.root.join(".ai/repo/intents")
+    }
+    pub fn tasks_dir(&self) -> PathBuf {
+        self.state_dir().join("tasks")
+    }
+    /// `.ai/local/state/tasks/<task>.json`; refuses an id that is not a task id.
+    pub fn task_record(&self, task: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Task, task)?;
+        Ok(self.tasks_dir().join(format!("{task}.json")))
+    }
+    /// `.ai/local/state/completed/<task>.md`; refuses an id that is not a task id.
+    pub fn completed_note(&self, task: &str) -> Result<PathBuf, StoreError> {
+        StoreError::check_id(IdKind::Task, task)?;
+        Ok(self
+            .state_dir()
+            .join("completed")
+            .join(format!("{task}.md")))
     }
     pub fn outbox_dir(&self) -> PathBuf {
         self.state_dir().join("outbox")

@@ -1,16 +1,20 @@
-//! Files on disk: layout paths, the one atomic writer, front matter, the ledger, the
-//! episode state, the knowledge record files and the outbox.
+//! Files on disk: layout paths, the one atomic writer, front matter, the ledger and its
+//! index, the episode state, the knowledge record files and the outbox.
 
 pub mod atomic;
 pub mod episode;
 pub mod frontmatter;
+pub mod index;
 pub mod layout;
 pub mod ledger;
 pub mod outbox;
+pub mod plan;
+pub mod reasoning;
 pub mod records;
 pub mod skeleton;
+pub mod tasks;
 
-pub use atomic::{WriteOutcome, write_atomic, write_new};
+pub use atomic::{WriteOutcome, write_atomic, write_atomic_derived, write_new};
 pub use layout::Layout;
 pub use ledger::Ledger;
 
@@ -29,9 +33,30 @@ pub enum StoreError {
     Malformed { path: PathBuf, message: String },
     #[error("{path}: unreadable episode state: {message}")]
     EpisodeUnreadable { path: String, message: String },
+    #[error(
+        "{kind} id {id:?} does not have the shape of one (like {example}); it is never made a path"
+    )]
+    IdShape {
+        kind: &'static str,
+        id: String,
+        example: &'static str,
+    },
 }
 
 impl StoreError {
+    /// Refuses to build a path from `id` unless it has the shape of a `kind` id.
+    pub fn check_id(kind: crate::model::ids::IdKind, id: &str) -> Result<(), StoreError> {
+        if kind.accepts(id) {
+            Ok(())
+        } else {
+            Err(StoreError::IdShape {
+                kind: kind.name(),
+                id: id.to_owned(),
+                example: kind.example(),
+            })
+        }
+    }
+
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         StoreError::Io {
             path: path.to_owned(),

@@ -40,6 +40,28 @@ impl OutboxContents {
     }
 }
 
+/// A file a drain left in the outbox, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Left {
+    /// Relative to the repository root.
+    pub file: String,
+    pub reason: String,
+}
+
+/// What one drain did: the file names it moved, and what it left.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Drained {
+    pub sessions: Vec<String>,
+    pub candidates: Vec<String>,
+    pub left: Vec<Left>,
+}
+
+impl Drained {
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty() && self.candidates.is_empty() && self.left.is_empty()
+    }
+}
+
 /// The outbox of one work tree.
 #[derive(Debug, Clone)]
 pub struct Outbox {
@@ -71,13 +93,15 @@ impl Outbox {
     /// Moves every outbox file into its tracked folder unchanged (write, then remove);
     /// idempotent: a file already there with the same bytes is just removed from the outbox.
     /// `keep(path)` says whether an existing tracked candidate must not be overwritten
-    /// (the caller passes "is superseded").
+    /// (the caller passes "is superseded"): a person's act wins, the parked copy goes.
+    /// A tracked file that differs from its outbox copy is never overwritten: the copy
+    /// stays in the outbox and the report says so.
     pub fn drain(
         &self,
         layout: &Layout,
         keep: impl Fn(&Path) -> bool,
-    ) -> Result<OutboxContents, StoreError> {
-        let mut moved = OutboxContents::default();
+    ) -> Result<Drained, StoreError> {
+        let mut moved = Drained::default();
         for (shelf, target) in [
             (Shelf::Sessions, layout.sessions_dir()),
             (Shelf::Candidates, layout.candidates_dir()),
@@ -91,7 +115,21 @@ impl Outbox {
                 let reviewed = shelf == Shelf::Candidates
                     && (layout.curated_dir().join(&name).exists() || keep(&to));
                 if !reviewed {
-                    let _: WriteOutcome = write_atomic(&to, &bytes)?;
+                    match std::fs::read(&to) {
+                        Ok(existing) if existing != bytes => {
+                            moved.left.push(Left {
+                                file: layout.display(&from),
+                                reason: format!(
+                                    "{} is already there with other content; compare the two and keep one by hand",
+                                    layout.display(&to)
+                                ),
+                            });
+                            continue;
+                        }
+                        _ => {
+                            let _: WriteOutcome = write_atomic(&to, &bytes)?;
+                        }
+                    }
                 }
                 std::fs::remove_file(&from).map_err(|e| StoreError::io(&from, e))?;
                 match shelf {

@@ -41,8 +41,11 @@ fn demo_runs_a_full_episode_and_leaves_nothing_behind() {
         "schema: session/v1",
         "## Summary",
         "Added a whitespace tokenizer and settled how empty input behaves.",
-        "- 2026-11-30T10:00:00Z Tokens are split on Unicode whitespace; no quoting rules",
-        "outcome: committed",
+        "Tokens are split on Unicode whitespace; no quoting rules (task t-",
+        "outcome: completed",
+        "issue tokenize is now active in .ai/repo/intents/tokenizer.yaml",
+        "binding: bound, issue tokenize, intent tokenizer",
+        "## Next Action",
         "the temporary repository has been removed (use --keep to explore it)",
     ] {
         assert!(out.contains(needle), "missing {needle:?}:\n{out}");
@@ -64,9 +67,10 @@ fn demo_json_parses() {
     let path = json["directory"].as_str().expect("directory");
     assert!(!Path::new(path).exists(), "{path} was left behind");
     let steps = json["steps"].as_array().expect("steps");
-    // init, commit, start, decision, question, answer, commit, checkpoint, context,
-    // close, candidates, rerun derive, promote, commit, check, doctor.
-    assert_eq!(steps.len(), 16);
+    // init, commit, intent, start, plan start, task start, decision, question, answer,
+    // commit, checkpoint, task finish, context, close, handover, candidates, rerun derive,
+    // promote, commit, check, doctor.
+    assert_eq!(steps.len(), 21);
     for step in steps {
         assert!(
             step["title"].is_string() && step["command"].is_string(),
@@ -84,9 +88,10 @@ fn demo_json_parses() {
         .expect("a close step")["output"];
     assert_eq!(
         closed["derived"]["written"].as_array().map(Vec::len),
-        Some(2)
+        Some(3),
+        "a decision, an answer and the finished task"
     );
-    let rerun = &steps[11]["output"];
+    let rerun = &steps[16]["output"];
     assert_eq!(rerun["nothing_to_write"], true, "{rerun}");
     let doctor = &steps.last().expect("a last step")["output"];
     assert_eq!(
@@ -94,7 +99,11 @@ fn demo_json_parses() {
         (Some(0), Some(0))
     );
     assert_eq!(closed["record"]["schema"], "session/v1");
-    assert_eq!(closed["record"]["outcome"], "committed");
+    assert_eq!(closed["record"]["outcome"], "completed");
+    assert_eq!(closed["record"]["tasks"].as_array().map(Vec::len), Some(1));
+    let handover = &steps[14]["output"];
+    assert_eq!(handover["front"]["issue"], "tokenize", "{handover}");
+    assert!(handover["front"]["plan_revision"].is_string(), "{handover}");
     assert!(
         closed["text"]
             .as_str()

@@ -574,7 +574,12 @@ fn compact_hook_derives_unless_knowledge_on_compact_is_off() {
             r#"{"session_id":"abc","hook_event_name":"PreCompact","trigger":"auto"}"#,
         )
         .success();
-    assert_eq!(run.json()["did"], "derived");
+    assert_eq!(run.json()["did"], "compacted");
+    assert!(
+        run.json()["checkpoint"].is_u64(),
+        "a checkpoint unless checkpoint_on_compact is off"
+    );
+    assert_eq!(run.json()["derived"]["episode"], episode.as_str());
     assert_eq!(repo.record_ids(CANDIDATES), std::slice::from_ref(&id));
     let derived = repo.ledger_events("knowledge.derived");
     assert_eq!(derived.len(), 1);
@@ -589,9 +594,23 @@ fn compact_hook_derives_unless_knowledge_on_compact_is_off() {
             r#"{"session_id":"abc","hook_event_name":"PreCompact","trigger":"auto"}"#,
         )
         .success();
-    assert_eq!(run.json()["did"], "knowledge-on-compact-off");
+    assert_eq!(run.json()["did"], "compacted");
+    assert_eq!(run.json()["derived"], serde_json::Value::Null);
     assert_eq!(repo.ledger_events("knowledge.derived").len(), 1);
     assert!(repo.record_ids(CANDIDATES).is_empty());
+    assert_eq!(repo.ledger_events("checkpoint.recorded").len(), 2);
+
+    // Checkpoint and derivation are independent.
+    repo.write_policy("session:\n  checkpoint_on_compact: false\n");
+    let run = repo
+        .run_with_stdin(
+            &["--format", "json", "hook", "compact", "--provider", "x"],
+            "",
+        )
+        .success();
+    assert_eq!(run.json()["checkpoint"], serde_json::Value::Null);
+    assert!(run.json()["derived"].is_object());
+    assert_eq!(repo.ledger_events("checkpoint.recorded").len(), 2);
 
     // With nothing open there is nothing to derive, and still exit 0.
     repo.write_policy("session:\n  knowledge_on_compact: true\n");
@@ -925,10 +944,7 @@ fn derive_never_undoes_a_promotion_or_a_rejection() {
 
 /// A valid `knowledge/v1` candidate, `derived_from` given as YAML list items.
 fn record(id: &str, status: &str, refs: &[&str], extra: &str, body: &str) -> String {
-    let refs: String = refs.iter().map(|r| format!("  - {r}\n")).collect();
-    format!(
-        "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: {status}\nstance: observed\ntitle: The ledger is append-only\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n{refs}{extra}---\n{body}\n"
-    )
+    crate::common::knowledge_record(id, status, refs, extra, body)
 }
 
 #[test]
@@ -1341,7 +1357,7 @@ fn status_answers_freshness_queue_and_outbox() {
     let run = repo.run(&["knowledge", "status"]).success();
     assert_eq!(
         run.stdout(),
-        "last closed: never\nlast derived: never\nfreshness: fresh (the last closed episode has been derived)\nqueue: 0 pending (0 untracked), 0 curated\noutbox: empty\n"
+        "last closed: never\nlast derived: never\nfreshness: nothing to judge yet (no episode has closed)\nqueue: 0 pending (0 untracked), 0 curated\noutbox: empty\n"
     );
 
     let (first, decision, _) = closed_with_two_candidates(&mut repo);
@@ -1411,19 +1427,17 @@ fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
         )),
         "{run}"
     );
-    let mut ids = [decision, answer, foreign.to_owned()];
+    // Those placed on this branch first, then every unassigned one, named.
+    let mut ids = [decision, answer];
     ids.sort();
     let block: Vec<String> = std::iter::once("## Candidates awaiting review (3)".to_owned())
         .chain(std::iter::once(
             "3 candidate(s) on this branch, 1 unassigned".to_owned(),
         ))
-        .chain(ids.iter().map(|id| {
-            if id == foreign {
-                format!("- {id} (unassigned: this checkout does not know its episode)")
-            } else {
-                format!("- {id}")
-            }
-        }))
+        .chain(ids.iter().map(|id| format!("- {id}")))
+        .chain(std::iter::once(format!(
+            "- {foreign} (unassigned: this checkout does not know its episode)"
+        )))
         .collect();
     assert!(
         text.contains(&format!("\n{}\n", block.join("\n"))),

@@ -4,16 +4,21 @@
 mod common;
 
 mod authored;
+mod compat;
 mod demo;
 mod doctor;
 mod env;
+mod field;
+mod handover;
 mod help;
 mod history;
 mod hooks;
+mod index;
 mod init;
 mod knowledge;
 mod ledger;
 mod outbox;
 mod policy;
 mod registry;
+mod retention;
 mod session;

@@ -129,14 +129,71 @@ fn a_record_section_without_a_writer_refuses_the_start_too() {
 }
 
 #[test]
-fn every_policy_reader_refuses_a_bad_policy() {
+fn a_bad_policy_stops_writers_while_readers_still_read_and_doctor_reports_it() {
     let repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.run(&["decision", "All git reads go through gix"])
+        .success();
     repo.write_policy("colour: blue\n");
-    for args in [&["history"][..], &["briefing"][..]] {
-        let mut json_args = vec!["--format", "json"];
-        json_args.extend_from_slice(args);
-        repo.run(&json_args).json_error(3, "policy.known-keys");
+
+    // Read-only commands read, with the defaults, and say so.
+    for args in [
+        &["history"][..],
+        &["knowledge", "check"][..],
+        &["knowledge", "candidates"][..],
+        &["session", "context"][..],
+        &["env"][..],
+    ] {
+        repo.run(args).success();
     }
+    let briefing = repo.run(&["briefing"]).success();
+    assert!(
+        briefing
+            .stderr()
+            .contains("note: the policy cannot be read, so the defaults were used"),
+        "{briefing}"
+    );
+    let json = repo.run(&["--format", "json", "briefing"]).success().json();
+    assert!(
+        json["policy_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("colour")),
+        "{json}"
+    );
+
+    // doctor reports a blocking policy.valid finding and runs what needs no policy.
+    let report = repo
+        .run(&["--format", "json", "doctor"])
+        .expect_code(10)
+        .json();
+    let rules = report["rules"].as_array().expect("rules");
+    let valid = rules
+        .iter()
+        .find(|r| r["rule"] == "majordomus.policy-valid")
+        .expect("the policy rule");
+    assert_eq!(valid["findings"][0]["rule"], "policy.valid");
+    assert_eq!(valid["findings"][0]["severity"], "blocking");
+    assert!(
+        valid["findings"][0]["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("remove `colour`")),
+        "{valid}"
+    );
+    for rule in rules {
+        let expected = match rule["rule"].as_str() {
+            Some("majordomus.policy-valid") => "fail",
+            Some("majordomus.knowledge-observed" | "majordomus.candidates-reviewed") => "skipped",
+            _ => "pass",
+        };
+        assert_eq!(rule["status"], expected, "{rule}");
+    }
+
+    // Writers refuse: their behaviour depends on the policy.
+    repo.run(&["--format", "json", "session", "close"])
+        .json_error(3, "policy.known-keys");
+    // The printed fix works.
+    repo.write_policy("");
+    repo.run(&["doctor"]).success();
 }
 
 #[test]

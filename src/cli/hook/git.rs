@@ -3,23 +3,16 @@
 use clap::Args;
 
 use crate::cli::Output;
-use crate::hooks::{GitHookRequest, HooksRequest, PostRewriteRequest};
+use crate::hooks::{HooksRequest, PostRewriteRequest, PrePushRequest};
+use crate::knowledge::PushedRef;
 use crate::{Ctx, Error};
 
-/// Arguments git passes to the hook.
+/// Arguments git passes to the hook (pre-push: the remote's name and URL).
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct GitArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub args: Vec<String>,
-}
-
-impl GitArgs {
-    fn request(&self) -> GitHookRequest {
-        GitHookRequest {
-            args: self.args.clone(),
-        }
-    }
 }
 
 pub fn post_commit(ctx: &Ctx) -> Result<Output, Error> {
@@ -30,10 +23,11 @@ pub fn post_commit(ctx: &Ctx) -> Result<Output, Error> {
 }
 
 pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::pre_push(
-        ctx,
-        args.request(),
-    )?))
+    let request = PrePushRequest {
+        args: args.args.clone(),
+        refs: PushedRef::parse_lines(&crate::cli::read_stdin()),
+    };
+    Ok(Output::report(&crate::hooks::pre_push(ctx, request)?))
 }
 
 /// `hook post-rewrite`: git's first argument (`amend` or `rebase`) and its pairs on stdin.

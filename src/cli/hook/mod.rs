@@ -40,6 +40,20 @@ pub enum HookCommand {
     Compact(ProviderArgs),
 }
 
+/// A provider hook run outside any repository (`-C` or the current directory) still works
+/// in the repository its payload's `cwd` names.
+pub fn open_from_payload(command: &HookCommand) -> Option<Ctx> {
+    let (HookCommand::SessionStart(args)
+    | HookCommand::SessionEnd(args)
+    | HookCommand::Compact(args)) = command
+    else {
+        return None;
+    };
+    let dir = crate::hooks::payload_cwd(args.payload())?;
+    let clock = crate::Clock::from_env().ok()?;
+    Ctx::open(&dir, clock).ok()
+}
+
 pub fn run(ctx: &Ctx, command: &HookCommand) -> Result<Output, Error> {
     match command {
         HookCommand::PostCommit => git::post_commit(ctx),

@@ -13,13 +13,20 @@ pub struct ProviderArgs {
     /// The agent client (e.g. claude-code, gemini-cli).
     #[arg(long, default_value = "agent", value_name = "NAME")]
     pub provider: String,
+    #[arg(skip)]
+    pub stdin: std::sync::OnceLock<String>,
 }
 
 impl ProviderArgs {
+    /// The payload the client wrote on stdin, read once.
+    pub fn payload(&self) -> &str {
+        self.stdin.get_or_init(crate::cli::read_stdin)
+    }
+
     fn request(&self) -> ProviderRequest {
         ProviderRequest {
             provider: self.provider.clone(),
-            payload: crate::cli::read_stdin(),
+            payload: self.payload().to_owned(),
         }
     }
 }

@@ -63,11 +63,10 @@ fn title_of(text: &str) -> String {
     title
 }
 
+/// Whether the task scope covers `path` (paths, directories and globs; an empty scope
+/// claims nothing, so a task without one cites no commit).
 fn scope_covers(scope: &[String], path: &str) -> bool {
-    scope.iter().any(|s| {
-        let s = s.trim_end_matches('/');
-        s.is_empty() || s == "." || path == s || path.starts_with(&format!("{s}/"))
-    })
+    !scope.is_empty() && crate::model::task::in_scope(scope, path)
 }
 
 /// Derives exactly SPEC §5.1's list from one episode's ledger lines (in ledger order):
@@ -205,8 +204,12 @@ pub fn derive_candidates(
         let mut seen = std::collections::HashSet::new();
         refs.retain(|r| seen.insert(r.clone()));
         // The claim is one statement: continuation lines are indented so no line of
-        // it can pass for a heading (`# Evidence`, `# Rejected`) of the record.
-        let body = body.replace('\n', "\n  ");
+        // it can pass for a heading (`# Evidence`, `# Rejected`) of the record. A ledger
+        // line written before redaction existed still never carries a secret onward.
+        let body = crate::model::redact::redact(&body)
+            .text
+            .replace('\n', "\n  ");
+        let title = crate::model::redact::redact(&title).text;
         derived.push(Derived {
             record: KnowledgeRecord {
                 id: candidate_id(episode, line),

@@ -25,6 +25,9 @@ pub static EPISODE_ID: LazyLock<Regex> =
 /// A question id: `q-<10 hex>`.
 pub static QUESTION_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bq-[0-9a-f]{10}\b").expect("valid regex"));
+/// A task id: `t-<YYYYMMDD>-<4 hex>`.
+pub static TASK_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bt-\d{8}-[0-9a-f]{4}\b").expect("valid regex"));
 static OID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[0-9a-f]{40}\b").expect("valid regex"));
 static SHORT_OID: LazyLock<Regex> =
@@ -321,9 +324,11 @@ impl TestRepo {
             .collect()
     }
 
-    /// Appends a `task.started` line for `task` in the open episode, as `task start`
-    /// writes it, so writers accept `--task <task>`.
-    pub fn append_task_started(&self, task: &str, description: &str) {
+    /// Appends a ledger line in the exact format `Ledger::append` writes (`seq` one past
+    /// the last, `ts` the pinned clock, stamped with the open episode if any), for lines
+    /// a test needs before the command that writes them exists or to forge what a hook
+    /// would have written.
+    pub fn append_ledger_line(&self, event: &str, task: Option<&str>, data: Value) {
         let seq = self
             .ledger()
             .iter()
@@ -338,15 +343,25 @@ impl TestRepo {
         let line = serde_json::json!({
             "seq": seq,
             "ts": self.now,
-            "event": "task.started",
+            "event": event,
             "session": session,
             "task": task,
-            "data": {"description": description, "scope": []},
+            "data": data,
         });
         let mut text = self.ledger_text();
         text.push_str(&serde_json::to_string(&line).expect("serialises"));
         text.push('\n');
         std::fs::write(self.path(".ai/local/ledger.jsonl"), text).expect("write the ledger");
+    }
+
+    /// Appends a `task.started` line for `task` in the open episode, as `task start`
+    /// writes it, so writers accept `--task <task>`.
+    pub fn append_task_started(&self, task: &str, description: &str) {
+        self.append_ledger_line(
+            "task.started",
+            Some(task),
+            serde_json::json!({"description": description, "scope": []}),
+        );
     }
 
     /// `.ai/local/state/episode.json`, when an episode is open.
@@ -377,11 +392,13 @@ impl TestRepo {
         }
         let out = EPISODE_ID.replace_all(&out, "[EPISODE]");
         let out = QUESTION_ID.replace_all(&out, "[QID]");
+        let out = TASK_ID.replace_all(&out, "[TASK]");
         let out = OID.replace_all(&out, "[OID]");
         SHORT_OID.replace_all(&out, "[SHORT]").into_owned()
     }
 
-    /// Every file under the root except `.git/`, with its bytes and modification time.
+    /// Every file under the root except `.git/` and the ledger index (derived, rewritten by
+    /// any read that finds the ledger grown), with its bytes and modification time.
     pub fn files(&self) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
         fn walk(
             dir: &Path,
@@ -391,7 +408,8 @@ impl TestRepo {
             for entry in std::fs::read_dir(dir).expect("list directory") {
                 let entry = entry.expect("directory entry");
                 let path = entry.path();
-                if entry.file_name() == ".git" {
+                let name = entry.file_name();
+                if name == ".git" || name == "ledger-index" || name == "ledger-index.json" {
                     continue;
                 }
                 if path.is_dir() {
@@ -553,6 +571,24 @@ impl TestRepo {
         cmd
     }
 
+    /// Runs `script` with `sh -c` in `dir` under the pinned environment, with this build
+    /// of majordomus first on the `PATH`: how a printed `fix:` is tried.
+    pub fn sh_in(&self, dir: &Path, script: &str) -> std::process::Output {
+        let mut cmd = StdCommand::new("sh");
+        cmd.arg("-c")
+            .arg(script)
+            .current_dir(dir)
+            .stdin(Stdio::null());
+        self.pin(&mut cmd);
+        let path = format!(
+            "{}:{}",
+            bin().parent().expect("the binary's directory").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        cmd.env("PATH", path);
+        cmd.output().expect("spawn sh")
+    }
+
     /// Makes `origin.git`, a bare copy of the repository beside the work tree, adds it as
     /// `origin`, points `refs/remotes/origin/HEAD` at its default branch and makes `main`
     /// track `origin/main`: from then on `main` is the trunk. Returns the bare repository.
@@ -614,4 +650,59 @@ pub fn changed_files(
     changed.sort();
     changed.dedup();
     changed
+}
+
+/// A knowledge record's text in the plain shape majordomus writes.
+pub fn knowledge_record(id: &str, status: &str, refs: &[&str], extra: &str, body: &str) -> String {
+    let refs: String = refs.iter().map(|r| format!("  - {r}\n")).collect();
+    format!(
+        "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: {status}\nstance: observed\ntitle: The ledger is append-only\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n{refs}{extra}---\n{body}\n"
+    )
+}
+
+// --- Ledger lines written directly (large or old ledgers) ---------------------------------
+
+/// One ledger line exactly as `Ledger::append` writes it (`data` is JSON with its keys
+/// sorted), newline included.
+pub fn ledger_line(
+    seq: u64,
+    ts: &str,
+    event: &str,
+    session: Option<&str>,
+    task: Option<&str>,
+    data: &Value,
+) -> String {
+    let quoted = |v: Option<&str>| v.map_or("null".to_owned(), |s| Value::from(s).to_string());
+    format!(
+        "{{\"seq\":{seq},\"ts\":{},\"event\":{},\"session\":{},\"task\":{},\"data\":{data}}}\n",
+        Value::from(ts),
+        Value::from(event),
+        quoted(session),
+        quoted(task),
+    )
+}
+
+impl TestRepo {
+    /// Appends `text` (whole ledger lines) to the ledger as it is.
+    pub fn append_ledger(&self, text: &str) {
+        use std::io::Write as _;
+        let path = self.path(".ai/local/ledger.jsonl");
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("create .ai/local");
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .expect("open the ledger");
+        file.write_all(text.as_bytes())
+            .expect("append to the ledger");
+    }
+
+    /// The last `seq` in the ledger (0 when empty).
+    pub fn last_seq(&self) -> u64 {
+        self.ledger()
+            .iter()
+            .filter_map(|l| l["seq"].as_u64())
+            .max()
+            .unwrap_or(0)
+    }
 }

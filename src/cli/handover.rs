@@ -1,0 +1,53 @@
+//! `majordomus handover --derive | --resolve [FILE]`.
+
+use clap::Args;
+
+use super::Output;
+use crate::handover::{DeriveRequest, ResolveRequest};
+use crate::{Ctx, Error};
+
+/// Derive the handover of an episode, or resolve one against the plan as it is now.
+///
+/// `--derive` writes .ai/local/state/handovers/<episode>.md: the task's issue, intent or
+/// exemption with the two pins (plan_revision, evidence_standing) in its front matter, then
+/// the sections of `handover.sections` (Done, Next Action, Open Questions, Reasoning,
+/// Knowledge). The session-end hook derives it after the close.
+///
+/// `--resolve` re-asks the binding with the handover's names and answers `unchanged`,
+/// `evidence_moved`, `plan_changed` (wins when both moved) or `unknown`, with why.
+///
+/// Examples:
+///   majordomus handover --derive
+///   majordomus handover --resolve
+///   majordomus handover --resolve .ai/local/state/handovers/20261130T101500Z-1a2b3c.md --format json
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+#[command(group(clap::ArgGroup::new("act").required(true).args(["derive", "resolve"])))]
+pub struct HandoverArgs {
+    /// Write the handover of the open episode (else the last closed one).
+    #[arg(long)]
+    pub derive: bool,
+    /// With --derive: the episode to hand over.
+    #[arg(long, value_name = "ID", requires = "derive")]
+    pub episode: Option<String>,
+    /// Resolve a handover (default: the newest).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    pub resolve: Option<String>,
+}
+
+pub fn run(ctx: &Ctx, args: &HandoverArgs) -> Result<Output, Error> {
+    match &args.resolve {
+        Some(file) => Ok(Output::report(&crate::handover::resolve(
+            ctx,
+            ResolveRequest {
+                file: Some(file.clone()).filter(|f| !f.is_empty()),
+            },
+        )?)),
+        None => Ok(Output::report(&crate::handover::derive(
+            ctx,
+            DeriveRequest {
+                episode: args.episode.clone(),
+            },
+        )?)),
+    }
+}

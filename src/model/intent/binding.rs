@@ -1,0 +1,1260 @@
+//! The binding (SPEC §6): one read-only derivation of which intent a piece of work
+//! serves, whether it is maintenance or exempt, or why it may not start; with its pins.
+
+use std::collections::BTreeSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::{Plan, PlanInput};
+use super::paths::reaches_any;
+use super::pins::{Served, evidence_standing, plan_revision};
+use super::{Intent, IntentStatus, Issue, IssueStatus};
+use crate::model::policy::Exemption;
+
+/// What the worker named: `intent binding` / `task start` flags.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BindingRequest {
+    /// `--issue`.
+    pub issue: Option<String>,
+    /// `--intent`.
+    pub intent: Option<String>,
+    /// `--scope`: repository-relative paths; a directory ends in `/`.
+    pub scope: Vec<String>,
+    /// `--exempt`: a declared exemption class.
+    pub exempt: Option<String>,
+    /// `--because`: the exemption's reason.
+    pub because: Option<String>,
+    /// Files the task's commits changed (`task finish`, pre-push); those outside the
+    /// scope are said in the note, never refused.
+    pub changed: Vec<String>,
+}
+
+/// The answer of the binding.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Binding {
+    pub status: BindingStatus,
+    /// Why it is refused; empty unless `status` is `refused`.
+    pub causes: Vec<Cause>,
+    /// The named issue, or the one open issue the scope reaches.
+    pub issue: Option<String>,
+    /// The served intent (or the one named, when refused).
+    pub intent: Option<String>,
+    /// The exemption class asked for.
+    pub exemption: Option<String>,
+    /// sha256 over the served plan; absent when refused.
+    pub plan_revision: Option<String>,
+    /// sha256 over the served criteria's evidence; absent when refused.
+    pub evidence_standing: Option<String>,
+    /// The task's scope: the given scope, else the named work's paths.
+    pub scope: Vec<String>,
+    /// Changed files outside `scope` (advisory).
+    pub outside_scope: Vec<String>,
+    /// What happened and, when refused, what would fix it.
+    pub note: String,
+}
+
+impl Binding {
+    /// The answer in a few lines: status, what it serves or why it is refused, the pins.
+    pub fn summary(&self) -> String {
+        use std::fmt::Write as _;
+        let b = self;
+        let mut out = String::new();
+        let status = match b.status {
+            BindingStatus::Bound => "bound",
+            BindingStatus::Maintenance => "maintenance",
+            BindingStatus::Exempt => "exempt",
+            BindingStatus::Refused => "refused",
+        };
+        let _ = write!(out, "binding: {status}");
+        if let Some(issue) = &b.issue {
+            let _ = write!(out, ", issue {issue}");
+        }
+        if let Some(intent) = &b.intent {
+            let _ = write!(out, ", intent {intent}");
+        }
+        if let Some(class) = &b.exemption {
+            let _ = write!(out, ", exemption {class}");
+        }
+        out.push('\n');
+        if !b.causes.is_empty() {
+            let causes: Vec<&str> = b.causes.iter().map(|c| c.as_str()).collect();
+            let _ = writeln!(out, "causes: {}", causes.join(", "));
+        }
+        if !b.note.is_empty() {
+            let _ = writeln!(out, "note: {}", b.note);
+        }
+        if let (Some(plan), Some(evidence)) = (&b.plan_revision, &b.evidence_standing) {
+            let _ = writeln!(
+                out,
+                "pins: plan_revision {}, evidence_standing {}",
+                &plan[..plan.len().min(12)],
+                &evidence[..evidence.len().min(12)]
+            );
+        }
+        if !b.outside_scope.is_empty() {
+            let _ = writeln!(out, "outside the scope: {}", b.outside_scope.join(", "));
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BindingStatus {
+    /// The work serves an intent.
+    Bound,
+    /// The work lies under milestone paths no intent names; no exemption needed.
+    Maintenance,
+    /// A declared exemption with a reason.
+    Exempt,
+    /// The work may not start under this answer; see `causes`.
+    Refused,
+}
+
+/// Why a binding is refused, in the order answers list them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    NoPlan,
+    PlanUnreadable,
+    UnknownIssue,
+    IssueDone,
+    IntentNotCritiqued,
+    CritiqueBlocking,
+    PathsOutsidePlan,
+    NothingNamed,
+    UnknownIntent,
+    IntentRetired,
+    IntentHasNoOpenWork,
+    IssueOutsideIntent,
+    AmbiguousIntent,
+    UnknownExemption,
+    ExemptionWithoutReason,
+    ExemptionNamesWork,
+}
+
+impl Cause {
+    /// Every cause, in answer order.
+    pub const ALL: [Cause; 16] = [
+        Cause::NoPlan,
+        Cause::PlanUnreadable,
+        Cause::UnknownIssue,
+        Cause::IssueDone,
+        Cause::IntentNotCritiqued,
+        Cause::CritiqueBlocking,
+        Cause::PathsOutsidePlan,
+        Cause::NothingNamed,
+        Cause::UnknownIntent,
+        Cause::IntentRetired,
+        Cause::IntentHasNoOpenWork,
+        Cause::IssueOutsideIntent,
+        Cause::AmbiguousIntent,
+        Cause::UnknownExemption,
+        Cause::ExemptionWithoutReason,
+        Cause::ExemptionNamesWork,
+    ];
+
+    /// The spelling in answers and ledger lines.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::NoPlan => "no_plan",
+            Cause::PlanUnreadable => "plan_unreadable",
+            Cause::UnknownIssue => "unknown_issue",
+            Cause::IssueDone => "issue_done",
+            Cause::IntentNotCritiqued => "intent_not_critiqued",
+            Cause::CritiqueBlocking => "critique_blocking",
+            Cause::PathsOutsidePlan => "paths_outside_plan",
+            Cause::NothingNamed => "nothing_named",
+            Cause::UnknownIntent => "unknown_intent",
+            Cause::IntentRetired => "intent_retired",
+            Cause::IntentHasNoOpenWork => "intent_has_no_open_work",
+            Cause::IssueOutsideIntent => "issue_outside_intent",
+            Cause::AmbiguousIntent => "ambiguous_intent",
+            Cause::UnknownExemption => "unknown_exemption",
+            Cause::ExemptionWithoutReason => "exemption_without_reason",
+            Cause::ExemptionNamesWork => "exemption_names_work",
+        }
+    }
+}
+
+/// Derives the binding of `ask` against `plan`. `exemptions` are the policy's declared
+/// classes (`intent.exemptions`); `evidence` returns the blob id at HEAD of a
+/// repository path, `None` when it has none.
+pub fn bind(
+    plan: &PlanInput,
+    ask: &BindingRequest,
+    exemptions: &[Exemption],
+    evidence: &dyn Fn(&str) -> Option<String>,
+) -> Binding {
+    let mut draft = Draft {
+        issue: ask.issue.clone(),
+        intent: ask.intent.clone(),
+        scope: ask.scope.clone(),
+        ..Draft::default()
+    };
+    if let Some(class) = &ask.exempt {
+        judge_exemption(plan, ask, class, exemptions, &mut draft);
+        return draft.finish(BindingStatus::Exempt, ask, evidence);
+    }
+    let plan = match plan {
+        PlanInput::NoPlan => {
+            draft.refuse(
+                Cause::NoPlan,
+                "no plan: .ai/repo/intents/ declares no intent; declare the work in \
+                 .ai/repo/intents/<id>.yaml, or ask with --exempt CLASS --because REASON \
+                 if no intent serves it",
+            );
+            return draft.finish(BindingStatus::Refused, ask, evidence);
+        }
+        PlanInput::Unreadable(errors) => {
+            draft.refuse(Cause::PlanUnreadable, unreadable_sentence(errors));
+            return draft.finish(BindingStatus::Refused, ask, evidence);
+        }
+        PlanInput::Plan(plan) => plan,
+    };
+    let status = match (&ask.issue, &ask.intent) {
+        (Some(issue), _) => bind_issue(plan, issue, ask, &mut draft),
+        (None, Some(intent)) => bind_intent(plan, intent, ask, &mut draft),
+        (None, None) if !ask.scope.is_empty() => bind_paths(plan, &ask.scope, &mut draft),
+        (None, None) => {
+            draft.refuse(
+                Cause::NothingNamed,
+                "nothing named: name the issue (--issue ID), the intent (--intent ID) or \
+                 the paths (--scope PATH), or ask with --exempt CLASS --because REASON",
+            );
+            BindingStatus::Refused
+        }
+    };
+    draft.finish(status, ask, evidence)
+}
+
+/// The answer under construction: causes with their sentences, what resolved, remarks.
+#[derive(Default)]
+struct Draft<'p> {
+    causes: Vec<(Cause, String)>,
+    summary: String,
+    remarks: Vec<String>,
+    issue: Option<String>,
+    intent: Option<String>,
+    exemption: Option<String>,
+    served: Vec<Served<'p>>,
+    scope: Vec<String>,
+}
+
+impl<'p> Draft<'p> {
+    fn refuse(&mut self, cause: Cause, sentence: impl Into<String>) {
+        self.causes.push((cause, sentence.into()));
+    }
+
+    /// Refuses work on an intent that is retired or whose plan was not critiqued or has
+    /// blocking findings.
+    fn judge_intent(&mut self, intent: &Intent) {
+        let id = &intent.id;
+        if intent.status == IntentStatus::Retired {
+            self.refuse(
+                Cause::IntentRetired,
+                format!("intent `{id}` is retired; name work of an active intent"),
+            );
+        }
+        if !intent.is_critiqued() {
+            self.refuse(
+                Cause::IntentNotCritiqued,
+                format!(
+                    "intent `{id}` has no critique; critique its plan and record it under \
+                     `critiques:` in {} before work begins",
+                    intent_file(id)
+                ),
+            );
+        }
+        let blocking = intent.blocking_findings();
+        if !blocking.is_empty() {
+            self.refuse(
+                Cause::CritiqueBlocking,
+                format!(
+                    "intent `{id}` has blocking critique findings {}; give each a \
+                     `resolution:` in {}",
+                    quoted(&blocking),
+                    intent_file(id)
+                ),
+            );
+        }
+    }
+
+    fn finish(
+        self,
+        status: BindingStatus,
+        ask: &BindingRequest,
+        evidence: &dyn Fn(&str) -> Option<String>,
+    ) -> Binding {
+        let outside_scope: Vec<String> = if self.scope.is_empty() {
+            Vec::new()
+        } else {
+            ask.changed
+                .iter()
+                .filter(|file| !reaches_any(file.trim_end_matches('/'), &self.scope))
+                .cloned()
+                .collect()
+        };
+        let mut remarks = self.remarks;
+        if !outside_scope.is_empty() {
+            remarks.push(format!(
+                "changed outside the scope (advisory): {}",
+                outside_scope.join(", ")
+            ));
+        }
+        let mut causes = self.causes;
+        causes.sort_by_key(|(cause, _)| *cause);
+        let refused = !causes.is_empty();
+        let sentences: Vec<&str> = if refused {
+            causes.iter().map(|(_, s)| s.as_str()).collect()
+        } else {
+            vec![self.summary.as_str()]
+        };
+        let note = sentences
+            .into_iter()
+            .chain(remarks.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut ids: Vec<Cause> = causes.iter().map(|(cause, _)| *cause).collect();
+        ids.dedup();
+        Binding {
+            status: if refused {
+                BindingStatus::Refused
+            } else {
+                status
+            },
+            causes: ids,
+            issue: self.issue,
+            intent: self.intent,
+            exemption: self.exemption,
+            plan_revision: (!refused).then(|| plan_revision(&self.served)),
+            evidence_standing: (!refused).then(|| evidence_standing(&self.served, evidence)),
+            scope: self.scope,
+            outside_scope,
+            note: if refused {
+                format!("refused: {note}")
+            } else {
+                note
+            },
+        }
+    }
+}
+
+/// An exemption: a declared class, a reason, and no named work beside it.
+fn judge_exemption(
+    plan: &PlanInput,
+    ask: &BindingRequest,
+    class: &str,
+    exemptions: &[Exemption],
+    draft: &mut Draft,
+) {
+    draft.exemption = Some(class.to_owned());
+    if ask.issue.is_some() || ask.intent.is_some() {
+        draft.refuse(
+            Cause::ExemptionNamesWork,
+            "an exemption cannot stand beside named work: drop --exempt to bind the named \
+             issue or intent, or drop --issue/--intent if no intent serves this work",
+        );
+    }
+    let declared = exemptions.iter().find(|e| e.class == class);
+    if declared.is_none() {
+        let classes: Vec<&str> = exemptions.iter().map(|e| e.class.as_str()).collect();
+        draft.refuse(
+            Cause::UnknownExemption,
+            if classes.is_empty() {
+                format!(
+                    "`{class}` is not a declared exemption class and the policy declares \
+                     none; declare it under intent.exemptions in .ai/repo/policy.yaml"
+                )
+            } else {
+                format!(
+                    "`{class}` is not a declared exemption class; use one of {} or declare \
+                     it under intent.exemptions in .ai/repo/policy.yaml",
+                    quoted(&classes)
+                )
+            },
+        );
+    }
+    let reason = ask.because.as_deref().map(str::trim).unwrap_or("");
+    if reason.is_empty() {
+        draft.refuse(
+            Cause::ExemptionWithoutReason,
+            "an exemption needs a reason: add --because \"<why no intent serves this work>\"",
+        );
+    }
+    if let PlanInput::Unreadable(errors) = plan {
+        draft.refuse(Cause::PlanUnreadable, unreadable_sentence(errors));
+    }
+    if let Some(declared) = declared {
+        draft.summary = format!(
+            "exempt as `{class}` ({}) because {reason}; no intent is served",
+            declared.description
+        );
+    }
+}
+
+fn bind_issue<'p>(
+    plan: &'p Plan,
+    id: &str,
+    ask: &BindingRequest,
+    draft: &mut Draft<'p>,
+) -> BindingStatus {
+    let named = ask.intent.as_deref().map(|name| (name, plan.intent(name)));
+    if let Some((name, None)) = named {
+        draft.refuse(Cause::UnknownIntent, unknown_intent_sentence(plan, name));
+    }
+    let Some((intent, issue)) = plan.issue(id) else {
+        draft.refuse(
+            Cause::UnknownIssue,
+            format!("no intent declares issue `{id}`; name an issue of .ai/repo/intents/*.yaml"),
+        );
+        return BindingStatus::Refused;
+    };
+    if let Some((name, Some(_))) = named
+        && name != intent.id
+    {
+        draft.refuse(
+            Cause::IssueOutsideIntent,
+            format!(
+                "issue `{id}` belongs to intent `{}`, not `{name}`; name --intent {} or \
+                 drop --intent",
+                intent.id, intent.id
+            ),
+        );
+    }
+    draft.judge_intent(intent);
+    if issue.status == IssueStatus::Done {
+        draft.refuse(
+            Cause::IssueDone,
+            format!(
+                "issue `{id}` is done; name open work, or reopen it (status: open) in {}",
+                intent_file(&intent.id)
+            ),
+        );
+    }
+    if ask.intent.is_none() {
+        draft.intent = Some(intent.id.clone());
+    }
+    draft.served = vec![Served {
+        intent,
+        issues: vec![issue],
+    }];
+    if ask.scope.is_empty() {
+        draft.scope = issue.paths.clone();
+    } else {
+        let outside: Vec<&str> = ask
+            .scope
+            .iter()
+            .filter(|p| !reaches_any(p, &issue.paths))
+            .map(String::as_str)
+            .collect();
+        if !outside.is_empty() {
+            draft.remarks.push(format!(
+                "the scope names {} outside issue `{id}`'s paths (said, not refused)",
+                outside.join(", ")
+            ));
+        }
+    }
+    draft.summary = format!(
+        "bound to issue `{id}` of intent `{}`{}",
+        intent.id,
+        serves_clause(issue)
+    );
+    BindingStatus::Bound
+}
+
+fn bind_intent<'p>(
+    plan: &'p Plan,
+    id: &str,
+    ask: &BindingRequest,
+    draft: &mut Draft<'p>,
+) -> BindingStatus {
+    let Some(intent) = plan.intent(id) else {
+        draft.refuse(Cause::UnknownIntent, unknown_intent_sentence(plan, id));
+        return BindingStatus::Refused;
+    };
+    draft.judge_intent(intent);
+    if !intent.has_open_work() {
+        draft.refuse(
+            Cause::IntentHasNoOpenWork,
+            format!(
+                "intent `{id}` has no open or active issue; add the work as an issue in {}, \
+                 or name another intent",
+                intent_file(id)
+            ),
+        );
+    }
+    let open: Vec<&Issue> = intent
+        .issues
+        .iter()
+        .filter(|i| i.status != IssueStatus::Done)
+        .collect();
+    if ask.scope.is_empty() {
+        for path in open.iter().flat_map(|i| &i.paths) {
+            if !draft.scope.contains(path) {
+                draft.scope.push(path.clone());
+            }
+        }
+    } else {
+        let reached: Vec<&Issue> = open
+            .iter()
+            .copied()
+            .filter(|i| ask.scope.iter().any(|p| reaches_any(p, &i.paths)))
+            .collect();
+        if let [only] = reached.as_slice() {
+            draft.issue = Some(only.id.clone());
+        }
+        let outside: Vec<&str> = ask
+            .scope
+            .iter()
+            .filter(|p| !intent.issues.iter().any(|i| reaches_any(p, &i.paths)))
+            .map(String::as_str)
+            .collect();
+        if !outside.is_empty() {
+            draft.remarks.push(format!(
+                "the scope names {} outside every issue of intent `{id}` (said, not refused)",
+                outside.join(", ")
+            ));
+        }
+    }
+    draft.served = vec![Served {
+        intent,
+        issues: intent.issues.iter().collect(),
+    }];
+    draft.summary = match &draft.issue {
+        Some(issue) => format!("bound to intent `{id}`; the scope reaches its issue `{issue}`"),
+        None => format!("bound to intent `{id}`"),
+    };
+    BindingStatus::Bound
+}
+
+/// Paths alone: the intents they reach decide.
+fn bind_paths<'p>(plan: &'p Plan, scope: &[String], draft: &mut Draft<'p>) -> BindingStatus {
+    let active: Vec<&Intent> = plan
+        .intents
+        .iter()
+        .filter(|i| i.status == IntentStatus::Active)
+        .collect();
+    let named_milestones: BTreeSet<&str> = active
+        .iter()
+        .flat_map(|i| &i.issues)
+        .filter_map(|i| i.milestone.as_deref())
+        .collect();
+    let reaches_issue = |path: &str, issue: &Issue| {
+        reaches_any(path, &issue.paths)
+            || issue.milestone.as_deref().is_some_and(|m| {
+                plan.milestones
+                    .iter()
+                    .any(|ms| ms.id == m && reaches_any(path, &ms.paths))
+            })
+    };
+
+    // (intent index in `active`, issue) pairs, in plan order.
+    let mut reached: Vec<(usize, &Issue)> = Vec::new();
+    let mut maintenance: Vec<(&str, &str)> = Vec::new();
+    let mut retired: Vec<(&str, &str)> = Vec::new();
+    let mut outside: Vec<&str> = Vec::new();
+    for path in scope {
+        let mut hit = false;
+        for (n, intent) in active.iter().enumerate() {
+            for issue in intent.issues.iter().filter(|i| reaches_issue(path, i)) {
+                hit = true;
+                if !reached.iter().any(|(_, i)| i.id == issue.id) {
+                    reached.push((n, issue));
+                }
+            }
+        }
+        if hit {
+            continue;
+        }
+        if let Some(m) = plan
+            .milestones
+            .iter()
+            .find(|m| !named_milestones.contains(m.id.as_str()) && reaches_any(path, &m.paths))
+        {
+            maintenance.push((path, &m.id));
+        } else if let Some(intent) = plan.intents.iter().find(|i| {
+            i.status == IntentStatus::Retired
+                && i.issues.iter().any(|issue| reaches_issue(path, issue))
+        }) {
+            retired.push((path, &intent.id));
+        } else {
+            outside.push(path);
+        }
+    }
+    reached.sort_by_key(|(n, _)| *n);
+
+    if !outside.is_empty() {
+        draft.refuse(
+            Cause::PathsOutsidePlan,
+            format!(
+                "no issue or milestone of the plan claims {}; name the issue the work \
+                 serves, add the paths to an issue or to a milestone in \
+                 .ai/repo/intents/milestones.yaml, or ask with --exempt CLASS --because \
+                 REASON",
+                outside.join(", ")
+            ),
+        );
+    }
+    for (path, intent) in &retired {
+        draft.refuse(
+            Cause::IntentRetired,
+            format!(
+                "{path} is claimed only by intent `{intent}`, which is retired; name work \
+                 of an active intent or claim the path in one"
+            ),
+        );
+    }
+    let mut intents: Vec<usize> = reached.iter().map(|(n, _)| *n).collect();
+    intents.dedup();
+    match intents.as_slice() {
+        [] => {}
+        [n] => {
+            let intent = active[*n];
+            draft.intent = Some(intent.id.clone());
+            draft.judge_intent(intent);
+            let issues: Vec<&Issue> = reached.iter().map(|(_, i)| *i).collect();
+            let open: Vec<&str> = issues
+                .iter()
+                .filter(|i| i.status != IssueStatus::Done)
+                .map(|i| i.id.as_str())
+                .collect();
+            match open.as_slice() {
+                [] => {
+                    let done: Vec<&str> = issues.iter().map(|i| i.id.as_str()).collect();
+                    draft.refuse(
+                        Cause::IssueDone,
+                        format!(
+                            "the scope reaches only done issues {} of intent `{}`; name \
+                             open work, or reopen one (status: open) in {}",
+                            quoted(&done),
+                            intent.id,
+                            intent_file(&intent.id)
+                        ),
+                    );
+                }
+                [only] => {
+                    draft.issue = Some((*only).to_owned());
+                    draft.summary = format!(
+                        "bound to issue `{only}` of intent `{}` by its paths",
+                        intent.id
+                    );
+                }
+                several => {
+                    draft.summary = format!(
+                        "bound to intent `{}`: the scope reaches its issues {}; name one with \
+                         --issue to pin it",
+                        intent.id,
+                        quoted(several)
+                    );
+                }
+            }
+            draft.served = vec![Served { intent, issues }];
+        }
+        several => {
+            let candidates: Vec<String> = several
+                .iter()
+                .map(|n| {
+                    let ids: Vec<&str> = reached
+                        .iter()
+                        .filter(|(m, _)| m == n)
+                        .map(|(_, i)| i.id.as_str())
+                        .collect();
+                    format!("`{}` (issues {})", active[*n].id, quoted(&ids))
+                })
+                .collect();
+            draft.refuse(
+                Cause::AmbiguousIntent,
+                format!(
+                    "the scope reaches intents {}; name the issue the work serves with \
+                     --issue",
+                    candidates.join(", ")
+                ),
+            );
+            for n in several {
+                draft.judge_intent(active[*n]);
+            }
+        }
+    }
+    if !maintenance.is_empty() {
+        let listed: Vec<String> = maintenance
+            .iter()
+            .map(|(path, m)| format!("{path} (milestone `{m}`)"))
+            .collect();
+        let sentence = format!(
+            "{} lie under milestones no intent names: maintenance, no exemption needed",
+            listed.join(", ")
+        );
+        if intents.is_empty() {
+            draft.summary = format!("maintenance: {sentence}");
+            return BindingStatus::Maintenance;
+        }
+        draft.remarks.push(sentence);
+    }
+    BindingStatus::Bound
+}
+
+fn unreadable_sentence(errors: &[super::PlanError]) -> String {
+    let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    format!(
+        "the plan cannot be read ({}); fix the file and ask again",
+        listed.join("; ")
+    )
+}
+
+fn unknown_intent_sentence(plan: &Plan, id: &str) -> String {
+    let known: Vec<&str> = plan.intents.iter().map(|i| i.id.as_str()).collect();
+    if known.is_empty() {
+        format!("no intent `{id}`: .ai/repo/intents/ declares none")
+    } else {
+        format!("no intent `{id}`; name one of {}", quoted(&known))
+    }
+}
+
+fn serves_clause(issue: &Issue) -> String {
+    if issue.serves.is_empty() {
+        String::new()
+    } else {
+        let ids: Vec<&str> = issue.serves.iter().map(String::as_str).collect();
+        format!(" (serves {})", quoted(&ids))
+    }
+}
+
+fn quoted(ids: &[&str]) -> String {
+    ids.iter()
+        .map(|id| format!("`{id}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn intent_file(id: &str) -> String {
+    format!(".ai/repo/intents/{id}.yaml")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::model::intent::parse::PlanFile;
+
+    /// An intent file: critiqued unless `critique` is empty.
+    fn intent(id: &str, status: &str, issues: &str, critique: &str) -> PlanFile {
+        PlanFile {
+            path: format!(".ai/repo/intents/{id}.yaml"),
+            text: format!(
+                "id: {id}\nstatus: {status}\nstatement: The {id} statement.\n\
+                 criteria:\n  - id: c1\n    text: First.\n    evidence: [\"file:src/{id}.rs:3\", \"adr:0070\"]\n  \
+                 - id: c2\n    text: Second.\n    evidence: [\"test:tests/{id}.rs\"]\n\
+                 issues:\n{issues}{critique}"
+            ),
+        }
+    }
+
+    fn issue(id: &str, status: &str, paths: &str, extra: &str) -> String {
+        format!(
+            "  - id: {id}\n    title: {id}\n    status: {status}\n    paths: {paths}\n    serves: [c1]\n{extra}"
+        )
+    }
+
+    const CRITIQUED: &str = "critiques:\n  - commit: abc\n    findings:\n      - id: f1\n        blocking: true\n        text: Why?\n        resolution: Because.\n";
+    const BLOCKING: &str = "critiques:\n  - commit: abc\n    findings:\n      - id: f1\n        blocking: true\n        text: Why?\n";
+
+    fn files() -> Vec<PlanFile> {
+        vec![
+            intent(
+                "auth",
+                "active",
+                &(issue("login", "open", "[\"src/auth/**\"]", "")
+                    + &issue("logout", "done", "[src/logout.rs]", "")
+                    + &issue("sessions", "active", "[\"src/session/**\"]", "    milestone: m1\n")),
+                CRITIQUED,
+            ),
+            intent(
+                "web",
+                "active",
+                &(issue("page", "open", "[\"web/**\"]", "")
+                    + &issue("widget", "open", "[\"src/widget/**\"]", "")),
+                CRITIQUED,
+            ),
+            intent("billing", "active", &issue("invoice", "open", "[\"billing/**\"]", ""), ""),
+            intent("legacy", "retired", &issue("old", "open", "[\"legacy/**\"]", ""), CRITIQUED),
+            intent("finished", "active", &issue("shipped", "done", "[\"shipped/**\"]", ""), CRITIQUED),
+            intent("blocked", "active", &issue("b1", "open", "[\"blocked/**\"]", ""), BLOCKING),
+            PlanFile {
+                path: ".ai/repo/intents/milestones.yaml".into(),
+                text: "milestones:\n  - id: m1\n    paths: [\"ops/**\"]\n  - id: m2\n    paths: [\"ci/**\", \".github/**\"]\n".into(),
+            },
+        ]
+    }
+
+    fn plan() -> PlanInput {
+        let plan = PlanInput::read(Some(&files()));
+        assert!(matches!(plan, PlanInput::Plan(_)), "{plan:?}");
+        plan
+    }
+
+    fn policy() -> Vec<Exemption> {
+        vec![Exemption {
+            class: "tooling".into(),
+            description: "repository tooling no intent covers".into(),
+        }]
+    }
+
+    fn blobs(path: &str) -> Option<String> {
+        Some(format!("blob:{path}"))
+    }
+
+    fn ask(issue: Option<&str>, intent: Option<&str>, scope: &[&str]) -> BindingRequest {
+        BindingRequest {
+            issue: issue.map(str::to_owned),
+            intent: intent.map(str::to_owned),
+            scope: scope.iter().map(|s| (*s).to_owned()).collect(),
+            ..BindingRequest::default()
+        }
+    }
+
+    fn exempt(class: &str, because: Option<&str>) -> BindingRequest {
+        BindingRequest {
+            exempt: Some(class.to_owned()),
+            because: because.map(str::to_owned),
+            ..BindingRequest::default()
+        }
+    }
+
+    fn run(plan: &PlanInput, request: &BindingRequest) -> Binding {
+        bind(plan, request, &policy(), &blobs)
+    }
+
+    fn refused(plan: &PlanInput, request: &BindingRequest) -> Binding {
+        let binding = run(plan, request);
+        assert_eq!(binding.status, BindingStatus::Refused, "{binding:#?}");
+        assert!(binding.note.starts_with("refused: "), "{}", binding.note);
+        assert_eq!(binding.plan_revision, None);
+        assert_eq!(binding.evidence_standing, None);
+        binding
+    }
+
+    #[test]
+    fn a_named_issue_binds() {
+        let b = run(&plan(), &ask(Some("login"), None, &[]));
+        assert_eq!(b.status, BindingStatus::Bound);
+        assert!(b.causes.is_empty());
+        assert_eq!(b.issue.as_deref(), Some("login"));
+        assert_eq!(b.intent.as_deref(), Some("auth"));
+        assert_eq!(b.scope, ["src/auth/**"]);
+        assert!(b.plan_revision.is_some() && b.evidence_standing.is_some());
+        assert_eq!(
+            b.note,
+            "bound to issue `login` of intent `auth` (serves `c1`)"
+        );
+
+        let same = run(&plan(), &ask(Some("login"), Some("auth"), &[]));
+        assert_eq!(same.status, BindingStatus::Bound);
+        assert_eq!(same.plan_revision, b.plan_revision);
+    }
+
+    #[test]
+    fn a_named_intent_binds() {
+        let b = run(&plan(), &ask(None, Some("web"), &[]));
+        assert_eq!(b.status, BindingStatus::Bound);
+        assert_eq!(b.issue, None);
+        assert_eq!(b.scope, ["web/**", "src/widget/**"]);
+        let scoped = run(&plan(), &ask(None, Some("web"), &["web/index.html"]));
+        assert_eq!(scoped.issue.as_deref(), Some("page"));
+        assert_eq!(
+            scoped.plan_revision, b.plan_revision,
+            "a scope moves no pin"
+        );
+    }
+
+    #[test]
+    fn paths_reaching_one_intent_bind_to_it() {
+        let b = run(&plan(), &ask(None, None, &["src/auth/login.rs"]));
+        assert_eq!(b.status, BindingStatus::Bound, "{b:#?}");
+        assert_eq!(
+            (b.issue.as_deref(), b.intent.as_deref()),
+            (Some("login"), Some("auth"))
+        );
+
+        let two = run(
+            &plan(),
+            &ask(None, None, &["src/auth/", "src/session/x.rs"]),
+        );
+        assert_eq!(two.status, BindingStatus::Bound);
+        assert_eq!(two.issue, None);
+        assert!(two.note.contains("`login`, `sessions`"), "{}", two.note);
+
+        // A milestone an issue names reaches that issue's intent.
+        let ops = run(&plan(), &ask(None, None, &["ops/deploy.sh"]));
+        assert_eq!(ops.status, BindingStatus::Bound);
+        assert_eq!(ops.issue.as_deref(), Some("sessions"));
+    }
+
+    #[test]
+    fn paths_reaching_two_intents_are_ambiguous_and_name_the_issues() {
+        let b = refused(&plan(), &ask(None, None, &["src/"]));
+        assert_eq!(b.causes, [Cause::AmbiguousIntent]);
+        assert_eq!(b.intent, None);
+        assert!(
+            b.note
+                .contains("`auth` (issues `login`, `logout`, `sessions`), `web` (issues `widget`)"),
+            "{}",
+            b.note
+        );
+        assert!(b.note.contains("--issue"), "{}", b.note);
+
+        // Ambiguity is said together with the reached intents' missing critiques.
+        let b = refused(&plan(), &ask(None, None, &["src/auth/x.rs", "billing/"]));
+        assert_eq!(
+            b.causes,
+            [Cause::IntentNotCritiqued, Cause::AmbiguousIntent]
+        );
+    }
+
+    #[test]
+    fn paths_under_a_milestone_no_intent_names_are_maintenance() {
+        let b = run(&plan(), &ask(None, None, &["ci/build.sh", ".github/"]));
+        assert_eq!(b.status, BindingStatus::Maintenance, "{b:#?}");
+        assert_eq!(b.intent, None);
+        assert!(b.note.starts_with("maintenance: "), "{}", b.note);
+        assert!(b.plan_revision.is_some(), "maintenance pins the empty plan");
+
+        // Beside work of one intent, maintenance paths are said, not refused.
+        let b = run(&plan(), &ask(None, None, &["src/auth/x.rs", "ci/build.sh"]));
+        assert_eq!(b.status, BindingStatus::Bound);
+        assert!(
+            b.note.contains("ci/build.sh (milestone `m2`)"),
+            "{}",
+            b.note
+        );
+    }
+
+    #[test]
+    fn an_exemption_is_a_declared_class_with_a_reason() {
+        let b = run(&plan(), &exempt("tooling", Some("bump the linter")));
+        assert_eq!(b.status, BindingStatus::Exempt, "{b:#?}");
+        assert_eq!(b.exemption.as_deref(), Some("tooling"));
+        assert!(b.note.contains("bump the linter"), "{}", b.note);
+        assert!(b.plan_revision.is_some());
+
+        let b = refused(&plan(), &exempt("chores", Some("why not")));
+        assert_eq!(b.causes, [Cause::UnknownExemption]);
+        assert!(b.note.contains("use one of `tooling`"), "{}", b.note);
+        let none = bind(&plan(), &exempt("chores", Some("x")), &[], &blobs);
+        assert!(
+            none.note.contains("the policy declares none"),
+            "{}",
+            none.note
+        );
+
+        for because in [None, Some("  ")] {
+            let b = refused(&plan(), &exempt("tooling", because));
+            assert_eq!(b.causes, [Cause::ExemptionWithoutReason]);
+        }
+
+        let mut named = exempt("tooling", Some("x"));
+        named.issue = Some("login".into());
+        assert_eq!(refused(&plan(), &named).causes, [Cause::ExemptionNamesWork]);
+        named.issue = None;
+        named.intent = Some("auth".into());
+        assert_eq!(refused(&plan(), &named).causes, [Cause::ExemptionNamesWork]);
+
+        let mut everything_wrong = exempt("chores", None);
+        everything_wrong.issue = Some("login".into());
+        assert_eq!(
+            refused(&plan(), &everything_wrong).causes,
+            [
+                Cause::UnknownExemption,
+                Cause::ExemptionWithoutReason,
+                Cause::ExemptionNamesWork
+            ]
+        );
+    }
+
+    #[test]
+    fn an_exemption_needs_a_readable_plan_but_no_plan_at_all() {
+        let b = run(&PlanInput::NoPlan, &exempt("tooling", Some("x")));
+        assert_eq!(b.status, BindingStatus::Exempt);
+        let broken = PlanInput::read(Some(&[PlanFile {
+            path: ".ai/repo/intents/auth.yaml".into(),
+            text: "id: [".into(),
+        }]));
+        let b = refused(&broken, &exempt("tooling", Some("x")));
+        assert_eq!(b.causes, [Cause::PlanUnreadable]);
+    }
+
+    #[test]
+    fn absence_of_an_intent_is_never_an_exemption() {
+        let b = refused(&plan(), &ask(None, None, &["tools/script.sh"]));
+        assert_eq!(b.causes, [Cause::PathsOutsidePlan]);
+        assert!(b.note.contains("tools/script.sh"), "{}", b.note);
+        assert!(b.note.contains("--exempt"), "{}", b.note);
+    }
+
+    #[test]
+    fn a_scope_outside_the_named_issue_is_said_not_refused() {
+        let b = run(
+            &plan(),
+            &ask(Some("login"), None, &["src/auth/", "docs/generated.md"]),
+        );
+        assert_eq!(b.status, BindingStatus::Bound);
+        assert_eq!(b.scope, ["src/auth/", "docs/generated.md"]);
+        assert!(
+            b.note
+                .contains("docs/generated.md outside issue `login`'s paths"),
+            "{}",
+            b.note
+        );
+        let plain = run(&plan(), &ask(Some("login"), None, &[]));
+        assert_eq!(b.plan_revision, plain.plan_revision);
+    }
+
+    #[test]
+    fn changed_files_outside_the_scope_are_said() {
+        let mut request = ask(Some("login"), None, &[]);
+        request.changed = vec!["src/auth/a.rs".into(), "README.md".into()];
+        let b = run(&plan(), &request);
+        assert_eq!(b.status, BindingStatus::Bound);
+        assert_eq!(b.outside_scope, ["README.md"]);
+        assert!(
+            b.note
+                .contains("changed outside the scope (advisory): README.md"),
+            "{}",
+            b.note
+        );
+
+        request.scope = vec!["src/".into(), "README.md".into()];
+        assert!(run(&plan(), &request).outside_scope.is_empty());
+    }
+
+    /// One request per cause; together they reach every cause SPEC §6 names.
+    #[test]
+    fn every_cause_is_reachable() {
+        let broken = |text: &str| {
+            let mut files = files();
+            files.push(PlanFile {
+                path: ".ai/repo/intents/extra.yaml".into(),
+                text: text.into(),
+            });
+            PlanInput::read(Some(&files))
+        };
+        let mut issue_and_exempt = exempt("tooling", Some("x"));
+        issue_and_exempt.issue = Some("login".into());
+        let cases: Vec<(Cause, PlanInput, BindingRequest)> = vec![
+            (
+                Cause::NoPlan,
+                PlanInput::NoPlan,
+                ask(Some("login"), None, &[]),
+            ),
+            (
+                Cause::PlanUnreadable,
+                broken("id: ["),
+                ask(Some("login"), None, &[]),
+            ),
+            (Cause::UnknownIssue, plan(), ask(Some("nope"), None, &[])),
+            (Cause::IssueDone, plan(), ask(Some("logout"), None, &[])),
+            (
+                Cause::IssueDone,
+                plan(),
+                ask(None, None, &["src/logout.rs"]),
+            ),
+            (
+                Cause::IntentNotCritiqued,
+                plan(),
+                ask(Some("invoice"), None, &[]),
+            ),
+            (
+                Cause::IntentNotCritiqued,
+                plan(),
+                ask(None, Some("billing"), &[]),
+            ),
+            (Cause::CritiqueBlocking, plan(), ask(Some("b1"), None, &[])),
+            (
+                Cause::PathsOutsidePlan,
+                plan(),
+                ask(None, None, &["nowhere/x.rs"]),
+            ),
+            (Cause::NothingNamed, plan(), ask(None, None, &[])),
+            (Cause::UnknownIntent, plan(), ask(None, Some("nope"), &[])),
+            (
+                Cause::UnknownIntent,
+                plan(),
+                ask(Some("login"), Some("nope"), &[]),
+            ),
+            (Cause::IntentRetired, plan(), ask(None, Some("legacy"), &[])),
+            (Cause::IntentRetired, plan(), ask(Some("old"), None, &[])),
+            (
+                Cause::IntentRetired,
+                plan(),
+                ask(None, None, &["legacy/a.rs"]),
+            ),
+            (
+                Cause::IntentHasNoOpenWork,
+                plan(),
+                ask(None, Some("finished"), &[]),
+            ),
+            (
+                Cause::IssueOutsideIntent,
+                plan(),
+                ask(Some("login"), Some("web"), &[]),
+            ),
+            (Cause::AmbiguousIntent, plan(), ask(None, None, &["src/"])),
+            (Cause::UnknownExemption, plan(), exempt("chores", Some("x"))),
+            (
+                Cause::ExemptionWithoutReason,
+                plan(),
+                exempt("tooling", None),
+            ),
+            (Cause::ExemptionNamesWork, plan(), issue_and_exempt),
+        ];
+        let mut reached = BTreeSet::new();
+        for (cause, plan, request) in &cases {
+            let b = refused(plan, request);
+            assert_eq!(b.causes, [*cause], "{request:?}: {}", b.note);
+            reached.insert(*cause);
+        }
+        assert_eq!(reached, Cause::ALL.into_iter().collect());
+    }
+
+    #[test]
+    fn plan_unreadable_for_each_kind_of_broken_file() {
+        let auth = files().remove(0).text;
+        for (what, text, says) in [
+            (
+                "malformed YAML",
+                auth.replace("title: login", "title: [login"),
+                "line ",
+            ),
+            (
+                "unknown key",
+                format!("{auth}owner: me\n"),
+                "auth.yaml: owner: unknown key",
+            ),
+            (
+                "missing field",
+                auth.replace("    title: logout\n", ""),
+                "auth.yaml: issues[1].title: missing required field",
+            ),
+            (
+                "bad glob",
+                auth.replace("src/auth/**", "src/{auth"),
+                "auth.yaml: issues[0].paths[0]: `src/{auth` is not a valid glob",
+            ),
+            (
+                "dangling serves",
+                auth.replacen("serves: [c1]", "serves: [c7]", 1),
+                "auth.yaml: issues[0].serves[0]: `c7` names no criterion of this intent",
+            ),
+        ] {
+            let mut files = files();
+            files[0].text = text;
+            let plan = PlanInput::read(Some(&files));
+            for request in [
+                ask(Some("page"), None, &[]),
+                ask(None, Some("web"), &[]),
+                ask(None, None, &["web/"]),
+                ask(None, None, &[]),
+            ] {
+                let b = refused(&plan, &request);
+                assert_eq!(b.causes, [Cause::PlanUnreadable], "{what}");
+                assert!(
+                    b.note.contains(&format!(".ai/repo/intents/{says}")) || b.note.contains(says),
+                    "{what}: {}",
+                    b.note
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn causes_combine_on_one_issue() {
+        let mut files = files();
+        files[0].text = files[0]
+            .text
+            .replace("status: active\nstatement", "status: retired\nstatement")
+            .replace(CRITIQUED, "");
+        let plan = PlanInput::read(Some(&files));
+        let b = refused(&plan, &ask(Some("logout"), Some("web"), &[]));
+        assert_eq!(
+            b.causes,
+            [
+                Cause::IssueDone,
+                Cause::IntentNotCritiqued,
+                Cause::IntentRetired,
+                Cause::IssueOutsideIntent
+            ]
+        );
+        assert_eq!(
+            (b.issue.as_deref(), b.intent.as_deref()),
+            (Some("logout"), Some("web"))
+        );
+    }
+
+    #[test]
+    fn pins_hold_under_unrelated_edits_and_status_flips() {
+        let pinned = run(&plan(), &ask(Some("login"), None, &[]));
+        let mut files = files();
+        files[1].text = files[1]
+            .text
+            .replace("The web statement.", "Another statement.");
+        files[0].text = files[0]
+            .text
+            .replace(
+                "status: active\n    paths: [\"src/session",
+                "status: done\n    paths: [\"src/session",
+            )
+            .replacen("status: open", "status: active", 1);
+        let now = run(
+            &PlanInput::read(Some(&files)),
+            &ask(Some("login"), None, &[]),
+        );
+        assert_eq!(now.status, BindingStatus::Bound);
+        assert_eq!(now.plan_revision, pinned.plan_revision);
+        assert_eq!(now.evidence_standing, pinned.evidence_standing);
+
+        files[0].text = files[0].text.replace("The auth statement.", "A new aim.");
+        let moved = run(
+            &PlanInput::read(Some(&files)),
+            &ask(Some("login"), None, &[]),
+        );
+        assert_ne!(moved.plan_revision, pinned.plan_revision);
+        assert_eq!(moved.evidence_standing, pinned.evidence_standing);
+
+        let other_blobs = |path: &str| Some(format!("other:{path}"));
+        let b = bind(
+            &plan(),
+            &ask(Some("login"), None, &[]),
+            &policy(),
+            &other_blobs,
+        );
+        assert_eq!(b.plan_revision, pinned.plan_revision);
+        assert_ne!(b.evidence_standing, pinned.evidence_standing);
+    }
+
+    #[test]
+    fn the_answer_serialises_as_spec_spells_it() {
+        let b = refused(&plan(), &ask(None, None, &["src/"]));
+        let json = serde_json::to_value(&b).expect("plain data");
+        assert_eq!(json["status"], "refused");
+        assert_eq!(json["causes"], serde_json::json!(["ambiguous_intent"]));
+        for key in [
+            "issue",
+            "intent",
+            "exemption",
+            "plan_revision",
+            "evidence_standing",
+            "note",
+        ] {
+            assert!(json.get(key).is_some(), "{key}");
+        }
+        for cause in Cause::ALL {
+            assert_eq!(serde_json::to_value(cause).expect("plain"), cause.as_str());
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(Binding)).expect("schema");
+        assert!(schema.to_string().contains("intent_has_no_open_work"));
+    }
+}

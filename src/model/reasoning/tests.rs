@@ -1,0 +1,365 @@
+//! Whole flows through the model: assessment → plan → consultations → disagreement →
+//! resolution → conclusion → validation, then status and explain.
+
+use serde_json::{Value, json};
+
+use super::record::{Favours, Holder, Record, RecordInput};
+use super::status::{AssessmentState, explain, status};
+use super::testing::World;
+use super::transport::{detect_disagreement, parse_fixture};
+
+/// The consultation inputs `consult` would give the writer for scripted fixtures.
+fn consult(w: &mut World, plan: &str, fixtures: &[(&str, &str)]) -> Vec<String> {
+    fixtures
+        .iter()
+        .map(|(advisor, fixture)| {
+            let script = parse_fixture(fixture, &format!("{advisor}.json")).expect("valid fixture");
+            w.ok(World::consultation_input(plan, advisor, script.outcome))
+        })
+        .collect()
+}
+
+fn disagreement_input(w: &World, assessment: &str, consultations: &[String]) -> Option<Value> {
+    let Record::Assessment(a) = &w.get(assessment).record else {
+        panic!("not an assessment");
+    };
+    let bodies: Vec<(&str, &super::record::Consultation)> = consultations
+        .iter()
+        .map(|id| match &w.get(id).record {
+            Record::Consultation(c) => (id.as_str(), c),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    detect_disagreement(assessment, a, &bodies)
+        .map(|d| serde_json::to_value(RecordInput::Disagreement(d)).expect("serialises"))
+}
+
+#[test]
+fn two_against_one_is_settled_by_an_experiment_not_by_the_majority() {
+    let mut w = World::new();
+    let a = w.assessment("Date landings by the forge's merge record?", "critical");
+    let plan = w.plan(&a);
+    let Record::Plan(p) = &plan.record else {
+        panic!("a plan");
+    };
+    assert_eq!(p.budget, 3);
+    assert_eq!(p.selected, vec!["alpha", "beta", "gamma"]);
+
+    let consulted = consult(
+        &mut w,
+        &plan.id,
+        &[
+            (
+                "alpha",
+                r#"{"answer":{"conclusion":"The reflog is enough","stance":"supports","assumptions":["the reflog sees every landing"],"usage":{"input_tokens":100,"output_tokens":20}}}"#,
+            ),
+            (
+                "beta",
+                r#"{"answer":{"conclusion":"Keep the reflog","stance":"supports","assumptions":["the reflog sees every landing"],"usage":{"input_tokens":90,"output_tokens":30}}}"#,
+            ),
+            (
+                "gamma",
+                r#"{"answer":{"conclusion":"Read the forge: a fresh clone has no reflog","stance":"opposes","assumptions":["clones are long-lived"],"falsifiers":["a landing in a fresh clone"]}}"#,
+            ),
+        ],
+    );
+
+    let disagreement = disagreement_input(&w, &a, &consulted).expect("gamma opposes");
+    let d = w.ok(disagreement);
+    let Record::Disagreement(recorded) = &w.get(&d).record else {
+        panic!("a disagreement");
+    };
+    assert_eq!(recorded.positions.len(), 4);
+    assert_eq!(recorded.positions[0].holder, Holder::Executor);
+    assert_eq!(
+        recorded.divergent_assumptions,
+        vec!["the reflog sees every landing", "clones are long-lived"]
+    );
+    assert!(
+        recorded
+            .question
+            .ends_with("Decide by: a landing in a fresh clone")
+    );
+
+    let conclusion = json!({
+        "kind": "conclusion", "assessment": a,
+        "decision": "Keep the reflog", "rationale": "two advisors agree",
+        "evidence": ["command:git reflog => 4 landings within 94 s"],
+        "consultations": consulted, "validation_plan": "watch the next landings",
+    });
+    // Three positions of four agree; the majority settles nothing.
+    let e = w.refused(conclusion.clone());
+    assert_eq!(e.rule(), "reasoning.conclusion-disputed");
+    assert!(e.fix().contains(&d), "{}", e.fix());
+
+    // A "resolution" without evidence is refused too.
+    let e = w.refused(
+        json!({"kind": "resolution", "disagreement": d, "experiment": "count votes",
+        "result": "2 to 1", "favours": "executor", "evidence": []}),
+    );
+    assert_eq!(e.rule(), "reasoning.resolution-evidence");
+
+    // The experiment favours the minority.
+    let r = w.ok(json!({"kind": "resolution", "disagreement": d,
+        "experiment": "land a change in a fresh clone", "result": "the fresh clone's reflog missed it",
+        "favours": "gamma", "evidence": ["command:git reflog (fresh clone) => no entry for the landing"]}));
+    let Record::Resolution(resolution) = &w.get(&r).record else {
+        panic!("a resolution");
+    };
+    assert_eq!(resolution.favours, Favours::Advisor("gamma".into()));
+
+    let decided = json!({
+        "kind": "conclusion", "assessment": a,
+        "decision": "Read the forge's merge record", "rationale": "a fresh clone has no reflog (resolution)",
+        "evidence": ["command:git reflog (fresh clone) => no entry for the landing"],
+        "consultations": consulted, "rejected_alternatives": ["keep the reflog"],
+        "validation_plan": "a landing in a fresh clone is dated",
+    });
+    let c = w.ok(decided);
+    let Record::Conclusion(concluded) = &w.get(&c).record else {
+        panic!("a conclusion");
+    };
+    assert_eq!(concluded.reviewed_by, vec!["alpha", "beta", "gamma"]);
+    assert_eq!(concluded.independent_review_count, 3);
+
+    let report = status(&w.records);
+    assert_eq!(report.assessments[0].state, AssessmentState::Concluded);
+    w.ok(
+        json!({"kind": "validation", "conclusion": c, "check": "fresh clone landing",
+        "command": "cargo test -j2 landing", "outcome": "pass"}),
+    );
+
+    let report = status(&w.records);
+    assert_eq!(report.assessments.len(), 1);
+    assert_eq!(report.assessments[0].state, AssessmentState::Validated);
+    assert_eq!(report.consultations.len(), 3);
+    assert_eq!(
+        report.disagreements[0].holders,
+        vec!["executor", "alpha", "beta", "gamma"]
+    );
+    assert!(report.disagreements[0].resolved);
+    assert_eq!(
+        report.conclusions[0].reviewed_by,
+        vec!["alpha", "beta", "gamma"]
+    );
+    assert_eq!(
+        report.conclusions[0].validation,
+        Some(super::record::Outcome::Pass)
+    );
+    assert_eq!(
+        (report.tokens.input_tokens, report.tokens.output_tokens),
+        (190, 50)
+    );
+    assert_eq!(report.timeline.len(), w.records.len());
+    assert!(
+        report
+            .timeline
+            .windows(2)
+            .all(|p| p[0].recorded_at <= p[1].recorded_at)
+    );
+    assert_eq!(
+        report.timeline[0].summary,
+        "critical: Date landings by the forge's merge record?"
+    );
+
+    let chain = explain(&c, &w.records).expect("a recorded conclusion");
+    assert_eq!(
+        chain.assessment.as_ref().map(|r| r.id.as_str()),
+        Some(a.as_str())
+    );
+    assert_eq!(chain.plans.len(), 1);
+    assert_eq!(chain.consultations.len(), 3);
+    assert_eq!(chain.disagreements.len(), 1);
+    assert_eq!(chain.resolutions.len(), 1);
+    assert_eq!(chain.conclusion.id, c);
+    assert_eq!(chain.validations.len(), 1);
+    assert_eq!(
+        explain("conclusion-0123456789ab", &w.records)
+            .unwrap_err()
+            .rule(),
+        "reasoning.known-record"
+    );
+    assert_eq!(explain("../x", &w.records).unwrap_err().rule(), "id.shape");
+}
+
+#[test]
+fn states_follow_the_records() {
+    let mut w = World::new();
+    let a = w.assessment("subject one", "high");
+    assert_eq!(
+        status(&w.records).assessments[0].state,
+        AssessmentState::Open
+    );
+    let plan = w.plan(&a);
+    assert_eq!(
+        status(&w.records).assessments[0].state,
+        AssessmentState::Planned
+    );
+    let opposing = consult(
+        &mut w,
+        &plan.id,
+        &[(
+            "alpha",
+            r#"{"answer":{"conclusion":"no","stance":"alternative"}}"#,
+        )],
+    );
+    let d = disagreement_input(&w, &a, &opposing).expect("an alternative diverges");
+    w.ok(d);
+    assert_eq!(
+        status(&w.records).assessments[0].state,
+        AssessmentState::Disputed
+    );
+
+    // A failed validation leaves it concluded; a later standing conclusion can validate it.
+    let mut w = World::new();
+    let a = w.assessment("subject two", "low");
+    let c = w.ok(json!({"kind": "conclusion", "assessment": a, "decision": "d", "rationale": "r"}));
+    w.ok(json!({"kind": "validation", "conclusion": c, "check": "c", "command": "x", "outcome": "fail"}));
+    let report = status(&w.records);
+    assert_eq!(report.assessments[0].state, AssessmentState::Concluded);
+    assert_eq!(
+        report.conclusions[0].validation,
+        Some(super::record::Outcome::Fail)
+    );
+    let c2 = w.ok(json!({"kind": "conclusion", "assessment": a, "decision": "d2", "rationale": "r", "supersedes": c}));
+    w.ok(json!({"kind": "validation", "conclusion": c2, "check": "c", "command": "x", "outcome": "pass"}));
+    let report = status(&w.records);
+    assert_eq!(report.assessments[0].state, AssessmentState::Validated);
+    assert_eq!(
+        report.conclusions[0].superseded_by.as_deref(),
+        Some(c2.as_str())
+    );
+}
+
+#[test]
+fn a_later_assessment_of_the_same_subject_reuses_the_conclusion() {
+    let mut w = World::new();
+    let a = w.assessment("Date landings by the forge's merge record?", "high");
+    let plan = w.plan(&a);
+    let consulted = consult(
+        &mut w,
+        &plan.id,
+        &[
+            (
+                "alpha",
+                r#"{"answer":{"conclusion":"yes","stance":"supports"}}"#,
+            ),
+            ("beta", r#"{"failure":{"kind":"timeout"}}"#),
+        ],
+    );
+    assert!(disagreement_input(&w, &a, &consulted).is_none());
+    let c = w.ok(json!({"kind": "conclusion", "assessment": a, "decision": "keep the reflog", "rationale": "r",
+        "evidence": ["test:landing_dates"], "consultations": consulted, "validation_plan": "v"}));
+
+    let again = w.assessment("date landings by the FORGE'S merge record", "high");
+    let plan = w.plan(&again);
+    let Record::Plan(p) = &plan.record else {
+        panic!("a plan")
+    };
+    assert_eq!(p.reuses.as_deref(), Some(c.as_str()));
+    assert!(p.selected.is_empty());
+    assert_eq!(
+        status(&w.records).assessments[1].reuses.as_deref(),
+        Some(c.as_str())
+    );
+    // Reused: consulting anyone under that plan is refused.
+    let e = w.refused(World::consultation_input(
+        &plan.id,
+        "alpha",
+        World::answer("supports", "y"),
+    ));
+    assert_eq!(e.rule(), "reasoning.consultation-selected");
+}
+
+#[test]
+fn the_circuit_reads_recorded_consultations() {
+    use super::availability::{Conditions, Disabled, Presence, Status, assess, history};
+    let mut w = World::new();
+    let a = w.assessment("s", "critical");
+    let first = w.plan(&a);
+    consult(
+        &mut w,
+        &first.id,
+        &[("alpha", r#"{"failure":{"kind":"timeout"}}"#)],
+    );
+    let second = w.plan(&a);
+    assert_ne!(
+        first.id, second.id,
+        "a plan at another moment is another plan"
+    );
+    consult(
+        &mut w,
+        &second.id,
+        &[(
+            "alpha",
+            r#"{"failure":{"kind":"error","diagnostic":"boom"}}"#,
+        )],
+    );
+
+    let alpha = w.catalogue.get("alpha").expect("in the catalogue").clone();
+    let disabled = Disabled::default();
+    let conditions = Conditions {
+        mode: w.mode,
+        disabled: &disabled,
+        cooldown_override: None,
+        now: w.now,
+    };
+    let got = assess(
+        &alpha,
+        Presence::default(),
+        &conditions,
+        &history("alpha", &w.records),
+    );
+    assert!(
+        matches!(got.status, Status::TemporarilyFailed { .. }),
+        "{got:?}"
+    );
+    let third = w.plan(&a);
+    let Record::Plan(p) = &third.record else {
+        panic!("a plan")
+    };
+    assert_eq!(p.selected, vec!["beta", "gamma"]);
+    assert!(
+        p.not_selected[0]
+            .reason
+            .starts_with("not available: temporarily_failed until ")
+    );
+}
+
+#[test]
+fn every_api_type_has_a_json_schema() {
+    use schemars::schema_for;
+    let schemas = [
+        ("StoredRecord", schema_for!(super::record::StoredRecord)),
+        ("RecordInput", schema_for!(super::record::RecordInput)),
+        ("Catalogue", schema_for!(super::catalogue::Catalogue)),
+        ("Snapshot", schema_for!(super::availability::Snapshot)),
+        ("PlanDecision", schema_for!(super::plan::PlanDecision)),
+        ("ResolvedMode", schema_for!(super::plan::ResolvedMode)),
+        ("Answer", schema_for!(super::transport::Answer)),
+        ("Failure", schema_for!(super::transport::Failure)),
+        (
+            "ReasoningStatus",
+            schema_for!(super::status::ReasoningStatus),
+        ),
+        ("Provenance", schema_for!(super::status::Provenance)),
+    ];
+    for (name, schema) in schemas {
+        let text = serde_json::to_string(&schema).expect("a schema serialises");
+        assert!(text.len() > 50, "{name}: {text}");
+    }
+    // The input union names every kind a caller writes, and no plan.
+    let input = serde_json::to_string(&schema_for!(super::record::RecordInput)).unwrap();
+    for kind in [
+        "assessment",
+        "consultation",
+        "disagreement",
+        "resolution",
+        "conclusion",
+        "validation",
+        "attempt",
+    ] {
+        assert!(input.contains(&format!("\"const\":\"{kind}\"")), "{kind}");
+    }
+    assert!(!input.contains("\"const\":\"plan\""));
+}

@@ -1,0 +1,124 @@
+//! Tasks (SPEC §4): what a task names, how its binding answered, and how it ended.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::event::TaskStatus;
+use super::intent::BindingStatus;
+
+/// Where a task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskState {
+    Active,
+    Completed,
+    Blocked,
+}
+
+impl TaskState {
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskState::Active => "active",
+            TaskState::Completed => "completed",
+            TaskState::Blocked => "blocked",
+        }
+    }
+}
+
+impl From<TaskStatus> for TaskState {
+    fn from(status: TaskStatus) -> TaskState {
+        match status {
+            TaskStatus::Completed => TaskState::Completed,
+            TaskStatus::Blocked => TaskState::Blocked,
+        }
+    }
+}
+
+/// `.ai/local/state/tasks/<task>.json`: names and pins, never the intent itself (the
+/// binding is derived at every ask, SPEC §6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TaskRecord {
+    /// `t-<YYYYMMDD>-<4 hex>`.
+    pub id: String,
+    pub description: String,
+    /// The episode that started it.
+    pub episode: String,
+    /// The task's scope: paths and globs (its issue's paths when an issue is named).
+    pub scope: Vec<String>,
+    pub issue: Option<String>,
+    pub intent: Option<String>,
+    pub exemption: Option<String>,
+    pub because: Option<String>,
+    /// How the binding answered at start (`None`: it was not asked).
+    pub binding: Option<BindingStatus>,
+    pub plan_revision: Option<String>,
+    pub evidence_standing: Option<String>,
+    /// HEAD when the task started: its commits are the ones after it.
+    pub head_at_start: Option<String>,
+    pub started: String,
+    pub state: TaskState,
+    pub finished: Option<String>,
+    pub reason: Option<String>,
+    /// Files the task's commits changed outside its scope (said at finish, advisory).
+    #[serde(default)]
+    pub outside_scope: Vec<String>,
+}
+
+/// `t-<YYYYMMDD>-<4 hex>`: the day it started and four hex of a digest over `entropy`.
+pub fn task_id(day: &str, entropy: &[u8]) -> String {
+    let mut seed = day.as_bytes().to_vec();
+    seed.extend_from_slice(entropy);
+    format!("t-{day}-{}", &super::ids::sha256_hex(&seed)[..4])
+}
+
+/// True when `path` lies in `scope`: a scope entry names the path, a directory above it,
+/// or a glob matching it. An empty scope covers everything.
+pub fn in_scope(scope: &[String], path: &str) -> bool {
+    if scope.is_empty() {
+        return true;
+    }
+    scope.iter().any(|entry| {
+        let entry = entry.trim_end_matches('/');
+        if entry.is_empty() || entry == "." {
+            return true;
+        }
+        if path == entry || path.starts_with(&format!("{entry}/")) {
+            return true;
+        }
+        globset::GlobBuilder::new(entry)
+            .literal_separator(true)
+            .build()
+            .is_ok_and(|g| {
+                let m = g.compile_matcher();
+                m.is_match(path) || path.match_indices('/').any(|(i, _)| m.is_match(&path[..i]))
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_have_the_task_shape() {
+        let id = task_id("20261130", b"x");
+        assert!(crate::model::ids::IdKind::Task.accepts(&id), "{id}");
+        assert_ne!(id, task_id("20261130", b"y"));
+    }
+
+    #[test]
+    fn scope_covers_paths_directories_and_globs() {
+        let scope = vec![
+            "src/".to_owned(),
+            "docs/*.md".to_owned(),
+            "Cargo.toml".to_owned(),
+        ];
+        for covered in ["src/a.rs", "src/x/y.rs", "docs/A.md", "Cargo.toml"] {
+            assert!(in_scope(&scope, covered), "{covered}");
+        }
+        for outside in ["docs/x/A.md", "tests/a.rs", "Cargo.lock", "srcx/a.rs"] {
+            assert!(!in_scope(&scope, outside), "{outside}");
+        }
+        assert!(in_scope(&[], "anything"));
+    }
+}

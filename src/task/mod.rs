@@ -1,0 +1,341 @@
+//! Tasks (SPEC §4): start (asking the intent binding as the policy requires), finish
+//! (completed or blocked with a reason; files changed outside the scope are said), list.
+//! At most one task is active per episode.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::intent::BindingAsk;
+use crate::model::event::{TaskFinished, TaskStarted, TaskStatus};
+use crate::model::intent::{Binding, BindingStatus};
+use crate::model::policy::Binding as BindingPolicy;
+use crate::model::redact::redact;
+use crate::model::task::{TaskRecord, TaskState, in_scope, task_id};
+use crate::store::{StateLock, frontmatter, write_atomic};
+
+/// `task.start`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskStartRequest {
+    /// What the task is, one line.
+    pub description: String,
+    /// Paths the task touches (default: its issue's paths).
+    #[serde(default)]
+    pub scope: Vec<String>,
+    /// The issue it serves.
+    #[serde(default)]
+    pub issue: Option<String>,
+    /// The intent it serves.
+    #[serde(default)]
+    pub intent: Option<String>,
+    /// A declared exemption class, with `because`.
+    #[serde(default)]
+    pub exempt: Option<String>,
+    /// Why the exemption applies.
+    #[serde(default)]
+    pub because: Option<String>,
+}
+
+/// What `task start` did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TaskStartOutcome {
+    pub task: TaskRecord,
+    /// The binding's answer, when it was asked.
+    pub binding: Option<Binding>,
+    /// Under `intent.binding: advisory`, a refusal the start went past.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advisory: Option<String>,
+}
+
+/// `task.finish`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskFinishRequest {
+    /// `completed` (default) or `blocked` (which needs a reason).
+    #[serde(default)]
+    pub status: Option<TaskStatus>,
+    /// Why it is blocked (or a remark on how it ended).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// What `task finish` did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TaskFinishOutcome {
+    pub task: TaskRecord,
+    /// The completion note, relative to the root.
+    pub note_path: String,
+    /// The task's commits since it started.
+    pub commits: Vec<String>,
+    /// Files those commits changed outside the task's scope (advisory, never refused).
+    pub outside_scope: Vec<String>,
+}
+
+/// `task.list` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskListRequest {}
+
+/// Every task of this checkout.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TaskList {
+    pub tasks: Vec<TaskRecord>,
+    /// The active task of the open episode.
+    pub active: Option<String>,
+}
+
+/// `majordomus task start "<description>"`: asks the binding as `intent.binding` requires
+/// (a flag given is a question asked; `advisory` asks every start and reports a refusal;
+/// `required` stops on one), then records the task and `task.started` with the names and
+/// pins.
+pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, Error> {
+    ctx.require_initialised()?;
+    let policy = ctx.policy()?;
+    let episode = ctx.require_episode()?;
+    let cleaned = redact(request.description.trim());
+    let description = cleaned.text.trim().to_owned();
+    if description.is_empty() {
+        return Err(Refusal::EmptyText {
+            what: "task description",
+        }
+        .into());
+    }
+    let _lock = StateLock::acquire(&ctx.layout)?;
+    if let Some(active) = crate::store::tasks::active(&ctx.layout, &episode.id)? {
+        return Err(Refusal::TaskActive {
+            id: active.id,
+            description: active.description,
+        }
+        .into());
+    }
+    let ask = BindingAsk {
+        issue: request.issue.clone(),
+        intent: request.intent.clone(),
+        scope: request.scope.clone(),
+        exempt: request.exempt.clone(),
+        because: request.because.clone(),
+    };
+    let explicit = ask.names_anything();
+    let binding = if explicit || policy.intent.binding != BindingPolicy::Off {
+        Some(crate::intent::ask(ctx, &ask, &[])?)
+    } else {
+        None
+    };
+    let mut advisory = None;
+    if let Some(answer) = &binding
+        && answer.status == BindingStatus::Refused
+    {
+        if crate::intent::stops(policy.intent.binding, explicit, answer) {
+            return Err(crate::intent::refusal(answer).into());
+        }
+        advisory = Some(format!(
+            "intent.binding is advisory: the binding refused ({}), and the task starts anyway: {}",
+            answer
+                .causes
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            answer.note
+        ));
+    }
+    let bound = binding
+        .as_ref()
+        .filter(|b| b.status != BindingStatus::Refused);
+    let scope = match bound {
+        Some(b) if request.scope.is_empty() => b.scope.clone(),
+        _ => request.scope.clone(),
+    };
+    let now = ctx.clock.now();
+    let day = crate::model::time::stamp(now)[..8].to_owned();
+    let entropy = format!(
+        "{}\n{}\n{}\n{description}",
+        episode.id,
+        std::process::id(),
+        time::OffsetDateTime::now_utc().unix_timestamp_nanos()
+    );
+    let head = ctx.repo.head()?;
+    let task = TaskRecord {
+        id: task_id(&day, entropy.as_bytes()),
+        description: description.clone(),
+        episode: episode.id.clone(),
+        scope: scope.clone(),
+        issue: bound.and_then(|b| b.issue.clone()).or(request.issue),
+        intent: bound.and_then(|b| b.intent.clone()).or(request.intent),
+        exemption: bound.and_then(|b| b.exemption.clone()),
+        because: bound
+            .and_then(|b| b.exemption.as_ref())
+            .and(ask.because.as_deref())
+            .map(|b| redact(b).text),
+        binding: binding.as_ref().map(|b| b.status),
+        plan_revision: bound.and_then(|b| b.plan_revision.clone()),
+        evidence_standing: bound.and_then(|b| b.evidence_standing.clone()),
+        head_at_start: head.id,
+        started: ctx.now(),
+        state: TaskState::Active,
+        finished: None,
+        reason: None,
+        outside_scope: Vec::new(),
+    };
+    crate::store::tasks::write(&ctx.layout, &task)?;
+    ctx.append(
+        Some(&episode.id),
+        Some(&task.id),
+        &TaskStarted {
+            description,
+            scope,
+            issue: task.issue.clone(),
+            intent: task.intent.clone(),
+            exemption: task.exemption.clone(),
+            because: task.because.clone(),
+            binding: task.binding.map(|b| binding_name(b).to_owned()),
+            plan_revision: task.plan_revision.clone(),
+            evidence_standing: task.evidence_standing.clone(),
+        },
+    )?;
+    Ok(TaskStartOutcome {
+        task,
+        binding,
+        advisory,
+    })
+}
+
+fn binding_name(status: BindingStatus) -> &'static str {
+    match status {
+        BindingStatus::Bound => "bound",
+        BindingStatus::Maintenance => "maintenance",
+        BindingStatus::Exempt => "exempt",
+        BindingStatus::Refused => "refused",
+    }
+}
+
+/// The completion note's front matter (`state/completed/<task>.md`).
+#[derive(Debug, Serialize)]
+struct CompletedFront<'a> {
+    id: &'a str,
+    schema: &'static str,
+    episode: &'a str,
+    status: &'static str,
+    started: &'a str,
+    finished: &'a str,
+    issue: Option<&'a str>,
+    intent: Option<&'a str>,
+    exemption: Option<&'a str>,
+    scope: &'a [String],
+    commits: &'a [String],
+    outside_scope: &'a [String],
+}
+
+/// `majordomus task finish`: ends the active task of the open episode, writes its
+/// completion note and `task.finished`; files its commits changed outside its scope are
+/// said, never refused.
+pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome, Error> {
+    ctx.require_initialised()?;
+    let episode = ctx.require_episode()?;
+    let status = request.status.unwrap_or(TaskStatus::Completed);
+    let reason = request
+        .reason
+        .as_deref()
+        .map(|r| redact(r.trim()).text.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    if status == TaskStatus::Blocked && reason.is_none() {
+        return Err(Refusal::BlockedWithoutReason.into());
+    }
+    let _lock = StateLock::acquire(&ctx.layout)?;
+    let mut task =
+        crate::store::tasks::active(&ctx.layout, &episode.id)?.ok_or(Refusal::NoActiveTask)?;
+    let commits = ctx.repo.commits_since(task.head_at_start.as_deref())?;
+    let mut changed: Vec<String> = commits
+        .iter()
+        .flat_map(|c| c.paths.iter().cloned())
+        .filter(|p| !p.starts_with(".ai/"))
+        .collect();
+    changed.sort();
+    changed.dedup();
+    let outside_scope: Vec<String> = if task.scope.is_empty() {
+        Vec::new()
+    } else {
+        changed
+            .iter()
+            .filter(|p| !in_scope(&task.scope, p))
+            .cloned()
+            .collect()
+    };
+    let commit_ids: Vec<String> = commits.iter().map(|c| c.id.clone()).collect();
+    let finished = ctx.now();
+    task.state = status.into();
+    task.finished = Some(finished.clone());
+    task.reason = reason.clone();
+    task.outside_scope = outside_scope.clone();
+
+    let front = CompletedFront {
+        id: &task.id,
+        schema: "task-note/v1",
+        episode: &task.episode,
+        status: status.name(),
+        started: &task.started,
+        finished: &finished,
+        issue: task.issue.as_deref(),
+        intent: task.intent.as_deref(),
+        exemption: task.exemption.as_deref(),
+        scope: &task.scope,
+        commits: &commit_ids,
+        outside_scope: &outside_scope,
+    };
+    let mut body = format!("# Task {}\n\n{}\n", task.id, task.description);
+    body.push_str(&format!("\n## How it ended\n{}", status.name()));
+    match &reason {
+        Some(r) => body.push_str(&format!(": {}\n", r.replace('\n', "\n  "))),
+        None => body.push('\n'),
+    }
+    body.push_str("\n## Commits\n");
+    if commits.is_empty() {
+        body.push_str("- none since the task started\n");
+    }
+    for c in &commits {
+        body.push_str(&format!(
+            "- {} {}\n",
+            &c.id[..c.id.len().min(12)],
+            c.subject
+        ));
+    }
+    if !outside_scope.is_empty() {
+        body.push_str("\n## Outside the scope\n");
+        for p in &outside_scope {
+            body.push_str(&format!("- {p}\n"));
+        }
+    }
+    let note_path = ctx.layout.completed_note(&task.id)?;
+    write_atomic(&note_path, frontmatter::render(&front, &body).as_bytes())?;
+    crate::store::tasks::write(&ctx.layout, &task)?;
+    ctx.append(
+        Some(&episode.id),
+        Some(&task.id),
+        &TaskFinished {
+            status,
+            reason: reason.clone(),
+        },
+    )?;
+    Ok(TaskFinishOutcome {
+        note_path: ctx.layout.display(&note_path),
+        task,
+        commits: commit_ids,
+        outside_scope,
+    })
+}
+
+/// `majordomus task list`: every task of this checkout, oldest first.
+pub fn list(ctx: &Ctx, _request: TaskListRequest) -> Result<TaskList, Error> {
+    ctx.require_initialised()?;
+    let tasks = crate::store::tasks::list(&ctx.layout)?;
+    let active = match ctx.episode()? {
+        Some(ep) => tasks
+            .iter()
+            .find(|t| t.episode == ep.id && t.state == TaskState::Active)
+            .map(|t| t.id.clone()),
+        None => None,
+    };
+    Ok(TaskList { tasks, active })
+}
