@@ -46,11 +46,10 @@ impl Registry {
             .register(op("doctor", "doctor", "Run every rule of the standard package, grouped; blocking findings fail.", doctor::doctor))
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes())
-            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks and restore what they kept.", hooks::uninstall).writes())
+            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes())
             .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point())
             .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point())
-            .register(op("hook.post-checkout", "hook post-checkout", "Git post-checkout: after a branch switch off the trunk, drain the outbox.", hooks::post_checkout).writes().entry_point())
-            .register(op("hook.post-merge", "hook post-merge", "Git post-merge: off the trunk, drain the outbox.", hooks::post_merge).writes().entry_point())
+            .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point())
             .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().entry_point())
             .register(op("hook.session-end", "hook session-end", "Agent client session end: close the episode.", hooks::session_end).writes().entry_point())
             .register(op("hook.compact", "hook compact", "Agent client compaction: derive knowledge for the open episode.", hooks::compact).writes().entry_point());
