@@ -9,12 +9,23 @@ use gix::prelude::ObjectIdExt;
 
 use super::{GitError, Repo, plumbing};
 use crate::model::CommitSummary;
+use crate::model::episode::WalkedCommit;
 
 impl Repo {
     /// Commits reachable from HEAD and not from `base` (`git log base..HEAD`), oldest
     /// first, each with subject, committer time and the paths it changed against its
     /// first parent. `base: None` means every commit of HEAD.
     pub fn commits_since(&self, base: Option<&str>) -> Result<Vec<CommitSummary>, GitError> {
+        Ok(self
+            .walk_since(base)?
+            .into_iter()
+            .map(|c| c.summary)
+            .collect())
+    }
+
+    /// [`Repo::commits_since`] with each commit's parents, for
+    /// [`crate::model::episode::attribute_commits`].
+    pub fn walk_since(&self, base: Option<&str>) -> Result<Vec<WalkedCommit>, GitError> {
         let head = self.repo.head()?;
         if head.is_unborn() {
             return Ok(Vec::new());
@@ -38,7 +49,10 @@ impl Repo {
         for info in walk {
             let info = info?;
             let parent = info.parent_ids.first().copied();
-            out.push(differ.summarize(&self.repo, info.id, parent)?);
+            out.push(WalkedCommit {
+                summary: differ.summarize(&self.repo, info.id, parent)?,
+                parents: info.parent_ids.iter().map(ToString::to_string).collect(),
+            });
         }
         out.reverse();
         Ok(out)

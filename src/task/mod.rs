@@ -246,7 +246,19 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
     let _lock = StateLock::acquire(&ctx.layout)?;
     let mut task =
         crate::store::tasks::active(&ctx.layout, &episode.id)?.ok_or(Refusal::NoActiveTask)?;
-    let commits = ctx.repo.commits_since(task.head_at_start.as_deref())?;
+    // The task's own commits: what a rebase moved it onto or a merge brought in is not.
+    let lines = ctx.index()?.lines(&crate::store::index::LineQuery {
+        session: Some(&episode.id),
+        ..Default::default()
+    })?;
+    let window = crate::model::EpisodeWindow::from_lines(&episode.id, &lines);
+    let walked = ctx.repo.walk_since(task.head_at_start.as_deref())?;
+    let (commits, _) = crate::model::episode::attribute_commits(
+        walked,
+        ctx.repo.head()?.id.as_deref(),
+        crate::model::time::parse(&task.started),
+        window.committed().as_ref(),
+    );
     let mut changed: Vec<String> = commits
         .iter()
         .flat_map(|c| c.paths.iter().cloned())
