@@ -239,12 +239,15 @@ pub fn session_start(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutc
     Ok(provider(ctx, ProviderHook::SessionStart, &request))
 }
 
-/// `hook.session-end`: close the episode.
+/// `hook.session-end`: a checkpoint, then close the episode (record, candidates) and derive
+/// its handover.
 pub fn session_end(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
     Ok(provider(ctx, ProviderHook::SessionEnd, &request))
 }
 
-/// `hook.compact`: derive knowledge before the provider compacts its conversation.
+/// `hook.compact`: before the provider compacts its conversation, a checkpoint
+/// (`session.checkpoint_on_compact`) and the knowledge derived so far
+/// (`session.knowledge_on_compact`), each independently.
 pub fn compact(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
     Ok(provider(ctx, ProviderHook::Compact, &request))
 }

@@ -51,8 +51,8 @@ impl Registry {
             .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point())
             .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point())
             .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().entry_point())
-            .register(op("hook.session-end", "hook session-end", "Agent client session end: close the episode.", hooks::session_end).writes().entry_point())
-            .register(op("hook.compact", "hook compact", "Agent client compaction: derive knowledge for the open episode.", hooks::compact).writes().entry_point());
+            .register(op("hook.session-end", "hook session-end", "Agent client session end: a checkpoint, then close the episode and derive its handover.", hooks::session_end).writes().entry_point())
+            .register(op("hook.compact", "hook compact", "Agent client compaction: a checkpoint and the open episode's knowledge derived so far.", hooks::compact).writes().entry_point());
         r
     }
 }

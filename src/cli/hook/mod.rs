@@ -28,15 +28,18 @@ pub use provider::ProviderArgs;
 pub enum HookCommand {
     /// Record the new commit for the open episode.
     PostCommit,
-    /// Run `knowledge check`; a blocking finding refuses the push.
+    /// Judge the records in each pushed commit's tree (git's ref lines on stdin); a
+    /// blocking finding refuses the push, a branch deletion passes.
     PrePush(GitArgs),
     /// Record git's <old> <new> pairs (stdin) after an amend or a rebase as commit.rewritten.
     PostRewrite(PostRewriteArgs),
     /// An agent client started a session: open an episode, print the briefing.
     SessionStart(ProviderArgs),
-    /// An agent client ended a session: close the episode (its record is composed).
+    /// An agent client ended a session: a checkpoint, then close the episode (its record,
+    /// its knowledge candidates) and derive its handover.
     SessionEnd(ProviderArgs),
-    /// An agent client is compacting its conversation: derive knowledge.
+    /// An agent client is compacting its conversation: a checkpoint and the episode's
+    /// knowledge derived so far (session.checkpoint_on_compact, knowledge_on_compact).
     Compact(ProviderArgs),
 }
 
