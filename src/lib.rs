@@ -22,6 +22,7 @@ pub mod knowledge;
 pub mod model;
 pub mod ops;
 pub mod render;
+pub mod rules;
 pub mod session;
 pub mod store;
 pub mod task;

@@ -9,6 +9,7 @@ pub mod ledger;
 pub mod outbox;
 pub mod plan;
 pub mod records;
+pub mod rules;
 pub mod skeleton;
 pub mod tasks;
 

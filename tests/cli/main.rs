@@ -18,4 +18,5 @@ mod ledger;
 mod outbox;
 mod policy;
 mod registry;
+mod rules;
 mod session;
