@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use yaml_serde::{Mapping, Value};
 
-use super::paths::compile_glob;
+use super::paths::check_glob;
 use super::{Criterion, Critique, Finding, Intent, IntentStatus, Issue, IssueStatus, Milestone};
 
 /// The file under `.ai/repo/intents/` that lists maintenance paths, not an intent.
@@ -519,7 +519,7 @@ impl Reader<'_> {
     fn globs(&self, value: &Value, key: &str) -> Result<Vec<String>, PlanError> {
         let globs = self.strings(value, key)?;
         for (i, glob) in globs.iter().enumerate() {
-            if let Err(e) = compile_glob(glob) {
+            if let Err(e) = check_glob(glob) {
                 return Err(PlanError::BadGlob {
                     file: self.file.to_owned(),
                     key: format!("{key}[{i}]"),
