@@ -17,7 +17,9 @@ use crate::Ctx;
 use crate::error::Error;
 use crate::model::CommitSummary;
 use crate::model::knowledge::Status;
-use crate::store::records::{Place, stored_files};
+use crate::store::StoreError;
+use crate::store::outbox::list_markdown;
+use crate::store::records::parse_record;
 
 /// A commit as a finding names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -118,16 +120,15 @@ fn targets(refs: &[String]) -> BTreeSet<String> {
         .collect()
 }
 
-/// Judges every verified record under `curated/` against HEAD.
+/// Judges every verified record under `curated/` against HEAD. A record that does not
+/// parse is knowledge-integrity's finding, not this one's.
 pub fn stale(ctx: &Ctx) -> Result<StaleReport, Error> {
-    // (id, file, targets) of each verified record that cites files; a record that does
-    // not parse is knowledge-integrity's finding, not this one's.
     let mut records: Vec<Cited> = Vec::new();
-    for file in stored_files(&ctx.layout)?
-        .into_iter()
-        .filter(|f| f.place == Place::Curated)
-    {
-        let Ok((record, _)) = file.parse() else {
+    let dir = ctx.layout.curated_dir();
+    for name in list_markdown(&dir)? {
+        let path = dir.join(&name);
+        let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
+        let Ok((record, _)) = parse_record(&text) else {
             continue;
         };
         if record.status != Status::Verified {
@@ -137,7 +138,7 @@ pub fn stale(ctx: &Ctx) -> Result<StaleReport, Error> {
         if !targets.is_empty() {
             records.push(Cited {
                 id: record.id,
-                file: file.rel,
+                file: ctx.layout.display(&path),
                 targets,
             });
         }
