@@ -227,8 +227,18 @@ pub fn parse_milestones(text: &str, file: &str) -> Result<Vec<Milestone>, PlanEr
 }
 
 /// Everything [`parse_intent`] checks except the file stem (the `plan start` edit checks
-/// its result without knowing the file's name).
+/// its result without knowing the file's name): the typed fast path when it can vouch for
+/// the file, else the strict reader, which names what is wrong.
 pub(super) fn parse_intent_content(text: &str, file: &str) -> Result<Intent, PlanError> {
+    match super::fast::parse_intent(text) {
+        Some(intent) => Ok(intent),
+        None => parse_intent_strictly(text, file),
+    }
+}
+
+/// The strict reader: the file as a YAML value tree, walked key by key so every error
+/// names the file and the key path.
+pub(super) fn parse_intent_strictly(text: &str, file: &str) -> Result<Intent, PlanError> {
     let r = Reader { file };
     let root = r.document(text)?;
     let map = r.fields(
