@@ -24,6 +24,7 @@ pub mod model;
 pub mod ops;
 pub mod reasoning;
 pub mod render;
+pub mod rules;
 pub mod session;
 pub mod store;
 pub mod task;

@@ -20,6 +20,7 @@ mod knowledge;
 mod plan;
 mod question;
 mod reasoning;
+mod rules;
 mod schema;
 mod session;
 mod task;
@@ -88,6 +89,8 @@ pub enum Command {
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
+    #[command(subcommand)]
+    Rules(rules::RulesCommand),
     Watch(watch::WatchArgs),
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
@@ -187,6 +190,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Reasoning(cmd) => reasoning::run(&open_ctx(cli)?, cmd),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
+        Command::Rules(cmd) => rules::run(&open_ctx(cli)?, cmd),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),
         Command::Hooks(cmd) => hooks::run(&open_ctx(cli)?, cmd),
         Command::Hook(cmd) => {

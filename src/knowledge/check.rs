@@ -26,14 +26,7 @@ const SESSIONS_PREFIX: &str = ".ai/repo/sessions";
 #[serde(deny_unknown_fields)]
 pub struct CheckRequest {}
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Blocking,
-    Advisory,
-}
+pub use crate::model::verdict::Severity;
 
 /// One integrity finding: file, rule, what is wrong and what would satisfy the rule.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]

@@ -3,7 +3,7 @@
 use super::{Registry, op};
 use crate::{
     authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
-    reasoning, session, task,
+    reasoning, rules, session, task,
 };
 
 impl Registry {
@@ -43,7 +43,8 @@ impl Registry {
             .register(op("knowledge.check", "knowledge check", "Check every knowledge record: schema, ids, provenance, every reference resolving.", knowledge::check))
             .register(op("knowledge.candidates", "knowledge candidates", "List the candidates awaiting review, each marked tracked, untracked or outbox.", knowledge::candidates))
             .register(op("knowledge.status", "knowledge status", "Freshness, review queue length and ages, and the outbox.", knowledge::status))
-            .register(op("doctor", "doctor", "Run every rule of the standard package, grouped; blocking findings fail.", doctor::doctor))
+            .register(op("doctor", "doctor", "Run every rule of the effective set (the vendored package and project rules), grouped; blocking findings fail.", doctor::doctor))
+            .register(op("rules.vendor-update", "rules vendor update", "Refresh the vendored rule package from the one built into majordomus, saying which rules changed.", rules::vendor_update).writes())
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes())
             .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes())
