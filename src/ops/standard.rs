@@ -36,6 +36,8 @@ impl Registry {
             .register(op("knowledge.check", "knowledge check", "Check every knowledge record: schema, ids, provenance, every reference resolving.", knowledge::check))
             .register(op("knowledge.candidates", "knowledge candidates", "List the candidates awaiting review, each marked tracked, untracked or outbox.", knowledge::candidates))
             .register(op("knowledge.status", "knowledge status", "Freshness, review queue length and ages, and the outbox.", knowledge::status))
+            .register(op("knowledge.show", "knowledge show", "One knowledge record: front matter, body, and whether each reference resolves.", knowledge::show))
+            .register(op("knowledge.edges", "knowledge edges", "The knowledge graph: records and typed edges; ledger and git targets are external.", knowledge::edges))
             .register(op("doctor", "doctor", "Run every rule of the standard package, grouped; blocking findings fail.", doctor::doctor))
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes())
