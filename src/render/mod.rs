@@ -9,6 +9,7 @@ mod knowledge;
 mod plan;
 mod repository;
 mod session;
+mod setup;
 
 /// The note every read that skipped ledger lines carries.
 fn skipped_note(count: usize) -> Option<String> {
