@@ -7,7 +7,8 @@ use time::OffsetDateTime;
 use crate::error::{Error, Refusal, UsageError};
 use crate::git::Repo;
 use crate::model::{EpisodeState, LineDraft, Payload, Policy};
-use crate::store::ledger::Appended;
+use crate::store::index::LedgerIndex;
+use crate::store::ledger::{Appended, Durability};
 use crate::store::{Layout, Ledger};
 
 /// Where "now" comes from. Only the ledger's `ts` and record times read it; nothing
@@ -43,6 +44,12 @@ pub struct Ctx {
     pub repo: Repo,
     pub layout: Layout,
     pub clock: Clock,
+    /// Where the `fixture` advisor adapter finds its scripts (`MAJORDOMUS_ADVISOR_FIXTURES`
+    /// when the repository is opened; the demo sets its own).
+    pub advisor_fixtures: Option<std::path::PathBuf>,
+    /// A reasoning mode pinned by the program driving the library, over the environment
+    /// and the policy (the demo pins `standard`). `None` everywhere else.
+    pub reasoning_mode: Option<crate::model::policy::ReasoningMode>,
 }
 
 impl Ctx {
@@ -54,6 +61,10 @@ impl Ctx {
             repo,
             layout,
             clock,
+            advisor_fixtures: std::env::var_os("MAJORDOMUS_ADVISOR_FIXTURES")
+                .filter(|v| !v.is_empty())
+                .map(std::path::PathBuf::from),
+            reasoning_mode: None,
         })
     }
 
@@ -66,6 +77,10 @@ impl Ctx {
             repo,
             layout,
             clock,
+            advisor_fixtures: std::env::var_os("MAJORDOMUS_ADVISOR_FIXTURES")
+                .filter(|v| !v.is_empty())
+                .map(std::path::PathBuf::from),
+            reasoning_mode: None,
         })
     }
 
@@ -76,6 +91,12 @@ impl Ctx {
 
     pub fn ledger(&self) -> Ledger {
         Ledger::new(self.layout.ledger())
+    }
+
+    /// The ledger's index, brought up to the ledger's end (extended with new lines, or
+    /// rebuilt when missing or stale: see [`LedgerIndex::rebuilt`]).
+    pub fn index(&self) -> Result<LedgerIndex, Error> {
+        Ok(LedgerIndex::open(&self.layout)?)
     }
 
     /// Refuses unless `.ai/repo/policy.yaml` exists.
@@ -128,18 +149,30 @@ impl Ctx {
         self.episode()?.ok_or_else(|| Refusal::NoOpenEpisode.into())
     }
 
-    /// Appends one ledger line stamped now, carrying `payload`.
+    /// Appends one ledger line stamped now, carrying `payload` (synced).
     pub fn append<P: Payload>(
         &self,
         session: Option<&str>,
         task: Option<&str>,
         payload: &P,
     ) -> Result<Appended, Error> {
-        Ok(self.ledger().append(LineDraft::new(
+        self.append_with(Durability::Synced, session, task, payload)
+    }
+
+    /// [`Ctx::append`], synced or not.
+    pub fn append_with<P: Payload>(
+        &self,
+        durability: Durability,
+        session: Option<&str>,
+        task: Option<&str>,
+        payload: &P,
+    ) -> Result<Appended, Error> {
+        let draft = LineDraft::new(
             self.now(),
             session.map(str::to_owned),
             task.map(str::to_owned),
             payload,
-        ))?)
+        );
+        Ok(self.ledger().append_with(draft, durability)?)
     }
 }

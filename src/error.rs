@@ -33,6 +33,15 @@ pub enum Error {
     Refused(#[from] Refusal),
     #[error(transparent)]
     Usage(#[from] UsageError),
+    /// A long-running operation stopped by a signal after recording what it had.
+    #[error("{operation} interrupted by {signal}: {recorded}")]
+    Interrupted {
+        operation: &'static str,
+        signal: &'static str,
+        /// What was recorded before it stopped.
+        recorded: String,
+        fix: String,
+    },
 }
 
 /// A request that cannot be served as asked.
@@ -83,8 +92,16 @@ pub enum Refusal {
     TranscriptMarker { what: String, marker: String },
     #[error("--by {id}: no such knowledge record to supersede with")]
     UnknownReplacement { id: String },
-    #[error("hook {hook}: {path} already exists, so the hook that is there cannot be chained")]
-    HookChainOccupied { hook: String, path: String },
+    #[error(
+        "hook {hook}: {path} {reason}, so majordomus cannot call itself from it without putting that hook at risk"
+    )]
+    HookNeedsHand {
+        hook: String,
+        path: String,
+        reason: String,
+        /// What to do by hand (the exact line to add, where there is one).
+        fix: String,
+    },
     #[error("--task {id}: no task of this ledger has that id")]
     UnknownTask { id: String },
     #[error("the intent binding refuses this: {}", causes.join(", "))]
@@ -95,6 +112,12 @@ pub enum Refusal {
     NoActiveTask,
     #[error("no handover has been derived in this checkout")]
     NoHandover,
+    #[error("{message}")]
+    Reasoning {
+        rule: &'static str,
+        message: String,
+        fix: String,
+    },
     #[error("task {id} is still active in this episode ({description}); one task at a time")]
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
@@ -126,7 +149,7 @@ impl Refusal {
             Refusal::EvidenceRequired { .. } => "knowledge.evidence",
             Refusal::TranscriptMarker { .. } => "knowledge.transcript-marker",
             Refusal::UnknownReplacement { .. } => "knowledge.replacement",
-            Refusal::HookChainOccupied { .. } => "hooks.chain",
+            Refusal::HookNeedsHand { .. } => "hooks.manager",
             Refusal::UnknownTask { .. } => "task.known",
             Refusal::IdShape { .. } => "id.shape",
             Refusal::SetupFile { .. } => "setup.file",
@@ -134,6 +157,7 @@ impl Refusal {
             Refusal::PlanEdit { .. } => "plan.edit",
             Refusal::NoActiveTask => "task.active",
             Refusal::NoHandover => "handover.known",
+            Refusal::Reasoning { rule, .. } => rule,
             Refusal::TaskActive { .. } => "task.one-active",
             Refusal::BlockedWithoutReason => "task.reason",
         }
@@ -164,9 +188,7 @@ impl Refusal {
                 Some("state the claim and its evidence in your own words, without chat role labels or template tokens".into())
             }
             Refusal::UnknownReplacement { .. } => Some("majordomus knowledge candidates".into()),
-            Refusal::HookChainOccupied { path, .. } => Some(format!(
-                "merge {path} into the existing hook or remove it, then rerun majordomus hooks install"
-            )),
+            Refusal::HookNeedsHand { fix, .. } => Some(fix.clone()),
             Refusal::UnknownTask { .. } => Some(
                 "leave out --task (the record is stamped with the open episode alone)".into(),
             ),
@@ -178,6 +200,7 @@ impl Refusal {
                 Some("majordomus task start \"<what the task is>\"".into())
             }
             Refusal::NoHandover => Some("majordomus handover --derive".into()),
+            Refusal::Reasoning { fix, .. } => Some(fix.clone()),
             Refusal::TaskActive { .. } => Some(
                 "majordomus task finish (or --status blocked --reason \"<why>\"), then start the next"
                     .into(),
@@ -302,7 +325,7 @@ impl Error {
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
             Error::Policy(_) => Class::Refused,
             Error::Store(StoreError::IdShape { .. }) => Class::Refused,
-            Error::Git(_) | Error::Store(_) => Class::Failed,
+            Error::Git(_) | Error::Store(_) | Error::Interrupted { .. } => Class::Failed,
         }
     }
 
@@ -319,6 +342,7 @@ impl Error {
             Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
             Error::Store(StoreError::IdShape { .. }) => "id.shape",
             Error::Store(_) => "io",
+            Error::Interrupted { .. } => "interrupted",
         }
     }
 
@@ -344,6 +368,7 @@ impl Error {
                 example: "",
             }
             .fix(),
+            Error::Interrupted { fix, .. } => Some(fix.clone()),
             Error::Git(_) | Error::Store(_) => None,
         }
     }

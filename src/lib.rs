@@ -24,6 +24,7 @@ pub mod knowledge;
 pub mod mcp;
 pub mod model;
 pub mod ops;
+pub mod reasoning;
 pub mod render;
 pub mod session;
 pub mod setup;

@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::model::event::{
-    CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved, TaskStarted,
+    CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved,
 };
-use crate::model::question::QuestionBook;
 use crate::model::redact::redact;
 use crate::model::{Payload, ids};
+use crate::store::index::IndexRebuilt;
 
 /// `decision.record`: one decision, optionally under a task of this ledger.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -64,6 +64,9 @@ pub struct Recorded {
     /// Secret shapes removed from the text before it was written (`[redacted: <shape>]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
+    /// Set when the lookup before the write rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// The text as it will be written: secret shapes and terminal control characters
@@ -95,19 +98,16 @@ fn write<P: Payload>(
         task,
         id,
         redacted,
+        index_rebuilt: None,
     })
 }
 
-/// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike).
-fn known_task(ctx: &Ctx, task: &str) -> Result<(), Error> {
-    let mut found = false;
-    ctx.ledger().scan(0, |line| {
-        if !found && line.task.as_deref() == Some(task) && line.event == TaskStarted::EVENT {
-            found = true;
-        }
-    })?;
-    if found {
-        Ok(())
+/// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike);
+/// looked up in the ledger index.
+fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
+    let index = ctx.index()?;
+    if index.task(task)?.is_some() {
+        Ok(index.rebuilt().cloned())
     } else {
         Err(Refusal::UnknownTask {
             id: task.to_owned(),
@@ -121,9 +121,10 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
     ctx.require_initialised()?;
     let mut redacted = Vec::new();
     let text = clean(&request.text, "decision", &mut redacted)?;
-    if let Some(task) = &request.task {
-        known_task(ctx, task)?;
-    }
+    let rebuilt = match &request.task {
+        Some(task) => known_task(ctx, task)?,
+        None => None,
+    };
     let session = ctx.episode()?.map(|e| e.id);
     // Without --task, the active task of the open episode (SPEC §3).
     let task = match (request.task, &session) {
@@ -131,14 +132,16 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
         (None, Some(episode)) => crate::store::tasks::active(&ctx.layout, episode)?.map(|t| t.id),
         (None, None) => None,
     };
-    write(
+    let mut recorded = write(
         ctx,
         session,
         task,
         &DecisionRecorded { text },
         None,
         redacted,
-    )
+    )?;
+    recorded.index_rebuilt = rebuilt;
+    Ok(recorded)
 }
 
 /// `majordomus checkpoint "<text>"`.
@@ -193,10 +196,9 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
     Refusal::check_id(crate::model::ids::IdKind::Question, &id)?;
     // Held from the lookup to the append, so two resolves cannot both answer.
     let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
-    let mut book = QuestionBook::default();
-    ctx.ledger().scan(0, |line| book.visit(&line))?;
-    let question = book
-        .get(&id)
+    let index = ctx.index()?;
+    let question = index
+        .question(&id)?
         .ok_or_else(|| Refusal::UnknownQuestion { id: id.clone() })?;
     if let Some(previous) = &question.answer {
         return Err(Refusal::QuestionAlreadyResolved {
@@ -211,5 +213,7 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
         answer,
     };
     let session = ctx.episode()?.map(|e| e.id);
-    write(ctx, session, None, &payload, Some(id), redacted)
+    let mut recorded = write(ctx, session, None, &payload, Some(id), redacted)?;
+    recorded.index_rebuilt = index.rebuilt().cloned();
+    Ok(recorded)
 }

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::Error;
 use crate::knowledge::CandidatesRequest;
-use crate::model::event::SessionOpened;
 use crate::model::ids;
-use crate::model::question::{LedgerQuestion, QuestionBook};
+use crate::model::question::LedgerQuestion;
 use crate::store::StoreError;
+use crate::store::index::IndexRebuilt;
 
 /// `briefing` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -48,6 +48,9 @@ pub struct Briefing {
     /// The policy could not be read; the briefing used the defaults.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_error: Option<String>,
+    /// Set when this read rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// Where each episode this checkout knows ran: from the tracked session records, else,
@@ -148,17 +151,20 @@ fn next_action(path: &std::path::Path) -> Vec<String> {
 pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
     ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
-    // One pass over the ledger: the questions and the episodes this checkout knows.
-    let mut book = QuestionBook::default();
-    let mut branches = HashMap::new();
-    ctx.ledger().scan(0, |line| {
-        book.visit(&line);
-        if let (Some(s), Some(opened)) = (&line.session, line.payload::<SessionOpened>()) {
-            branches.insert(s.clone(), opened.branch);
-        }
-    })?;
+    // The index keeps the open questions folded and knows where each episode opened.
+    let index = ctx.index()?;
+    let open_questions = index.open_questions();
+    let listing_ids: Vec<String> = crate::knowledge::candidates(ctx, CandidatesRequest::default())?
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            c.id.get(..23)
+                .filter(|e| ids::is_episode_id(e))
+                .map(str::to_owned)
+        })
+        .collect();
+    let mut branches = index.opened_branches(listing_ids.iter().map(String::as_str))?;
     recorded_branches(ctx, &mut branches)?;
-    let open_questions = book.into_open();
     let here = ctx.repo.head()?.branch;
     let all = pending_candidates(ctx, &Episodes { branches })?;
     let (candidates, elsewhere): (Vec<_>, Vec<_>) = all
@@ -187,6 +193,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         budget_lines: budget,
         text,
         policy_error: policy_error.map(|e| e.to_string()),
+        index_rebuilt: index.rebuilt().cloned(),
     })
 }
 

@@ -80,6 +80,32 @@ critiques:
         resolution: out of scope for the first version
 ";
 
+/// Two advisors the demo consults: the `fixture` adapter plays their prepared answers, so
+/// no network and no model is involved.
+const ADVISORS: &str = "# Who may be consulted (see docs/REASONING.md).
+advisors:
+  - id: reviewer-a
+    title: Reviewer A (a prepared answer)
+    adapter: fixture
+    capabilities: [independent_reasoning]
+  - id: reviewer-b
+    title: Reviewer B (a prepared answer)
+    adapter: fixture
+    capabilities: [independent_reasoning]
+";
+
+/// What each demo advisor answers: they disagree.
+const ANSWERS: [(&str, &str); 2] = [
+    (
+        "reviewer-a",
+        r#"{"answer": {"conclusion": "split_whitespace is enough: it splits on every Unicode whitespace", "stance": "supports", "falsifiers": ["a no-break space kept inside a token"]}}"#,
+    ),
+    (
+        "reviewer-b",
+        r#"{"answer": {"conclusion": "a no-break space will be kept inside a token; split on a regex", "stance": "opposes", "falsifiers": ["U+00A0 separates tokens in parse()"]}}"#,
+    ),
+];
+
 const PARSER: &str = "//! A tiny parser.\n\npub fn parse(input: &str) -> Vec<&str> {\n    input.split_whitespace().collect()\n}\n";
 
 /// A commit the demo made, as `git commit` would say it.
@@ -114,7 +140,19 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         &identity,
     )?;
     drop(repo);
-    let ctx = Ctx::open(&root, clock)?;
+    // The advisors' prepared answers live beside the repository, never in it.
+    let answers = tempfile::Builder::new()
+        .prefix("majordomus-demo-advisors-")
+        .tempdir()
+        .map_err(|e| StoreError::io(&std::env::temp_dir(), e))?;
+    for (advisor, answer) in ANSWERS {
+        let path = answers.path().join(format!("{advisor}.json"));
+        crate::store::write_atomic(&path, answer.as_bytes())?;
+    }
+    let mut ctx = Ctx::open(&root, clock)?;
+    ctx.advisor_fixtures = Some(answers.path().to_owned());
+    // The same consultation under CI as on a laptop.
+    ctx.reasoning_mode = Some(crate::model::policy::ReasoningMode::Standard);
     let mut steps = Vec::new();
 
     steps.push(Step::new(
@@ -145,15 +183,18 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         committed(&sha, "majordomus: init"),
     ));
     let sha = ctx.repo.commit_files(
-        &[(".ai/repo/intents/tokenizer.yaml", INTENT.as_bytes())],
-        "Declare the tokenizer intent",
+        &[
+            (".ai/repo/intents/tokenizer.yaml", INTENT.as_bytes()),
+            (".ai/repo/advisors.yaml", ADVISORS.as_bytes()),
+        ],
+        "Declare the tokenizer intent and who may advise",
         t0 + 120,
         &identity,
     )?;
     steps.push(Step::new(
-        "Declare what the work is for: an intent with a criterion, an issue and a critique",
-        "$EDITOR .ai/repo/intents/tokenizer.yaml && git add .ai/repo/intents && git commit -m \"Declare the tokenizer intent\"",
-        committed(&sha, "Declare the tokenizer intent"),
+        "Declare what the work is for (an intent with a criterion, an issue and a critique) and who may advise",
+        "$EDITOR .ai/repo/intents/tokenizer.yaml .ai/repo/advisors.yaml && git add .ai/repo && git commit -m \"Declare the tokenizer intent and who may advise\"",
+        committed(&sha, "Declare the tokenizer intent and who may advise"),
     ));
 
     let started = crate::session::start(
@@ -234,6 +275,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         format!("majordomus question resolve {qid} \"{answer}\""),
         Output::report(&answered),
     ));
+    reason(&ctx, &mut steps)?;
     let sha = ctx.repo.commit_files(
         &[("src/parser.rs", PARSER.as_bytes())],
         "Add a whitespace tokenizer",
@@ -401,6 +443,85 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         verdict: Verdict::Pass,
         watching: false,
     })
+}
+
+/// The uncertainty path: an assessment, two advisors consulted who disagree, an
+/// experiment that settles it, and a conclusion citing what was weighed.
+fn reason(ctx: &Ctx, steps: &mut Vec<Step>) -> Result<(), Error> {
+    use crate::reasoning::{ConsultRequest, RecordRequest};
+    let record = |value: serde_json::Value| {
+        crate::reasoning::record(
+            ctx,
+            RecordRequest {
+                record: value,
+                task: None,
+            },
+        )
+    };
+    let assessment = serde_json::json!({
+        "kind": "assessment",
+        "subject": "Does str::split_whitespace split on every Unicode whitespace?",
+        "materiality": "high",
+        "confidence": "medium",
+        "hypothesis": "split_whitespace follows the Unicode White_Space property",
+        "evidence": ["file:src/parser.rs"],
+    });
+    let assessed = record(assessment.clone())?;
+    let aid = assessed.record.id.clone();
+    steps.push(Step::new(
+        "Uncertain? Record an assessment: what is believed, how much it matters, on what evidence",
+        format!("echo '{assessment}' | majordomus reasoning record"),
+        Output::report(&assessed),
+    ));
+    let consulted = crate::reasoning::consult(
+        ctx,
+        ConsultRequest {
+            assessment: aid.clone(),
+            ..ConsultRequest::default()
+        },
+    )?;
+    steps.push(Step::new(
+        "Consult independent advisors within the plan's budget; they disagree, and that is recorded",
+        format!("majordomus reasoning consult --assessment {aid}"),
+        Output::report(&consulted),
+    ));
+    let weighed: Vec<String> = consulted
+        .consultations
+        .iter()
+        .map(|c| c.record.id.clone())
+        .collect();
+    if let Some(disagreement) = &consulted.disagreement {
+        let resolution = serde_json::json!({
+            "kind": "resolution",
+            "disagreement": disagreement.record.id,
+            "experiment": "parse(\"a\\u{a0}b\") in a unit test",
+            "result": "two tokens: U+00A0 is White_Space, split_whitespace splits on it",
+            "favours": "reviewer-a",
+            "evidence": ["command:cargo test parser => a no-break space separates tokens"],
+        });
+        let resolved = record(resolution.clone())?;
+        steps.push(Step::new(
+            "A disagreement is settled by an experiment, never by a vote",
+            format!("echo '{resolution}' | majordomus reasoning record"),
+            Output::report(&resolved),
+        ));
+    }
+    let conclusion = serde_json::json!({
+        "kind": "conclusion",
+        "assessment": aid,
+        "decision": "Keep str::split_whitespace",
+        "rationale": "the experiment showed it splits on a no-break space",
+        "evidence": ["command:cargo test parser => a no-break space separates tokens"],
+        "consultations": weighed,
+        "validation_plan": "a unit test per Unicode whitespace class",
+    });
+    let concluded = record(conclusion.clone())?;
+    steps.push(Step::new(
+        "Conclude, citing the consultations weighed (who reviewed it is computed, not claimed)",
+        format!("echo '{conclusion}' | majordomus reasoning record"),
+        Output::report(&concluded),
+    ));
+    Ok(())
 }
 
 /// Every file under `rel` (relative to `root`), as `(path, bytes)`, sorted.

@@ -21,6 +21,7 @@ mod knowledge;
 mod mcp;
 mod plan;
 mod question;
+mod reasoning;
 mod schema;
 mod serve;
 mod session;
@@ -86,6 +87,8 @@ pub enum Command {
     #[command(subcommand)]
     Plan(plan::PlanCommand),
     Handover(handover::HandoverArgs),
+    #[command(subcommand)]
+    Reasoning(reasoning::ReasoningCommand),
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
@@ -193,6 +196,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Intent(cmd) => intent::run(&open_ctx(cli)?, cmd),
         Command::Plan(cmd) => plan::run(&open_ctx(cli)?, cmd),
         Command::Handover(args) => handover::run(&open_ctx(cli)?, args),
+        Command::Reasoning(cmd) => reasoning::run(&open_ctx(cli)?, cmd),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),
@@ -298,9 +302,28 @@ fn print_error(err: &Error, format: Format) {
     }
 }
 
+/// The command line git's post-commit hook runs on every commit, recognised without
+/// clap: building clap's whole command tree costs more than the hook itself
+/// (docs/PERFORMANCE.md). Any other command line goes through clap.
+fn post_commit_hook(args: &[std::ffi::OsString]) -> Option<Cli> {
+    match args {
+        [_, hook, name] if hook == "hook" && name == "post-commit" => Some(Cli {
+            format: Format::Human,
+            directory: None,
+            command: Command::Hook(hook::HookCommand::PostCommit),
+        }),
+        _ => None,
+    }
+}
+
 /// Parses the command line, runs the command, prints its output and returns its exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let parsed = match post_commit_hook(&args) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse_from(args),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
@@ -324,6 +347,29 @@ pub fn main() -> ExitCode {
         Err(err) => {
             print_error(&err, cli.format);
             ExitCode::from(exit::for_class(err.class()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_post_commit_command_line_reads_as_clap_reads_it() {
+        let args: Vec<std::ffi::OsString> = ["majordomus", "hook", "post-commit"]
+            .map(Into::into)
+            .to_vec();
+        let fast = post_commit_hook(&args).expect("recognised");
+        let clap = Cli::try_parse_from(&args).expect("parses");
+        assert_eq!(format!("{fast:?}"), format!("{clap:?}"));
+        for other in [
+            vec!["majordomus", "hook", "post-commit", "--bogus"],
+            vec!["majordomus", "--format", "json", "hook", "post-commit"],
+            vec!["majordomus", "hook", "pre-push"],
+        ] {
+            let args: Vec<std::ffi::OsString> = other.iter().map(Into::into).collect();
+            assert!(post_commit_hook(&args).is_none(), "{other:?}");
         }
     }
 }

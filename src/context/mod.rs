@@ -39,32 +39,15 @@ pub struct CriterionStanding {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RepositoryContext {
     pub briefing: Briefing,
-    /// Reasoning record files under `.ai/local/state/reasoning/`.
-    pub reasoning_records: usize,
+    /// The reasoning of the current work (the active task, else the open episode; with
+    /// nothing open, every record of this checkout).
+    pub reasoning: crate::reasoning::Status,
     pub knowledge: KnowledgeStatus,
     /// Intent ids declared under `.ai/repo/intents/`.
     pub intents: Vec<String>,
     /// The open episode's active task and what it serves, derived now.
     pub intent: Option<ActiveIntent>,
     pub text: String,
-}
-
-fn count_files(dir: &std::path::Path) -> Result<usize, Error> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(StoreError::io(dir, e).into()),
-    };
-    let mut n = 0;
-    for entry in entries.filter_map(Result::ok) {
-        let path = entry.path();
-        n += if path.is_dir() {
-            count_files(&path)?
-        } else {
-            usize::from(path.extension().is_some_and(|e| e == "json"))
-        };
-    }
-    Ok(n)
 }
 
 fn intents(ctx: &Ctx) -> Result<Vec<String>, Error> {
@@ -168,19 +151,12 @@ fn active_intent(ctx: &Ctx) -> Result<Option<ActiveIntent>, Error> {
 pub fn context(ctx: &Ctx, _request: ContextRequest) -> Result<RepositoryContext, Error> {
     let briefing = crate::briefing::briefing(ctx, BriefingRequest {})?;
     let knowledge = crate::knowledge::status(ctx, StatusRequest {})?;
-    let reasoning_records = count_files(&ctx.layout.state_dir().join("reasoning"))?;
+    let reasoning = crate::reasoning::status(ctx, crate::reasoning::StatusRequest::default())?;
     let intents = intents(ctx)?;
     let mut text = String::from("# Repository context\n\n");
     text.push_str(&briefing.text);
     text.push_str("\n## REASONING\n");
-    if reasoning_records == 0 {
-        text.push_str("- no reasoning records in this checkout\n");
-    } else {
-        let _ = writeln!(
-            text,
-            "- {reasoning_records} reasoning record(s) in this checkout"
-        );
-    }
+    text.push_str(&reasoning.status.summary());
     text.push_str("\n## KNOWLEDGE\n");
     let _ = writeln!(
         text,
@@ -244,7 +220,7 @@ pub fn context(ctx: &Ctx, _request: ContextRequest) -> Result<RepositoryContext,
     }
     Ok(RepositoryContext {
         briefing,
-        reasoning_records,
+        reasoning,
         knowledge,
         intents,
         intent,

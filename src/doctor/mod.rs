@@ -1,7 +1,7 @@
 //! `majordomus doctor` (SPEC §5.5): the standard rule package, grouped, exit 10 on a
 //! blocking finding; `watch` reruns it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::Error;
 use crate::knowledge::{CandidatesRequest, CheckRequest, Finding, Severity};
-use crate::model::event::{KnowledgeDerived, ProviderEventFailed, SessionClosed};
-use crate::model::{Event, LedgerLine, Verdict};
+use crate::model::Verdict;
+use crate::store::index::{IndexRebuilt, file_name};
 use crate::store::outbox::Outbox;
 
 /// `doctor`: every rule, or (for `watch`) only the rules that watch drift.
@@ -71,6 +71,9 @@ pub struct DoctorReport {
     pub rules: Vec<RuleResult>,
     pub blocking: usize,
     pub advisory: usize,
+    /// Set when this run rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 impl DoctorReport {
@@ -93,37 +96,8 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
     let package: Package =
         yaml_serde::from_str(STANDARD_RULES).expect("the shipped rule package parses");
 
-    // One pass over the ledger for everything the rules need from it.
-    // (episode, ts, whether the close ran with knowledge_on_end on)
-    let mut closes: Vec<(String, String, bool)> = Vec::new();
-    let mut derived: HashSet<String> = HashSet::new();
-    // Candidates are keyed by file name: a candidate derived on the trunk is named by its
-    // outbox path in the ledger and lives under candidates/ after the drain.
-    let mut derived_paths: HashMap<String, String> = HashMap::new();
-    let mut provider_failures: Vec<LedgerLine> = Vec::new();
-    let skipped = ctx.ledger().scan(0, |line| match line.event {
-        Event::SessionClosed => {
-            if let (Some(s), Some(closed)) = (&line.session, line.payload::<SessionClosed>()) {
-                closes.push((s.clone(), line.ts.clone(), closed.knowledge_on_end));
-            }
-        }
-        Event::KnowledgeDerived => {
-            if let Some(s) = &line.session {
-                derived.insert(s.clone());
-            }
-            for p in line
-                .payload::<KnowledgeDerived>()
-                .map(|d| d.paths)
-                .unwrap_or_default()
-            {
-                let name = file_name(&p);
-                derived_paths.entry(name).or_insert_with(|| line.ts.clone());
-            }
-        }
-        Event::ProviderEventFailed => provider_failures.push(line),
-        _ => {}
-    })?;
-
+    // What the rules need from the ledger comes from its index: folds and lookups.
+    let index = ctx.index()?;
     let now = ctx.clock.now();
     let mut results = Vec::new();
     for decl in package.rules {
@@ -172,19 +146,23 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 }
             }
             "majordomus.knowledge-observed" => {
-                if derived.is_empty() {
+                if !index.any_episode_derived() {
                     skipped_rule = true;
                     note = Some(
                         "skipped: this ledger has no knowledge.derived line at all, so freshness is not judged"
                             .to_owned(),
                     );
-                } else if let Some((episode, ts, derive_on)) = closes.last() {
-                    let age = crate::model::time::parse(ts)
+                } else if let Some(last) = index.last_episode_closed()
+                    && let Some(episode) = &last.episode
+                {
+                    let age = crate::model::time::parse(&last.ts)
                         .map(|t| (now - t).whole_minutes())
                         .unwrap_or(0);
+                    let derive_on = last.knowledge_on_end.unwrap_or(true);
+                    let derived = index.episode(episode)?.is_some_and(|e| e.derived);
                     let fix = format!("majordomus knowledge derive --episode {episode}");
-                    match derived.get(episode.as_str()) {
-                        None if age > policy.session.freshness.stale_minutes as i64 => finding(
+                    match derived {
+                        false if age > policy.session.freshness.stale_minutes as i64 => finding(
                             ".ai/local/ledger.jsonl",
                             format!(
                                 "episode {episode} closed {age} minutes ago and no knowledge.derived names it (stale after {} minutes)",
@@ -194,7 +172,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                         ),
                         // The close ran with derivation on and still nothing derived it
                         // (a crash between record and derive, or an older version).
-                        None if policy.session.knowledge_on_end && *derive_on => finding(
+                        false if policy.session.knowledge_on_end && derive_on => finding(
                             ".ai/local/ledger.jsonl",
                             format!(
                                 "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive"
@@ -238,18 +216,28 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 }
                 let limit = policy.knowledge.candidate_max_age_minutes as i64;
+                // Candidates are keyed by file name: a candidate derived on the trunk is
+                // named by its outbox path in the ledger and lives under candidates/ after
+                // the drain.
+                let mut derived_paths: HashMap<String, String> = HashMap::new();
+                for c in &listing.candidates {
+                    let name = file_name(&c.path);
+                    if let Some(ts) = index.first_derived(name)? {
+                        derived_paths.insert(name.to_owned(), ts);
+                    }
+                }
                 // Candidates this ledger never derived (a teammate's, say) are aged from
                 // the commit that added them: one walk, stopping once all are placed.
                 let added = ctx.repo.added_at(
                     listing
                         .candidates
                         .iter()
-                        .filter(|c| !derived_paths.contains_key(&file_name(&c.path)))
+                        .filter(|c| !derived_paths.contains_key(file_name(&c.path)))
                         .map(|c| c.path.as_str()),
                 )?;
                 for c in &listing.candidates {
                     let (since, source) =
-                        match (derived_paths.get(&file_name(&c.path)), added.get(&c.path)) {
+                        match (derived_paths.get(file_name(&c.path)), added.get(&c.path)) {
                             (Some(ts), _) => (ts.clone(), "the oldest knowledge.derived naming it"),
                             (None, Some(ts)) => (ts.clone(), "the commit that added it"),
                             (None, None) => (
@@ -279,7 +267,8 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 }
             }
             "majordomus.ledger-health" => {
-                for s in &skipped {
+                let skipped = index.skipped()?;
+                for s in &skipped.lines {
                     let place = s
                         .line
                         .map(|n| format!("line {n}"))
@@ -288,6 +277,14 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                         ".ai/local/ledger.jsonl",
                         format!("{place}: {}", s.reason),
                         "nothing to do: unreadable lines are skipped; a torn tail is ended by the next append".into(),
+                    );
+                }
+                let unlisted = skipped.total.saturating_sub(skipped.lines.len() as u64);
+                if unlisted > 0 {
+                    finding(
+                        ".ai/local/ledger.jsonl",
+                        format!("{unlisted} more unreadable line(s) after these"),
+                        "majordomus history --format json lists every skipped line".into(),
                     );
                 }
             }
@@ -306,13 +303,24 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 }
             }
             "majordomus.provider-events" => {
-                for line in &provider_failures {
-                    let failed = line.payload::<ProviderEventFailed>().unwrap_or_default();
+                let (failures, total) = index.provider_failures();
+                let unlisted = total.saturating_sub(failures.len() as u64);
+                if unlisted > 0 {
+                    finding(
+                        ".ai/local/ledger.jsonl",
+                        format!(
+                            "{unlisted} earlier provider hook failure(s) besides the newest {}",
+                            failures.len()
+                        ),
+                        "majordomus history --event provider.event.failed lists them all".into(),
+                    );
+                }
+                for failed in &failures {
                     finding(
                         ".ai/local/ledger.jsonl",
                         format!(
                             "#{} {}: provider hook {} failed: {}",
-                            line.seq, line.ts, failed.hook, failed.error
+                            failed.seq, failed.ts, failed.hook, failed.error
                         ),
                         "see docs/HOOKS.md; rerun the hook by hand to see the error".into(),
                     );
@@ -347,9 +355,6 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
         blocking: count(Severity::Blocking),
         advisory: count(Severity::Advisory),
         rules: results,
+        index_rebuilt: index.rebuilt().cloned(),
     })
-}
-
-fn file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_owned()
 }

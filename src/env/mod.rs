@@ -40,6 +40,8 @@ pub struct EnvReport {
     pub ledger: LedgerInfo,
     /// The clock is pinned by `MAJORDOMUS_NOW`.
     pub clock_pinned: bool,
+    /// The reasoning mode and each advisor's availability, on one line.
+    pub advisors: Option<String>,
 }
 
 pub fn env(ctx: &Ctx, _request: EnvRequest) -> Result<EnvReport, Error> {
@@ -52,7 +54,12 @@ pub fn env(ctx: &Ctx, _request: EnvRequest) -> Result<EnvReport, Error> {
     let initialised = ctx.layout.is_initialised();
     let episode = if initialised { ctx.episode()? } else { None };
     let ledger = ctx.ledger();
+    let advisors = initialised.then(|| match crate::reasoning::advisors_line(ctx) {
+        Ok(line) => line,
+        Err(e) => format!("unreadable: {e}"),
+    });
     Ok(EnvReport {
+        advisors,
         versions: Versions {
             majordomus: env!("CARGO_PKG_VERSION"),
             gix: "0.90",

@@ -15,7 +15,6 @@ use crate::model::event::{CheckpointRecorded, HandoverDerived};
 use crate::model::ids::IdKind;
 use crate::model::intent::{Answer, Binding, BindingStatus, resolve_handover};
 use crate::model::policy::HandoverSection;
-use crate::model::question::QuestionBook;
 use crate::model::task::{TaskRecord, TaskState};
 use crate::model::{EpisodeWindow, LedgerLine};
 use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
@@ -123,13 +122,10 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
                 .ok_or(Refusal::NoEpisodeToDerive)?,
         },
     };
-    let mut lines: Vec<LedgerLine> = Vec::new();
-    let mut book = QuestionBook::default();
-    ctx.ledger().scan(0, |line| {
-        book.visit(&line);
-        if line.session.as_deref() == Some(episode.as_str()) {
-            lines.push(line);
-        }
+    let index = ctx.index()?;
+    let lines: Vec<LedgerLine> = index.lines(&crate::store::index::LineQuery {
+        session: Some(&episode),
+        ..Default::default()
     })?;
     let Some(last) = lines.last() else {
         return Err(Refusal::UnknownEpisode { id: episode }.into());
@@ -165,12 +161,12 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
         .filter(|c| c.id.starts_with(&episode))
         .map(|c| c.id)
         .collect();
-    let open_questions = book.into_open();
-    let reasoning = crate::store::records::count_reasoning(
+    let open_questions = index.open_questions();
+    let folder = crate::store::reasoning::folder(task.as_ref().map(|t| t.id.as_str()), &episode);
+    let reasoning = crate::model::reasoning::status::status(&crate::store::reasoning::read_folder(
         &ctx.layout,
-        task.as_ref().map(|t| t.id.as_str()),
-        &episode,
-    )?;
+        &folder,
+    )?);
 
     let mut body = format!("# Handover of episode {episode}\n");
     for section in &policy.handover.sections {
@@ -253,14 +249,7 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
                 }
             }
             HandoverSection::Reasoning => {
-                if reasoning == 0 {
-                    body.push_str("- no reasoning records for this work\n");
-                } else {
-                    let _ = writeln!(
-                        body,
-                        "- {reasoning} reasoning record(s): `majordomus reasoning status`"
-                    );
-                }
+                body.push_str(&reasoning.summary());
             }
             HandoverSection::Knowledge => {
                 if candidates.is_empty() {

@@ -1,11 +1,14 @@
-//! `majordomus history`: the ledger read back, filtered.
+//! `majordomus history`: the ledger read back, filtered. A filtered read goes through the
+//! ledger index and reads only the lines it prints; an unfiltered one reads everything.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, UsageError};
+use crate::model::event::LedgerPruned;
 use crate::model::{Event, LedgerLine};
+use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::ledger::Skipped;
 
 /// `history`: every filter given must match.
@@ -28,9 +31,17 @@ pub struct History {
     pub lines: Vec<LedgerLine>,
     /// Lines that could not be read (torn or unreadable), never fatal.
     pub skipped: Vec<Skipped>,
+    /// What retention pruned from this ledger, over every prune (`before`: the newest
+    /// prune's cutoff), when it pruned anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pruned: Option<LedgerPruned>,
+    /// Set when this read rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
-/// Reads the ledger in one pass and keeps the lines matching every given filter.
+/// The lines matching every given filter, oldest first: looked up in the ledger index when
+/// filtered, read in one pass when not.
 pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
     ctx.require_initialised()?;
     let event = match &filter.event {
@@ -51,25 +62,28 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         }
         None => None,
     };
-    let mut lines = Vec::new();
-    let skipped = ctx.ledger().scan(0, |line| {
-        if event.is_some_and(|e| e != line.event) {
-            return;
-        }
-        if filter
-            .session
-            .as_deref()
-            .is_some_and(|s| line.session.as_deref() != Some(s))
-        {
-            return;
-        }
-        if let Some(since) = since {
-            match crate::model::time::parse(&line.ts) {
-                Some(ts) if ts >= since => {}
-                _ => return,
-            }
-        }
-        lines.push(line);
-    })?;
-    Ok(History { lines, skipped })
+    let index = ctx.index()?;
+    let (lines, skipped) = if event.is_none() && filter.session.is_none() && since.is_none() {
+        let mut lines = Vec::new();
+        let skipped = ctx.ledger().scan(0, |line| lines.push(line))?;
+        (lines, skipped)
+    } else {
+        let query = LineQuery {
+            session: filter.session.as_deref(),
+            event,
+            since,
+        };
+        (index.lines(&query)?, index.skipped()?.lines)
+    };
+    let prunes = index.pruned()?;
+    let pruned = prunes.last().map(|last| LedgerPruned {
+        lines: prunes.iter().map(|p| p.lines).sum(),
+        before: last.before.clone(),
+    });
+    Ok(History {
+        lines,
+        skipped,
+        pruned,
+        index_rebuilt: index.rebuilt().cloned(),
+    })
 }

@@ -1,7 +1,7 @@
 //! `knowledge check` (SPEC §5.3): integrity of every record under `candidates/` and
-//! `curated/`, in the work tree or in the tree of a pushed commit. One pass over the
-//! ledger, one batched object lookup, one tree traversal: cost grows with the store,
-//! never with records × references.
+//! `curated/`, in the work tree or in the tree of a pushed commit. Ledger references are
+//! looked up in the ledger index, commits in one batched object lookup, paths in one tree
+//! traversal: cost grows with the store, never with records × references.
 
 use std::collections::{HashMap, HashSet};
 
@@ -49,6 +49,9 @@ pub struct Finding {
 pub struct CheckReport {
     pub records: usize,
     pub findings: Vec<Finding>,
+    /// Set when resolving `session:` and `task:` references rebuilt the ledger index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<crate::store::index::IndexRebuilt>,
 }
 
 impl CheckReport {
@@ -209,6 +212,7 @@ pub fn check_pushed(
 ) -> Result<CheckReport, Error> {
     let mut findings: Vec<Finding> = Vec::new();
     let mut records = 0;
+    let mut index_rebuilt = None;
     let mut judged_commits = HashSet::new();
     for pushed in refs.iter().filter(|r| !r.is_deletion()) {
         let Some(commit) = ctx.repo.resolve_commit(&pushed.local_sha)? else {
@@ -251,10 +255,15 @@ pub fn check_pushed(
         let report = judge(ctx, &judged)?;
         records += report.records;
         findings.extend(report.findings);
+        index_rebuilt = index_rebuilt.or(report.index_rebuilt);
     }
     findings.sort();
     findings.dedup();
-    Ok(CheckReport { records, findings })
+    Ok(CheckReport {
+        records,
+        findings,
+        index_rebuilt,
+    })
 }
 
 /// The knowledge records in commit `commit`'s tree, as files to judge.
@@ -327,7 +336,7 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         }
     }
 
-    let resolver = Resolver::gather(
+    let (resolver, index_rebuilt) = Resolver::gather(
         ctx,
         files,
         parsed.iter().map(|(_, record, _)| record),
@@ -479,6 +488,7 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
     Ok(CheckReport {
         records: files.len(),
         findings,
+        index_rebuilt,
     })
 }
 
@@ -503,19 +513,23 @@ impl Resolver {
         records: impl Iterator<Item = &'a KnowledgeRecord>,
         paths_at: Option<&str>,
         session_records: &[(String, String)],
-    ) -> Result<Resolver, Error> {
+    ) -> Result<(Resolver, Option<crate::store::index::IndexRebuilt>), Error> {
         let mut commit_refs: Vec<&str> = Vec::new();
         let mut path_refs: Vec<&str> = Vec::new();
+        let mut ledger_refs = LedgerRefs::default();
         for record in records {
             for r in &record.provenance.derived_from {
                 match split_ref(r) {
                     Some(("commit", sha)) => commit_refs.push(sha),
                     Some(("file" | "test", target)) => path_refs.push(file_target(target)),
+                    Some(("session", id)) => ledger_refs.sessions.push(id),
+                    Some(("task" | "decision", id)) => ledger_refs.tasks.push(id),
                     _ => {}
                 }
             }
         }
-        Ok(Resolver {
+        let (known, index_rebuilt) = known_references(ctx, &ledger_refs, session_records)?;
+        let resolver = Resolver {
             knowledge: files.iter().map(|f| f.stem.clone()).collect(),
             commits: ctx.repo.existing_commits(commit_refs.iter().copied())?,
             paths: ctx
@@ -525,9 +539,10 @@ impl Resolver {
                 Some(c) => format!("the tree of {}", &c[..c.len().min(12)]),
                 None => "HEAD's tree".to_owned(),
             },
-            known: known_references(ctx, session_records)?,
+            known,
             shallow: ctx.repo.is_shallow()?,
-        })
+        };
+        Ok((resolver, index_rebuilt))
     }
 
     /// Whether a knowledge record with this id is among the files gathered.
@@ -733,36 +748,40 @@ fn commit_missing(
     }
 }
 
-/// Episodes, tasks and rewrites this clone knows: one pass over the ledger, plus the
-/// session records given (so a fresh clone without a ledger still resolves them), plus
-/// the issues declared in intents.
+/// The `session:` and `task:`/`decision:` targets the records name.
+#[derive(Debug, Default)]
+pub(crate) struct LedgerRefs<'a> {
+    pub sessions: Vec<&'a str>,
+    pub tasks: Vec<&'a str>,
+}
+
+/// Episodes, tasks and rewrites this clone knows, of those the records name: looked up in
+/// the ledger index (never a scan of the whole ledger), plus the session records given (so
+/// a fresh clone without a ledger still resolves them), plus the issues declared in
+/// intents.
 pub(crate) fn known_references(
     ctx: &Ctx,
+    refs: &LedgerRefs<'_>,
     session_records: &[(String, String)],
-) -> Result<Known, Error> {
-    let mut known = Known::default();
-    ctx.ledger().scan(0, |line| match line.event {
-        Event::SessionOpened => {
-            if let Some(s) = &line.session {
-                known.sessions.insert(s.clone());
+) -> Result<(Known, Option<crate::store::index::IndexRebuilt>), Error> {
+    let index = ctx.index()?;
+    let mut known = Known {
+        sessions: index.opened_episodes(refs.sessions.iter().copied())?,
+        tasks: index.started_tasks(refs.tasks.iter().copied())?,
+        ..Known::default()
+    };
+    for line in index.lines(&crate::store::index::LineQuery {
+        event: Some(Event::CommitRewritten),
+        ..Default::default()
+    })? {
+        if let Some(rewritten) = line.payload::<CommitRewritten>() {
+            for pair in rewritten.pairs {
+                known
+                    .rewrites
+                    .insert(pair.old, (pair.new, rewritten.by.clone()));
             }
         }
-        Event::TaskStarted => {
-            if let Some(t) = &line.task {
-                known.tasks.insert(t.clone());
-            }
-        }
-        Event::CommitRewritten => {
-            if let Some(rewritten) = line.payload::<CommitRewritten>() {
-                for pair in rewritten.pairs {
-                    known
-                        .rewrites
-                        .insert(pair.old, (pair.new, rewritten.by.clone()));
-                }
-            }
-        }
-        _ => {}
-    })?;
+    }
     for (path, text) in session_records {
         let name = path.rsplit('/').next().unwrap_or(path);
         known
@@ -794,5 +813,5 @@ pub(crate) fn known_references(
             }
         }
     }
-    Ok(known)
+    Ok((known, index.rebuilt().cloned()))
 }

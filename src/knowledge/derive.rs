@@ -11,7 +11,8 @@ use crate::model::ids::IdKind;
 use crate::model::knowledge::{
     EpisodeEvidence, KnowledgeRecord, Markers, SkippedSource, Status, derive_candidates,
 };
-use crate::model::{CommitSummary, Event, LedgerLine};
+use crate::model::{CommitSummary, LedgerLine};
+use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::outbox::{Outbox, Shelf};
 use crate::store::skeleton;
 use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
@@ -59,12 +60,16 @@ pub struct DeriveReport {
     pub planted_readme: bool,
     pub dry_run: bool,
     pub nothing_to_write: bool,
+    /// Set when finding the episode's lines rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// Derives for the episode the request names (see [`DeriveRequest::episode`]).
 pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> {
     ctx.require_initialised()?;
     ctx.policy()?;
+    let index = ctx.index()?;
     let episode = match &request.episode {
         Some(id) => {
             Refusal::check_id(IdKind::Episode, id)?;
@@ -72,31 +77,29 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> 
         }
         None => match ctx.episode()? {
             Some(open) => open.id,
-            None => last_closed_episode(ctx)?.ok_or(Refusal::NoEpisodeToDerive)?,
+            // The newest `session.closed` episode in the ledger.
+            None => index
+                .last_closed()
+                .and_then(|c| c.episode.clone())
+                .ok_or(Refusal::NoEpisodeToDerive)?,
         },
     };
-    let mut lines = Vec::new();
-    ctx.ledger().scan(0, |line| {
-        if line.session.as_deref() == Some(episode.as_str()) {
-            lines.push(line);
-        }
+    let lines = index.lines(&LineQuery {
+        session: Some(&episode),
+        ..LineQuery::default()
     })?;
     if lines.is_empty() {
         return Err(Refusal::UnknownEpisode { id: episode }.into());
     }
     let commits = episode_commits(ctx, &episode, &lines)?;
-    derive_episode(ctx, &episode, &lines, &commits, request.dry_run)
+    let mut report = derive_episode(ctx, &episode, &lines, &commits, request.dry_run)?;
+    report.index_rebuilt = index.rebuilt().cloned();
+    Ok(report)
 }
 
 /// The newest `session.closed` episode in the ledger.
 pub(crate) fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
-    let mut last = None;
-    ctx.ledger().scan(0, |line| {
-        if line.event == Event::SessionClosed {
-            last = line.session;
-        }
-    })?;
-    Ok(last)
+    Ok(ctx.index()?.last_closed().and_then(|c| c.episode.clone()))
 }
 
 /// The episode's commits: from git since its open HEAD while it is open, else from its
@@ -184,6 +187,7 @@ pub fn derive_episode(
         planted_readme: false,
         dry_run,
         nothing_to_write: false,
+        index_rebuilt: None,
     };
     if !on_trunk {
         let readme = ctx.layout.candidates_dir().join("README.md");

@@ -176,7 +176,7 @@ pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<ShownRecord, Error> {
             path: file.path.clone(),
             message,
         })?;
-    let resolver = Resolver::gather(
+    let (resolver, _) = Resolver::gather(
         ctx,
         &files,
         std::iter::once(&record),

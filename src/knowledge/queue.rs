@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::model::Event;
 use crate::model::knowledge::{Class, KnowledgeRecord, Status};
 use crate::store::frontmatter;
+use crate::store::index::IndexRebuilt;
 use crate::store::outbox::{Outbox, OutboxContents};
 use crate::store::records::{Place, stored_files};
 
@@ -157,36 +157,27 @@ pub struct KnowledgeStatus {
     pub oldest_age_days: Option<i64>,
     pub curated: usize,
     pub outbox: OutboxContents,
+    /// Set when this read rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// Freshness (last close vs last derive), queue length and ages, outbox state.
 pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Error> {
     ctx.require_initialised()?;
-    let mut last_closed = None;
-    let mut last_derived = None;
-    let mut derived_episodes = HashSet::new();
-    ctx.ledger().scan(0, |line| match line.event {
-        Event::SessionClosed => {
-            last_closed = Some(Moment {
-                episode: line.session.clone(),
-                ts: line.ts.clone(),
-            })
-        }
-        Event::KnowledgeDerived => {
-            if let Some(s) = &line.session {
-                derived_episodes.insert(s.clone());
-            }
-            last_derived = Some(Moment {
-                episode: line.session.clone(),
-                ts: line.ts.clone(),
-            });
-        }
-        _ => {}
-    })?;
+    let index = ctx.index()?;
+    let last_closed = index.last_closed().map(|c| Moment {
+        episode: c.episode.clone(),
+        ts: c.ts.clone(),
+    });
+    let last_derived = index.last_derived().map(|d| Moment {
+        episode: d.episode.clone(),
+        ts: d.ts.clone(),
+    });
     let fresh = match &last_closed {
         Some(Moment {
             episode: Some(ep), ..
-        }) => derived_episodes.contains(ep),
+        }) => index.episode(ep)?.is_some_and(|e| e.derived),
         _ => true,
     };
     let listing = candidates(ctx, CandidatesRequest::default())?;
@@ -211,5 +202,6 @@ pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Err
         oldest_age_days,
         curated,
         outbox: Outbox::new(&ctx.layout).contents()?,
+        index_rebuilt: index.rebuilt().cloned(),
     })
 }

@@ -181,7 +181,8 @@ fn successors(ctx: &Ctx, refs: &mut [String]) -> Result<Vec<Rewrite>, Error> {
     if commits.iter().all(|c| present.contains(c)) {
         return Ok(Vec::new());
     }
-    let known = super::check::known_references(ctx, &[])?;
+    let (known, _) =
+        super::check::known_references(ctx, &super::check::LedgerRefs::default(), &[])?;
     let mut replaced = Vec::new();
     for r in refs.iter_mut() {
         let Some(old) = r.strip_prefix("commit:").map(str::to_owned) else {

@@ -164,7 +164,7 @@ pub fn tools(registry: &Registry) -> Vec<Tool> {
             );
             let annotations = ToolAnnotations::new()
                 .read_only(!op.writes)
-                .open_world(false);
+                .open_world(op.open_world);
             tool.annotations = Some(if op.writes {
                 annotations
                     .destructive(op.destructive)

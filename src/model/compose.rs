@@ -42,6 +42,61 @@ fn inline(text: &str) -> String {
     text.trim().replace('\n', "\n  ")
 }
 
+/// How long a list may grow: at most `max` items, the newest; the older ones are named by
+/// one line with the command that lists them all (SPEC §3.2).
+#[derive(Debug, Clone, Copy)]
+struct Bound<'a> {
+    max: usize,
+    episode: &'a EpisodeState,
+    git: &'a GitSinceOpen,
+}
+
+impl Bound<'_> {
+    /// The newest `max` of `items` (in their order), and how many older ones are left out.
+    fn newest<'t, T>(&self, items: &'t [T]) -> (&'t [T], usize) {
+        let left_out = items.len().saturating_sub(self.max);
+        (&items[left_out..], left_out)
+    }
+
+    /// The line naming what a list left out: `… N more: <command>`.
+    fn more(&self, out: &mut String, indent: &str, left_out: usize, command: &str) {
+        if left_out > 0 {
+            let _ = writeln!(out, "{indent}- … {left_out} more: {command}");
+        }
+    }
+
+    /// The command that lists the episode's lines of `event`.
+    fn history(&self, event: &str) -> String {
+        format!(
+            "majordomus history --session {} --event {event}",
+            self.episode.id
+        )
+    }
+
+    /// The git command that lists every commit since open (git, not the ledger, is where
+    /// the commits are).
+    fn git_log(&self) -> String {
+        match (&self.episode.head_at_open, &self.git.head) {
+            (Some(open), Some(head)) => {
+                format!("git log --oneline {}..{}", short(open), short(head))
+            }
+            (_, Some(head)) => format!("git log --oneline {}", short(head)),
+            _ => "git log --oneline".to_owned(),
+        }
+    }
+
+    /// The git command that lists every file the commits since open changed.
+    fn git_files(&self) -> String {
+        match (&self.episode.head_at_open, &self.git.head) {
+            (Some(open), Some(head)) => {
+                format!("git diff --name-only {} {}", short(open), short(head))
+            }
+            (_, Some(head)) => format!("git log --name-only --format= {}", short(head)),
+            _ => "git log --name-only --format=".to_owned(),
+        }
+    }
+}
+
 /// A section of a closed session record; each has exactly one writer below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -139,13 +194,19 @@ fn or_detached(branch: Option<&str>) -> &str {
     branch.unwrap_or("(detached HEAD)")
 }
 
-/// The working context of the open episode, composed now.
-pub fn compose_context(src: EpisodeSources<'_>) -> String {
+/// The working context of the open episode, composed now; each list holds at most
+/// `max_items` items (`session.record_section_max_items`), the newest.
+pub fn compose_context(src: EpisodeSources<'_>, max_items: usize) -> String {
     let EpisodeSources {
         episode,
         git,
         window,
     } = src;
+    let bound = Bound {
+        max: max_items,
+        episode,
+        git,
+    };
     let mut out = String::new();
     let _ = writeln!(out, "# Working context of episode {}", episode.id);
     out.push_str(
@@ -193,52 +254,57 @@ pub fn compose_context(src: EpisodeSources<'_>) -> String {
             "clean"
         }
     );
-    write_commits(&mut out, git, "- commits since open");
-    write_files(&mut out, git, "- files changed");
+    write_commits(&mut out, git, "- commits since open", bound);
+    write_files(&mut out, git, "- files changed", bound);
 
     let _ = writeln!(out, "\n## Decisions ({})", window.decisions.len());
-    write_decisions(&mut out, window, Tense::Now);
+    write_decisions(&mut out, window, Tense::Now, bound);
     let open = window.open_questions().count();
     let _ = writeln!(
         out,
         "\n## Questions ({open} open, {} resolved)",
         window.questions.len() - open
     );
-    write_questions(&mut out, window, Tense::Now);
+    write_questions(&mut out, window, Tense::Now, bound);
     let _ = writeln!(out, "\n## Checkpoints ({})", window.checkpoints.len());
-    write_checkpoints(&mut out, window, Tense::Now);
+    write_checkpoints(&mut out, window, Tense::Now, bound);
     let _ = writeln!(out, "\n## Tasks ({})", window.tasks.len());
-    write_tasks(&mut out, window, Tense::Now);
+    write_tasks(&mut out, window, Tense::Now, bound);
     out
 }
 
-fn write_commits(out: &mut String, git: &GitSinceOpen, label: &str) {
+fn write_commits(out: &mut String, git: &GitSinceOpen, label: &str, bound: Bound<'_>) {
     if git.commits.is_empty() {
         let _ = writeln!(out, "{label}: none; {HINT_COMMIT}");
         return;
     }
     let _ = writeln!(out, "{label} ({}):", git.commits.len());
-    for c in &git.commits {
+    let (commits, left_out) = bound.newest(&git.commits);
+    for c in commits {
         let _ = writeln!(out, "  - {} {}", short(&c.id), c.subject);
     }
+    bound.more(out, "  ", left_out, &bound.git_log());
 }
 
-fn write_files(out: &mut String, git: &GitSinceOpen, label: &str) {
+fn write_files(out: &mut String, git: &GitSinceOpen, label: &str, bound: Bound<'_>) {
     if git.changed_files.is_empty() {
         let _ = writeln!(out, "{label}: none in commits since open");
         return;
     }
     let _ = writeln!(out, "{label} ({}):", git.changed_files.len());
-    for f in &git.changed_files {
+    let (files, left_out) = bound.newest(&git.changed_files);
+    for f in files {
         let _ = writeln!(out, "  - {f}");
     }
+    bound.more(out, "  ", left_out, &bound.git_files());
 }
 
-fn write_decisions(out: &mut String, window: &EpisodeWindow, tense: Tense) {
+fn write_decisions(out: &mut String, window: &EpisodeWindow, tense: Tense, bound: Bound<'_>) {
     if window.decisions.is_empty() {
         let _ = writeln!(out, "{}", empty_kind(tense, CMD_DECISION));
     }
-    for d in &window.decisions {
+    let (decisions, left_out) = bound.newest(&window.decisions);
+    for d in decisions {
         match &d.task {
             Some(task) => {
                 let _ = writeln!(out, "- {} {} (task {task})", d.ts, inline(&d.text));
@@ -248,13 +314,15 @@ fn write_decisions(out: &mut String, window: &EpisodeWindow, tense: Tense) {
             }
         }
     }
+    bound.more(out, "", left_out, &bound.history("decision.recorded"));
 }
 
-fn write_questions(out: &mut String, window: &EpisodeWindow, tense: Tense) {
+fn write_questions(out: &mut String, window: &EpisodeWindow, tense: Tense, bound: Bound<'_>) {
     if window.questions.is_empty() {
         let _ = writeln!(out, "{}", empty_kind(tense, CMD_QUESTION));
     }
-    for q in &window.questions {
+    let (questions, left_out) = bound.newest(&window.questions);
+    for q in questions {
         match &q.answer {
             None => {
                 let _ = writeln!(
@@ -276,18 +344,21 @@ fn write_questions(out: &mut String, window: &EpisodeWindow, tense: Tense) {
             }
         }
     }
+    bound.more(out, "", left_out, &bound.history("question.asked"));
 }
 
-fn write_checkpoints(out: &mut String, window: &EpisodeWindow, tense: Tense) {
+fn write_checkpoints(out: &mut String, window: &EpisodeWindow, tense: Tense, bound: Bound<'_>) {
     if window.checkpoints.is_empty() {
         let _ = writeln!(out, "{}", empty_kind(tense, CMD_CHECKPOINT));
     }
-    for c in &window.checkpoints {
+    let (checkpoints, left_out) = bound.newest(&window.checkpoints);
+    for c in checkpoints {
         let _ = writeln!(out, "- {} {}", c.ts, inline(&c.text));
     }
+    bound.more(out, "", left_out, &bound.history("checkpoint.recorded"));
 }
 
-fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense) {
+fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense, bound: Bound<'_>) {
     if window.tasks.is_empty() {
         let _ = writeln!(
             out,
@@ -298,7 +369,8 @@ fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense) {
             }
         );
     }
-    for t in &window.tasks {
+    let (tasks, left_out) = bound.newest(&window.tasks);
+    for t in tasks {
         let status = match (&t.status, &t.reason) {
             (None, _) => "started, not finished".to_owned(),
             (Some(s), Some(r)) => format!("{}: {}", s.name(), inline(r)),
@@ -306,6 +378,7 @@ fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense) {
         };
         let _ = writeln!(out, "- {} {} ({status})", t.id, inline(&t.description));
     }
+    bound.more(out, "", left_out, &bound.history("task.started"));
 }
 
 /// The one-word outcome of an episode, from its tasks, else from its commits.
@@ -330,18 +403,26 @@ pub fn outcome(git: &GitSinceOpen, window: &EpisodeWindow) -> Outcome {
 }
 
 /// Composes the closed record: front matter and the body of `sections`, each from its
-/// writer. Never empty: a section with nothing says so and names the command.
+/// writer. Never empty: a section with nothing says so and names the command. Each list
+/// section holds at most `max_items` items, the newest, then one line naming the command
+/// that lists the rest (`session.record_section_max_items`).
 pub fn compose_record(
     src: EpisodeSources<'_>,
     closed: &str,
     summary: Option<&str>,
     sections: &[Section],
+    max_items: usize,
 ) -> (SessionRecord, String) {
     let EpisodeSources {
         episode,
         git,
         window,
     } = src;
+    let bound = Bound {
+        max: max_items,
+        episode,
+        git,
+    };
     let record = SessionRecord {
         id: episode.id.clone(),
         schema: SESSION_SCHEMA.to_owned(),
@@ -369,9 +450,9 @@ pub fn compose_record(
                     let _ = writeln!(body, "No summary was given; {HINT_SUMMARY}.");
                 }
             },
-            Section::Decisions => write_decisions(&mut body, window, Tense::Closed),
-            Section::Questions => write_questions(&mut body, window, Tense::Closed),
-            Section::Checkpoints => write_checkpoints(&mut body, window, Tense::Closed),
+            Section::Decisions => write_decisions(&mut body, window, Tense::Closed, bound),
+            Section::Questions => write_questions(&mut body, window, Tense::Closed, bound),
+            Section::Checkpoints => write_checkpoints(&mut body, window, Tense::Closed, bound),
             Section::Commits => {
                 if git.commits.is_empty() {
                     let _ = writeln!(
@@ -380,17 +461,21 @@ pub fn compose_record(
                         or_unborn(git.head.as_deref())
                     );
                 }
-                for c in &git.commits {
+                let (commits, left_out) = bound.newest(&git.commits);
+                for c in commits {
                     let _ = writeln!(body, "- {} {} ({})", short(&c.id), c.subject, c.time);
                 }
+                bound.more(&mut body, "", left_out, &bound.git_log());
             }
             Section::Files => {
                 if git.changed_files.is_empty() {
                     let _ = writeln!(body, "- none changed by commits of this episode");
                 }
-                for f in &git.changed_files {
+                let (files, left_out) = bound.newest(&git.changed_files);
+                for f in files {
                     let _ = writeln!(body, "- {f}");
                 }
+                bound.more(&mut body, "", left_out, &bound.git_files());
                 if git.dirty {
                     let _ = writeln!(
                         body,
@@ -398,7 +483,7 @@ pub fn compose_record(
                     );
                 }
             }
-            Section::Tasks => write_tasks(&mut body, window, Tense::Closed),
+            Section::Tasks => write_tasks(&mut body, window, Tense::Closed, bound),
             Section::Outcome => {
                 let open = window.open_questions().count();
                 let finished = window.tasks.iter().filter(|t| t.status.is_some()).count();
@@ -451,7 +536,7 @@ mod tests {
             git: &git,
             window: &window,
         };
-        let (record, body) = compose_record(src, "2026-11-30T11:00:00Z", None, &Section::ALL);
+        let (record, body) = compose_record(src, "2026-11-30T11:00:00Z", None, &Section::ALL, 200);
         assert_eq!(record.outcome, Outcome::NoCommits);
         for needle in [
             "majordomus decision",
@@ -476,10 +561,76 @@ mod tests {
             git: &git,
             window: &window,
         };
-        let (_, body) = compose_record(src, "t", Some("did it"), &[Section::Summary]);
+        let (_, body) = compose_record(src, "t", Some("did it"), &[Section::Summary], 200);
         assert_eq!(
             body,
             "# Session 20261130T100000Z-abcdef\n\n## Summary\ndid it\n"
+        );
+    }
+
+    #[test]
+    fn long_sections_keep_the_newest_items_and_name_the_rest() {
+        let ep = episode();
+        let commits: Vec<CommitSummary> = (0..30)
+            .map(|n| CommitSummary {
+                id: format!("{n:040x}"),
+                subject: format!("commit {n}"),
+                time: "2026-11-30T10:30:00Z".into(),
+                paths: vec![format!("src/{n:02}.rs")],
+            })
+            .collect();
+        let git = GitSinceOpen::new(Some("f".repeat(40)), Some("main".into()), commits, false);
+        let window = EpisodeWindow {
+            episode: ep.id.clone(),
+            checkpoints: (0..250)
+                .map(|n| Checkpoint {
+                    seq: n,
+                    ts: "2026-11-30T10:02:00Z".into(),
+                    text: format!("checkpoint {n}"),
+                })
+                .collect(),
+            ..EpisodeWindow::default()
+        };
+        let src = EpisodeSources {
+            episode: &ep,
+            git: &git,
+            window: &window,
+        };
+        let (_, body) = compose_record(src, "t", None, &Section::ALL, 10);
+        let checkpoints: Vec<&str> = body
+            .lines()
+            .skip_while(|l| *l != "## Checkpoints")
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .collect();
+        assert_eq!(checkpoints.len(), 11, "{body}");
+        assert_eq!(checkpoints[0], "- 2026-11-30T10:02:00Z checkpoint 240");
+        assert_eq!(checkpoints[9], "- 2026-11-30T10:02:00Z checkpoint 249");
+        assert_eq!(
+            checkpoints[10],
+            "- … 240 more: majordomus history --session 20261130T100000Z-abcdef --event checkpoint.recorded"
+        );
+        assert!(
+            body.contains("- … 20 more: git log --oneline 111111111111..ffffffffffff\n"),
+            "{body}"
+        );
+        assert!(
+            body.contains("- … 20 more: git diff --name-only 111111111111 ffffffffffff\n"),
+            "{body}"
+        );
+        assert!(
+            body.contains("250 checkpoint(s)"),
+            "the outcome counts every item"
+        );
+        let context = compose_context(src, 10);
+        assert!(context.contains("## Checkpoints (250)"), "{context}");
+        assert!(
+            context.contains("  - … 20 more: git log --oneline"),
+            "{context}"
+        );
+        assert!(
+            context.contains("- … 240 more: majordomus history --session"),
+            "{context}"
         );
     }
 
@@ -528,11 +679,14 @@ mod tests {
             }],
             ..EpisodeWindow::default()
         };
-        let text = compose_context(EpisodeSources {
-            episode: &ep,
-            git: &git,
-            window: &window,
-        });
+        let text = compose_context(
+            EpisodeSources {
+                episode: &ep,
+                git: &git,
+                window: &window,
+            },
+            200,
+        );
         assert!(
             text.contains("- branch: feature (moved from main)"),
             "{text}"

@@ -12,6 +12,7 @@ pub mod policy;
 pub mod question;
 pub mod reasoning;
 pub mod redact;
+pub mod retention;
 pub mod task;
 pub mod time;
 pub mod verdict;

@@ -26,6 +26,8 @@ pub struct SessionPolicy {
     pub knowledge_on_compact: bool,
     pub freshness: Freshness,
     pub briefing_budget_lines: u64,
+    /// Items per list section of a closed record (and per list of the working context).
+    pub record_section_max_items: u64,
     /// Write a checkpoint when a provider compacts its conversation.
     pub checkpoint_on_compact: bool,
 }
@@ -145,6 +147,7 @@ impl Default for Policy {
                 knowledge_on_compact: true,
                 freshness: Freshness { stale_minutes: 120 },
                 briefing_budget_lines: 40,
+                record_section_max_items: 200,
                 checkpoint_on_compact: true,
             },
             handover: HandoverPolicy {
@@ -177,6 +180,7 @@ pub const KEYS: &[&str] = &[
     "session.briefing_budget_lines",
     "session.checkpoint_on_compact",
     "handover.sections",
+    "session.record_section_max_items",
     "knowledge.candidates_max_files",
     "knowledge.candidate_max_age_minutes",
     "intent.binding",
@@ -323,6 +327,9 @@ impl Policy {
                 self.session.freshness.stale_minutes = count(value)?
             }
             "session.briefing_budget_lines" => self.session.briefing_budget_lines = count(value)?,
+            "session.record_section_max_items" => {
+                self.session.record_section_max_items = count(value)?
+            }
             "knowledge.candidates_max_files" => self.knowledge.candidates_max_files = count(value)?,
             "knowledge.candidate_max_age_minutes" => {
                 self.knowledge.candidate_max_age_minutes = count(value)?
@@ -523,6 +530,7 @@ session:
   knowledge_on_compact: false
   freshness: {stale_minutes: 1}
   briefing_budget_lines: 2
+  record_section_max_items: 7
 knowledge:
   candidates_max_files: 3
   candidate_max_age_minutes: 4
@@ -540,6 +548,7 @@ ledger:
             vec![Section::Commits, Section::Summary]
         );
         assert_eq!(p.knowledge.candidate_max_age_minutes, 4);
+        assert_eq!(p.session.record_section_max_items, 7);
         assert_eq!(p.intent.binding, Binding::Required);
         assert_eq!(p.intent.exemptions[0].class, "docs");
         assert_eq!(p.reasoning.mode, ReasoningMode::Strict);

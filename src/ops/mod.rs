@@ -63,8 +63,12 @@ pub struct Operation {
     /// Running it twice with the same request changes nothing more than running it once
     /// (every read is; a write says so). MCP's `idempotentHint`.
     pub idempotent: bool,
-    /// It deletes or overwrites what it did not write itself. MCP's `destructiveHint`.
+    /// It removes or rewrites what is there rather than only adding. MCP's
+    /// `destructiveHint`.
     pub destructive: bool,
+    /// It reaches beyond this repository (advisors: other programs, remote models).
+    /// MCP's `openWorldHint`.
+    pub open_world: bool,
     /// Surface metadata: the MCP tool name, where SPEC spells it otherwise than
     /// `majordomus_` + the name with dots as underscores.
     pub mcp_name: Option<&'static str>,
@@ -134,6 +138,7 @@ where
         entry_point: false,
         idempotent: false,
         destructive: false,
+        open_world: false,
         mcp_name: None,
         http_path: None,
         request_schema: object_schema::<Req>,
@@ -186,9 +191,15 @@ impl Operation {
         self
     }
 
-    /// Marks a write as destructive: it deletes what it did not write itself.
+    /// Marks a write as destructive: it removes or rewrites what is there.
     pub fn destructive(mut self) -> Operation {
         self.destructive = true;
+        self
+    }
+
+    /// Marks an operation that reaches beyond the repository (it runs advisors).
+    pub fn open_world(mut self) -> Operation {
+        self.open_world = true;
         self
     }
 

@@ -3,7 +3,7 @@
 use super::{Registry, op};
 use crate::{
     authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
-    session, setup, task,
+    reasoning, session, setup, task,
 };
 
 impl Registry {
@@ -27,6 +27,13 @@ impl Registry {
             .register(op("plan.start", "plan start", "Move an issue to active in its intent file, after the binding check.", intent::plan_start).writes().destructive())
             .register(op("handover.derive", "handover", "Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.", handover::derive).writes())
             .register(op("handover.resolve", "handover", "Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.", handover::resolve))
+            .register(op("reasoning.record", "reasoning record", "Record a typed reasoning record (assessment, consultation, disagreement, resolution, conclusion, validation, attempt).", reasoning::record).writes().http("/api/v1/reasoning/records"))
+            .register(op("reasoning.advisors", "reasoning advisors", "The advisor catalogue and each advisor's availability now.", reasoning::advisors))
+            .register(op("reasoning.plan", "reasoning plan", "The plan for an assessment (stored), or a dry run for a materiality and capabilities.", reasoning::plan).writes())
+            .register(op("reasoning.consult", "reasoning consult", "Plan an assessment and consult the selected advisors as child processes, under a deadline.", reasoning::consult).writes().open_world())
+            .register(op("reasoning.status", "reasoning status", "The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.", reasoning::status).mcp("majordomus_reasoning").http("/api/v1/reasoning"))
+            .register(op("reasoning.explain", "reasoning explain", "The provenance chain of one conclusion.", reasoning::explain))
+            .register(op("reasoning.check", "reasoning check", "No provider-independent source names an advisor; no CI names a model credential.", reasoning::check))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
             .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))
@@ -41,12 +48,11 @@ impl Registry {
             .register(op("doctor", "doctor", "Run every rule of the standard package, grouped; blocking findings fail.", doctor::doctor))
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent())
-            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks and restore what they kept.", hooks::uninstall).writes().idempotent().destructive())
+            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive())
             .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point())
             .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point())
             .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point())
-            .register(op("hook.post-checkout", "hook post-checkout", "Git post-checkout: after a branch switch off the trunk, drain the outbox.", hooks::post_checkout).writes().entry_point())
-            .register(op("hook.post-merge", "hook post-merge", "Git post-merge: off the trunk, drain the outbox.", hooks::post_merge).writes().entry_point())
+            .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point())
             .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().entry_point())
             .register(op("hook.session-end", "hook session-end", "Agent client session end: close the episode.", hooks::session_end).writes().entry_point())
             .register(op("hook.compact", "hook compact", "Agent client compaction: derive knowledge for the open episode.", hooks::compact).writes().entry_point());

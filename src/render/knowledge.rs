@@ -58,6 +58,10 @@ impl Report for DeriveReport {
         }
         out
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for Promoted {
@@ -139,6 +143,10 @@ impl Report for CheckReport {
         }
         out
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for CandidateListing {
@@ -205,6 +213,10 @@ impl Report for KnowledgeStatus {
             }
         );
         human
+    }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
     }
 }
 

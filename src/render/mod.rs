@@ -7,6 +7,7 @@
 mod hooks;
 mod knowledge;
 mod plan;
+mod reasoning;
 mod repository;
 mod session;
 mod setup;
@@ -15,4 +16,25 @@ mod setup;
 fn skipped_note(count: usize) -> Option<String> {
     (count > 0)
         .then(|| format!("note: {count} unreadable ledger line(s) skipped (torn or malformed)"))
+}
+
+/// The note a result carries when reading it rebuilt the ledger index.
+fn index_note(rebuilt: Option<&crate::store::index::IndexRebuilt>) -> Option<String> {
+    use crate::store::index::RebuildReason;
+    rebuilt.map(|r| {
+        let verb = match r.reason {
+            RebuildReason::Missing => "built",
+            _ => "rebuilt",
+        };
+        format!(
+            "note: {verb} the ledger index (.ai/local/state/ledger-index.json): {}; read {} line(s)",
+            r.detail, r.lines
+        )
+    })
+}
+
+/// Several notes as one (each on its own line), or none.
+fn notes(parts: impl IntoIterator<Item = Option<String>>) -> Option<String> {
+    let parts: Vec<String> = parts.into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
 }

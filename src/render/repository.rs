@@ -56,7 +56,13 @@ impl Report for History {
     }
 
     fn note(&self) -> Option<String> {
-        (!self.skipped.is_empty()).then(|| {
+        let pruned = self.pruned.as_ref().map(|p| {
+            format!(
+                "note: lines before {} were pruned by retention ({} line(s); ledger.retention_days)",
+                p.before, p.lines
+            )
+        });
+        let skipped = (!self.skipped.is_empty()).then(|| {
             let places: Vec<String> = self
                 .skipped
                 .iter()
@@ -70,7 +76,12 @@ impl Report for History {
                 places.len(),
                 places.join("; ")
             )
-        })
+        });
+        super::notes([
+            pruned,
+            skipped,
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -85,7 +96,10 @@ impl Report for Briefing {
         self.text.clone()
     }
     fn note(&self) -> Option<String> {
-        policy_note(&self.policy_error)
+        super::notes([
+            policy_note(&self.policy_error),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -94,7 +108,15 @@ impl Report for RepositoryContext {
         self.text.clone()
     }
     fn note(&self) -> Option<String> {
-        policy_note(&self.briefing.policy_error)
+        super::notes([
+            policy_note(&self.briefing.policy_error),
+            super::index_note(
+                self.briefing
+                    .index_rebuilt
+                    .as_ref()
+                    .or(self.knowledge.index_rebuilt.as_ref()),
+            ),
+        ])
     }
 }
 
@@ -157,6 +179,9 @@ impl Report for EnvReport {
             "ledger: {} ({} bytes)",
             self.ledger.path, self.ledger.bytes
         );
+        if let Some(advisors) = &self.advisors {
+            let _ = writeln!(human, "advisors: {advisors}");
+        }
         if self.clock_pinned {
             human.push_str("clock: pinned by MAJORDOMUS_NOW\n");
         }
@@ -201,5 +226,9 @@ impl Report for DoctorReport {
             self.blocking, self.advisory
         );
         out
+    }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
     }
 }

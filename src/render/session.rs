@@ -62,6 +62,10 @@ impl Report for Started {
         }
         human
     }
+
+    fn note(&self) -> Option<String> {
+        super::index_note(self.index_rebuilt.as_ref())
+    }
 }
 
 impl Report for EpisodeContext {
@@ -69,7 +73,10 @@ impl Report for EpisodeContext {
         self.text.clone()
     }
     fn note(&self) -> Option<String> {
-        super::skipped_note(self.skipped.len())
+        super::notes([
+            super::skipped_note(self.skipped.len()),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -108,10 +115,20 @@ impl Report for Closed {
             Some(report) => out.push_str(&report.text()),
             None => out.push_str("knowledge not derived (session.knowledge_on_end: false)\n"),
         }
+        if let Some(pruned) = &self.pruned {
+            let _ = writeln!(
+                out,
+                "pruned {} ledger line(s) older than {} (ledger.retention_days)",
+                pruned.lines, pruned.before
+            );
+        }
         out
     }
     fn note(&self) -> Option<String> {
-        super::skipped_note(self.skipped.len())
+        super::notes([
+            super::skipped_note(self.skipped.len()),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -140,16 +157,17 @@ impl Report for Recorded {
         }
     }
     fn note(&self) -> Option<String> {
-        let mut notes = Vec::new();
-        if !self.redacted.is_empty() {
-            notes.push(format!(
-                "note: removed before writing (secret shapes): {}",
-                self.redacted.join(", ")
-            ));
-        }
-        if self.session.is_none() {
-            notes.push("note: no episode is open; `majordomus session start` opens one".to_owned());
-        }
-        (!notes.is_empty()).then(|| notes.join("\n"))
+        super::notes([
+            (!self.redacted.is_empty()).then(|| {
+                format!(
+                    "note: removed before writing (secret shapes): {}",
+                    self.redacted.join(", ")
+                )
+            }),
+            self.session.is_none().then(|| {
+                "note: no episode is open; `majordomus session start` opens one".to_owned()
+            }),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }

@@ -1,4 +1,7 @@
-//! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2).
+//! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2), and
+//! the ledger's retention at close.
+
+mod retention;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,9 +11,10 @@ use crate::error::Error;
 use crate::knowledge::derive::{DeriveReport, derive_episode};
 use crate::model::LedgerLine;
 use crate::model::compose::{self, EpisodeSources, SessionRecord};
-use crate::model::event::{OutboxDrained, SessionClosed, SessionOpened};
+use crate::model::event::{LedgerPruned, OutboxDrained, SessionClosed, SessionOpened};
 use crate::model::redact::redact;
 use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, LineDraft, ids};
+use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::ledger::Skipped;
 use crate::store::outbox::{Drained, Outbox, Shelf};
 use crate::store::{StateLock, StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
@@ -63,6 +67,9 @@ pub struct Started {
     /// The briefing the opening snapshot carries (empty when nothing was opened).
     #[serde(skip)]
     pub briefing: String,
+    /// Set when composing the briefing rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// The opening snapshot of the open episode.
@@ -90,6 +97,12 @@ pub struct Closed {
     pub derived: Option<DeriveReport>,
     /// What this boundary moved out of the outbox.
     pub drained: Option<Drained>,
+    /// What `ledger.retention_days` pruned from the ledger after the close.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pruned: Option<LedgerPruned>,
+    /// Set when reading the episode's lines rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -100,6 +113,9 @@ pub struct EpisodeContext {
     pub window: EpisodeWindow,
     pub skipped: Vec<Skipped>,
     pub text: String,
+    /// Set when reading the episode's lines rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 /// Front matter of the opening snapshot.
@@ -140,6 +156,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
                 drained: None,
                 set_aside: None,
                 briefing: String::new(),
+                index_rebuilt: None,
             });
         }
         replaced = Some(close_locked(ctx, None)?);
@@ -202,6 +219,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         drained,
         set_aside,
         briefing: briefing.text,
+        index_rebuilt: briefing.index_rebuilt,
     })
 }
 
@@ -227,12 +245,18 @@ pub fn drain_outbox(ctx: &Ctx) -> Result<Option<Drained>, Error> {
     Ok(Some(drained))
 }
 
-/// Reads the episode's ledger window from the offset of its `session.opened` line;
-/// falls back to a whole scan when that offset no longer points at it.
-fn read_window(
-    ctx: &Ctx,
-    episode: &EpisodeState,
-) -> Result<(Vec<LedgerLine>, Vec<Skipped>), Error> {
+/// An episode's ledger lines, what was skipped reading them, and whether the index had to
+/// be rebuilt to find them.
+struct Window {
+    lines: Vec<LedgerLine>,
+    skipped: Vec<Skipped>,
+    index_rebuilt: Option<IndexRebuilt>,
+}
+
+/// Reads the episode's ledger window from the offset of its `session.opened` line; when
+/// that offset no longer points at it (the ledger was replaced or pruned), finds the
+/// episode's lines through the ledger index.
+fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<Window, Error> {
     let ledger = ctx.ledger();
     if ledger.is_line_start(episode.ledger_offset)? {
         let mut lines = Vec::new();
@@ -246,16 +270,36 @@ fn read_window(
             }
         })?;
         if first == Some((Event::SessionOpened, Some(episode.id.clone()))) {
-            return Ok((lines, skipped));
+            return Ok(Window {
+                lines,
+                skipped,
+                index_rebuilt: None,
+            });
         }
     }
-    let mut lines = Vec::new();
-    let skipped = ledger.scan(0, |line| {
-        if line.session.as_deref() == Some(episode.id.as_str()) {
-            lines.push(line);
-        }
-    })?;
-    Ok((lines, skipped))
+    let index = ctx.index()?;
+    Ok(Window {
+        lines: index.lines(&LineQuery {
+            session: Some(&episode.id),
+            ..LineQuery::default()
+        })?,
+        skipped: index.skipped()?.lines,
+        index_rebuilt: index.rebuilt().cloned(),
+    })
+}
+
+/// Items per list of a record or context: the policy's, or its default while the policy
+/// does not read (the working context never needs the policy to be right).
+fn max_items(ctx: &Ctx) -> usize {
+    let max = ctx.policy().map_or_else(
+        |_| {
+            crate::model::Policy::default()
+                .session
+                .record_section_max_items
+        },
+        |p| p.session.record_section_max_items,
+    );
+    usize::try_from(max).unwrap_or(usize::MAX)
 }
 
 /// Git now against git at open.
@@ -279,19 +323,23 @@ pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Er
     ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     let git = git_since_open(ctx, &episode)?;
-    let (lines, skipped) = read_window(ctx, &episode)?;
-    let window = EpisodeWindow::from_lines(&episode.id, &lines);
-    let text = compose::compose_context(EpisodeSources {
-        episode: &episode,
-        git: &git,
-        window: &window,
-    });
+    let read = read_window(ctx, &episode)?;
+    let window = EpisodeWindow::from_lines(&episode.id, &read.lines);
+    let text = compose::compose_context(
+        EpisodeSources {
+            episode: &episode,
+            git: &git,
+            window: &window,
+        },
+        max_items(ctx),
+    );
     Ok(EpisodeContext {
         episode,
         git,
         window,
-        skipped,
+        skipped: read.skipped,
         text,
+        index_rebuilt: read.index_rebuilt,
     })
 }
 
@@ -318,7 +366,11 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     let episode = ctx.require_episode()?;
     let drained = drain_outbox(ctx)?;
     let git = git_since_open(ctx, &episode)?;
-    let (lines, skipped) = read_window(ctx, &episode)?;
+    let Window {
+        lines,
+        skipped,
+        index_rebuilt,
+    } = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &lines);
     let closed_at = ctx.now();
     let summary = summary.map(|s| redact(s).text);
@@ -332,6 +384,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         &closed_at,
         summary,
         &policy.session.record_sections,
+        usize::try_from(policy.session.record_section_max_items).unwrap_or(usize::MAX),
     );
     let text = frontmatter::render(&record, &body);
     // On the trunk (and on a detached HEAD) the record waits in the outbox so the tree
@@ -369,6 +422,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         },
     )?;
     crate::store::episode::remove(&ctx.layout)?;
+    let pruned = retention::prune(ctx, &policy)?;
     Ok(Closed {
         episode: episode.id,
         path: display,
@@ -379,5 +433,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         outboxed,
         derived,
         drained,
+        pruned,
+        index_rebuilt,
     })
 }

@@ -1,4 +1,5 @@
-//! The one atomic writer: temp file in the same directory, fsync, rename.
+//! The one atomic writer: temp file in the same directory, fsync, rename (without the
+//! fsyncs for a derived file that is rebuilt when lost).
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -22,17 +23,39 @@ pub enum WriteOutcome {
 /// Writes `bytes` to `path` atomically (`.tmp.<name>.<pid>` beside it, fsync, rename);
 /// writes nothing and says `Unchanged` when the file already holds these bytes.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<WriteOutcome, StoreError> {
+    replace(path, bytes, Durability::Synced)
+}
+
+/// [`write_atomic`] for a derived file that is rebuilt whenever it is missing or cannot be
+/// read (the ledger index): the same temp file and rename, so no reader ever sees it half
+/// written, without the fsyncs that would make it survive a crash. A crash may leave it
+/// empty or short; its reader then rebuilds it.
+pub fn write_atomic_derived(path: &Path, bytes: &[u8]) -> Result<WriteOutcome, StoreError> {
+    replace(path, bytes, Durability::Derived)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    /// fsync the file and its directory: it survives a crash.
+    Synced,
+    /// No fsync: rebuilt when lost.
+    Derived,
+}
+
+fn replace(path: &Path, bytes: &[u8], durability: Durability) -> Result<WriteOutcome, StoreError> {
     if let Ok(existing) = fs::read(path)
         && existing == bytes
     {
         return Ok(WriteOutcome::Unchanged);
     }
-    let tmp = stage(path, bytes)?;
+    let tmp = stage(path, bytes, durability)?;
     fs::rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);
         StoreError::io(path, e)
     })?;
-    sync_dir(path);
+    if durability == Durability::Synced {
+        sync_dir(path);
+    }
     Ok(WriteOutcome::Written)
 }
 
@@ -42,7 +65,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<WriteOutcome, StoreError> 
     if path.exists() {
         return Ok(WriteOutcome::Exists);
     }
-    let tmp = stage(path, bytes)?;
+    let tmp = stage(path, bytes, Durability::Synced)?;
     let linked = fs::hard_link(&tmp, path);
     let _ = fs::remove_file(&tmp);
     match linked {
@@ -55,8 +78,12 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<WriteOutcome, StoreError> 
     }
 }
 
-/// Writes the temp file beside `path` and fsyncs it; returns its path.
-fn stage(path: &Path, bytes: &[u8]) -> Result<std::path::PathBuf, StoreError> {
+/// Writes the temp file beside `path` (and fsyncs it, when synced); returns its path.
+fn stage(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+) -> Result<std::path::PathBuf, StoreError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
     let name = path
@@ -67,7 +94,10 @@ fn stage(path: &Path, bytes: &[u8]) -> Result<std::path::PathBuf, StoreError> {
     let result = (|| {
         let mut file = File::create(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()
+        match durability {
+            Durability::Synced => file.sync_all(),
+            Durability::Derived => Ok(()),
+        }
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);

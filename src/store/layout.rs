@@ -82,6 +82,14 @@ impl Layout {
     pub fn episode_state(&self) -> PathBuf {
         self.state_dir().join("episode.json")
     }
+    /// The ledger index's manifest: derived from the ledger, rebuilt when missing.
+    pub fn ledger_index(&self) -> PathBuf {
+        self.state_dir().join("ledger-index.json")
+    }
+    /// The ledger index's segment files (and the lock its writers take).
+    pub fn ledger_index_dir(&self) -> PathBuf {
+        self.state_dir().join("ledger-index")
+    }
     pub fn handovers_dir(&self) -> PathBuf {
         self.state_dir().join("handovers")
     }

@@ -26,8 +26,20 @@ pub struct Appended {
     pub repaired_torn_tail: bool,
 }
 
+/// How far an append goes before it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `fdatasync` before the lock is released: the line survives a power cut.
+    Synced,
+    /// Written (in the page cache, visible to every reader at once) but not synced: a
+    /// power cut within the kernel's writeback interval may lose it. Only for a line as
+    /// durable as what it records (the post-commit hook: git does not sync a new commit
+    /// either, by default).
+    Written,
+}
+
 /// A line that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Skipped {
     /// Byte offset of the line.
     pub offset: u64,
@@ -36,6 +48,29 @@ pub struct Skipped {
     /// The last line had no newline: a crash mid-append.
     pub torn: bool,
     pub reason: String,
+}
+
+impl Skipped {
+    /// The last line, without its newline: an append was interrupted (or is under way).
+    pub fn torn(offset: u64, line: Option<u64>) -> Skipped {
+        Skipped {
+            offset,
+            line,
+            torn: true,
+            reason: "torn last line (no newline: an append was interrupted)".into(),
+        }
+    }
+}
+
+/// What [`Ledger::rewrite`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rewritten {
+    /// Lines dropped (0: the file was left as it was, and no trailer written).
+    pub dropped: usize,
+    /// Lines kept.
+    pub kept: usize,
+    /// The trailer's `seq`, when one was written.
+    pub trailer: Option<u64>,
 }
 
 /// The lines of one read, and what was skipped.
@@ -64,17 +99,17 @@ impl Ledger {
     /// Appends one line under the exclusive lock. The last `seq` comes from the file's
     /// tail, so an append never reads the whole ledger.
     pub fn append(&self, draft: LineDraft) -> Result<Appended, StoreError> {
+        self.append_with(draft, Durability::Synced)
+    }
+
+    /// [`Ledger::append`], synced or not.
+    pub fn append_with(
+        &self,
+        draft: LineDraft,
+        durability: Durability,
+    ) -> Result<Appended, StoreError> {
         let io = |e| StoreError::io(&self.path, e);
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
-        }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(io)?;
-        file.lock().map_err(io)?;
+        let mut file = self.lock_current()?;
         let len = file.metadata().map_err(io)?.len();
         let (last_seq, torn) = tail_state(&mut file, len).map_err(io)?;
         let line = draft.with_seq(last_seq + 1);
@@ -87,12 +122,101 @@ impl Ledger {
         // One write for the whole line; O_APPEND puts it at the end even if another
         // process ignored the lock.
         file.write_all(&buf).map_err(io)?;
-        file.sync_data().map_err(io)?;
+        if durability == Durability::Synced {
+            file.sync_data().map_err(io)?;
+        }
         file.unlock().map_err(io)?;
         Ok(Appended {
             seq: line.seq,
             offset: len + u64::from(torn),
             repaired_torn_tail: torn,
+        })
+    }
+
+    /// Opens the ledger (created, with its directory, if missing) and takes its exclusive
+    /// lock. A prune replaces the file while holding the lock on the old
+    /// one, so after waiting for the lock this checks that the path still names the file
+    /// it locked, and opens the new one if not: a line never lands in a replaced file.
+    fn lock_current(&self) -> Result<File, StoreError> {
+        let io = |e| StoreError::io(&self.path, e);
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        }
+        loop {
+            let file = OpenOptions::new()
+                .create(true)
+                .read(true)
+                .append(true)
+                .open(&self.path)
+                .map_err(io)?;
+            file.lock().map_err(io)?;
+            if names_same_file(&file, &self.path).map_err(io)? {
+                return Ok(file);
+            }
+            // Replaced while we waited: drop (and so unlock) the old file, open the new.
+        }
+    }
+
+    /// Rewrites the ledger under its exclusive lock, through the atomic writer: `plan`
+    /// sees every line (`None` for one that cannot be read) and says which to keep;
+    /// when it drops any, `trailer(dropped)` is appended numbered after the last
+    /// readable `seq`, so `seq` never goes back. Blank lines are dropped uncounted; a torn
+    /// tail is kept and ended with a newline. Appenders that waited on the lock write
+    /// into the new file (see `lock_current`).
+    pub fn rewrite(
+        &self,
+        plan: impl FnOnce(&[Option<LedgerLine>]) -> Vec<bool>,
+        trailer: impl FnOnce(usize) -> LineDraft,
+    ) -> Result<Rewritten, StoreError> {
+        let io = |e| StoreError::io(&self.path, e);
+        let mut file = self.lock_current()?;
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let mut pieces: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+        let torn = pieces.pop_if(|p| p.last() != Some(&b'\n'));
+        pieces.retain(|p| !p.iter().all(u8::is_ascii_whitespace));
+        let lines: Vec<Option<LedgerLine>> = pieces
+            .iter()
+            .map(|p| serde_json::from_slice(&p[..p.len() - 1]).ok())
+            .collect();
+        let keep = plan(&lines);
+        let dropped = keep.iter().filter(|k| !**k).count();
+        if dropped == 0 {
+            file.unlock().map_err(io)?;
+            return Ok(Rewritten {
+                dropped: 0,
+                kept: lines.len(),
+                trailer: None,
+            });
+        }
+        let last_seq = lines
+            .iter()
+            .rev()
+            .flatten()
+            .map(|l| l.seq)
+            .next()
+            .unwrap_or(0);
+        let mut out = Vec::with_capacity(bytes.len());
+        for (piece, keep) in pieces.iter().zip(&keep) {
+            if *keep {
+                out.extend_from_slice(piece);
+            }
+        }
+        if let Some(torn) = torn {
+            out.extend_from_slice(torn);
+            out.push(b'\n');
+        }
+        let trailer = trailer(dropped).with_seq(last_seq + 1);
+        serde_json::to_writer(&mut out, &trailer).expect("ledger lines always serialise");
+        out.push(b'\n');
+        super::write_atomic(&self.path, &out)?;
+        // Unlocking the replaced file wakes the appenders waiting on it; they reopen.
+        file.unlock().map_err(io)?;
+        Ok(Rewritten {
+            dropped,
+            kept: keep.len() - dropped,
+            trailer: Some(trailer.seq),
         })
     }
 
@@ -108,53 +232,14 @@ impl Ledger {
     pub fn scan(
         &self,
         offset: u64,
-        mut visit: impl FnMut(LedgerLine),
+        visit: impl FnMut(LedgerLine),
     ) -> Result<Vec<Skipped>, StoreError> {
-        let io = |e| StoreError::io(&self.path, e);
         let file = match File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(e)),
+            Err(e) => return Err(StoreError::io(&self.path, e)),
         };
-        file.lock_shared().map_err(io)?;
-        let mut reader = BufReader::with_capacity(64 * 1024, &file);
-        reader.seek(SeekFrom::Start(offset)).map_err(io)?;
-        let mut skipped = Vec::new();
-        let mut buf = Vec::with_capacity(512);
-        let mut pos = offset;
-        let mut number = 0u64;
-        loop {
-            buf.clear();
-            let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
-            if n == 0 {
-                break;
-            }
-            number += 1;
-            let line_no = (offset == 0).then_some(number);
-            let torn = buf.last() != Some(&b'\n');
-            let text = if torn { &buf[..] } else { &buf[..n - 1] };
-            if torn {
-                skipped.push(Skipped {
-                    offset: pos,
-                    line: line_no,
-                    torn: true,
-                    reason: "torn last line (no newline: an append was interrupted)".into(),
-                });
-            } else if !text.iter().all(u8::is_ascii_whitespace) {
-                match serde_json::from_slice::<LedgerLine>(text) {
-                    Ok(line) => visit(line),
-                    Err(e) => skipped.push(Skipped {
-                        offset: pos,
-                        line: line_no,
-                        torn: false,
-                        reason: format!("unreadable line: {e}"),
-                    }),
-                }
-            }
-            pos += n as u64;
-        }
-        file.unlock().map_err(io)?;
-        Ok(skipped)
+        scan_file(&file, &self.path, offset, visit)
     }
 
     /// True when `offset` is the start of a line in the current file.
@@ -191,6 +276,74 @@ impl Ledger {
     }
 }
 
+/// [`Ledger::scan`] over a ledger file already open (the index reads the file it was
+/// validated against): under a shared lock, from `offset` to the end.
+pub(crate) fn scan_file(
+    file: &File,
+    path: &Path,
+    offset: u64,
+    mut visit: impl FnMut(LedgerLine),
+) -> Result<Vec<Skipped>, StoreError> {
+    let io = |e| StoreError::io(path, e);
+    file.lock_shared().map_err(io)?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    reader.seek(SeekFrom::Start(offset)).map_err(io)?;
+    let mut skipped = Vec::new();
+    let mut buf = Vec::with_capacity(512);
+    let mut pos = offset;
+    let mut number = 0u64;
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        let line_no = (offset == 0).then_some(number);
+        let torn = buf.last() != Some(&b'\n');
+        let text = if torn { &buf[..] } else { &buf[..n - 1] };
+        if torn {
+            skipped.push(Skipped::torn(pos, line_no));
+        } else if !text.iter().all(u8::is_ascii_whitespace) {
+            match serde_json::from_slice::<LedgerLine>(text) {
+                Ok(line) => visit(line),
+                Err(e) => skipped.push(Skipped {
+                    offset: pos,
+                    line: line_no,
+                    torn: false,
+                    reason: unreadable_reason(&e),
+                }),
+            }
+        }
+        pos += n as u64;
+    }
+    file.unlock().map_err(io)?;
+    Ok(skipped)
+}
+
+/// The reason recorded for a complete line that is not a ledger line.
+pub(crate) fn unreadable_reason(error: &serde_json::Error) -> String {
+    format!("unreadable line: {error}")
+}
+
+/// True when `path` names the very file `file` is (not a file that replaced it).
+#[cfg(unix)]
+fn names_same_file(file: &File, path: &Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let open = file.metadata()?;
+    match std::fs::metadata(path) {
+        Ok(now) => Ok(open.dev() == now.dev() && open.ino() == now.ino()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Elsewhere a file that is open cannot be replaced by a rename, so the path still names it.
+#[cfg(not(unix))]
+fn names_same_file(_file: &File, _path: &Path) -> std::io::Result<bool> {
+    Ok(true)
+}
+
 /// The last readable `seq` and whether the file ends in a torn line, reading backwards
 /// from the end in growing chunks until a complete readable line is found.
 fn tail_state(file: &mut File, len: u64) -> std::io::Result<(u64, bool)> {
@@ -207,17 +360,20 @@ fn tail_state(file: &mut File, len: u64) -> std::io::Result<(u64, bool)> {
         // Only bytes up to the last newline are complete lines; when the chunk does not
         // start at a line start, its first piece is partial and not trusted.
         let complete = match buf.iter().rposition(|&b| b == b'\n') {
-            Some(i) => &buf[..=i],
+            Some(i) => &buf[..i],
             None => &buf[..0],
         };
-        let mut pieces: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
-        pieces.pop(); // the empty piece after the final newline
         let trusted = if start == 0 {
-            &pieces[..]
+            complete
         } else {
-            pieces.get(1..).unwrap_or(&[])
+            match complete.iter().position(|&b| b == b'\n') {
+                Some(i) => &complete[i + 1..],
+                None => &complete[..0],
+            }
         };
-        for piece in trusted.iter().rev() {
+        // Newest first, stopping at the first line that reads: the append path parses one
+        // line, not the whole chunk.
+        for piece in trusted.rsplit(|&b| b == b'\n') {
             if let Ok(s) = serde_json::from_slice::<SeqOnly>(piece) {
                 return Ok((s.seq, torn));
             }

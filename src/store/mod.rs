@@ -1,18 +1,20 @@
-//! Files on disk: layout paths, the one atomic writer, front matter, the ledger, the
-//! episode state, the knowledge record files and the outbox.
+//! Files on disk: layout paths, the one atomic writer, front matter, the ledger and its
+//! index, the episode state, the knowledge record files and the outbox.
 
 pub mod atomic;
 pub mod episode;
 pub mod frontmatter;
+pub mod index;
 pub mod layout;
 pub mod ledger;
 pub mod outbox;
 pub mod plan;
+pub mod reasoning;
 pub mod records;
 pub mod skeleton;
 pub mod tasks;
 
-pub use atomic::{WriteOutcome, write_atomic, write_new};
+pub use atomic::{WriteOutcome, write_atomic, write_atomic_derived, write_new};
 pub use layout::Layout;
 pub use ledger::Ledger;
 

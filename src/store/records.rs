@@ -96,30 +96,3 @@ pub fn map_records<'a, T: Sync, U: Send>(
         items.par_iter().map(f).collect()
     }
 }
-
-/// How many reasoning records (`*.json`) the work of `task` (or, without one, of
-/// `episode`) has under `.ai/local/state/reasoning/`.
-pub fn count_reasoning(
-    layout: &Layout,
-    task: Option<&str>,
-    episode: &str,
-) -> Result<usize, StoreError> {
-    let folder = match task {
-        Some(t) => t.to_owned(),
-        None => format!("_episode-{episode}"),
-    };
-    let dir = layout.reasoning_dir().join(folder);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(StoreError::io(&dir, e)),
-    };
-    Ok(entries
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.ends_with(".json") && !name.starts_with('.')
-        })
-        .count())
-}

@@ -5,8 +5,19 @@ use crate::common::TestRepo;
 #[test]
 fn env_human_output() {
     let repo = TestRepo::initialised();
+    // A catalogue of this repository's own, so what is installed on this machine does not
+    // change the advisors line.
+    repo.write(
+        ".ai/repo/advisors.yaml",
+        "advisors:\n  - id: reviewer\n    title: Reviewer\n    adapter: fixture\n    capabilities: [independent_reasoning]\n",
+    );
     repo.start_episode();
     let run = repo.run(&["env"]).success();
+    assert!(
+        run.stdout()
+            .contains("advisors: mode standard (policy); reviewer available\n"),
+        "{run}"
+    );
     assert!(
         run.stdout()
             .starts_with(&format!("majordomus {} (", env!("CARGO_PKG_VERSION"))),

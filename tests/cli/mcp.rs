@@ -231,7 +231,7 @@ fn tools_list_is_every_operation_but_human_acts_and_entry_points_under_16_kb() {
         assert!(schema.get("$schema").is_none(), "{name}");
         let a = &tool["annotations"];
         assert_eq!(a["readOnlyHint"], !op.writes, "{name}");
-        assert_eq!(a["openWorldHint"], false, "{name}");
+        assert_eq!(a["openWorldHint"], op.open_world, "{name}");
         if op.writes {
             assert_eq!(a["destructiveHint"], op.destructive, "{name}");
             assert_eq!(a["idempotentHint"], op.idempotent, "{name}");

@@ -961,3 +961,58 @@ fn assert_one_indented_bullet(
     let indented: Vec<String> = rest.iter().map(|l| format!("  {l}")).collect();
     assert_eq!(lines[1..], indented, "{title}");
 }
+
+#[test]
+fn a_record_of_twenty_thousand_checkpoints_keeps_the_newest_and_names_the_rest() {
+    let repo = TestRepo::initialised();
+    let id = repo.start_episode();
+    let seq = repo.last_seq();
+    let mut text = String::new();
+    for n in 1..=20_000u64 {
+        text.push_str(&crate::common::ledger_line(
+            seq + n,
+            NOW,
+            "checkpoint.recorded",
+            Some(&id),
+            None,
+            &serde_json::json!({ "text": format!("checkpoint {n}") }),
+        ));
+    }
+    repo.append_ledger(&text);
+
+    let context = repo.run(&["session", "context"]).success();
+    assert!(
+        context.stdout().contains("## Checkpoints (20000)"),
+        "{context}"
+    );
+    assert!(
+        context.stdout().contains(&format!(
+            "\n- … 19800 more: majordomus history --session {id} --event checkpoint.recorded\n"
+        )),
+        "{context}"
+    );
+
+    repo.run_without_stdin(&["session", "close"]).success();
+    let record = repo.read(&format!(".ai/repo/sessions/{id}.md"));
+    assert!(record.len() < 20_000, "{} bytes", record.len());
+    let (_, _, body) = split_record(&record);
+    let all = sections(&body);
+    let checkpoints = section(&all, "Checkpoints");
+    assert_eq!(checkpoints.len(), 201);
+    assert_eq!(checkpoints[0], format!("- {NOW} checkpoint 19801"));
+    assert_eq!(checkpoints[199], format!("- {NOW} checkpoint 20000"));
+    let more =
+        format!("- … 19800 more: majordomus history --session {id} --event checkpoint.recorded");
+    assert_eq!(checkpoints[200], more);
+    assert!(
+        section(&all, "Outcome")[0].contains("20000 checkpoint(s)"),
+        "{body}"
+    );
+
+    // The command it names works and lists every one.
+    let command = more.split_once(": majordomus ").expect("a command").1;
+    let mut args = vec!["--format", "json"];
+    args.extend(command.split(' '));
+    let listed = repo.run(&args).success().json();
+    assert_eq!(listed["lines"].as_array().map(Vec::len), Some(20_000));
+}

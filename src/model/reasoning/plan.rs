@@ -77,6 +77,9 @@ pub enum ModeSource {
     /// `reasoning.mode` in the policy.
     Policy,
     Default,
+    /// Pinned by the program driving the library (the demo pins `standard` so it shows
+    /// the same consultation under CI).
+    Pinned,
 }
 
 /// The mode in force and why.

@@ -113,16 +113,24 @@ pub struct ReasoningStatus {
     pub consultations: Vec<ConsultationSummary>,
     pub disagreements: Vec<DisagreementStatus>,
     pub conclusions: Vec<ConclusionStatus>,
-    /// Every record, by `recorded_at` then id.
+    /// Every record, by `recorded_at`, then the order the work goes in, then id.
     pub timeline: Vec<TimelineEntry>,
     /// Tokens the adapters reported, summed over the consultations.
     pub tokens: Usage,
 }
 
-/// The records in timeline order: `recorded_at`, then id.
+/// The records in timeline order: `recorded_at`, then (within one second) the order the
+/// work goes in (assessment, plan, consultations by advisor, disagreement, ...), then id.
 fn in_order(records: &[StoredRecord]) -> Vec<&StoredRecord> {
+    fn key(r: &StoredRecord) -> (Option<time::OffsetDateTime>, RecordKind, &str, &str) {
+        let advisor = match &r.record {
+            Record::Consultation(c) => c.advisor.as_str(),
+            _ => "",
+        };
+        (r.recorded_time(), r.kind(), advisor, r.id.as_str())
+    }
     let mut sorted: Vec<&StoredRecord> = records.iter().collect();
-    sorted.sort_by(|a, b| (a.recorded_time(), &a.id).cmp(&(b.recorded_time(), &b.id)));
+    sorted.sort_by(|a, b| key(a).cmp(&key(b)));
     sorted
 }
 
@@ -409,4 +417,99 @@ pub fn explain(conclusion_id: &str, records: &[StoredRecord]) -> Result<Provenan
             &|r| matches!(&r.record, Record::Validation(v) if v.conclusion == conclusion_id),
         ),
     })
+}
+
+impl AssessmentState {
+    pub fn name(self) -> &'static str {
+        match self {
+            AssessmentState::Open => "open",
+            AssessmentState::Planned => "planned",
+            AssessmentState::Disputed => "disputed",
+            AssessmentState::Concluded => "concluded",
+            AssessmentState::Validated => "validated",
+        }
+    }
+}
+
+impl ReasoningStatus {
+    /// The report as a person reads it (the REASONING section of `context`, the Reasoning
+    /// section of a handover, `reasoning status`).
+    pub fn summary(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        if self.assessments.is_empty() && self.timeline.is_empty() {
+            out.push_str("- no reasoning records for this work\n");
+            return out;
+        }
+        for a in &self.assessments {
+            let _ = writeln!(
+                out,
+                "- {} [{}] {} ({})",
+                a.id,
+                a.state.name(),
+                a.subject,
+                a.materiality.name()
+            );
+            if let Some(reused) = &a.reuses {
+                let _ = writeln!(out, "  reuses the standing conclusion {reused}");
+            }
+        }
+        for c in &self.consultations {
+            let stance = c
+                .stance
+                .map(|s| format!(", {}", s.name()))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "- consultation {}: {} {}{stance} ({} ms)",
+                c.id,
+                c.advisor,
+                c.status.name(),
+                c.duration_ms
+            );
+        }
+        for d in &self.disagreements {
+            let _ = writeln!(
+                out,
+                "- disagreement {} ({}): {} [{}]",
+                d.id,
+                d.holders.join(" vs "),
+                d.question,
+                if d.resolved {
+                    "resolved"
+                } else {
+                    "UNRESOLVED: a resolution with evidence settles it"
+                }
+            );
+        }
+        for c in &self.conclusions {
+            let reviewed = if c.reviewed_by.is_empty() {
+                "no independent review".to_owned()
+            } else {
+                format!(
+                    "reviewed by {} ({} independent)",
+                    c.reviewed_by.join(", "),
+                    c.independent_review_count
+                )
+            };
+            let validation = match c.validation {
+                Some(Outcome::Pass) => ", validated",
+                Some(Outcome::Fail) => ", validation FAILED",
+                None => "",
+            };
+            let _ = writeln!(
+                out,
+                "- conclusion {}: {} ({reviewed}{validation})",
+                c.id, c.decision
+            );
+        }
+        if self.tokens.total() > 0 {
+            let _ = writeln!(
+                out,
+                "- tokens: {} in, {} out",
+                self.tokens.input_tokens, self.tokens.output_tokens
+            );
+        }
+        out
+    }
 }

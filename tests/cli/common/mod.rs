@@ -218,6 +218,45 @@ impl TestRepo {
         self.assert_cmd(&self.root, args, Some(stdin))
     }
 
+    /// Runs `majordomus ARGS` at the root with extra environment variables set after the
+    /// pinned ones (so a test can set `MAJORDOMUS_*` on purpose), and `stdin` piped in.
+    #[must_use]
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)], stdin: &str) -> Run {
+        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("majordomus");
+        let (removed, set) = self.environment();
+        for key in removed {
+            cmd.env_remove(key);
+        }
+        cmd.envs(set)
+            .envs(env.iter().copied())
+            .args(args)
+            .current_dir(&self.root)
+            .timeout(TIMEOUT)
+            .write_stdin(stdin);
+        let output = cmd.output().expect("spawn majordomus");
+        Run::from_output(format!("majordomus {}", args.join(" ")), output)
+    }
+
+    /// Starts `majordomus ARGS` at the root with extra environment and returns it running
+    /// (stdout and stderr piped), for a test that signals it; finish with [`Run::from_child`].
+    #[must_use]
+    pub fn spawn_env(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        let mut cmd = std::process::Command::new(bin());
+        let (removed, set) = self.environment();
+        for key in removed {
+            cmd.env_remove(key);
+        }
+        cmd.envs(set)
+            .envs(env.iter().copied())
+            .args(args)
+            .current_dir(&self.root)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn majordomus")
+    }
+
     /// Runs `majordomus ARGS` at the root with stdin on `/dev/null` (no stdin at all).
     #[must_use]
     pub fn run_without_stdin(&self, args: &[&str]) -> Run {
@@ -397,7 +436,8 @@ impl TestRepo {
         SHORT_OID.replace_all(&out, "[SHORT]").into_owned()
     }
 
-    /// Every file under the root except `.git/`, with its bytes and modification time.
+    /// Every file under the root except `.git/` and the ledger index (derived, rewritten by
+    /// any read that finds the ledger grown), with its bytes and modification time.
     pub fn files(&self) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
         fn walk(
             dir: &Path,
@@ -407,7 +447,8 @@ impl TestRepo {
             for entry in std::fs::read_dir(dir).expect("list directory") {
                 let entry = entry.expect("directory entry");
                 let path = entry.path();
-                if entry.file_name() == ".git" {
+                let name = entry.file_name();
+                if name == ".git" || name == "ledger-index" || name == "ledger-index.json" {
                     continue;
                 }
                 if path.is_dir() {
@@ -434,6 +475,12 @@ impl TestRepo {
 }
 
 impl Run {
+    /// Waits for a child started with [`TestRepo::spawn_env`].
+    pub fn from_child(command: &str, child: std::process::Child) -> Run {
+        let output = child.wait_with_output().expect("wait for majordomus");
+        Run::from_output(command.to_owned(), output)
+    }
+
     fn from_output(command: String, output: std::process::Output) -> Run {
         Run {
             command,
@@ -656,4 +703,51 @@ pub fn knowledge_record(id: &str, status: &str, refs: &[&str], extra: &str, body
     format!(
         "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: {status}\nstance: observed\ntitle: The ledger is append-only\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n{refs}{extra}---\n{body}\n"
     )
+}
+
+// --- Ledger lines written directly (large or old ledgers) ---------------------------------
+
+/// One ledger line exactly as `Ledger::append` writes it (`data` is JSON with its keys
+/// sorted), newline included.
+pub fn ledger_line(
+    seq: u64,
+    ts: &str,
+    event: &str,
+    session: Option<&str>,
+    task: Option<&str>,
+    data: &Value,
+) -> String {
+    let quoted = |v: Option<&str>| v.map_or("null".to_owned(), |s| Value::from(s).to_string());
+    format!(
+        "{{\"seq\":{seq},\"ts\":{},\"event\":{},\"session\":{},\"task\":{},\"data\":{data}}}\n",
+        Value::from(ts),
+        Value::from(event),
+        quoted(session),
+        quoted(task),
+    )
+}
+
+impl TestRepo {
+    /// Appends `text` (whole ledger lines) to the ledger as it is.
+    pub fn append_ledger(&self, text: &str) {
+        use std::io::Write as _;
+        let path = self.path(".ai/local/ledger.jsonl");
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("create .ai/local");
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .expect("open the ledger");
+        file.write_all(text.as_bytes())
+            .expect("append to the ledger");
+    }
+
+    /// The last `seq` in the ledger (0 when empty).
+    pub fn last_seq(&self) -> u64 {
+        self.ledger()
+            .iter()
+            .filter_map(|l| l["seq"].as_u64())
+            .max()
+            .unwrap_or(0)
+    }
 }

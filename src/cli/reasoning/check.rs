@@ -1,0 +1,24 @@
+//! `majordomus reasoning check`.
+
+use clap::Args;
+
+use crate::cli::Output;
+use crate::reasoning::CheckRequest;
+use crate::{Ctx, Error};
+
+/// Advisors are optional: no provider-independent source names one, no CI names a model
+/// credential (in a repository declaring project.advisors-are-optional; exit 3 on a
+/// finding). For adopters the checks do not run, and it says so.
+///
+/// Example:
+///   majordomus reasoning check
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct CheckArgs {}
+
+pub fn run(ctx: &Ctx, _args: &CheckArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::reasoning::check(
+        ctx,
+        CheckRequest {},
+    )?))
+}

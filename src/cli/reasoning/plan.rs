@@ -1,0 +1,74 @@
+//! `majordomus reasoning plan`.
+
+use clap::{Args, ValueEnum};
+
+use crate::cli::Output;
+use crate::model::reasoning::record::{Confidence, Materiality};
+use crate::reasoning::PlanRequest;
+use crate::{Ctx, Error};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum MaterialityArg {
+    Trivial,
+    Low,
+    Material,
+    High,
+    Critical,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ConfidenceArg {
+    Low,
+    Medium,
+    High,
+}
+
+/// The plan for an assessment (stored), or a dry run for a materiality.
+///
+/// The budget comes from the mode × materiality table (high confidence lowers it by one);
+/// selection is greedy and explained (capabilities not yet covered, then a different
+/// adapter, then catalogue order); every advisor left out says why.
+///
+/// Examples:
+///   majordomus reasoning plan --materiality high --capabilities independent_reasoning,code_review
+///   majordomus reasoning plan --assessment assessment-0123456789ab
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct PlanArgs {
+    /// Plan this recorded assessment and store the plan.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["materiality", "capabilities", "confidence"])]
+    pub assessment: Option<String>,
+    /// Dry run: the materiality.
+    #[arg(long, value_enum, required_unless_present = "assessment")]
+    pub materiality: Option<MaterialityArg>,
+    /// Dry run: capabilities asked, comma separated.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub capabilities: Vec<String>,
+    /// Dry run: the executor's confidence.
+    #[arg(long, value_enum)]
+    pub confidence: Option<ConfidenceArg>,
+}
+
+pub fn run(ctx: &Ctx, args: &PlanArgs) -> Result<Output, Error> {
+    let planned = crate::reasoning::plan(
+        ctx,
+        PlanRequest {
+            assessment: args.assessment.clone(),
+            materiality: args.materiality.map(|m| match m {
+                MaterialityArg::Trivial => Materiality::Trivial,
+                MaterialityArg::Low => Materiality::Low,
+                MaterialityArg::Material => Materiality::Material,
+                MaterialityArg::High => Materiality::High,
+                MaterialityArg::Critical => Materiality::Critical,
+            }),
+            capabilities: args.capabilities.clone(),
+            confidence: args.confidence.map(|c| match c {
+                ConfidenceArg::Low => Confidence::Low,
+                ConfidenceArg::Medium => Confidence::Medium,
+                ConfidenceArg::High => Confidence::High,
+            }),
+            task: None,
+        },
+    )?;
+    Ok(Output::report(&planned))
+}

@@ -1,0 +1,30 @@
+//! `majordomus reasoning status`.
+
+use clap::Args;
+
+use crate::cli::Output;
+use crate::reasoning::StatusRequest;
+use crate::{Ctx, Error};
+
+/// The reasoning of the work: each assessment's state, consultations, disagreements and
+/// resolutions, conclusions with their computed review and validation, tokens.
+///
+/// Examples:
+///   majordomus reasoning status
+///   majordomus reasoning status --task t-20261130-1a2b --format json
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct StatusArgs {
+    /// The task (default: the active task, else the open episode).
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
+}
+
+pub fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::reasoning::status(
+        ctx,
+        StatusRequest {
+            task: args.task.clone(),
+        },
+    )?))
+}

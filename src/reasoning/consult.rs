@@ -1,0 +1,443 @@
+//! `reasoning consult`: the plan, then the selected advisors' adapters run concurrently as
+//! child processes (the crate has no network code) under one deadline; a child that
+//! outlives it is killed with its whole process group. SIGINT, SIGTERM or SIGHUP while
+//! advisors run cancels them the same way: what answered is recorded, the rest as
+//! `cancelled`, and the consult ends with exit 1 naming what was kept. Outcomes are
+//! recorded in plan order, and diverging stances record the disagreement.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Written, catalogue, make_plan, refusal, store, work};
+use crate::Ctx;
+use crate::error::Error;
+use crate::model::reasoning::record::FailureKind;
+use crate::model::reasoning::transport::{self, Answer, Failure};
+use crate::model::reasoning::validate::{self, WriteContext};
+use crate::model::reasoning::{Adapter, Advisor, ConsultationStatus, Record};
+
+/// `reasoning.consult`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConsultRequest {
+    /// The assessment to consult on.
+    pub assessment: String,
+    /// What to ask beyond the assessment itself.
+    #[serde(default)]
+    pub question: Option<String>,
+    /// Seconds every advisor has, together (default 90).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// A prior answer to show the advisors, marked as an opinion.
+    #[serde(default)]
+    pub prior_opinion: Option<String>,
+    #[serde(default)]
+    pub task: Option<String>,
+}
+
+/// What `reasoning consult` recorded.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ConsultOutcome {
+    pub plan: Written,
+    /// One per selected advisor, in plan order.
+    pub consultations: Vec<Written>,
+    /// Recorded when the completed consultations' stances diverge: a conclusion is
+    /// refused until a resolution with evidence settles it.
+    pub disagreement: Option<Written>,
+}
+
+/// `majordomus reasoning consult --assessment <id>`.
+pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Error> {
+    ctx.require_initialised()?;
+    let work = work(ctx, request.task.as_deref())?;
+    let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
+    let plan = make_plan(ctx, &work, &records, &request.assessment)?;
+    let Record::Plan(p) = &plan.record.record else {
+        unreachable!("make_plan stores a plan");
+    };
+    let assessment = super::find_assessment(&records, &request.assessment)?.clone();
+    let (catalogue, _) = catalogue(ctx)?;
+    let question = transport::question(
+        &assessment,
+        request.question.as_deref(),
+        request.prior_opinion.as_deref(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(request.timeout.unwrap_or(90));
+    let cancel = Cancel::watch_signals();
+    let selected: Vec<Advisor> = p
+        .selected
+        .iter()
+        .filter_map(|id| catalogue.advisors.iter().find(|a| &a.id == id).cloned())
+        .collect();
+    // Concurrently, each under the same deadline; outcomes come back in plan order.
+    let outcomes: Vec<(Advisor, Result<Answer, Failure>, u64)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = selected
+            .iter()
+            .map(|advisor| {
+                let question = &question;
+                let fixtures = ctx.advisor_fixtures.as_deref();
+                let cancel = &cancel;
+                scope.spawn(move || {
+                    let started = Instant::now();
+                    let outcome = match advisor.adapter {
+                        Adapter::Fixture => run_fixture(advisor, fixtures, deadline, cancel),
+                        Adapter::Process => run_process(advisor, question, deadline, cancel),
+                    };
+                    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    (advisor.clone(), outcome, ms)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an adapter thread panicked"))
+            .collect()
+    });
+
+    let plan_id = plan.record.id.clone();
+    let mut consultations = Vec::new();
+    for (advisor, outcome, ms) in outcomes {
+        let c = transport::consultation(&plan_id, &advisor.id, outcome, ms);
+        let mut value = serde_json::to_value(Record::Consultation(c)).expect("records serialise");
+        // Plans are the writer's; consultations go through the writer's rules like any.
+        if let Some(map) = value.as_object_mut() {
+            map.retain(|_, v| !v.is_null());
+        }
+        let written = write_value(ctx, &work, &value)?;
+        consultations.push(written);
+    }
+    let pairs: Vec<(&str, &crate::model::reasoning::Consultation)> = consultations
+        .iter()
+        .filter_map(|w| match &w.record.record {
+            Record::Consultation(c) => Some((w.record.id.as_str(), c)),
+            _ => None,
+        })
+        .collect();
+    let disagreement =
+        match transport::detect_disagreement(&request.assessment, &assessment, &pairs) {
+            Some(d) => {
+                let value =
+                    serde_json::to_value(Record::Disagreement(d)).expect("records serialise");
+                Some(write_value(ctx, &work, &value)?)
+            }
+            None => None,
+        };
+    if let Some(signal) = cancel.signal() {
+        let cancelled: Vec<&str> = consultations
+            .iter()
+            .filter_map(|w| match &w.record.record {
+                Record::Consultation(c) if c.status == ConsultationStatus::Cancelled => {
+                    Some(c.advisor.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        let answered = consultations.len() - cancelled.len();
+        return Err(Error::Interrupted {
+            operation: "reasoning consult",
+            signal,
+            recorded: format!(
+                "plan {} and {} consultation(s) recorded in {}{}",
+                plan.record.id,
+                consultations.len(),
+                work.folder,
+                if cancelled.is_empty() {
+                    format!(" ({answered} answered before the signal)")
+                } else {
+                    format!(" ({} cancelled: {})", cancelled.len(), cancelled.join(", "))
+                }
+            ),
+            fix: format!(
+                "majordomus reasoning status (then `majordomus reasoning consult --assessment {}` to ask again)",
+                request.assessment
+            ),
+        });
+    }
+    Ok(ConsultOutcome {
+        plan,
+        consultations,
+        disagreement,
+    })
+}
+
+/// Cancellation by signal while advisors run: SIGINT, SIGTERM and SIGHUP set a flag the
+/// adapters poll (the handlers are removed again when the consult ends, so the process's
+/// own handling of those signals is untouched outside it).
+struct Cancel {
+    raised: Arc<AtomicUsize>,
+    #[cfg(unix)]
+    handlers: Vec<signal_hook::SigId>,
+}
+
+impl Cancel {
+    #[cfg(unix)]
+    const SIGNALS: [(i32, &'static str); 3] = [
+        (signal_hook::consts::SIGINT, "SIGINT"),
+        (signal_hook::consts::SIGTERM, "SIGTERM"),
+        (signal_hook::consts::SIGHUP, "SIGHUP"),
+    ];
+
+    fn watch_signals() -> Cancel {
+        let raised = Arc::new(AtomicUsize::new(0));
+        #[cfg(unix)]
+        {
+            let handlers = Self::SIGNALS
+                .iter()
+                .filter_map(|&(signal, _)| {
+                    let value = usize::try_from(signal).unwrap_or(usize::MAX);
+                    signal_hook::flag::register_usize(signal, Arc::clone(&raised), value).ok()
+                })
+                .collect();
+            Cancel { raised, handlers }
+        }
+        #[cfg(not(unix))]
+        Cancel { raised }
+    }
+
+    /// The signal that cancelled the consult, if one did.
+    fn signal(&self) -> Option<&'static str> {
+        let raised = self.raised.load(Ordering::SeqCst);
+        if raised == 0 {
+            return None;
+        }
+        #[cfg(unix)]
+        {
+            Self::SIGNALS
+                .iter()
+                .find(|(s, _)| usize::try_from(*s).ok() == Some(raised))
+                .map(|(_, name)| *name)
+                .or(Some("a signal"))
+        }
+        #[cfg(not(unix))]
+        Some("a signal")
+    }
+
+    fn raised(&self) -> bool {
+        self.raised.load(Ordering::SeqCst) != 0
+    }
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        for id in self.handlers.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
+/// Sleeps in short steps until `until`, or until cancelled (true when cancelled).
+fn wait_until(until: Instant, cancel: &Cancel) -> bool {
+    loop {
+        if cancel.raised() {
+            return true;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+/// Passes a record the transport built through the writer's validation and stores it.
+fn write_value(ctx: &Ctx, work: &super::Work, value: &serde_json::Value) -> Result<Written, Error> {
+    let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
+    let context = WriteContext {
+        task: &work.folder,
+        episode: work.episode.as_deref(),
+        now: ctx.clock.now(),
+        records: &records,
+        redact: &super::redaction,
+    };
+    let accepted = validate::validate(value, &context).map_err(refusal)?;
+    store(ctx, accepted)
+}
+
+fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
+    Failure {
+        kind,
+        retry_after_seconds: None,
+        diagnostic: Some(diagnostic.into()),
+    }
+}
+
+fn cancelled() -> Failure {
+    failure(
+        FailureKind::Cancelled,
+        "cancelled by a signal before it answered (a process advisor's group is killed)",
+    )
+}
+
+/// The `fixture` adapter: plays `$MAJORDOMUS_ADVISOR_FIXTURES/<id>.json` (an answer or a
+/// typed failure, after `delay_ms`), for tests and the demo.
+fn run_fixture(
+    advisor: &Advisor,
+    fixtures: Option<&std::path::Path>,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> Result<Answer, Failure> {
+    let Some(dir) = fixtures else {
+        return Err(failure(
+            FailureKind::Unavailable,
+            "MAJORDOMUS_ADVISOR_FIXTURES is not set",
+        ));
+    };
+    let path = dir.join(format!("{}.json", advisor.id));
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| failure(FailureKind::Unavailable, format!("{}: {e}", path.display())))?;
+    let fixture = transport::parse_fixture(&text, &path.display().to_string())
+        .map_err(|e| failure(FailureKind::Malformed, e.to_string()))?;
+    if let Some(ms) = fixture.delay_ms {
+        let ready = Instant::now() + Duration::from_millis(ms);
+        if wait_until(ready.min(deadline), cancel) {
+            return Err(cancelled());
+        }
+        if ready > deadline {
+            return Err(failure(
+                FailureKind::Timeout,
+                format!("no answer within the deadline (the fixture waits {ms} ms)"),
+            ));
+        }
+    }
+    if cancel.raised() {
+        return Err(cancelled());
+    }
+    fixture.outcome
+}
+
+/// The `process` adapter: the advisor's executable with its arguments, the question on
+/// stdin, one JSON answer (or `{"failure": {...}}`) on stdout. It runs in its own process
+/// group; past the deadline the whole group is killed.
+fn run_process(
+    advisor: &Advisor,
+    question: &str,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> Result<Answer, Failure> {
+    let Some(executable) = advisor.executable.as_deref() else {
+        return Err(failure(
+            FailureKind::Unavailable,
+            "the catalogue names no executable for this advisor",
+        ));
+    };
+    let mut command = Command::new(executable);
+    command
+        .args(&advisor.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(failure(
+                FailureKind::Unavailable,
+                format!("{executable}: {e}"),
+            ));
+        }
+    };
+    let pid = child.id();
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let question = question.to_owned();
+    let writer = std::thread::spawn(move || {
+        // A child that never reads its stdin must not stall the consult.
+        let _ = stdin.write_all(question.as_bytes());
+    });
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline || cancel.raised() => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => break None,
+        }
+    };
+    let Some(status) = status else {
+        kill_group(pid);
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = writer.join();
+        let err = err_reader.join().unwrap_or_default();
+        let _ = out_reader.join();
+        if cancel.raised() {
+            return Err(cancelled());
+        }
+        let diagnostic =
+            transport::diagnostic(&String::from_utf8_lossy(&err)).unwrap_or_else(|| {
+                "no answer within the deadline; the process group was killed".into()
+            });
+        return Err(failure(FailureKind::Timeout, diagnostic));
+    };
+    let _ = writer.join();
+    let out = out_reader.join().unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    let stdout = String::from_utf8_lossy(&out);
+    let diagnostic = transport::diagnostic(&String::from_utf8_lossy(&err));
+    if !status.success() {
+        let kind = match status.code() {
+            Some(126 | 127) => FailureKind::Unavailable,
+            _ => FailureKind::Error,
+        };
+        return Err(Failure {
+            kind,
+            retry_after_seconds: None,
+            diagnostic: Some(
+                diagnostic.unwrap_or_else(|| format!("{executable} exited with {status}")),
+            ),
+        });
+    }
+    // An adapter may report a typed failure itself (rate limit, authentication).
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(stdout.trim())
+        && let Some(f) = value.get("failure")
+    {
+        return Err(
+            serde_json::from_value::<Failure>(f.clone()).unwrap_or_else(|_| {
+                failure(
+                    FailureKind::Malformed,
+                    "the adapter's failure object does not read",
+                )
+            }),
+        );
+    }
+    transport::parse_answer(&stdout).map_err(|mut f| {
+        if f.diagnostic.is_none() {
+            f.diagnostic = diagnostic;
+        }
+        f
+    })
+}
+
+/// Kills the whole process group of a child that outlived its deadline (its own children
+/// included), so nothing it started keeps running.
+fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        if let Ok(pid) = i32::try_from(pid) {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}

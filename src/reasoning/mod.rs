@@ -1,0 +1,567 @@
+//! Reasoning (SPEC §7): the one writer of typed records, the computed plan, advisors as
+//! optional state, consulting them as child processes (`consult`), and the reads (status,
+//! explain, advisors, check). Records live under `.ai/local/state/reasoning/<task>/`.
+
+mod check;
+mod consult;
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use check::{CheckRequest, ReasoningCheck, check};
+pub use consult::{ConsultOutcome, ConsultRequest, consult};
+
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::model::event::ReasoningRecorded;
+use crate::model::reasoning::availability::{
+    self, Conditions, Disabled, Presence, parse_cooldown_override,
+};
+use crate::model::reasoning::catalogue::SHIPPED_CATALOGUE;
+use crate::model::reasoning::plan::{self, ModeInputs, ResolvedMode};
+use crate::model::reasoning::record::{Confidence, Materiality, RecordKind};
+use crate::model::reasoning::validate::{self, Redaction, WriteContext};
+use crate::model::reasoning::{
+    Advisor, Assessment, Catalogue, PlanDecision, Provenance, ReasoningStatus, Record, Snapshot,
+    StoredRecord,
+};
+use crate::store::WriteOutcome;
+
+/// Where the records of the current work go: the active task, else the open episode.
+#[derive(Debug, Clone)]
+pub(crate) struct Work {
+    /// `<task>` or `_episode-<id>`.
+    pub folder: String,
+    pub episode: Option<String>,
+}
+
+/// The folder records of this work go in (SPEC §7: the active task, `--task`, or
+/// `_episode-<id>`).
+pub(crate) fn work(ctx: &Ctx, task: Option<&str>) -> Result<Work, Error> {
+    let episode = ctx.episode()?;
+    if let Some(task) = task {
+        Refusal::check_id(crate::model::ids::IdKind::Task, task)?;
+        return Ok(Work {
+            folder: task.to_owned(),
+            episode: episode.map(|e| e.id),
+        });
+    }
+    let episode = episode.ok_or(Refusal::NoOpenEpisode)?;
+    let active = crate::store::tasks::active(&ctx.layout, &episode.id)?;
+    Ok(Work {
+        folder: crate::store::reasoning::folder(
+            active.as_ref().map(|t| t.id.as_str()),
+            &episode.id,
+        ),
+        episode: Some(episode.id),
+    })
+}
+
+/// The work to read: `--task`, else the active task or open episode, else (nothing open)
+/// every record of this checkout.
+fn read_scope(ctx: &Ctx, task: Option<&str>) -> Result<(Option<String>, Vec<StoredRecord>), Error> {
+    match work(ctx, task) {
+        Ok(w) => {
+            let records = crate::store::reasoning::read_folder(&ctx.layout, &w.folder)?;
+            Ok((Some(w.folder), records))
+        }
+        Err(Error::Refused(Refusal::NoOpenEpisode)) => {
+            Ok((None, crate::store::reasoning::read_all(&ctx.layout)?))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The catalogue: `.ai/repo/advisors.yaml` when the repository has one, else the
+/// shipped `share/advisors.yaml`; with where it came from.
+pub(crate) fn catalogue(ctx: &Ctx) -> Result<(Catalogue, String), Error> {
+    let path = ctx.layout.repo_dir().join("advisors.yaml");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let file = ctx.layout.display(&path);
+            let parsed = Catalogue::parse(&text, &file).map_err(|e| Refusal::Reasoning {
+                rule: e.rule().unwrap_or("advisors.readable"),
+                message: e.to_string(),
+                fix: e.fix(),
+            })?;
+            Ok((parsed, file))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((
+            Catalogue::parse(SHIPPED_CATALOGUE, "share/advisors.yaml")
+                .expect("the shipped catalogue parses"),
+            "share/advisors.yaml (shipped)".to_owned(),
+        )),
+        Err(e) => Err(crate::store::StoreError::io(&path, e).into()),
+    }
+}
+
+/// The environment reasoning reads (never a credential's value).
+#[derive(Debug, Clone)]
+pub(crate) struct Environment {
+    pub mode: ResolvedMode,
+    pub disabled: Disabled,
+    pub cooldown_override: Option<u64>,
+}
+
+pub(crate) fn environment(ctx: &Ctx) -> Result<Environment, Error> {
+    let env = |name: &str| std::env::var(name).ok();
+    let policy = ctx.policy()?;
+    let declared = policy.declared.iter().any(|k| k == "reasoning.mode");
+    let mode = match ctx.reasoning_mode {
+        Some(mode) => Ok(ResolvedMode {
+            mode,
+            source: plan::ModeSource::Pinned,
+        }),
+        None => plan::resolve_mode(ModeInputs {
+            env_mode: env("MAJORDOMUS_REASONING_MODE").as_deref(),
+            ci: env("CI").as_deref(),
+            policy: declared.then_some(policy.reasoning.mode),
+        }),
+    }
+    .map_err(|e| Refusal::Reasoning {
+        rule: e.rule(),
+        message: e.to_string(),
+        fix: format!("set {} to {} (or unset it)", e.variable, e.expected),
+    })?;
+    let cooldown_override = parse_cooldown_override(
+        env("MAJORDOMUS_REASONING_COOLDOWN_SECONDS").as_deref(),
+    )
+    .map_err(|e| Refusal::Reasoning {
+        rule: e.rule(),
+        message: e.to_string(),
+        fix: format!("set {} to {} (or unset it)", e.variable, e.expected),
+    })?;
+    Ok(Environment {
+        mode,
+        disabled: Disabled::parse(env("MAJORDOMUS_ADVISORS_DISABLE").as_deref()),
+        cooldown_override,
+    })
+}
+
+/// Whether `executable` is on `PATH` (a path with a separator is checked as it is).
+fn on_path(executable: &str) -> bool {
+    let runnable = |p: &Path| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            p.is_file()
+        }
+    };
+    if executable.contains('/') {
+        return runnable(Path::new(executable));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| runnable(&dir.join(executable))))
+}
+
+/// What is installed and configured for `advisor`. A credential counts as configured when
+/// its variable is *set*; its value is never read into anything majordomus keeps.
+pub(crate) fn presence(advisor: &Advisor) -> Presence {
+    Presence {
+        executable_on_path: advisor.executable.as_deref().is_some_and(on_path),
+        credential_set: advisor
+            .credential
+            .as_deref()
+            .is_some_and(|name| std::env::var_os(name).is_some()),
+    }
+}
+
+/// Every advisor's availability now (the circuit reads every record of this checkout).
+pub(crate) fn snapshot(
+    ctx: &Ctx,
+    catalogue: &Catalogue,
+    env: &Environment,
+) -> Result<Snapshot, Error> {
+    let records = crate::store::reasoning::read_all(&ctx.layout)?;
+    Ok(availability::snapshot(
+        catalogue,
+        presence,
+        &Conditions {
+            mode: env.mode.mode,
+            disabled: &env.disabled,
+            cooldown_override: env.cooldown_override,
+            now: ctx.clock.now(),
+        },
+        &records,
+    ))
+}
+
+fn redaction(text: &str) -> Redaction {
+    let r = crate::model::redact::redact(text);
+    Redaction {
+        text: r.text,
+        shapes: r.shapes.iter().map(|s| (*s).to_owned()).collect(),
+    }
+}
+
+/// Stores an accepted record and appends `reasoning.recorded` (once: a record already
+/// stored with this id is `unchanged`).
+pub(crate) fn store(ctx: &Ctx, accepted: validate::Accepted) -> Result<Written, Error> {
+    let record = accepted.record;
+    let path = crate::store::reasoning::path(&ctx.layout, &record.task, &record.id)?;
+    let unchanged = accepted.unchanged || path.exists();
+    if !unchanged {
+        let (path, outcome) = crate::store::reasoning::write(&ctx.layout, &record)?;
+        if outcome == WriteOutcome::Written {
+            let task = (!record.task.starts_with("_episode-")).then_some(record.task.as_str());
+            ctx.append(
+                record.episode.as_deref(),
+                task,
+                &ReasoningRecorded {
+                    id: record.id.clone(),
+                    kind: kind_name(record.kind()).to_owned(),
+                    path: ctx.layout.display(&path),
+                },
+            )?;
+        }
+    }
+    Ok(Written {
+        path: ctx.layout.display(&path),
+        unchanged,
+        record,
+    })
+}
+
+fn kind_name(kind: RecordKind) -> &'static str {
+    match kind {
+        RecordKind::Assessment => "assessment",
+        RecordKind::Plan => "plan",
+        RecordKind::Consultation => "consultation",
+        RecordKind::Disagreement => "disagreement",
+        RecordKind::Resolution => "resolution",
+        RecordKind::Conclusion => "conclusion",
+        RecordKind::Validation => "validation",
+        RecordKind::Attempt => "attempt",
+    }
+}
+
+fn refusal(r: validate::RecordRefusal) -> Error {
+    Refusal::Reasoning {
+        rule: r.rule(),
+        message: r.to_string(),
+        fix: r.fix(),
+    }
+    .into()
+}
+
+/// `reasoning.record`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordRequest {
+    /// The record: a JSON object with `kind` and the kind's fields (SPEC §7).
+    pub record: serde_json::Value,
+    /// The task the record belongs to (default: the active task, else the episode).
+    #[serde(default)]
+    pub task: Option<String>,
+}
+
+/// A stored reasoning record, `id` at the top level.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Written {
+    #[serde(flatten)]
+    pub record: StoredRecord,
+    /// The record's file, relative to the root.
+    pub path: String,
+    /// A record with this id (the same content) was already stored.
+    pub unchanged: bool,
+}
+
+/// `majordomus reasoning record`: validates, computes what is computed, redacts secret
+/// shapes and control characters from every string, stores one file, appends
+/// `reasoning.recorded`. Every refusal names its rule.
+pub fn record(ctx: &Ctx, request: RecordRequest) -> Result<Written, Error> {
+    ctx.require_initialised()?;
+    let work = work(ctx, request.task.as_deref())?;
+    let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
+    let context = WriteContext {
+        task: &work.folder,
+        episode: work.episode.as_deref(),
+        now: ctx.clock.now(),
+        records: &records,
+        redact: &redaction,
+    };
+    let accepted = validate::validate(&request.record, &context).map_err(refusal)?;
+    store(ctx, accepted)
+}
+
+/// `reasoning.advisors` takes nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdvisorsRequest {}
+
+/// One advisor of the catalogue, with its availability now.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AdvisorEntry {
+    #[serde(flatten)]
+    pub advisor: Advisor,
+    pub availability: crate::model::reasoning::Availability,
+}
+
+/// The catalogue and every advisor's state.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Advisors {
+    pub mode: ResolvedMode,
+    /// Where the catalogue came from.
+    pub catalogue: String,
+    pub advisors: Vec<AdvisorEntry>,
+}
+
+/// `majordomus reasoning advisors`: the catalogue in preference order, each advisor's
+/// availability (a pure function of presence, mode, the disabled list, recorded
+/// consultations and the clock).
+pub fn advisors(ctx: &Ctx, _request: AdvisorsRequest) -> Result<Advisors, Error> {
+    ctx.require_initialised()?;
+    let (catalogue, source) = catalogue(ctx)?;
+    let env = environment(ctx)?;
+    let snap = snapshot(ctx, &catalogue, &env)?;
+    let advisors = catalogue
+        .advisors
+        .iter()
+        .map(|a| AdvisorEntry {
+            advisor: a.clone(),
+            availability: snap
+                .get(&a.id)
+                .cloned()
+                .expect("the snapshot covers the catalogue"),
+        })
+        .collect();
+    Ok(Advisors {
+        mode: env.mode,
+        catalogue: source,
+        advisors,
+    })
+}
+
+/// `reasoning.plan`: a dry run from a materiality and capabilities, or the plan of a
+/// recorded assessment (which is stored: plans are written only by the writer).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanRequest {
+    /// Plan this recorded assessment (and store the plan).
+    #[serde(default)]
+    pub assessment: Option<String>,
+    /// Dry run: the materiality to plan for.
+    #[serde(default)]
+    pub materiality: Option<Materiality>,
+    /// Dry run: the capabilities asked (default `independent_reasoning`).
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// Dry run: the executor's confidence (high lowers the budget by one).
+    #[serde(default)]
+    pub confidence: Option<Confidence>,
+    #[serde(default)]
+    pub task: Option<String>,
+}
+
+/// What `reasoning plan` decided.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Planned {
+    pub decision: PlanDecision,
+    /// The stored plan (with `--assessment`).
+    pub plan: Option<Written>,
+    pub dry_run: bool,
+}
+
+/// The assessment `id` among `records`.
+pub(crate) fn find_assessment<'r>(
+    records: &'r [StoredRecord],
+    id: &str,
+) -> Result<&'r Assessment, Error> {
+    records
+        .iter()
+        .find_map(|r| match &r.record {
+            Record::Assessment(a) if r.id == id => Some(a),
+            _ => None,
+        })
+        .ok_or_else(|| {
+            Refusal::Reasoning {
+                rule: "reasoning.known-record",
+                message: format!("assessment {id}: no such assessment in this task"),
+                fix: "majordomus reasoning status (lists the task's assessments)".to_owned(),
+            }
+            .into()
+        })
+}
+
+/// Computes (and with an assessment, stores) a plan.
+pub(crate) fn make_plan(
+    ctx: &Ctx,
+    work: &Work,
+    records: &[StoredRecord],
+    assessment_id: &str,
+) -> Result<Written, Error> {
+    let assessment = find_assessment(records, assessment_id)?;
+    let (catalogue, _) = catalogue(ctx)?;
+    let env = environment(ctx)?;
+    let snap = snapshot(ctx, &catalogue, &env)?;
+    let plan = plan::plan(
+        assessment_id,
+        &plan::PlanInputs {
+            assessment,
+            mode: env.mode.mode,
+            catalogue: &catalogue,
+            availability: &snap,
+            records,
+        },
+    );
+    let context = WriteContext {
+        task: &work.folder,
+        episode: work.episode.as_deref(),
+        now: ctx.clock.now(),
+        records,
+        redact: &redaction,
+    };
+    let accepted = validate::seal(Record::Plan(plan), &context).map_err(refusal)?;
+    store(ctx, accepted)
+}
+
+/// `majordomus reasoning plan`.
+pub fn plan(ctx: &Ctx, request: PlanRequest) -> Result<Planned, Error> {
+    ctx.require_initialised()?;
+    if let Some(id) = &request.assessment {
+        let work = work(ctx, request.task.as_deref())?;
+        let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
+        let written = make_plan(ctx, &work, &records, id)?;
+        let Record::Plan(p) = &written.record.record else {
+            unreachable!("make_plan stores a plan");
+        };
+        let decision = PlanDecision {
+            mode: p.mode,
+            budget: p.budget,
+            selected: p.selected.clone(),
+            not_selected: p.not_selected.clone(),
+            availability: p.availability.clone(),
+            reuses: p.reuses.clone(),
+            local_review: p.local_review.clone(),
+        };
+        return Ok(Planned {
+            decision,
+            plan: Some(written),
+            dry_run: false,
+        });
+    }
+    let materiality = request.materiality.ok_or_else(|| {
+        crate::UsageError::Arguments(
+            "reasoning plan: give --assessment <id>, or --materiality for a dry run".into(),
+        )
+    })?;
+    let capabilities = if request.capabilities.is_empty() {
+        vec!["independent_reasoning".to_owned()]
+    } else {
+        request.capabilities
+    };
+    let assessment = Assessment {
+        subject: "(dry run)".to_owned(),
+        materiality,
+        confidence: request.confidence.unwrap_or(Confidence::Medium),
+        hypothesis: String::new(),
+        facts: Vec::new(),
+        assumptions: Vec::new(),
+        questions: Vec::new(),
+        evidence: Vec::new(),
+        capabilities,
+        new_evidence: Some(true),
+    };
+    let (catalogue, _) = catalogue(ctx)?;
+    let env = environment(ctx)?;
+    let snap = snapshot(ctx, &catalogue, &env)?;
+    let decision = plan::decide(&plan::PlanInputs {
+        assessment: &assessment,
+        mode: env.mode.mode,
+        catalogue: &catalogue,
+        availability: &snap,
+        records: &[],
+    });
+    Ok(Planned {
+        decision,
+        plan: None,
+        dry_run: true,
+    })
+}
+
+/// `reasoning.status` / `reasoning.check` read scope.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusRequest {
+    /// The task whose records to read (default: the active task or the open episode;
+    /// with nothing open, every record of this checkout).
+    #[serde(default)]
+    pub task: Option<String>,
+}
+
+/// The reasoning report of the work.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Status {
+    /// The records' folder (`None`: every record of this checkout).
+    pub folder: Option<String>,
+    #[serde(flatten)]
+    pub status: ReasoningStatus,
+}
+
+/// `majordomus reasoning status`: each assessment's state, consultations, disagreements and
+/// resolutions, conclusions with their computed review and validation, a timeline, tokens.
+pub fn status(ctx: &Ctx, request: StatusRequest) -> Result<Status, Error> {
+    ctx.require_initialised()?;
+    let (folder, records) = read_scope(ctx, request.task.as_deref())?;
+    Ok(Status {
+        folder,
+        status: crate::model::reasoning::status::status(&records),
+    })
+}
+
+/// `reasoning.explain`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainRequest {
+    /// The conclusion id.
+    pub conclusion: String,
+}
+
+/// `majordomus reasoning explain <conclusion>`: the whole provenance chain.
+pub fn explain(ctx: &Ctx, request: ExplainRequest) -> Result<Provenance, Error> {
+    ctx.require_initialised()?;
+    let records = crate::store::reasoning::read_all(&ctx.layout)?;
+    crate::model::reasoning::status::explain(&request.conclusion, &records).map_err(|e| {
+        Refusal::Reasoning {
+            rule: e.rule(),
+            message: e.to_string(),
+            fix: e.fix(),
+        }
+        .into()
+    })
+}
+
+/// The one-line advisors summary `env` shows.
+pub fn advisors_line(ctx: &Ctx) -> Result<String, Error> {
+    let (catalogue, _) = catalogue(ctx)?;
+    let env = environment(ctx)?;
+    let snap = snapshot(ctx, &catalogue, &env)?;
+    let states: Vec<String> = snap
+        .advisors
+        .iter()
+        .map(|a| format!("{} {}", a.advisor, a.availability.status.name()))
+        .collect();
+    Ok(format!(
+        "mode {} ({}); {}",
+        crate::model::reasoning::plan::mode_name(env.mode.mode),
+        match env.mode.source {
+            plan::ModeSource::Environment => "MAJORDOMUS_REASONING_MODE",
+            plan::ModeSource::Ci => "CI is set",
+            plan::ModeSource::Policy => "policy",
+            plan::ModeSource::Default => "default",
+            plan::ModeSource::Pinned => "pinned by the caller",
+        },
+        if states.is_empty() {
+            "no advisors in the catalogue".to_owned()
+        } else {
+            states.join(", ")
+        }
+    ))
+}

@@ -1,0 +1,1363 @@
+//! The ledger index (SPEC §3, "reads cost what they show"): derived from the ledger and
+//! never authoritative, it maps ids to ledger positions and keeps a few folds, so that a
+//! read of one episode, question, task or event seeks to its lines instead of scanning.
+//!
+//! On disk: `.ai/local/state/ledger-index.json`, the manifest (what the index covers,
+//! checked against the ledger's length and a hash of its last line; the folds; the list of
+//! segments), and `.ai/local/state/ledger-index/*.seg`, immutable binary segments of
+//! postings (see [`segment`]). Every file is written by the one atomic writer (temp file
+//! and rename; without fsync, since a torn file after a crash is simply rebuilt). A reader
+//! whose ledger only grew parses the new bytes into a new segment (merged with the small
+//! ones before it); anything else rebuilds from the first byte, and says so. Deleting the
+//! index loses nothing. docs/LEDGER.md describes it for readers.
+
+mod segment;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use self::segment::{Segment, SegmentFile};
+use super::ledger::{Rewritten, Skipped, scan_file, unreadable_reason};
+use super::{Layout, Ledger, StoreError, write_atomic_derived};
+use crate::model::event::{
+    KnowledgeDerived, LedgerPruned, ProviderEventFailed, QuestionAsked, QuestionResolved,
+    SessionClosed, TaskFinished, TaskStatus,
+};
+use crate::model::question::LedgerQuestion;
+use crate::model::{Event, LedgerLine, LineDraft};
+
+/// The manifest's format; a manifest of another format is rebuilt.
+const FORMAT: u32 = 1;
+/// A new segment absorbs the one before it while that one is at most this many times
+/// heavier: segments shrink geometrically towards the end, so there are few of them.
+const MERGE_FACTOR: u64 = 4;
+/// Unreadable lines remembered by position (the count goes on).
+const MAX_SKIPPED: usize = 1000;
+/// Provider failures remembered, the newest (the count goes on).
+const MAX_FAILURES: usize = 100;
+
+/// Why the index was rebuilt from the ledger's first byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RebuildReason {
+    /// There was no index (first use, or it was deleted).
+    Missing,
+    /// The manifest or a segment could not be read, or is of another format.
+    Unreadable,
+    /// The ledger is shorter than the index covers, or its line at the index's end differs:
+    /// it was replaced, truncated or edited.
+    Stale,
+    /// A prune rewrote the ledger.
+    Pruned,
+}
+
+/// A rebuild, as the results that use the index report it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct IndexRebuilt {
+    pub reason: RebuildReason,
+    /// What was found, in words.
+    pub detail: String,
+    /// Ledger lines read to rebuild it.
+    pub lines: u64,
+}
+
+/// What opening the index read from the ledger: nothing when it was fresh, the new bytes
+/// when the ledger grew, everything on a rebuild.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+pub struct IndexRead {
+    /// First byte read.
+    pub from: u64,
+    /// One past the last byte indexed (a line end).
+    pub to: u64,
+    /// Lines parsed.
+    pub lines: u64,
+}
+
+/// A ledger moment: which episode, when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moment {
+    pub episode: Option<String>,
+    pub ts: String,
+}
+
+/// A `session.closed` line: its episode, when, and `knowledge_on_end` as the close saw it
+/// (`None` when its data does not read as a close).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosedMoment {
+    pub episode: Option<String>,
+    pub ts: String,
+    pub knowledge_on_end: Option<bool>,
+}
+
+/// A `provider.event.failed` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderFailure {
+    pub seq: u64,
+    pub ts: String,
+    pub hook: String,
+    pub provider: String,
+    pub error: String,
+}
+
+/// An episode as the ledger knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpisodeEntry {
+    pub id: String,
+    /// Byte offset of its `session.opened` line.
+    pub opened: Option<u64>,
+    /// Its last `session.closed` line.
+    pub closed: Option<ClosedMoment>,
+    /// A `knowledge.derived` line names it.
+    pub derived: bool,
+}
+
+/// A task as the ledger knows it: its `task.started`, and how it finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskEntry {
+    pub id: String,
+    /// The episode its `task.started` line is stamped with.
+    pub episode: Option<String>,
+    pub started: String,
+    pub status: Option<TaskStatus>,
+}
+
+/// Unreadable lines: the ones remembered by position, and how many there are in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkippedLines {
+    pub lines: Vec<Skipped>,
+    pub total: u64,
+}
+
+/// Which lines [`LedgerIndex::lines`] returns: every filter given must match.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LineQuery<'a> {
+    pub session: Option<&'a str>,
+    pub event: Option<Event>,
+    pub since: Option<OffsetDateTime>,
+}
+
+/// The index of one ledger, checked against it and brought up to its end.
+#[derive(Debug)]
+pub struct LedgerIndex {
+    paths: Paths,
+    /// The ledger file the index was checked against; every line is read through it, so
+    /// a ledger replaced meanwhile (a prune) is never read at this index's offsets.
+    ledger: Option<File>,
+    manifest: Manifest,
+    segments: Vec<SegmentFile>,
+    rebuilt: Option<IndexRebuilt>,
+    read: IndexRead,
+}
+
+#[derive(Debug, Clone)]
+struct Paths {
+    ledger: PathBuf,
+    manifest: PathBuf,
+    dir: PathBuf,
+}
+
+impl Paths {
+    fn new(layout: &Layout) -> Paths {
+        Paths {
+            ledger: layout.ledger(),
+            manifest: layout.ledger_index(),
+            dir: layout.ledger_index_dir(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Manifest {
+    format: u32,
+    /// The event names in code order: a posting's low byte is an index into it.
+    events: String,
+    /// Names this build of the index's segments, so a rebuild never reuses a name.
+    generation: String,
+    /// Bytes indexed: through the last newline read.
+    covered: u64,
+    /// Newline-terminated lines in those bytes.
+    lines: u64,
+    /// The last indexed line, to check the ledger still has it where it was.
+    tail: Option<Tail>,
+    segments: Vec<SegmentRef>,
+    folds: Folds,
+    /// The cutoff of the last retention pass (see `session close`).
+    #[serde(default)]
+    retention_checked: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Tail {
+    start: u64,
+    sha256: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SegmentRef {
+    file: String,
+    start: u64,
+    end: u64,
+    weight: u64,
+    max_ts: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct OpenQuestion {
+    id: String,
+    text: String,
+    session: Option<String>,
+    asked: String,
+}
+
+/// What the index keeps folded, line by line, besides positions.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Folds {
+    /// In asking order.
+    open_questions: Vec<OpenQuestion>,
+    /// The last `session.closed` line.
+    last_closed: Option<ClosedMoment>,
+    /// The last `session.closed` line with an episode and a readable close.
+    last_episode_closed: Option<ClosedMoment>,
+    /// The last `knowledge.derived` line.
+    last_derived: Option<Moment>,
+    /// Some `knowledge.derived` line names an episode.
+    any_episode_derived: bool,
+    provider_failures: VecDeque<ProviderFailure>,
+    provider_failures_total: u64,
+    skipped: Vec<Skipped>,
+    skipped_total: u64,
+}
+
+impl Folds {
+    fn visit(&mut self, line: &LedgerLine) {
+        match line.event {
+            Event::QuestionAsked => {
+                if let Some(q) = line.payload::<QuestionAsked>() {
+                    self.open_questions.push(OpenQuestion {
+                        id: q.id,
+                        text: q.text,
+                        session: line.session.clone(),
+                        asked: line.ts.clone(),
+                    });
+                }
+            }
+            Event::QuestionResolved => {
+                if let Some(r) = line.payload::<QuestionResolved>()
+                    && let Some(i) = self.open_questions.iter().rposition(|q| q.id == r.id)
+                {
+                    self.open_questions.remove(i);
+                }
+            }
+            Event::SessionClosed => {
+                let closed = line.payload::<SessionClosed>();
+                let moment = ClosedMoment {
+                    episode: line.session.clone(),
+                    ts: line.ts.clone(),
+                    knowledge_on_end: closed.as_ref().map(|c| c.knowledge_on_end),
+                };
+                if line.session.is_some() && closed.is_some() {
+                    self.last_episode_closed = Some(moment.clone());
+                }
+                self.last_closed = Some(moment);
+            }
+            Event::KnowledgeDerived => {
+                self.any_episode_derived |= line.session.is_some();
+                self.last_derived = Some(Moment {
+                    episode: line.session.clone(),
+                    ts: line.ts.clone(),
+                });
+            }
+            Event::ProviderEventFailed => {
+                let failed = line.payload::<ProviderEventFailed>().unwrap_or_default();
+                self.provider_failures.push_back(ProviderFailure {
+                    seq: line.seq,
+                    ts: line.ts.clone(),
+                    hook: failed.hook,
+                    provider: failed.provider,
+                    error: failed.error,
+                });
+                if self.provider_failures.len() > MAX_FAILURES {
+                    self.provider_failures.pop_front();
+                }
+                self.provider_failures_total += 1;
+            }
+            _ => {}
+        }
+    }
+
+    fn skip(&mut self, skipped: Skipped) {
+        if self.skipped.len() < MAX_SKIPPED {
+            self.skipped.push(skipped);
+        }
+        self.skipped_total += 1;
+    }
+}
+
+/// What a posting is filed under; hashed (FNV-1a, 64 bits) into the posting's key. Two ids
+/// may share a hash: every reader checks the lines it reads, so that only costs a read.
+#[derive(Debug, Clone, Copy)]
+enum Key<'a> {
+    /// Every line stamped with the episode.
+    Session(&'a str),
+    /// The episode's `session.opened`, `session.closed` and `knowledge.derived` lines.
+    Lifecycle(&'a str),
+    /// Every line of the event.
+    Event(Event),
+    /// `question.asked` and `question.resolved` lines of the question.
+    Question(&'a str),
+    /// Every line stamped with the task.
+    Task(&'a str),
+    /// `knowledge.derived` lines naming a candidate of this file name.
+    Derived(&'a str),
+}
+
+impl Key<'_> {
+    fn hash(self) -> u64 {
+        let code = [match self {
+            Key::Event(e) => code(e),
+            _ => 0,
+        }];
+        let (tag, id): (u8, &[u8]) = match self {
+            Key::Session(s) => (b'S', s.as_bytes()),
+            Key::Lifecycle(s) => (b'L', s.as_bytes()),
+            Key::Event(_) => (b'E', &code),
+            Key::Question(q) => (b'Q', q.as_bytes()),
+            Key::Task(t) => (b'T', t.as_bytes()),
+            Key::Derived(d) => (b'D', d.as_bytes()),
+        };
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in std::iter::once(&tag).chain(id) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    }
+}
+
+/// An event's code: its place in [`Event::ALL`]; `unknown` is 255.
+fn code(event: Event) -> u8 {
+    Event::ALL
+        .iter()
+        .position(|e| *e == event)
+        .and_then(|i| u8::try_from(i).ok())
+        .unwrap_or(u8::MAX)
+}
+
+fn event_table() -> String {
+    Event::ALL.map(Event::name).join(",")
+}
+
+fn posting(offset: u64, event: Event) -> u64 {
+    (offset << 8) | u64::from(code(event))
+}
+
+fn offset_of(value: u64) -> u64 {
+    value >> 8
+}
+
+fn code_of(value: u64) -> u8 {
+    (value & 0xff) as u8
+}
+
+/// The file name of a candidate path, which names it across the outbox and the tree.
+pub fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A line's time as Unix seconds, rounded up (so a block's maximum never undershoots).
+fn ts_seconds(ts: &str) -> Option<i64> {
+    crate::model::time::parse(ts).map(seconds_up)
+}
+
+fn seconds_up(at: OffsetDateTime) -> i64 {
+    at.unix_timestamp() + i64::from(at.nanosecond() > 0)
+}
+
+/// The fields of a line the index files postings under, read without building its data.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "seq")]
+    _seq: u64,
+    #[serde(borrow)]
+    ts: std::borrow::Cow<'a, str>,
+    event: Event,
+    #[serde(borrow)]
+    session: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    task: Option<std::borrow::Cow<'a, str>>,
+    // Present so that a line with two `data` keys is refused here as by `LedgerLine`.
+    #[serde(rename = "data", default)]
+    _data: serde::de::IgnoredAny,
+}
+
+/// Events whose data the index reads (for the folds or for postings).
+fn reads_data(event: Event) -> bool {
+    matches!(
+        event,
+        Event::QuestionAsked
+            | Event::QuestionResolved
+            | Event::SessionClosed
+            | Event::KnowledgeDerived
+            | Event::ProviderEventFailed
+    )
+}
+
+/// Turns ledger bytes into one segment and the folds.
+struct Builder {
+    folds: Folds,
+    lines: u64,
+    segment: Segment,
+    tail: Option<(u64, Vec<u8>)>,
+}
+
+impl Builder {
+    fn new(folds: Folds, lines: u64, from: u64) -> Builder {
+        Builder {
+            folds,
+            lines,
+            segment: Segment::starting_at(from),
+            tail: None,
+        }
+    }
+
+    /// Reads the complete lines of `from..end` (a final piece with no newline is left for
+    /// a later read).
+    fn read(&mut self, file: &File, path: &Path, from: u64, end: u64) -> Result<(), StoreError> {
+        let io = |e| StoreError::io(path, e);
+        let mut reader = BufReader::with_capacity(256 * 1024, file);
+        reader.seek(SeekFrom::Start(from)).map_err(io)?;
+        let mut limited = reader.take(end.saturating_sub(from));
+        let mut buf = Vec::with_capacity(512);
+        let mut pos = from;
+        loop {
+            buf.clear();
+            let n = limited.read_until(b'\n', &mut buf).map_err(io)?;
+            if n == 0 || buf.last() != Some(&b'\n') {
+                break;
+            }
+            self.line(pos, &buf[..n - 1], pos + n as u64);
+            pos += n as u64;
+        }
+        self.segment.postings.sort_unstable();
+        self.segment.postings.dedup();
+        Ok(())
+    }
+
+    fn line(&mut self, offset: u64, text: &[u8], next: u64) {
+        self.lines += 1;
+        let mut ts = None;
+        if !text.iter().all(u8::is_ascii_whitespace) {
+            match serde_json::from_slice::<Head>(text) {
+                Ok(head) => {
+                    ts = ts_seconds(&head.ts);
+                    self.post(offset, &head, text);
+                }
+                Err(head_error) => {
+                    let reason = match serde_json::from_slice::<LedgerLine>(text) {
+                        Err(e) => unreadable_reason(&e),
+                        Ok(_) => unreadable_reason(&head_error),
+                    };
+                    self.folds.skip(Skipped {
+                        offset,
+                        line: Some(self.lines),
+                        torn: false,
+                        reason,
+                    });
+                }
+            }
+        }
+        self.segment.push_line(offset, next, ts);
+        let tail = self.tail.get_or_insert_with(|| (offset, Vec::new()));
+        tail.0 = offset;
+        tail.1.clear();
+        tail.1.extend_from_slice(text);
+    }
+
+    /// The last line read, as the manifest checks it.
+    fn tail_ref(&self) -> Option<Tail> {
+        self.tail.as_ref().map(|(start, bytes)| Tail {
+            start: *start,
+            sha256: sha256_hex(bytes),
+        })
+    }
+
+    fn post(&mut self, offset: u64, head: &Head<'_>, text: &[u8]) {
+        let value = posting(offset, head.event);
+        let postings = &mut self.segment.postings;
+        postings.push((Key::Event(head.event).hash(), value));
+        if let Some(session) = &head.session {
+            postings.push((Key::Session(session).hash(), value));
+            if matches!(
+                head.event,
+                Event::SessionOpened | Event::SessionClosed | Event::KnowledgeDerived
+            ) {
+                postings.push((Key::Lifecycle(session).hash(), value));
+            }
+        }
+        if let Some(task) = &head.task {
+            postings.push((Key::Task(task).hash(), value));
+        }
+        if !reads_data(head.event) {
+            return;
+        }
+        let Ok(line) = serde_json::from_slice::<LedgerLine>(text) else {
+            return;
+        };
+        if let Some(q) = line.payload::<QuestionAsked>() {
+            postings.push((Key::Question(&q.id).hash(), value));
+        }
+        if let Some(r) = line.payload::<QuestionResolved>() {
+            postings.push((Key::Question(&r.id).hash(), value));
+        }
+        if let Some(d) = line.payload::<KnowledgeDerived>() {
+            for path in &d.paths {
+                postings.push((Key::Derived(file_name(path)).hash(), value));
+            }
+        }
+        self.folds.visit(&line);
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A fresh name for a rebuild's segments.
+fn generation() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!("{}:{nanos}", std::process::id());
+    sha256_hex(seed.as_bytes())[..12].to_owned()
+}
+
+/// The exclusive lock index writers take (`ledger-index/lock`), so one extends while the
+/// others wait and then find it extended. Released when dropped.
+struct WriterLock {
+    _file: File,
+}
+
+impl WriterLock {
+    fn acquire(paths: &Paths) -> Result<WriterLock, StoreError> {
+        std::fs::create_dir_all(&paths.dir).map_err(|e| StoreError::io(&paths.dir, e))?;
+        let path = paths.dir.join("lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        file.lock().map_err(|e| StoreError::io(&path, e))?;
+        Ok(WriterLock { _file: file })
+    }
+}
+
+/// How a manifest stands against the ledger.
+enum Check {
+    Fresh(Vec<SegmentFile>),
+    /// Whole new lines follow what it covers.
+    Grew,
+    Rebuild(RebuildReason, String),
+}
+
+fn open_ledger(path: &Path) -> Result<Option<File>, StoreError> {
+    match File::open(path) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(StoreError::io(path, e)),
+    }
+}
+
+fn read_exact_at(file: &File, at: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    let mut f = file;
+    f.seek(SeekFrom::Start(at))?;
+    f.read_exact(buf)
+}
+
+/// True when `from..end` holds a newline: a whole line follows what the index covers.
+fn has_newline(file: &File, from: u64, end: u64) -> std::io::Result<bool> {
+    let mut f = file;
+    f.seek(SeekFrom::Start(from))?;
+    let mut reader = BufReader::new(f.take(end - from));
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        if buf.contains(&b'\n') {
+            return Ok(true);
+        }
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
+fn read_manifest(paths: &Paths) -> Result<Manifest, (RebuildReason, String)> {
+    let text = match std::fs::read(&paths.manifest) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err((RebuildReason::Missing, "no index yet".into()));
+        }
+        Err(e) => return Err((RebuildReason::Unreadable, format!("manifest: {e}"))),
+    };
+    let manifest: Manifest = serde_json::from_slice(&text)
+        .map_err(|e| (RebuildReason::Unreadable, format!("manifest: {e}")))?;
+    if manifest.format != FORMAT || manifest.events != event_table() {
+        return Err((
+            RebuildReason::Unreadable,
+            "manifest of another format or event table".into(),
+        ));
+    }
+    Ok(manifest)
+}
+
+/// Checks `manifest` against the ledger `file` of `len` bytes.
+fn check(paths: &Paths, manifest: &Manifest, file: &File, len: u64) -> Result<Check, StoreError> {
+    let io = |e| StoreError::io(&paths.ledger, e);
+    if len < manifest.covered {
+        return Ok(Check::Rebuild(
+            RebuildReason::Stale,
+            format!(
+                "the ledger has {len} bytes, fewer than the {} the index covers",
+                manifest.covered
+            ),
+        ));
+    }
+    if let Some(tail) = &manifest.tail {
+        if tail.start >= manifest.covered {
+            return Ok(Check::Rebuild(
+                RebuildReason::Unreadable,
+                "manifest: its last line ends before it starts".into(),
+            ));
+        }
+        let mut bytes = vec![0u8; (manifest.covered - tail.start) as usize];
+        read_exact_at(file, tail.start, &mut bytes).map_err(io)?;
+        let mut before = [b'\n'];
+        if tail.start > 0 {
+            read_exact_at(file, tail.start - 1, &mut before).map_err(io)?;
+        }
+        let whole = before[0] == b'\n' && bytes.last() == Some(&b'\n');
+        if !whole || sha256_hex(&bytes[..bytes.len() - 1]) != tail.sha256 {
+            return Ok(Check::Rebuild(
+                RebuildReason::Stale,
+                format!(
+                    "the ledger's line at byte {} is not the one the index ends with",
+                    tail.start
+                ),
+            ));
+        }
+    }
+    let mut segments = Vec::with_capacity(manifest.segments.len());
+    for s in &manifest.segments {
+        match SegmentFile::open(&paths.dir.join(&s.file)) {
+            Ok(f) => segments.push(f),
+            Err(e) => {
+                return Ok(Check::Rebuild(
+                    RebuildReason::Unreadable,
+                    format!("segment {}: {e}", s.file),
+                ));
+            }
+        }
+    }
+    if len > manifest.covered && has_newline(file, manifest.covered, len).map_err(io)? {
+        return Ok(Check::Grew);
+    }
+    Ok(Check::Fresh(segments))
+}
+
+/// The ledger's length once every append under way has finished: appends hold the
+/// exclusive lock for their one write, so under the shared lock every byte up to this
+/// length is a finished append, and later appends only add bytes after it.
+fn settled_len(file: &File, path: &Path) -> Result<u64, StoreError> {
+    let io = |e| StoreError::io(path, e);
+    file.lock_shared().map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    file.unlock().map_err(io)?;
+    Ok(len)
+}
+
+impl LedgerIndex {
+    /// The index of the repository's ledger, brought up to the ledger's end: read as it is
+    /// when fresh, extended with the new lines when the ledger only grew, rebuilt (and
+    /// [`rebuilt`](Self::rebuilt) says why) when it is missing, unreadable or stale.
+    pub fn open(layout: &Layout) -> Result<LedgerIndex, StoreError> {
+        let paths = Paths::new(layout);
+        // The common case takes no lock and writes nothing.
+        let Some(file) = open_ledger(&paths.ledger)? else {
+            return Ok(LedgerIndex::empty(paths, None));
+        };
+        let len = file
+            .metadata()
+            .map_err(|e| StoreError::io(&paths.ledger, e))?
+            .len();
+        if len == 0 {
+            return Ok(LedgerIndex::empty(paths, Some(file)));
+        }
+        if let Ok(manifest) = read_manifest(&paths)
+            && let Check::Fresh(segments) = check(&paths, &manifest, &file, len)?
+        {
+            return Ok(LedgerIndex::fresh(paths, file, manifest, segments));
+        }
+
+        let _lock = WriterLock::acquire(&paths)?;
+        // Another writer may have extended or rebuilt it while this one waited, or a prune
+        // replaced the ledger: look again.
+        let Some(file) = open_ledger(&paths.ledger)? else {
+            return Ok(LedgerIndex::empty(paths, None));
+        };
+        let len = settled_len(&file, &paths.ledger)?;
+        let (reason, detail) = match read_manifest(&paths) {
+            Err(why) => why,
+            Ok(manifest) => match check(&paths, &manifest, &file, len)? {
+                Check::Fresh(segments) => {
+                    return Ok(LedgerIndex::fresh(paths, file, manifest, segments));
+                }
+                Check::Grew => match LedgerIndex::extend(&paths, &file, manifest, len)? {
+                    Ok(index) => return Ok(index),
+                    Err(why) => why,
+                },
+                Check::Rebuild(reason, detail) => (reason, detail),
+            },
+        };
+        LedgerIndex::rebuild(&paths, file, len, reason, detail, None)
+    }
+
+    fn empty(paths: Paths, ledger: Option<File>) -> LedgerIndex {
+        LedgerIndex {
+            paths,
+            ledger,
+            manifest: Manifest {
+                format: FORMAT,
+                events: event_table(),
+                generation: String::new(),
+                covered: 0,
+                lines: 0,
+                tail: None,
+                segments: Vec::new(),
+                folds: Folds::default(),
+                retention_checked: None,
+            },
+            segments: Vec::new(),
+            rebuilt: None,
+            read: IndexRead::default(),
+        }
+    }
+
+    fn fresh(
+        paths: Paths,
+        file: File,
+        manifest: Manifest,
+        segments: Vec<SegmentFile>,
+    ) -> LedgerIndex {
+        let at = manifest.covered;
+        LedgerIndex {
+            paths,
+            ledger: Some(file),
+            manifest,
+            segments,
+            rebuilt: None,
+            read: IndexRead {
+                from: at,
+                to: at,
+                lines: 0,
+            },
+        }
+    }
+
+    /// Parses the ledger's new lines into a segment, merges it with the lighter segments
+    /// before it, writes it and the manifest. `Err(why)` when an older segment cannot be
+    /// read for the merge: the caller rebuilds.
+    fn extend(
+        paths: &Paths,
+        file: &File,
+        manifest: Manifest,
+        len: u64,
+    ) -> Result<Result<LedgerIndex, (RebuildReason, String)>, StoreError> {
+        let from = manifest.covered;
+        let mut builder = Builder::new(manifest.folds.clone(), manifest.lines, from);
+        builder.read(file, &paths.ledger, from, len)?;
+        let read = IndexRead {
+            from,
+            to: builder.segment.end,
+            lines: builder.segment.lines,
+        };
+        let mut refs = manifest.segments.clone();
+        let mut segment = std::mem::take(&mut builder.segment);
+        while let Some(last) = refs.last()
+            && last.weight <= MERGE_FACTOR * segment.weight().max(1)
+        {
+            match Segment::load(&paths.dir.join(&last.file)) {
+                Ok(before) => segment = before.merge(segment),
+                Err(e) => {
+                    return Ok(Err((
+                        RebuildReason::Unreadable,
+                        format!("segment {}: {e}", last.file),
+                    )));
+                }
+            }
+            refs.pop();
+        }
+        refs.push(write_segment(paths, &manifest.generation, &segment)?);
+        let manifest = Manifest {
+            covered: read.to,
+            lines: builder.lines,
+            tail: builder.tail_ref().or(manifest.tail),
+            segments: refs,
+            folds: builder.folds,
+            ..manifest
+        };
+        let segments = commit(paths, &manifest)?;
+        Ok(Ok(LedgerIndex {
+            paths: paths.clone(),
+            ledger: Some(
+                file.try_clone()
+                    .map_err(|e| StoreError::io(&paths.ledger, e))?,
+            ),
+            manifest,
+            segments,
+            rebuilt: None,
+            read,
+        }))
+    }
+
+    /// Reads the whole ledger into a new index of one segment.
+    fn rebuild(
+        paths: &Paths,
+        file: File,
+        len: u64,
+        reason: RebuildReason,
+        detail: String,
+        retention_checked: Option<String>,
+    ) -> Result<LedgerIndex, StoreError> {
+        let mut builder = Builder::new(Folds::default(), 0, 0);
+        builder.read(&file, &paths.ledger, 0, len)?;
+        let generation = generation();
+        let segment = std::mem::take(&mut builder.segment);
+        let read = IndexRead {
+            from: 0,
+            to: segment.end,
+            lines: segment.lines,
+        };
+        let refs = vec![write_segment(paths, &generation, &segment)?];
+        let manifest = Manifest {
+            format: FORMAT,
+            events: event_table(),
+            generation,
+            covered: read.to,
+            lines: builder.lines,
+            tail: builder.tail_ref(),
+            segments: refs,
+            folds: builder.folds,
+            retention_checked,
+        };
+        let segments = commit(paths, &manifest)?;
+        Ok(LedgerIndex {
+            paths: paths.clone(),
+            ledger: Some(file),
+            manifest,
+            segments,
+            rebuilt: Some(IndexRebuilt {
+                reason,
+                detail,
+                lines: read.lines,
+            }),
+            read,
+        })
+    }
+
+    /// Set when opening rebuilt the index; the results that use it report this.
+    pub fn rebuilt(&self) -> Option<&IndexRebuilt> {
+        self.rebuilt.as_ref()
+    }
+
+    /// What opening read from the ledger.
+    pub fn read(&self) -> IndexRead {
+        self.read
+    }
+
+    /// Bytes of the ledger the index covers (through its last complete line).
+    pub fn covered(&self) -> u64 {
+        self.manifest.covered
+    }
+
+    /// The questions no `question.resolved` answers, in asking order.
+    pub fn open_questions(&self) -> Vec<LedgerQuestion> {
+        self.manifest
+            .folds
+            .open_questions
+            .iter()
+            .map(|q| LedgerQuestion {
+                id: q.id.clone(),
+                text: q.text.clone(),
+                session: q.session.clone(),
+                asked: q.asked.clone(),
+                answer: None,
+            })
+            .collect()
+    }
+
+    /// The last `session.closed` line.
+    pub fn last_closed(&self) -> Option<&ClosedMoment> {
+        self.manifest.folds.last_closed.as_ref()
+    }
+
+    /// The last `session.closed` line that names its episode and reads as a close.
+    pub fn last_episode_closed(&self) -> Option<&ClosedMoment> {
+        self.manifest.folds.last_episode_closed.as_ref()
+    }
+
+    /// The last `knowledge.derived` line.
+    pub fn last_derived(&self) -> Option<&Moment> {
+        self.manifest.folds.last_derived.as_ref()
+    }
+
+    /// Some `knowledge.derived` line names an episode.
+    pub fn any_episode_derived(&self) -> bool {
+        self.manifest.folds.any_episode_derived
+    }
+
+    /// The newest `provider.event.failed` lines (at most 100), and how many there are.
+    pub fn provider_failures(&self) -> (Vec<ProviderFailure>, u64) {
+        let f = &self.manifest.folds;
+        (
+            f.provider_failures.iter().cloned().collect(),
+            f.provider_failures_total,
+        )
+    }
+
+    /// The unreadable lines (the first 1000 by position, and the count), and a torn last
+    /// line if the ledger ends in one.
+    pub fn skipped(&self) -> Result<SkippedLines, StoreError> {
+        let folds = &self.manifest.folds;
+        let mut out = SkippedLines {
+            lines: folds.skipped.clone(),
+            total: folds.skipped_total,
+        };
+        if let Some(file) = &self.ledger {
+            let io = |e| StoreError::io(&self.paths.ledger, e);
+            let len = settled_len(file, &self.paths.ledger)?;
+            let covered = self.manifest.covered;
+            if len > covered && !has_newline(file, covered, len).map_err(io)? {
+                out.lines
+                    .push(Skipped::torn(covered, Some(self.manifest.lines + 1)));
+                out.total += 1;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The values posted under `key`, in ledger order.
+    fn postings(&self, key: Key<'_>) -> Result<Vec<u64>, StoreError> {
+        let hash = key.hash();
+        let mut out = Vec::new();
+        for (file, s) in self.segments.iter().zip(&self.manifest.segments) {
+            file.postings(hash, &mut out)
+                .map_err(|e| StoreError::io(&self.paths.dir.join(&s.file), e))?;
+        }
+        Ok(out)
+    }
+
+    /// The lines at `offsets` (ascending), read through the file the index was checked
+    /// against; a line that does not read is left out.
+    fn read_at(&self, offsets: &[u64]) -> Result<Vec<LedgerLine>, StoreError> {
+        let Some(file) = &self.ledger else {
+            return Ok(Vec::new());
+        };
+        let io = |e| StoreError::io(&self.paths.ledger, e);
+        let mut reader = BufReader::with_capacity(64 * 1024, file);
+        let mut pos: Option<u64> = None;
+        let mut buf = Vec::with_capacity(512);
+        let mut out = Vec::with_capacity(offsets.len());
+        for &at in offsets {
+            match pos {
+                Some(p) if at >= p && at - p < 64 * 1024 => {
+                    reader.seek_relative((at - p) as i64).map_err(io)?;
+                }
+                _ => {
+                    reader.seek(SeekFrom::Start(at)).map_err(io)?;
+                }
+            }
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
+            pos = Some(at + n as u64);
+            if n == 0 || buf.last() != Some(&b'\n') {
+                continue;
+            }
+            if let Ok(line) = serde_json::from_slice::<LedgerLine>(&buf[..n - 1]) {
+                out.push(line);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The lines posted under `key` whose event is one of `events` (all when empty),
+    /// from byte `from` on.
+    fn lines_under(
+        &self,
+        key: Key<'_>,
+        events: &[Event],
+        from: u64,
+    ) -> Result<Vec<LedgerLine>, StoreError> {
+        let codes: Vec<u8> = events.iter().map(|e| code(*e)).collect();
+        let mut offsets: Vec<u64> = self
+            .postings(key)?
+            .into_iter()
+            .filter(|v| codes.is_empty() || codes.contains(&code_of(*v)))
+            .map(offset_of)
+            .filter(|o| *o >= from)
+            .collect();
+        offsets.dedup();
+        let lines = self.read_at(&offsets)?;
+        Ok(lines
+            .into_iter()
+            .filter(|l| events.is_empty() || events.contains(&l.event))
+            .collect())
+    }
+
+    /// The episode `id` as its `session.opened`, `session.closed` and `knowledge.derived`
+    /// lines show it; `None` when the ledger has none of them.
+    pub fn episode(&self, id: &str) -> Result<Option<EpisodeEntry>, StoreError> {
+        let offsets: Vec<u64> = self
+            .postings(Key::Lifecycle(id))?
+            .into_iter()
+            .map(offset_of)
+            .collect();
+        let mut entry = EpisodeEntry {
+            id: id.to_owned(),
+            opened: None,
+            closed: None,
+            derived: false,
+        };
+        let mut found = false;
+        for (at, line) in offsets.iter().zip(self.read_at(&offsets)?) {
+            if line.session.as_deref() != Some(id) {
+                continue;
+            }
+            found = true;
+            match line.event {
+                Event::SessionOpened => {
+                    entry.opened.get_or_insert(*at);
+                }
+                Event::SessionClosed => {
+                    entry.closed = Some(ClosedMoment {
+                        episode: line.session.clone(),
+                        knowledge_on_end: line
+                            .payload::<SessionClosed>()
+                            .map(|c| c.knowledge_on_end),
+                        ts: line.ts,
+                    })
+                }
+                Event::KnowledgeDerived => entry.derived = true,
+                _ => {}
+            }
+        }
+        Ok(found.then_some(entry))
+    }
+
+    /// Of `ids`, those a `session.opened` line of this ledger names.
+    pub fn opened_episodes<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashSet<String>, StoreError> {
+        let mut out = HashSet::new();
+        for id in ids.into_iter().collect::<HashSet<_>>() {
+            if !out.contains(id)
+                && self
+                    .lines_under(Key::Lifecycle(id), &[Event::SessionOpened], 0)?
+                    .iter()
+                    .any(|l| l.session.as_deref() == Some(id))
+            {
+                out.insert(id.to_owned());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Of `ids`, those a `session.opened` line of this ledger names, each with the branch
+    /// it opened on (`None`: a detached HEAD).
+    pub fn opened_branches<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashMap<String, Option<String>>, StoreError> {
+        let mut out = HashMap::new();
+        for id in ids.into_iter().collect::<HashSet<_>>() {
+            if let Some(opened) = self
+                .lines_under(Key::Lifecycle(id), &[Event::SessionOpened], 0)?
+                .into_iter()
+                .find(|l| l.session.as_deref() == Some(id))
+            {
+                let branch = opened
+                    .payload::<crate::model::event::SessionOpened>()
+                    .and_then(|o| o.branch);
+                out.insert(id.to_owned(), branch);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The task `id`: its first `task.started` line and its last `task.finished`.
+    pub fn task(&self, id: &str) -> Result<Option<TaskEntry>, StoreError> {
+        let lines =
+            self.lines_under(Key::Task(id), &[Event::TaskStarted, Event::TaskFinished], 0)?;
+        let mut entry: Option<TaskEntry> = None;
+        for line in lines.iter().filter(|l| l.task.as_deref() == Some(id)) {
+            match line.event {
+                Event::TaskStarted if entry.is_none() => {
+                    entry = Some(TaskEntry {
+                        id: id.to_owned(),
+                        episode: line.session.clone(),
+                        started: line.ts.clone(),
+                        status: None,
+                    })
+                }
+                Event::TaskFinished => {
+                    if let (Some(e), Some(f)) = (&mut entry, line.payload::<TaskFinished>()) {
+                        e.status = Some(f.status);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(entry)
+    }
+
+    /// Of `ids`, those a `task.started` line of this ledger names.
+    pub fn started_tasks<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashSet<String>, StoreError> {
+        let mut out = HashSet::new();
+        for id in ids.into_iter().collect::<HashSet<_>>() {
+            if self.task(id)?.is_some() {
+                out.insert(id.to_owned());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The question `id` with its answer, as the whole ledger knows it.
+    pub fn question(&self, id: &str) -> Result<Option<LedgerQuestion>, StoreError> {
+        let lines = self.lines_under(
+            Key::Question(id),
+            &[Event::QuestionAsked, Event::QuestionResolved],
+            0,
+        )?;
+        let mut found: Option<LedgerQuestion> = None;
+        for line in &lines {
+            if let Some(asked) = line.payload::<QuestionAsked>()
+                && asked.id == id
+            {
+                found = Some(LedgerQuestion {
+                    id: asked.id,
+                    text: asked.text,
+                    session: line.session.clone(),
+                    asked: line.ts.clone(),
+                    answer: None,
+                });
+            } else if let Some(resolved) = line.payload::<QuestionResolved>()
+                && resolved.id == id
+                && let Some(q) = &mut found
+            {
+                q.answer = Some(resolved.answer);
+            }
+        }
+        Ok(found)
+    }
+
+    /// When the first `knowledge.derived` line naming a candidate of this file name was
+    /// written.
+    pub fn first_derived(&self, name: &str) -> Result<Option<String>, StoreError> {
+        for line in self.lines_under(Key::Derived(name), &[Event::KnowledgeDerived], 0)? {
+            if line
+                .payload::<KnowledgeDerived>()
+                .is_some_and(|d| d.paths.iter().any(|p| file_name(p) == name))
+            {
+                return Ok(Some(line.ts));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every `ledger.pruned` line's record, oldest first.
+    pub fn pruned(&self) -> Result<Vec<LedgerPruned>, StoreError> {
+        Ok(self
+            .lines_under(Key::Event(Event::LedgerPruned), &[Event::LedgerPruned], 0)?
+            .iter()
+            .filter_map(LedgerLine::payload::<LedgerPruned>)
+            .collect())
+    }
+
+    /// The first byte from which a line may be at or after `since`: every line before it
+    /// is earlier (lines are in append order, and their times almost always are too; the
+    /// running maximum makes this right even when they are not).
+    pub fn since_offset(&self, since: OffsetDateTime) -> Result<u64, StoreError> {
+        // Block maxima are rounded up, so comparing with the whole second at or before
+        // `since` never skips a block that holds a line at or after it.
+        let threshold = since.unix_timestamp();
+        let mut before = i64::MIN;
+        for (file, s) in self.segments.iter().zip(&self.manifest.segments) {
+            if before.max(s.max_ts) >= threshold
+                && let Some(at) = file
+                    .first_block_reaching(threshold, before)
+                    .map_err(|e| StoreError::io(&self.paths.dir.join(&s.file), e))?
+            {
+                return Ok(at);
+            }
+            before = before.max(s.max_ts);
+        }
+        Ok(self.manifest.covered)
+    }
+
+    /// The lines matching `query`, oldest first: through the postings of its episode or
+    /// event, or (for a time alone) from the first line that may be that late.
+    pub fn lines(&self, query: &LineQuery<'_>) -> Result<Vec<LedgerLine>, StoreError> {
+        let from = match query.since {
+            Some(t) => self.since_offset(t)?,
+            None => 0,
+        };
+        let events: Vec<Event> = query.event.into_iter().collect();
+        let mut lines = match (query.session, query.event) {
+            (Some(s), _) => self.lines_under(Key::Session(s), &events, from)?,
+            (None, Some(e)) => self.lines_under(Key::Event(e), &events, from)?,
+            (None, None) => {
+                let mut all = Vec::new();
+                if let Some(file) = &self.ledger {
+                    scan_file(file, &self.paths.ledger, from, |l| all.push(l))?;
+                }
+                all
+            }
+        };
+        lines.retain(|l| {
+            query
+                .session
+                .is_none_or(|s| l.session.as_deref() == Some(s))
+                && query.since.is_none_or(|since| {
+                    crate::model::time::parse(&l.ts).is_some_and(|ts| ts >= since)
+                })
+        });
+        Ok(lines)
+    }
+
+    /// The cutoff of the last retention pass, if this index remembers one.
+    pub fn retention_checked(&self) -> Option<&str> {
+        self.manifest.retention_checked.as_deref()
+    }
+
+    /// The time of the ledger's first readable line (of the first 1000 lines).
+    pub fn first_time(&self) -> Result<Option<OffsetDateTime>, StoreError> {
+        let Some(file) = &self.ledger else {
+            return Ok(None);
+        };
+        let io = |e| StoreError::io(&self.paths.ledger, e);
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::Start(0)).map_err(io)?;
+        let mut buf = Vec::new();
+        for _ in 0..1000 {
+            buf.clear();
+            if reader.read_until(b'\n', &mut buf).map_err(io)? == 0 {
+                break;
+            }
+            if let Ok(line) = serde_json::from_slice::<LedgerLine>(buf.trim_ascii_end()) {
+                return Ok(crate::model::time::parse(&line.ts));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Rewrites the ledger with [`Ledger::rewrite`], holding the index's writer lock so no
+    /// reader extends the index from the old file meanwhile, then rebuilds the index from
+    /// the new ledger. Either way the index remembers `cutoff` as the last retention pass.
+    pub fn rewrite_ledger(
+        layout: &Layout,
+        plan: impl FnOnce(&[Option<LedgerLine>]) -> Vec<bool>,
+        trailer: impl FnOnce(usize) -> LineDraft,
+        cutoff: &str,
+    ) -> Result<Rewritten, StoreError> {
+        let paths = Paths::new(layout);
+        let _lock = WriterLock::acquire(&paths)?;
+        let rewritten = Ledger::new(&paths.ledger).rewrite(plan, trailer)?;
+        if rewritten.dropped == 0 {
+            if let Ok(mut manifest) = read_manifest(&paths) {
+                manifest.retention_checked = Some(cutoff.to_owned());
+                write_manifest(&paths, &manifest)?;
+            }
+            return Ok(rewritten);
+        }
+        if let Some(file) = open_ledger(&paths.ledger)? {
+            let len = settled_len(&file, &paths.ledger)?;
+            LedgerIndex::rebuild(
+                &paths,
+                file,
+                len,
+                RebuildReason::Pruned,
+                format!("retention pruned {} line(s)", rewritten.dropped),
+                Some(cutoff.to_owned()),
+            )?;
+        }
+        Ok(rewritten)
+    }
+}
+
+fn write_segment(
+    paths: &Paths,
+    generation: &str,
+    segment: &Segment,
+) -> Result<SegmentRef, StoreError> {
+    let file = format!("{generation}-{:x}-{:x}.seg", segment.start, segment.end);
+    write_atomic_derived(&paths.dir.join(&file), &segment.to_bytes())?;
+    Ok(SegmentRef {
+        file,
+        start: segment.start,
+        end: segment.end,
+        weight: segment.weight(),
+        max_ts: segment.max_ts,
+    })
+}
+
+fn write_manifest(paths: &Paths, manifest: &Manifest) -> Result<(), StoreError> {
+    let bytes = serde_json::to_vec(manifest).expect("the manifest serialises");
+    write_atomic_derived(&paths.manifest, &bytes)?;
+    Ok(())
+}
+
+/// Writes the manifest, opens the segments it names, and deletes the segments it no longer
+/// names. A reader that opened them keeps reading its open files; one that read the old
+/// manifest but finds a segment gone takes the writer lock and reads the manifest again.
+fn commit(paths: &Paths, manifest: &Manifest) -> Result<Vec<SegmentFile>, StoreError> {
+    let mut segments = Vec::with_capacity(manifest.segments.len());
+    for s in &manifest.segments {
+        let path = paths.dir.join(&s.file);
+        segments.push(
+            SegmentFile::open(&path).map_err(|message| StoreError::Malformed {
+                path: path.clone(),
+                message,
+            })?,
+        );
+    }
+    write_manifest(paths, manifest)?;
+    let named: HashSet<&str> = manifest.segments.iter().map(|s| s.file.as_str()).collect();
+    if let Ok(entries) = std::fs::read_dir(&paths.dir) {
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".seg") && !named.contains(name.as_str()) {
+                // Best effort: where an open file cannot be deleted, the next commit tries again.
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    Ok(segments)
+}
+
+#[cfg(test)]
+mod tests;
