@@ -15,8 +15,8 @@ use crate::ops::Registry;
 /// majordomus_context, majordomus_decision_record, majordomus_question_ask, ... (names:
 /// `majordomus schema`; `majordomus_` + the name with dots as underscores). Writes are
 /// stamped with the open episode, as on the command line. Resources: majordomus://context,
-/// majordomus://knowledge/candidates. stdout carries the protocol only; logs go to
-/// stderr; closing stdin stops the server. Register it with `majordomus setup <client>`
+/// majordomus://knowledge/candidates, majordomus://reasoning. stdout carries the protocol
+/// only; logs go to stderr; closing stdin stops the server. Register it with `majordomus setup <client>`
 /// (docs/MCP.md).
 ///
 /// Example:

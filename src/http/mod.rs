@@ -254,6 +254,7 @@ fn usage(rule: &str, message: String, fix: &str) -> ApiError {
 async fn serve_route(
     state: AppState,
     route: Route,
+    schema: Arc<Value>,
     request: Request,
 ) -> Result<Response, ApiError> {
     let (parts, body) = request.into_parts();
@@ -268,13 +269,7 @@ async fn serve_route(
         })
         .collect();
     let object: Map<String, Value> = match route.method {
-        Method::Get => {
-            let operation = state
-                .registry
-                .get(route.operation)
-                .expect("a route names a registered operation");
-            request::from_query(&operation.request_schema(), &query_pairs(parts.uri.query()))
-        }
+        Method::Get => request::from_query(&schema, &query_pairs(parts.uri.query())),
         Method::Post => {
             state.authorize(&parts.headers, None)?;
             let bytes = read_body(body).await?;
@@ -348,9 +343,18 @@ pub fn router(state: AppState, pages: Option<Router<AppState>>) -> Router {
     for route in routes::routes(&state.registry) {
         let path = route.path.clone();
         let method = route.method;
+        // The request schema types query parameters; generated once, not per request.
+        let schema = Arc::new(
+            state
+                .registry
+                .get(route.operation)
+                .expect("a route names a registered operation")
+                .request_schema(),
+        );
         let handler = move |State(state): State<AppState>, request: Request| {
             let route = route.clone();
-            async move { serve_route(state, route, request).await }
+            let schema = Arc::clone(&schema);
+            async move { serve_route(state, route, schema, request).await }
         };
         app = app.route(
             &path,

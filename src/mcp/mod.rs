@@ -41,7 +41,7 @@ const RESOURCES: &[(&str, &str, &str)] = &[
     (
         "reasoning.status",
         "majordomus://reasoning",
-        "The reasoning of the active task: its records, plan and advisors.",
+        "The reasoning of the work: assessments, consultations, conclusions, timeline.",
     ),
 ];
 
@@ -64,9 +64,10 @@ pub fn tool_name(operation: &Operation) -> String {
 
 /// A request schema trimmed for an agent's context, where every byte is paid for:
 /// without `$schema`, the type's `title` and doc, `additionalProperties` (the decoding
-/// refuses an unknown field by name anyway) and `default`s; an optional field's
-/// `null` alternative left implicit (leaving it out is how to say nothing); the
-/// schema's `$defs` inlined where they are used.
+/// refuses an unknown field by name anyway), `default`s and number `format`s; an
+/// optional field's `null` alternative left implicit (leaving it out is how to say
+/// nothing); the schema's `$defs` inlined where they are used; a choice of constants as
+/// one `enum`.
 pub fn trimmed_schema(schema: Value) -> Map<String, Value> {
     let Value::Object(mut root) = schema else {
         return Map::new();
@@ -85,6 +86,7 @@ pub fn trimmed_schema(schema: Value) -> Map<String, Value> {
     if let Some(Value::Object(properties)) = root.get_mut("properties") {
         for (name, property) in properties.iter_mut() {
             inline_defs(property, &defs, 0);
+            simplify(property);
             let Value::Object(p) = property else { continue };
             p.remove("default");
             if !required.contains(&Value::String(name.clone())) {
@@ -116,6 +118,32 @@ fn drop_null(property: &mut Map<String, Value>) {
                 property.entry(k).or_insert(v);
             }
         }
+    }
+}
+
+/// Drops `format` and turns `oneOf`/`anyOf` of string constants into one `enum`,
+/// everywhere in `value`.
+fn simplify(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("format");
+            for key in ["oneOf", "anyOf"] {
+                let constants: Option<Vec<Value>> =
+                    map.get(key).and_then(Value::as_array).and_then(|variants| {
+                        variants.iter().map(|v| v.get("const").cloned()).collect()
+                    });
+                if let Some(constants) = constants
+                    && constants.iter().all(Value::is_string)
+                {
+                    map.remove(key);
+                    map.insert("type".into(), "string".into());
+                    map.insert("enum".into(), Value::Array(constants));
+                }
+            }
+            map.values_mut().for_each(simplify);
+        }
+        Value::Array(items) => items.iter_mut().for_each(simplify),
+        _ => {}
     }
 }
 

@@ -203,6 +203,12 @@ fn tools_list_is_every_operation_but_human_acts_and_entry_points_under_16_kb() {
         "majordomus_knowledge_check",
         "majordomus_intent_binding",
         "majordomus_doctor",
+        "majordomus_reasoning_advisors",
+        "majordomus_reasoning_plan",
+        "majordomus_reasoning_record",
+        "majordomus_reasoning",
+        "majordomus_reasoning_explain",
+        "majordomus_reasoning_check",
     ] {
         assert!(names.contains(spec_name), "SPEC §9 names {spec_name}");
     }
