@@ -122,6 +122,8 @@ pub enum Refusal {
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
     BlockedWithoutReason,
+    #[error("{path}: {message}; setup edits only a file it can keep byte for byte")]
+    SetupFile { path: String, message: String },
     #[error("{kind} id {id:?} does not have the shape of one (like {example})")]
     IdShape {
         kind: &'static str,
@@ -150,6 +152,7 @@ impl Refusal {
             Refusal::HookNeedsHand { .. } => "hooks.manager",
             Refusal::UnknownTask { .. } => "task.known",
             Refusal::IdShape { .. } => "id.shape",
+            Refusal::SetupFile { .. } => "setup.file",
             Refusal::Binding { .. } => "intent.binding",
             Refusal::PlanEdit { .. } => "plan.edit",
             Refusal::NoActiveTask => "task.active",
@@ -205,6 +208,9 @@ impl Refusal {
             Refusal::BlockedWithoutReason => Some(
                 "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
             ),
+            Refusal::SetupFile { path, .. } => Some(format!(
+                "correct {path} by hand (or move it aside), then rerun majordomus setup"
+            )),
             Refusal::IdShape { kind, .. } => Some(match *kind {
                 "episode" => "majordomus history --event session.opened (lists episode ids)".into(),
                 "knowledge" => "majordomus knowledge candidates (lists candidate ids)".into(),

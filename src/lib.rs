@@ -17,15 +17,18 @@ pub mod git;
 pub mod handover;
 pub mod history;
 pub mod hooks;
+pub mod http;
 pub mod init;
 pub mod intent;
 pub mod knowledge;
+pub mod mcp;
 pub mod model;
 pub mod ops;
 pub mod reasoning;
 pub mod render;
 pub mod rules;
 pub mod session;
+pub mod setup;
 pub mod store;
 pub mod task;
 

@@ -4,6 +4,7 @@
 
 mod briefing;
 mod checkpoint;
+mod completions;
 mod context;
 mod decision;
 mod demo;
@@ -17,12 +18,15 @@ mod hooks;
 mod init;
 mod intent;
 mod knowledge;
+mod mcp;
 mod plan;
 mod question;
 mod reasoning;
 mod rules;
 mod schema;
+mod serve;
 mod session;
+mod setup;
 mod task;
 mod watch;
 
@@ -97,7 +101,11 @@ pub enum Command {
     #[command(subcommand)]
     Hook(hook::HookCommand),
     Env(env::EnvArgs),
+    Setup(setup::SetupArgs),
+    Mcp(mcp::McpArgs),
+    Serve(serve::ServeArgs),
     Schema(schema::SchemaArgs),
+    Completions(completions::CompletionsArgs),
     Demo(demo::DemoArgs),
 }
 
@@ -162,15 +170,19 @@ fn read_stdin() -> String {
     text
 }
 
+/// The directory the command runs in: `-C`, else the current one.
+fn directory(cli: &Cli) -> Result<PathBuf, Error> {
+    match &cli.directory {
+        Some(d) => Ok(d.clone()),
+        None => std::env::current_dir()
+            .map_err(|e| crate::store::StoreError::io(std::path::Path::new("."), e).into()),
+    }
+}
+
 /// Opens the repository the command runs in.
 fn open_ctx(cli: &Cli) -> Result<Ctx, Error> {
     let clock = Clock::from_env()?;
-    let dir = match &cli.directory {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()
-            .map_err(|e| crate::store::StoreError::io(std::path::Path::new("."), e))?,
-    };
-    Ctx::open(&dir, clock)
+    Ctx::open(&directory(cli)?, clock)
 }
 
 fn run(cli: &Cli) -> Result<Output, Error> {
@@ -207,7 +219,12 @@ fn run(cli: &Cli) -> Result<Output, Error> {
             }
         }
         Command::Env(args) => env::run(&open_ctx(cli)?, args),
+        Command::Setup(args) => setup::run(&open_ctx(cli)?, args),
+        // The server opens the repository anew for every call.
+        Command::Mcp(args) => mcp::run(directory(cli)?, args),
+        Command::Serve(args) => serve::run(open_ctx(cli)?, args),
         Command::Schema(args) => schema::run(args),
+        Command::Completions(args) => Ok(completions::run(args)),
         Command::Demo(args) => demo::run(args),
     }
 }

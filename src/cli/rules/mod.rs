@@ -9,8 +9,7 @@ use crate::{Ctx, Error};
 
 pub use vendor_update::VendorUpdateArgs;
 
-/// The rules doctor runs: the vendored package (.ai/repo/rules/vendor/) and project rules
-/// (.ai/repo/rules/project/).
+/// The rules doctor runs: the vendored package and project rules (.ai/repo/rules/).
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum RulesCommand {
