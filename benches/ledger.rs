@@ -358,7 +358,9 @@ fn fixture(lines: u64) -> Fixture {
         .commit_files(
             &[("src/lib.rs", b"pub fn answer() -> u32 { 42 }\n".as_slice())],
             "Add the answer",
-            1_764_000_120,
+            // Committed now, after the episode opened: an earlier commit time would
+            // make it work the episode did not do (model::episode::attribute_commits).
+            committed_now(),
             &majordomus::git::Identity {
                 name: "bench".into(),
                 email: "bench@majordomus.invalid".into(),
@@ -535,4 +537,12 @@ fn main() {
             median(BRIEFING)
         );
     }
+}
+
+/// Now, in seconds since the epoch: the time of the commit made during the episode.
+fn committed_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(1_764_000_120)
 }

@@ -111,7 +111,9 @@ fn fixture(root: &Path) {
         .commit_files(
             &[("src/lib.rs", b"pub fn answer() -> u32 { 42 }\n".as_slice())],
             "Add the answer",
-            1_764_000_120,
+            // Committed now, after the episode opened: an earlier commit time would
+            // make it work the episode did not do (model::episode::attribute_commits).
+            committed_now(),
             &identity,
         )
         .expect("commit");
@@ -315,4 +317,12 @@ fn main() {
             stats.median.as_secs_f64() / base.median.as_secs_f64()
         );
     }
+}
+
+/// Now, in seconds since the epoch: the time of the commit made during the episode.
+fn committed_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(1_764_000_120)
 }
