@@ -378,6 +378,45 @@ fn writes_need_the_token_and_the_same_origin_and_the_host_must_be_this_server() 
 }
 
 #[test]
+fn every_state_change_needs_the_token_and_every_read_writes_nothing() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let served = Served::start(&repo);
+    let registry = Registry::standard();
+    let before = repo.ledger_text();
+    let mut posts = 0;
+    for route in routes(&registry) {
+        let operation = registry.get(route.operation).expect("registered");
+        match route.method {
+            // GET is for operations that change nothing a person would see.
+            Method::Get => assert!(!operation.writes, "{route:?} writes over GET"),
+            Method::Post => {
+                assert!(operation.writes, "{route:?} is a read over POST");
+                let path = route
+                    .path_params()
+                    .iter()
+                    .fold(route.path.clone(), |p, name| {
+                        p.replace(&format!("{{{name}}}"), "x")
+                    });
+                served
+                    .send("POST", &path, &[], b"{}")
+                    .error(401, "http.token");
+                posts += 1;
+            }
+        }
+    }
+    assert!(
+        posts >= 10,
+        "the writes of the registry are routed ({posts})"
+    );
+    assert_eq!(
+        repo.ledger_text(),
+        before,
+        "no request without the token wrote"
+    );
+}
+
+#[test]
 fn an_oversized_body_is_413_with_the_limit() {
     let repo = TestRepo::initialised();
     repo.start_episode();
