@@ -14,7 +14,7 @@ use majordomus::http::routes::{Method, routes};
 use majordomus::ops::Registry;
 
 /// A running `majordomus serve --port 0`.
-struct Served {
+pub(crate) struct Served {
     child: Child,
     /// `127.0.0.1:<port>`.
     addr: String,
@@ -23,14 +23,14 @@ struct Served {
 
 /// One answer: status, headers (lower-case names) and body.
 #[derive(Debug)]
-struct Answer {
-    status: u16,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
 
 impl Answer {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("{e}: not JSON: {}", String::from_utf8_lossy(&self.body)))
     }
@@ -69,7 +69,7 @@ impl Answer {
 }
 
 impl Served {
-    fn start(repo: &TestRepo) -> Served {
+    pub(crate) fn start(repo: &TestRepo) -> Served {
         let mut child = repo
             .command_in(repo.root(), &["serve", "--port", "0"])
             .stdin(Stdio::null())
@@ -121,7 +121,7 @@ impl Served {
         parse_answer(&raw)
     }
 
-    fn get(&self, path: &str) -> Answer {
+    pub(crate) fn get(&self, path: &str) -> Answer {
         self.send("GET", path, &[], b"")
     }
 

@@ -18,7 +18,7 @@ use majordomus::ops::Registry;
 const REPLY: Duration = Duration::from_secs(60);
 
 /// A running `majordomus mcp` and the JSON-RPC lines it printed.
-struct Mcp {
+pub(crate) struct Mcp {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -29,7 +29,7 @@ struct Mcp {
 
 impl Mcp {
     /// Spawns the server in `repo` and performs the handshake.
-    fn start(repo: &TestRepo) -> Mcp {
+    pub(crate) fn start(repo: &TestRepo) -> Mcp {
         let mut child = repo
             .command_in(repo.root(), &["mcp"])
             .stdin(Stdio::piped())
@@ -114,7 +114,7 @@ impl Mcp {
     }
 
     /// `tools/call`: the result object.
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         assert!(
             reply.get("error").is_none(),

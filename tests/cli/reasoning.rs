@@ -628,6 +628,30 @@ fn a_new_advisor_is_a_catalogue_edit_only() {
     assert_eq!(plan["decision"]["selected"][0], "delta", "{plan}");
     let env = b.run(&["env"], "").success();
     assert!(env.stdout().contains("delta available"), "{env}");
+
+    // The surfaces follow with no code: MCP's advisors tool and the HTTP route.
+    let names = |list: &serde_json::Value| -> Vec<String> {
+        list["advisors"]
+            .as_array()
+            .expect("advisors")
+            .iter()
+            .filter_map(|a| a["id"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let mut mcp = crate::mcp::Mcp::start(&b.repo);
+    let result = mcp.call("majordomus_reasoning_advisors", json!({}));
+    assert!(
+        names(&result["structuredContent"]).contains(&"delta".to_owned()),
+        "{result}"
+    );
+    let served = crate::http::Served::start(&b.repo);
+    let answer = served.get("/api/v1/reasoning/advisors");
+    assert_eq!(answer.status, 200);
+    assert!(
+        names(&answer.json()).contains(&"delta".to_owned()),
+        "{:?}",
+        answer.json()
+    );
 }
 
 #[test]
