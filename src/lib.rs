@@ -27,6 +27,7 @@ pub mod render;
 pub mod session;
 pub mod store;
 pub mod task;
+pub mod timing;
 
 pub use ctx::{Clock, Ctx};
 pub use error::{Class, Error, Refusal, UsageError};

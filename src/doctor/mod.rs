@@ -10,8 +10,10 @@ use crate::Ctx;
 use crate::error::Error;
 use crate::knowledge::{CandidatesRequest, CheckRequest, Finding, Severity};
 use crate::model::Verdict;
+use crate::store::atomic::{sweep_tree, swept_by_this_process};
 use crate::store::index::{IndexRebuilt, file_name};
 use crate::store::outbox::Outbox;
+use crate::timing::Phase;
 
 /// `doctor`: every rule, or (for `watch`) only the rules that watch drift.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -91,19 +93,29 @@ impl DoctorReport {
 
 /// Runs every rule of the standard package.
 pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> {
+    let _total = Phase::start("doctor.total");
     ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
     let package: Package =
         yaml_serde::from_str(STANDARD_RULES).expect("the shipped rule package parses");
 
     // What the rules need from the ledger comes from its index: folds and lookups.
+    let mut phase = Phase::start("doctor.index");
     let index = ctx.index()?;
+    phase.count("lines", index.read().lines);
+    phase.end();
     let now = ctx.clock.now();
     let mut results = Vec::new();
     for decl in package.rules {
         if request.drift_only && !decl.drift {
             continue;
         }
+        let mut phase = Phase::start_with(|| {
+            format!(
+                "doctor.{}",
+                decl.id.strip_prefix("majordomus.").unwrap_or(&decl.id)
+            )
+        });
         let mut findings = Vec::new();
         let mut note = None;
         let mut skipped_rule = false;
@@ -326,8 +338,44 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 }
             }
+            "majordomus.temp-files" => {
+                // Housekeeping, not a finding: what a killed writer left is removed here.
+                let mut swept = sweep_tree(&ctx.layout.root().join(".ai"));
+                // This run's own writes (the index's) may have swept some first.
+                swept.removed.extend(swept_by_this_process());
+                swept.removed.sort();
+                swept.removed.dedup();
+                let names = |paths: &[std::path::PathBuf]| {
+                    paths
+                        .iter()
+                        .map(|p| ctx.layout.display(p))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let mut said = Vec::new();
+                if !swept.removed.is_empty() {
+                    said.push(format!(
+                        "removed {} stale temp file(s) a killed writer left: {}",
+                        swept.removed.len(),
+                        names(&swept.removed)
+                    ));
+                }
+                if !swept.live.is_empty() {
+                    said.push(format!(
+                        "left {} temp file(s) of writers still running: {}",
+                        swept.live.len(),
+                        names(&swept.live)
+                    ));
+                }
+                if !said.is_empty() {
+                    note = Some(said.join("; "));
+                }
+                phase.count("removed", swept.removed.len());
+            }
             other => unreachable!("the shipped rule package names rule {other}, which has no code"),
         }
+        phase.count("findings", findings.len());
+        phase.end();
         let status = if skipped_rule {
             RuleStatus::Skipped
         } else if findings.is_empty() {

@@ -5,6 +5,8 @@ mod common;
 
 mod authored;
 mod compat;
+mod concurrency;
+mod crash;
 mod demo;
 mod doctor;
 mod env;
@@ -23,3 +25,5 @@ mod reasoning;
 mod registry;
 mod retention;
 mod session;
+mod sharing;
+mod timing;
