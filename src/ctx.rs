@@ -8,7 +8,7 @@ use crate::error::{Error, Refusal, UsageError};
 use crate::git::Repo;
 use crate::model::{EpisodeState, LineDraft, Payload, Policy};
 use crate::store::index::LedgerIndex;
-use crate::store::ledger::Appended;
+use crate::store::ledger::{Appended, Durability};
 use crate::store::{Layout, Ledger};
 
 /// Where "now" comes from. Only the ledger's `ts` and record times read it; nothing
@@ -149,18 +149,30 @@ impl Ctx {
         self.episode()?.ok_or_else(|| Refusal::NoOpenEpisode.into())
     }
 
-    /// Appends one ledger line stamped now, carrying `payload`.
+    /// Appends one ledger line stamped now, carrying `payload` (synced).
     pub fn append<P: Payload>(
         &self,
         session: Option<&str>,
         task: Option<&str>,
         payload: &P,
     ) -> Result<Appended, Error> {
-        Ok(self.ledger().append(LineDraft::new(
+        self.append_with(Durability::Synced, session, task, payload)
+    }
+
+    /// [`Ctx::append`], synced or not.
+    pub fn append_with<P: Payload>(
+        &self,
+        durability: Durability,
+        session: Option<&str>,
+        task: Option<&str>,
+        payload: &P,
+    ) -> Result<Appended, Error> {
+        let draft = LineDraft::new(
             self.now(),
             session.map(str::to_owned),
             task.map(str::to_owned),
             payload,
-        ))?)
+        );
+        Ok(self.ledger().append_with(draft, durability)?)
     }
 }

@@ -92,8 +92,16 @@ pub enum Refusal {
     TranscriptMarker { what: String, marker: String },
     #[error("--by {id}: no such knowledge record to supersede with")]
     UnknownReplacement { id: String },
-    #[error("hook {hook}: {path} already exists, so the hook that is there cannot be chained")]
-    HookChainOccupied { hook: String, path: String },
+    #[error(
+        "hook {hook}: {path} {reason}, so majordomus cannot call itself from it without putting that hook at risk"
+    )]
+    HookNeedsHand {
+        hook: String,
+        path: String,
+        reason: String,
+        /// What to do by hand (the exact line to add, where there is one).
+        fix: String,
+    },
     #[error("--task {id}: no task of this ledger has that id")]
     UnknownTask { id: String },
     #[error("the intent binding refuses this: {}", causes.join(", "))]
@@ -114,6 +122,8 @@ pub enum Refusal {
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
     BlockedWithoutReason,
+    #[error("{path}: {message}; setup edits only a file it can keep byte for byte")]
+    SetupFile { path: String, message: String },
     #[error("{kind} id {id:?} does not have the shape of one (like {example})")]
     IdShape {
         kind: &'static str,
@@ -139,9 +149,10 @@ impl Refusal {
             Refusal::EvidenceRequired { .. } => "knowledge.evidence",
             Refusal::TranscriptMarker { .. } => "knowledge.transcript-marker",
             Refusal::UnknownReplacement { .. } => "knowledge.replacement",
-            Refusal::HookChainOccupied { .. } => "hooks.chain",
+            Refusal::HookNeedsHand { .. } => "hooks.manager",
             Refusal::UnknownTask { .. } => "task.known",
             Refusal::IdShape { .. } => "id.shape",
+            Refusal::SetupFile { .. } => "setup.file",
             Refusal::Binding { .. } => "intent.binding",
             Refusal::PlanEdit { .. } => "plan.edit",
             Refusal::NoActiveTask => "task.active",
@@ -177,9 +188,7 @@ impl Refusal {
                 Some("state the claim and its evidence in your own words, without chat role labels or template tokens".into())
             }
             Refusal::UnknownReplacement { .. } => Some("majordomus knowledge candidates".into()),
-            Refusal::HookChainOccupied { path, .. } => Some(format!(
-                "merge {path} into the existing hook or remove it, then rerun majordomus hooks install"
-            )),
+            Refusal::HookNeedsHand { fix, .. } => Some(fix.clone()),
             Refusal::UnknownTask { .. } => Some(
                 "leave out --task (the record is stamped with the open episode alone)".into(),
             ),
@@ -199,6 +208,9 @@ impl Refusal {
             Refusal::BlockedWithoutReason => Some(
                 "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
             ),
+            Refusal::SetupFile { path, .. } => Some(format!(
+                "correct {path} by hand (or move it aside), then rerun majordomus setup"
+            )),
             Refusal::IdShape { kind, .. } => Some(match *kind {
                 "episode" => "majordomus history --event session.opened (lists episode ids)".into(),
                 "knowledge" => "majordomus knowledge candidates (lists candidate ids)".into(),

@@ -6,10 +6,14 @@ use super::Output;
 use crate::doctor::DoctorRequest;
 use crate::{Ctx, Error};
 
-/// Run every rule of the standard package, grouped (exit 10 on a blocking finding).
+/// Run every rule of the effective set, grouped (exit 10 on a blocking finding).
 ///
-/// Rules: knowledge observed (freshness), knowledge integrity, candidates reviewed,
-/// ledger health, outbox empty, provider events.
+/// The effective set is the vendored package (.ai/repo/rules/vendor/majordomus.yaml, or
+/// the one built in when nothing is vendored) plus project rules
+/// (.ai/repo/rules/project/*.yaml). Standard rules: policy valid, knowledge observed
+/// (freshness), knowledge integrity, candidates reviewed, ledger health, outbox empty,
+/// provider events, knowledge stale, intent validated. A rule majordomus has no check
+/// for is a blocking finding naming it.
 ///
 /// Example:
 ///   majordomus doctor

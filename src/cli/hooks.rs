@@ -6,18 +6,25 @@ use super::Output;
 use crate::hooks::HooksRequest;
 use crate::{Ctx, Error};
 
-/// Install or remove the git hooks (post-commit, pre-push, post-checkout, post-merge).
+/// Install or remove the git hooks (post-commit, pre-push, post-rewrite).
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum HooksCommand {
-    /// Install the hooks into the directory git uses (respects core.hooksPath). An
-    /// existing hook is kept as <name>.pre-majordomus and run first. Idempotent.
+    /// Install the hooks into the directory git uses (respects core.hooksPath).
+    ///
+    /// Where no hook is, majordomus writes its own script. Where one is, it adds a marked
+    /// block (# >>> majordomus >>> ... # <<< majordomus <<<) after its first line: the hook
+    /// keeps its name, its exit status and git's stdin. Under husky v9 the block goes into
+    /// .husky/<hook>, the file husky runs. A hook majordomus cannot edit safely (not a
+    /// shell script, a symbolic link) is refused (exit 3) with the exact line to add by
+    /// hand. Also undoes an install by an earlier version and removes its post-checkout
+    /// and post-merge hooks. Idempotent.
     ///
     /// Example:
     ///   majordomus hooks install
     #[command(verbatim_doc_comment)]
     Install,
-    /// Remove the hooks and restore any hook they chained.
+    /// Remove the hooks: every file is restored byte for byte (content and mode).
     ///
     /// Example:
     ///   majordomus hooks uninstall

@@ -4,6 +4,7 @@
 
 mod briefing;
 mod checkpoint;
+mod completions;
 mod context;
 mod decision;
 mod demo;
@@ -17,11 +18,15 @@ mod hooks;
 mod init;
 mod intent;
 mod knowledge;
+mod mcp;
 mod plan;
 mod question;
 mod reasoning;
+mod rules;
 mod schema;
+mod serve;
 mod session;
+mod setup;
 mod task;
 mod watch;
 
@@ -88,13 +93,19 @@ pub enum Command {
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
     Doctor(doctor::DoctorArgs),
+    #[command(subcommand)]
+    Rules(rules::RulesCommand),
     Watch(watch::WatchArgs),
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
     #[command(subcommand)]
     Hook(hook::HookCommand),
     Env(env::EnvArgs),
+    Setup(setup::SetupArgs),
+    Mcp(mcp::McpArgs),
+    Serve(serve::ServeArgs),
     Schema(schema::SchemaArgs),
+    Completions(completions::CompletionsArgs),
     Demo(demo::DemoArgs),
 }
 
@@ -159,15 +170,19 @@ fn read_stdin() -> String {
     text
 }
 
+/// The directory the command runs in: `-C`, else the current one.
+fn directory(cli: &Cli) -> Result<PathBuf, Error> {
+    match &cli.directory {
+        Some(d) => Ok(d.clone()),
+        None => std::env::current_dir()
+            .map_err(|e| crate::store::StoreError::io(std::path::Path::new("."), e).into()),
+    }
+}
+
 /// Opens the repository the command runs in.
 fn open_ctx(cli: &Cli) -> Result<Ctx, Error> {
     let clock = Clock::from_env()?;
-    let dir = match &cli.directory {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()
-            .map_err(|e| crate::store::StoreError::io(std::path::Path::new("."), e))?,
-    };
-    Ctx::open(&dir, clock)
+    Ctx::open(&directory(cli)?, clock)
 }
 
 fn run(cli: &Cli) -> Result<Output, Error> {
@@ -187,6 +202,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Reasoning(cmd) => reasoning::run(&open_ctx(cli)?, cmd),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
+        Command::Rules(cmd) => rules::run(&open_ctx(cli)?, cmd),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),
         Command::Hooks(cmd) => hooks::run(&open_ctx(cli)?, cmd),
         Command::Hook(cmd) => {
@@ -203,7 +219,12 @@ fn run(cli: &Cli) -> Result<Output, Error> {
             }
         }
         Command::Env(args) => env::run(&open_ctx(cli)?, args),
+        Command::Setup(args) => setup::run(&open_ctx(cli)?, args),
+        // The server opens the repository anew for every call.
+        Command::Mcp(args) => mcp::run(directory(cli)?, args),
+        Command::Serve(args) => serve::run(open_ctx(cli)?, args),
         Command::Schema(args) => schema::run(args),
+        Command::Completions(args) => Ok(completions::run(args)),
         Command::Demo(args) => demo::run(args),
     }
 }
@@ -285,9 +306,28 @@ fn print_error(err: &Error, format: Format) {
     }
 }
 
+/// The command line git's post-commit hook runs on every commit, recognised without
+/// clap: building clap's whole command tree costs more than the hook itself
+/// (docs/PERFORMANCE.md). Any other command line goes through clap.
+fn post_commit_hook(args: &[std::ffi::OsString]) -> Option<Cli> {
+    match args {
+        [_, hook, name] if hook == "hook" && name == "post-commit" => Some(Cli {
+            format: Format::Human,
+            directory: None,
+            command: Command::Hook(hook::HookCommand::PostCommit),
+        }),
+        _ => None,
+    }
+}
+
 /// Parses the command line, runs the command, prints its output and returns its exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let parsed = match post_commit_hook(&args) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse_from(args),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
@@ -311,6 +351,29 @@ pub fn main() -> ExitCode {
         Err(err) => {
             print_error(&err, cli.format);
             ExitCode::from(exit::for_class(err.class()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_post_commit_command_line_reads_as_clap_reads_it() {
+        let args: Vec<std::ffi::OsString> = ["majordomus", "hook", "post-commit"]
+            .map(Into::into)
+            .to_vec();
+        let fast = post_commit_hook(&args).expect("recognised");
+        let clap = Cli::try_parse_from(&args).expect("parses");
+        assert_eq!(format!("{fast:?}"), format!("{clap:?}"));
+        for other in [
+            vec!["majordomus", "hook", "post-commit", "--bogus"],
+            vec!["majordomus", "--format", "json", "hook", "post-commit"],
+            vec!["majordomus", "hook", "pre-push"],
+        ] {
+            let args: Vec<std::ffi::OsString> = other.iter().map(Into::into).collect();
+            assert!(post_commit_hook(&args).is_none(), "{other:?}");
         }
     }
 }

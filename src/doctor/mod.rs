@@ -1,5 +1,6 @@
-//! `majordomus doctor` (SPEC §5.5): the standard rule package, grouped, exit 10 on a
-//! blocking finding; `watch` reruns it.
+//! `majordomus doctor` (SPEC §5.5): the effective rule set (the vendored package plus
+//! project rules, `crate::rules`), each rule run by the check this build has for its id,
+//! grouped, exit 10 on a blocking finding; `watch` reruns the drift rules.
 
 use std::collections::HashMap;
 
@@ -10,6 +11,7 @@ use crate::Ctx;
 use crate::error::Error;
 use crate::knowledge::{CandidatesRequest, CheckRequest, Finding, Severity};
 use crate::model::Verdict;
+use crate::rules::DeclaredRule;
 use crate::store::atomic::{sweep_tree, swept_by_this_process};
 use crate::store::index::{IndexRebuilt, file_name};
 use crate::store::outbox::Outbox;
@@ -25,26 +27,60 @@ pub struct DoctorRequest {
     pub drift_only: bool,
 }
 
-/// The rule package shipped in `share/standard/rules/`.
-pub const STANDARD_RULES: &str = include_str!("../../share/standard/rules/majordomus.yaml");
+/// The built-in first result: the rule set itself reads and every rule has a check.
+pub const RULE_SET: &str = "majordomus.rule-set";
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RuleDecl {
-    id: String,
-    severity: Severity,
-    description: String,
-    /// `watch` reruns it.
-    #[serde(default)]
-    drift: bool,
-    /// It reads the policy, so it cannot run while the policy is unreadable.
-    #[serde(default)]
-    needs_policy: bool,
+/// The checks this build has: a rule id runs only if it names one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    PolicyValid,
+    KnowledgeObserved,
+    KnowledgeIntegrity,
+    CandidatesReviewed,
+    LedgerHealth,
+    OutboxEmpty,
+    ProviderEvents,
+    KnowledgeStale,
+    IntentValidated,
+    AdvisorsOptional,
+    TempFiles,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-struct Package {
-    rules: Vec<RuleDecl>,
+impl Check {
+    const ALL: [Check; 11] = [
+        Check::PolicyValid,
+        Check::KnowledgeObserved,
+        Check::KnowledgeIntegrity,
+        Check::CandidatesReviewed,
+        Check::LedgerHealth,
+        Check::OutboxEmpty,
+        Check::ProviderEvents,
+        Check::KnowledgeStale,
+        Check::IntentValidated,
+        Check::AdvisorsOptional,
+        Check::TempFiles,
+    ];
+
+    /// The rule id a package declares it by.
+    fn id(self) -> &'static str {
+        match self {
+            Check::PolicyValid => "majordomus.policy-valid",
+            Check::KnowledgeObserved => "majordomus.knowledge-observed",
+            Check::KnowledgeIntegrity => "majordomus.knowledge-integrity",
+            Check::CandidatesReviewed => "majordomus.candidates-reviewed",
+            Check::LedgerHealth => "majordomus.ledger-health",
+            Check::OutboxEmpty => "majordomus.outbox-empty",
+            Check::ProviderEvents => "majordomus.provider-events",
+            Check::KnowledgeStale => "majordomus.knowledge-stale",
+            Check::IntentValidated => "majordomus.intent-validated",
+            Check::AdvisorsOptional => crate::reasoning::check::ADVISORS_ARE_OPTIONAL,
+            Check::TempFiles => "majordomus.temp-files",
+        }
+    }
+
+    fn for_rule(id: &str) -> Option<Check> {
+        Check::ALL.into_iter().find(|c| c.id() == id)
+    }
 }
 
 /// How one rule came out.
@@ -62,6 +98,8 @@ pub struct RuleResult {
     pub rule: String,
     pub severity: Severity,
     pub description: String,
+    /// The file that declares it, relative to the root (`built-in` for the rule set).
+    pub declared_in: String,
     pub status: RuleStatus,
     /// Why the rule was skipped, or a fact worth saying when it passed.
     pub note: Option<String>,
@@ -91,13 +129,26 @@ impl DoctorReport {
     }
 }
 
-/// Runs every rule of the standard package.
+/// Runs every rule of the effective set (for `watch`, its drift rules), after the rule
+/// set's own result: unreadable rule files and ids with no check are blocking findings,
+/// named by file.
 pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> {
     let _total = Phase::start("doctor.total");
     ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
-    let package: Package =
-        yaml_serde::from_str(STANDARD_RULES).expect("the shipped rule package parses");
+    let set = crate::rules::rule_set(ctx)?;
+    let mut set_findings = set.findings;
+    let mut runnable: Vec<(Check, DeclaredRule)> = Vec::new();
+    let advisors_optional = set
+        .rules
+        .iter()
+        .any(|r| r.decl.id == crate::reasoning::check::ADVISORS_ARE_OPTIONAL);
+    for rule in set.rules {
+        match Check::for_rule(&rule.decl.id) {
+            Some(check) => runnable.push((check, rule)),
+            None => set_findings.push(unknown_rule(&rule)),
+        }
+    }
 
     // What the rules need from the ledger comes from its index: folds and lookups.
     let mut phase = Phase::start("doctor.index");
@@ -105,8 +156,21 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
     phase.count("lines", index.read().lines);
     phase.end();
     let now = ctx.clock.now();
-    let mut results = Vec::new();
-    for decl in package.rules {
+    let mut results = vec![RuleResult {
+        rule: RULE_SET.to_owned(),
+        severity: Severity::Blocking,
+        description: "The rule set reads: the vendored package and every project rule file parse, no id is declared in two project files, and majordomus has a check for every rule they declare.".to_owned(),
+        declared_in: "built-in".to_owned(),
+        status: if set_findings.is_empty() {
+            RuleStatus::Pass
+        } else {
+            RuleStatus::Fail
+        },
+        note: (!set.notes.is_empty()).then(|| set.notes.join("; ")),
+        findings: set_findings,
+    }];
+    for (check, rule) in runnable {
+        let decl = rule.decl;
         if request.drift_only && !decl.drift {
             continue;
         }
@@ -116,6 +180,10 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 decl.id.strip_prefix("majordomus.").unwrap_or(&decl.id)
             )
         });
+        let declared_in = rule.file;
+        let replaced = rule.replaces.map(|package| {
+            format!("declared in {declared_in}, replacing the declaration in {package}")
+        });
         let mut findings = Vec::new();
         let mut note = None;
         let mut skipped_rule = false;
@@ -124,6 +192,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 rule: decl.id,
                 severity: decl.severity,
                 description: decl.description,
+                declared_in,
                 status: RuleStatus::Skipped,
                 note: Some(
                     "skipped: it reads the policy, which cannot be read (see majordomus.policy-valid)"
@@ -142,8 +211,8 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 fix,
             })
         };
-        match decl.id.as_str() {
-            "majordomus.policy-valid" => {
+        match check {
+            Check::PolicyValid => {
                 if let Some(e) = &policy_error {
                     let report = e.report();
                     findings.push(Finding {
@@ -157,7 +226,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     });
                 }
             }
-            "majordomus.knowledge-observed" => {
+            Check::KnowledgeObserved => {
                 if !index.any_episode_derived() {
                     skipped_rule = true;
                     note = Some(
@@ -195,12 +264,12 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     }
                 }
             }
-            "majordomus.knowledge-integrity" => {
+            Check::KnowledgeIntegrity => {
                 for f in crate::knowledge::check(ctx, CheckRequest {})?.findings {
                     findings.push(f);
                 }
             }
-            "majordomus.candidates-reviewed" => {
+            Check::CandidatesReviewed => {
                 let keys = [
                     "knowledge.candidates_max_files",
                     "knowledge.candidate_max_age_minutes",
@@ -278,7 +347,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     }
                 }
             }
-            "majordomus.ledger-health" => {
+            Check::LedgerHealth => {
                 let skipped = index.skipped()?;
                 for s in &skipped.lines {
                     let place = s
@@ -300,7 +369,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 }
             }
-            "majordomus.outbox-empty" => {
+            Check::OutboxEmpty => {
                 let contents = Outbox::new(&ctx.layout).contents()?;
                 if !contents.is_empty() {
                     finding(
@@ -314,7 +383,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 }
             }
-            "majordomus.provider-events" => {
+            Check::ProviderEvents => {
                 let (failures, total) = index.provider_failures();
                 let unlisted = total.saturating_sub(failures.len() as u64);
                 if unlisted > 0 {
@@ -338,7 +407,57 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 }
             }
-            "majordomus.temp-files" => {
+            Check::KnowledgeStale => {
+                let report = crate::knowledge::stale(ctx)?;
+                if !report.not_judged.is_empty() {
+                    let listed: Vec<String> = report
+                        .not_judged
+                        .iter()
+                        .map(|n| format!("{} ({})", n.file, n.reason))
+                        .collect();
+                    note = Some(format!(
+                        "{} verified record(s) not judged: {}",
+                        listed.len(),
+                        listed.join("; ")
+                    ));
+                }
+                for record in &report.stale {
+                    let (message, fix) = stale_finding(record);
+                    finding(&record.file, message, fix);
+                }
+            }
+            Check::AdvisorsOptional => {
+                let report =
+                    crate::reasoning::check::check(ctx, crate::reasoning::check::CheckRequest {})?;
+                note = Some(format!(
+                    "{} provider-independent source(s) and {} CI file(s) read",
+                    report.sources, report.ci_files
+                ));
+                // The declared severity decides, as for every project rule.
+                for f in report.findings {
+                    findings.push(Finding {
+                        severity: decl.severity,
+                        ..f
+                    });
+                }
+            }
+            Check::IntentValidated => {
+                let validation = crate::intent::validate(ctx, crate::intent::ValidateRequest {})?;
+                if validation.intents == 0 && validation.findings.is_empty() {
+                    note = Some(
+                        "no plan: .ai/repo/intents/ declares no intent, so there is nothing to validate"
+                            .to_owned(),
+                    );
+                }
+                // The declared severity decides (a project may make this rule advisory).
+                for f in validation.findings {
+                    findings.push(Finding {
+                        severity: decl.severity,
+                        ..f
+                    });
+                }
+            }
+            Check::TempFiles => {
                 // Housekeeping, not a finding: what a killed writer left is removed here.
                 let mut swept = sweep_tree(&ctx.layout.root().join(".ai"));
                 // This run's own writes (the index's) may have swept some first.
@@ -372,10 +491,13 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 }
                 phase.count("removed", swept.removed.len());
             }
-            other => unreachable!("the shipped rule package names rule {other}, which has no code"),
         }
         phase.count("findings", findings.len());
         phase.end();
+        let note = match (note, replaced) {
+            (Some(n), Some(r)) => Some(format!("{n}; {r}")),
+            (n, r) => n.or(r),
+        };
         let status = if skipped_rule {
             RuleStatus::Skipped
         } else if findings.is_empty() {
@@ -387,9 +509,23 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             rule: decl.id,
             severity: decl.severity,
             description: decl.description,
+            declared_in,
             status,
             note,
             findings,
+        });
+    }
+    if !advisors_optional && !request.drift_only {
+        results.push(RuleResult {
+            rule: crate::reasoning::check::ADVISORS_ARE_OPTIONAL.to_owned(),
+            severity: Severity::Advisory,
+            description: "Advisors are optional by construction: no provider-independent source names an advisor, adapter, executable, vendor or model, and no CI file names a model credential.".to_owned(),
+            declared_in: "not declared".to_owned(),
+            status: RuleStatus::Skipped,
+            note: Some(
+                "skipped: this repository does not declare it (an adopter), so reasoning check's claims and CI checks do not run; declare it in .ai/repo/rules/project/<file>.yaml to run them (docs/REASONING.md)".to_owned(),
+            ),
+            findings: Vec::new(),
         });
     }
     let count = |sev: Severity| {
@@ -405,4 +541,61 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
         rules: results,
         index_rebuilt: index.rebuilt().cloned(),
     })
+}
+
+/// The `rules.known` finding for a declared rule this build has no check for.
+fn unknown_rule(rule: &DeclaredRule) -> Finding {
+    let id = &rule.decl.id;
+    let version = env!("CARGO_PKG_VERSION");
+    let fix = if rule.file.starts_with(".ai/repo/rules/vendor/") {
+        format!(
+            "majordomus rules vendor update (vendors the package of this majordomus {version}), or update majordomus to the version that vendored it"
+        )
+    } else {
+        format!(
+            "remove rule `{id}` from {}, or update majordomus to a version that checks it",
+            rule.file
+        )
+    };
+    Finding {
+        file: rule.file.clone(),
+        rule: "rules.known".to_owned(),
+        severity: Severity::Blocking,
+        message: format!(
+            "rule `{id}`: majordomus {version} has no check for it, so it cannot be run (known rules: {})",
+            Check::ALL.map(Check::id).join(", ")
+        ),
+        fix,
+    }
+}
+
+/// What a stale record's finding says, and what to do about it by hand (a curated record
+/// cannot be promoted again).
+fn stale_finding(record: &crate::knowledge::stale::StaleRecord) -> (String, String) {
+    let moved: Vec<String> = record
+        .targets
+        .iter()
+        .map(|t| {
+            if t.commits.is_empty() {
+                format!("{} {}", t.path, t.change.verb())
+            } else {
+                let by: Vec<String> = t.commits.iter().map(|c| c.short()).collect();
+                format!("{} {} by {}", t.path, t.change.verb(), by.join(", "))
+            }
+        })
+        .collect();
+    let paths: Vec<&str> = record.targets.iter().map(|t| t.path.as_str()).collect();
+    let message = format!(
+        "verified record {} was verified in {}; since then {}",
+        record.id,
+        record.verified_in.short(),
+        moved.join("; ")
+    );
+    let fix = format!(
+        "by hand: check the claim against {} as it is now; if it still holds, update its evidence under `# Evidence` in {} and commit it (that commit re-verifies it); if not, supersede it: set `status: superseded` and `superseded_by: <id of the record that replaces it>` (or add a `# Rejected` section saying why) in {}, and commit it",
+        paths.join(", "),
+        record.file,
+        record.file
+    );
+    (message, fix)
 }

@@ -120,15 +120,32 @@ impl Repo {
         self.repo.common_dir().join("hooks")
     }
 
-    /// HEAD's commit id and subject; `None` on an unborn branch.
+    /// HEAD's commit id and subject; `None` on an unborn branch. Reads HEAD once and the
+    /// commit once (the post-commit hook runs it on every commit).
     pub fn head_subject(&self) -> Result<Option<(String, String)>, GitError> {
-        if self.repo.head()?.is_unborn() {
+        let head = self.repo.head()?;
+        if head.is_unborn() {
             return Ok(None);
         }
-        let id = self.repo.head_id()?.detach();
+        let id = match head.id() {
+            Some(id) => id.detach(),
+            // A reference that names another one: let gix follow it.
+            None => self.repo.head_id()?.detach(),
+        };
         let commit = self.repo.find_commit(id)?;
         let subject = commit.message()?.summary().to_string();
         Ok(Some((id.to_string(), subject)))
+    }
+
+    /// Whether git syncs a loose object it writes, as `core.fsync` (or the older
+    /// `core.fsyncObjectFiles`) says; by default it does not, so a new commit is not synced.
+    pub fn syncs_loose_objects(&self) -> bool {
+        let config = self.repo.config_snapshot();
+        let fsync = config.string("core.fsync");
+        syncs_loose_objects(
+            fsync.as_ref().map(|v| v.to_str_lossy()).as_deref(),
+            config.boolean("core.fsyncObjectFiles").unwrap_or(false),
+        )
     }
 
     /// True when HEAD's branch is the trunk.
@@ -143,5 +160,44 @@ impl Repo {
     /// The operation git is in the middle of (rebase, merge, cherry-pick, bisect, ...).
     pub fn operation_in_progress(&self) -> Option<String> {
         self.repo.state().map(|s| format!("{s:?}").to_lowercase())
+    }
+}
+
+/// git's answer for loose objects: a `core.fsync` component that includes them, named
+/// positively (git adds named components to its default set, which leaves loose objects
+/// out, and a named one wins over a `-` one), or the older `core.fsyncObjectFiles`.
+fn syncs_loose_objects(fsync: Option<&str>, object_files: bool) -> bool {
+    let named = fsync.is_some_and(|value| {
+        value.split(',').any(|c| {
+            matches!(
+                c.trim(),
+                "loose-object" | "objects" | "committed" | "added" | "all"
+            )
+        })
+    });
+    named || object_files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::syncs_loose_objects;
+
+    #[test]
+    fn loose_objects_are_synced_only_where_git_syncs_them() {
+        assert!(!syncs_loose_objects(None, false), "git's default");
+        assert!(!syncs_loose_objects(Some("reference,index"), false));
+        assert!(!syncs_loose_objects(Some("none"), false));
+        assert!(!syncs_loose_objects(Some("-loose-object"), false));
+        for named in [
+            "loose-object",
+            "objects",
+            "committed",
+            "added",
+            "all",
+            "index, all",
+        ] {
+            assert!(syncs_loose_objects(Some(named), false), "{named}");
+        }
+        assert!(syncs_loose_objects(None, true), "core.fsyncObjectFiles");
     }
 }

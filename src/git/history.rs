@@ -1,7 +1,8 @@
-//! History: commits since a base, commits by id, when paths were added; each commit
-//! summarised with its subject, time and the paths it changed against its first parent.
+//! History: commits since a base, commits by id, when paths were added or last changed;
+//! each commit summarised with its subject, time and the paths it changed against its
+//! first parent.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use gix::bstr::ByteSlice;
 use gix::objs::FindExt;
@@ -9,12 +10,23 @@ use gix::prelude::ObjectIdExt;
 
 use super::{GitError, Repo, plumbing};
 use crate::model::CommitSummary;
+use crate::model::episode::WalkedCommit;
 
 impl Repo {
     /// Commits reachable from HEAD and not from `base` (`git log base..HEAD`), oldest
     /// first, each with subject, committer time and the paths it changed against its
     /// first parent. `base: None` means every commit of HEAD.
     pub fn commits_since(&self, base: Option<&str>) -> Result<Vec<CommitSummary>, GitError> {
+        Ok(self
+            .walk_since(base)?
+            .into_iter()
+            .map(|c| c.summary)
+            .collect())
+    }
+
+    /// [`Repo::commits_since`] with each commit's parents, for
+    /// [`crate::model::episode::attribute_commits`].
+    pub fn walk_since(&self, base: Option<&str>) -> Result<Vec<WalkedCommit>, GitError> {
         let head = self.repo.head()?;
         if head.is_unborn() {
             return Ok(Vec::new());
@@ -38,7 +50,10 @@ impl Repo {
         for info in walk {
             let info = info?;
             let parent = info.parent_ids.first().copied();
-            out.push(differ.summarize(&self.repo, info.id, parent)?);
+            out.push(WalkedCommit {
+                summary: differ.summarize(&self.repo, info.id, parent)?,
+                parents: info.parent_ids.iter().map(ToString::to_string).collect(),
+            });
         }
         out.reverse();
         Ok(out)
@@ -71,9 +86,9 @@ impl Repo {
     pub fn added_at<'a>(
         &self,
         paths: impl IntoIterator<Item = &'a str>,
-    ) -> Result<std::collections::HashMap<String, String>, GitError> {
+    ) -> Result<HashMap<String, String>, GitError> {
         let mut wanted: HashSet<String> = self.existing_head_paths(paths)?.into_iter().collect();
-        let mut found = std::collections::HashMap::new();
+        let mut found = HashMap::new();
         if wanted.is_empty() {
             return Ok(found);
         }
@@ -100,6 +115,67 @@ impl Repo {
             }
         }
         Ok(found)
+    }
+
+    /// For each of `paths` present in HEAD's tree, the newest commit reachable from HEAD
+    /// that added or modified it; with every commit visited on the way. One walk, newest
+    /// first, stopping as soon as every path is placed (or at a shallow clone's boundary,
+    /// leaving the rest unplaced).
+    pub fn last_changed<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<LastChanged, GitError> {
+        let mut wanted: HashSet<String> = self.existing_head_paths(paths)?.into_iter().collect();
+        let mut out = LastChanged::default();
+        if wanted.is_empty() {
+            return Ok(out);
+        }
+        let tip = self.repo.head_id()?.detach();
+        let walk = self
+            .repo
+            .rev_walk([tip])
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
+            ))
+            .all()?;
+        let mut differ = Differ::default();
+        for info in walk {
+            let info = info?;
+            let parent = info.parent_ids.first().copied();
+            let summary = differ.summarize(&self.repo, info.id, parent)?;
+            for path in &summary.paths {
+                if wanted.remove(path) {
+                    out.at.insert(path.clone(), out.commits.len());
+                }
+            }
+            out.commits.push(summary);
+            if wanted.is_empty() {
+                break;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// History from HEAD walked once, newest first, until each wanted path is placed: see
+/// [`Repo::last_changed`].
+#[derive(Debug, Clone, Default)]
+pub struct LastChanged {
+    /// The commits visited, newest first, each with the paths it changed against its
+    /// first parent.
+    pub commits: Vec<CommitSummary>,
+    /// Each placed path → the index in `commits` of the newest commit that added or
+    /// modified it.
+    pub at: HashMap<String, usize>,
+}
+
+impl LastChanged {
+    /// The commits newer than the one at `index` that changed `path`, newest first.
+    pub fn changed_since(&self, index: usize, path: &str) -> Vec<&CommitSummary> {
+        self.commits[..index.min(self.commits.len())]
+            .iter()
+            .filter(|c| c.paths.iter().any(|p| p == path))
+            .collect()
     }
 }
 

@@ -10,6 +10,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 pub use head::{HeadState, Trunk, TrunkSource};
+pub use history::LastChanged;
 pub use tree::Baseline;
 pub use write::Identity;
 

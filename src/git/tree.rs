@@ -10,6 +10,10 @@ use super::{GitError, Repo, plumbing};
 /// A ref the pending change lands on, and the blob id of each file under a prefix in it.
 pub type Baseline = (String, std::collections::HashMap<String, String>);
 
+/// Up to this many paths, [`Repo::blob_ids_at`] looks each up instead of traversing the
+/// whole tree.
+const LOOKUP_AT_MOST: usize = 32;
+
 /// A file in a commit's tree: its path and blob id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeFile {
@@ -263,7 +267,7 @@ impl Repo {
     }
 
     /// The blob id of each of `paths` that is a file in commit `commit`'s tree (HEAD's
-    /// when `None`): one traversal of the tree.
+    /// when `None`): one traversal of the tree, or a lookup each for a few paths.
     pub fn blob_ids_at<'a>(
         &self,
         commit: Option<&str>,
@@ -279,6 +283,18 @@ impl Repo {
                 self.repo.find_commit(id)?.tree()?
             }
         };
+        // A few paths are cheaper to look up one by one than to traverse the whole tree.
+        if wanted.len() <= LOOKUP_AT_MOST {
+            let mut out = std::collections::HashMap::new();
+            for path in wanted {
+                if let Some(entry) = tree.lookup_entry_by_path(path)?
+                    && !entry.mode().is_tree()
+                {
+                    out.insert(path.to_owned(), entry.object_id().to_string());
+                }
+            }
+            return Ok(out);
+        }
         let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
         Ok(files
             .into_iter()

@@ -1,21 +1,26 @@
-//! Hooks, the entry points (SPEC §8): installing the git hook scripts (chaining what was
-//! there) and what each `majordomus hook <name>` does. Hooks only ever touch `.ai/`.
+//! Hooks, the entry points (SPEC §8): what each `majordomus hook <name>` does, and
+//! (in `install`) putting the git hook scripts in place. Hooks only ever touch `.ai/`.
 
-use std::path::Path;
+mod install;
+mod rewrite;
+
+pub use install::{
+    BLOCK_END, BLOCK_START, BLOCKS, CHAINED_SUFFIX, HookAction, HookChange, HookManager,
+    HooksReport, RETIRED, SCRIPTS, install, uninstall,
+};
+pub use rewrite::{PostRewriteRequest, RewriteOutcome, post_rewrite};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
-use crate::error::{Error, Refusal};
+use crate::error::Error;
 use crate::knowledge::{CheckReport, DeriveReport, DeriveRequest};
 use crate::model::Verdict;
 use crate::model::event::{CommitRecorded, ProviderEventFailed};
-use crate::store::outbox::Drained;
-use crate::store::{StoreError, WriteOutcome, write_atomic};
+use crate::store::ledger::Durability;
 
-/// `hooks.install`, `hooks.uninstall`, `hook.post-commit` and `hook.post-merge` take
-/// nothing.
+/// `hooks.install`, `hooks.uninstall` and `hook.post-commit` take nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HooksRequest {}
@@ -32,14 +37,6 @@ pub struct PrePushRequest {
     pub refs: Vec<crate::knowledge::PushedRef>,
 }
 
-/// `hook.post-checkout`: the arguments git passed to the hook.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GitHookRequest {
-    #[serde(default)]
-    pub args: Vec<String>,
-}
-
 /// A provider hook: the agent client's name and the JSON payload it wrote on stdin.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -49,154 +46,6 @@ pub struct ProviderRequest {
     /// The payload the client wrote on stdin (may be empty).
     #[serde(default)]
     pub payload: String,
-}
-
-/// The git hook scripts, embedded from `hooks/`.
-pub const SCRIPTS: [(&str, &str); 4] = [
-    ("post-commit", include_str!("../../hooks/post-commit")),
-    ("pre-push", include_str!("../../hooks/pre-push")),
-    ("post-checkout", include_str!("../../hooks/post-checkout")),
-    ("post-merge", include_str!("../../hooks/post-merge")),
-];
-
-/// The line that marks a script as ours.
-const MARKER: &str = "# majordomus-hook:";
-/// Suffix under which a hook that was there before is kept and chained.
-pub const CHAINED_SUFFIX: &str = ".pre-majordomus";
-
-/// What install or uninstall did to one hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum HookAction {
-    /// Installed where nothing was.
-    Installed,
-    /// An existing hook kept and run first.
-    Chained,
-    /// Already installed as it is.
-    Unchanged,
-    /// Ours, removed.
-    Removed,
-    /// Ours removed and the chained hook put back.
-    Restored,
-    /// Nothing there.
-    Absent,
-    /// Not ours; left alone.
-    Foreign,
-}
-
-impl HookAction {
-    pub fn name(self) -> &'static str {
-        match self {
-            HookAction::Installed => "installed",
-            HookAction::Chained => "chained",
-            HookAction::Unchanged => "unchanged",
-            HookAction::Removed => "removed",
-            HookAction::Restored => "restored",
-            HookAction::Absent => "absent",
-            HookAction::Foreign => "foreign",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct HookChange {
-    pub hook: String,
-    pub action: HookAction,
-}
-
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct HooksReport {
-    /// The hooks directory git uses (honours `core.hooksPath`).
-    pub dir: String,
-    pub hooks: Vec<HookChange>,
-}
-
-fn is_ours(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| t.lines().any(|l| l.starts_with(MARKER)))
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) -> Result<(), StoreError> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| StoreError::io(path, e))
-}
-
-#[cfg(not(unix))]
-fn make_executable(_path: &Path) -> Result<(), StoreError> {
-    Ok(())
-}
-
-/// Installs the scripts into the hooks directory git uses. An existing foreign hook is
-/// kept as `<name>.pre-majordomus` and run first, never replaced silently. Idempotent.
-pub fn install(ctx: &Ctx, _request: HooksRequest) -> Result<HooksReport, Error> {
-    ctx.require_initialised()?;
-    let dir = ctx.repo.hooks_dir();
-    // Refuse before touching anything, so an install is never partial.
-    for (name, _) in SCRIPTS {
-        let path = dir.join(name);
-        let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
-        if path.exists() && !is_ours(&path) && chained.exists() {
-            return Err(Refusal::HookChainOccupied {
-                hook: name.to_owned(),
-                path: chained.display().to_string(),
-            }
-            .into());
-        }
-    }
-    let mut hooks = Vec::new();
-    for (name, script) in SCRIPTS {
-        let path = dir.join(name);
-        let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
-        let mut action = HookAction::Installed;
-        if path.exists() && !is_ours(&path) {
-            std::fs::rename(&path, &chained).map_err(|e| StoreError::io(&path, e))?;
-            action = HookAction::Chained;
-        }
-        if write_atomic(&path, script.as_bytes())? == WriteOutcome::Unchanged {
-            action = HookAction::Unchanged;
-        }
-        make_executable(&path)?;
-        hooks.push(HookChange {
-            hook: name.to_owned(),
-            action,
-        });
-    }
-    Ok(HooksReport {
-        dir: dir.display().to_string(),
-        hooks,
-    })
-}
-
-/// Removes our scripts and puts back any hook they chained.
-pub fn uninstall(ctx: &Ctx, _request: HooksRequest) -> Result<HooksReport, Error> {
-    let dir = ctx.repo.hooks_dir();
-    let mut hooks = Vec::new();
-    for (name, _) in SCRIPTS {
-        let path = dir.join(name);
-        let chained = dir.join(format!("{name}{CHAINED_SUFFIX}"));
-        let action = if !path.exists() {
-            HookAction::Absent
-        } else if !is_ours(&path) {
-            HookAction::Foreign
-        } else {
-            std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
-            if chained.exists() {
-                std::fs::rename(&chained, &path).map_err(|e| StoreError::io(&chained, e))?;
-                HookAction::Restored
-            } else {
-                HookAction::Removed
-            }
-        };
-        hooks.push(HookChange {
-            hook: name.to_owned(),
-            action,
-        });
-    }
-    Ok(HooksReport {
-        dir: dir.display().to_string(),
-        hooks,
-    })
 }
 
 /// Why a hook did nothing.
@@ -230,12 +79,6 @@ pub enum GitHookOutcome {
     },
     NoOpenEpisode,
     Checked(CheckReport),
-    Drained(Drained),
-    NothingToDrain {
-        on_trunk: bool,
-    },
-    /// post-checkout of files, not of a branch: nothing to do.
-    FileCheckout,
 }
 
 impl GitHookOutcome {
@@ -250,7 +93,9 @@ impl GitHookOutcome {
 }
 
 /// `hook post-commit`: `commit.recorded` for the open episode. Kept lean: it runs on
-/// every commit (no policy parse, no ledger read beyond its tail).
+/// every commit (no policy parse, no ledger read beyond its tail). The line is as durable
+/// as the commit it records: synced only when git syncs loose objects (`core.fsync`),
+/// which it does not by default (docs/PERFORMANCE.md).
 pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
@@ -262,7 +107,13 @@ pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, 
         return Ok(GitHookOutcome::NoOpenEpisode);
     };
     let subject = crate::model::redact::redact(&subject).text;
-    ctx.append(
+    let durability = if ctx.repo.syncs_loose_objects() {
+        Durability::Synced
+    } else {
+        Durability::Written
+    };
+    ctx.append_with(
+        durability,
         Some(&episode.id),
         None,
         &CommitRecorded {
@@ -288,32 +139,6 @@ pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Er
         &request.refs,
         request.args.first().map(String::as_str),
     )?))
-}
-
-/// `hook post-checkout`: after a branch switch (its third argument is 1; 0 is a file
-/// checkout, which does nothing) off the trunk, drain the outbox.
-pub fn post_checkout(ctx: &Ctx, request: GitHookRequest) -> Result<GitHookOutcome, Error> {
-    if request.args.get(2).is_some_and(|flag| flag != "1") {
-        return Ok(GitHookOutcome::FileCheckout);
-    }
-    drain(ctx)
-}
-
-/// `hook post-merge`: off the trunk, drain the outbox.
-pub fn post_merge(ctx: &Ctx, _request: GitHookRequest) -> Result<GitHookOutcome, Error> {
-    drain(ctx)
-}
-
-fn drain(ctx: &Ctx) -> Result<GitHookOutcome, Error> {
-    if let Some(aside) = step_aside(ctx) {
-        return Ok(GitHookOutcome::SteppedAside(aside));
-    }
-    Ok(match crate::session::drain_outbox(ctx)? {
-        Some(moved) => GitHookOutcome::Drained(moved),
-        None => GitHookOutcome::NothingToDrain {
-            on_trunk: ctx.repo.on_trunk()?,
-        },
-    })
 }
 
 /// A provider hook (agent client session start, session end, pre-compact).
@@ -414,12 +239,15 @@ pub fn session_start(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutc
     Ok(provider(ctx, ProviderHook::SessionStart, &request))
 }
 
-/// `hook.session-end`: close the episode.
+/// `hook.session-end`: a checkpoint, then close the episode (record, candidates) and derive
+/// its handover.
 pub fn session_end(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
     Ok(provider(ctx, ProviderHook::SessionEnd, &request))
 }
 
-/// `hook.compact`: derive knowledge before the provider compacts its conversation.
+/// `hook.compact`: before the provider compacts its conversation, a checkpoint
+/// (`session.checkpoint_on_compact`) and the knowledge derived so far
+/// (`session.knowledge_on_compact`), each independently.
 pub fn compact(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
     Ok(provider(ctx, ProviderHook::Compact, &request))
 }

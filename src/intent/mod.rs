@@ -2,7 +2,8 @@
 //! `plan start` (an issue moves to `active` through the same check) and `intent validate`.
 //! Nothing about an intent is stored beyond names and pins.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -50,8 +51,8 @@ impl BindingAsk {
     }
 }
 
-/// Asks the binding now: the plan read strictly, evidence blob ids at HEAD (one tree
-/// traversal), scope directories marked as such.
+/// Asks the binding now: the plan read strictly, the blob ids at HEAD of the evidence it
+/// serves, scope directories marked as such.
 pub fn ask(ctx: &Ctx, ask: &BindingAsk, changed: &[String]) -> Result<Binding, Error> {
     let plan = crate::store::plan::read_plan(&ctx.layout)?;
     let policy = ctx.policy()?;
@@ -67,7 +68,6 @@ pub fn ask(ctx: &Ctx, ask: &BindingAsk, changed: &[String]) -> Result<Binding, E
             }
         })
         .collect();
-    let evidence = evidence_blobs(ctx, &plan)?;
     let request = BindingRequest {
         issue: ask.issue.clone(),
         intent: ask.intent.clone(),
@@ -80,33 +80,22 @@ pub fn ask(ctx: &Ctx, ask: &BindingAsk, changed: &[String]) -> Result<Binding, E
             .filter(|b| !b.trim().is_empty()),
         changed: changed.to_vec(),
     };
-    Ok(bind(&plan, &request, &policy.intent.exemptions, &|path| {
+    let exemptions = &policy.intent.exemptions;
+    // The binding is pure and cheap; reading blob ids is not. A first pass learns which
+    // evidence the served criteria cite, so only those paths are looked up at HEAD (the
+    // pins depend on nothing else), never every file the whole plan cites.
+    let cited = RefCell::new(BTreeSet::new());
+    bind(&plan, &request, exemptions, &|path| {
+        cited.borrow_mut().insert(path.to_owned());
+        None
+    });
+    let cited = cited.into_inner();
+    let evidence = ctx
+        .repo
+        .blob_ids_at(None, cited.iter().map(String::as_str))?;
+    Ok(bind(&plan, &request, exemptions, &|path| {
         evidence.get(path).cloned()
     }))
-}
-
-/// The blob id at HEAD of every `file:`/`test:` target the plan's criteria cite.
-fn evidence_blobs(ctx: &Ctx, plan: &PlanInput) -> Result<HashMap<String, String>, Error> {
-    let PlanInput::Plan(plan) = plan else {
-        return Ok(HashMap::new());
-    };
-    let mut paths = Vec::new();
-    for intent in &plan.intents {
-        for criterion in &intent.criteria {
-            for r in &criterion.evidence {
-                if let Some(target) = r.strip_prefix("file:").or_else(|| r.strip_prefix("test:")) {
-                    let path = match target.rsplit_once(':') {
-                        Some((p, line)) if line.bytes().all(|b| b.is_ascii_digit()) => p,
-                        _ => target,
-                    };
-                    paths.push(path.to_owned());
-                }
-            }
-        }
-    }
-    Ok(ctx
-        .repo
-        .blob_ids_at(None, paths.iter().map(String::as_str))?)
 }
 
 /// `majordomus intent binding`: the answer, derived now; nothing is written.

@@ -27,14 +27,7 @@ const SESSIONS_PREFIX: &str = ".ai/repo/sessions";
 #[serde(deny_unknown_fields)]
 pub struct CheckRequest {}
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Blocking,
-    Advisory,
-}
+pub use crate::model::verdict::Severity;
 
 /// One integrity finding: file, rule, what is wrong and what would satisfy the rule.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
@@ -139,16 +132,7 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
         .into_iter()
         .filter(|f| f.place != Place::Outbox)
         .collect();
-    let mut session_records = Vec::new();
-    let outbox = Outbox::new(&ctx.layout);
-    for dir in [ctx.layout.sessions_dir(), outbox.shelf(Shelf::Sessions)] {
-        for name in list_markdown(&dir)? {
-            let path = dir.join(&name);
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                session_records.push((ctx.layout.display(&path), text));
-            }
-        }
-    }
+    let session_records = work_tree_session_records(ctx)?;
     phase.count("records", files.len());
     phase.count("session_records", session_records.len());
     phase.end();
@@ -163,6 +147,21 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
         session_records,
     };
     judge(ctx, &judged)
+}
+
+/// The session records of the work tree and the outbox, as `(path, text)`.
+pub(crate) fn work_tree_session_records(ctx: &Ctx) -> Result<Vec<(String, String)>, Error> {
+    let mut session_records = Vec::new();
+    let outbox = Outbox::new(&ctx.layout);
+    for dir in [ctx.layout.sessions_dir(), outbox.shelf(Shelf::Sessions)] {
+        for name in list_markdown(&dir)? {
+            let path = dir.join(&name);
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                session_records.push((ctx.layout.display(&path), text));
+            }
+        }
+    }
+    Ok(session_records)
 }
 
 /// One ref `git push` is about to update, as git writes it on the pre-push hook's stdin:
@@ -342,44 +341,23 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         }
     }
 
-    // Gather every reference once, then resolve them in batches.
-    let mut commit_refs: Vec<&str> = Vec::new();
-    let mut path_refs: Vec<&str> = Vec::new();
-    let mut ledger_refs = LedgerRefs::default();
-    for (_, record, _) in &parsed {
-        for r in &record.provenance.derived_from {
-            match split_ref(r) {
-                Some(("commit", sha)) => commit_refs.push(sha),
-                Some(("file" | "test", target)) => path_refs.push(file_target(target)),
-                Some(("session", id)) => ledger_refs.sessions.push(id),
-                Some(("task" | "decision", id)) => ledger_refs.tasks.push(id),
-                _ => {}
-            }
-        }
-    }
     phase.count("records", parsed.len());
     phase.end();
     let mut phase = Phase::start("check.resolve");
-    phase.count("commits", commit_refs.len());
-    phase.count("paths", path_refs.len());
     phase.count(
-        "ledger_refs",
-        ledger_refs.sessions.len() + ledger_refs.tasks.len(),
+        "references",
+        parsed
+            .iter()
+            .map(|(_, record, _)| record.provenance.derived_from.len())
+            .sum::<usize>(),
     );
-    let (known, index_rebuilt) = known_references(ctx, &ledger_refs, &judged.session_records)?;
-    let resolver = Resolver {
-        knowledge: files.iter().map(|f| f.stem.clone()).collect(),
-        commits: ctx.repo.existing_commits(commit_refs.iter().copied())?,
-        paths: ctx
-            .repo
-            .existing_paths_at(judged.paths_at.as_deref(), path_refs.iter().copied())?,
-        paths_at: match &judged.paths_at {
-            Some(c) => format!("the tree of {}", &c[..c.len().min(12)]),
-            None => "HEAD's tree".to_owned(),
-        },
-        known,
-        shallow: ctx.repo.is_shallow()?,
-    };
+    let (resolver, index_rebuilt) = Resolver::gather(
+        ctx,
+        files,
+        parsed.iter().map(|(_, record, _)| record),
+        judged.paths_at.as_deref(),
+        &judged.session_records,
+    )?;
 
     phase.end();
     let mut phase = Phase::start("check.judge");
@@ -556,7 +534,7 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
 }
 
 /// What the references of the judged records resolve against, gathered once.
-struct Resolver {
+pub(crate) struct Resolver {
     knowledge: HashSet<String>,
     commits: HashSet<String>,
     paths: HashSet<String>,
@@ -564,6 +542,70 @@ struct Resolver {
     paths_at: String,
     known: Known,
     shallow: bool,
+}
+
+impl Resolver {
+    /// Gathers every reference of `records` once and resolves them in batches: commits
+    /// against the object database, `file:`/`test:` against the tree of `paths_at`
+    /// (HEAD's when `None`), the rest against the ledger and `session_records`.
+    pub(crate) fn gather<'a>(
+        ctx: &Ctx,
+        files: &[StoredFile],
+        records: impl Iterator<Item = &'a KnowledgeRecord>,
+        paths_at: Option<&str>,
+        session_records: &[(String, String)],
+    ) -> Result<(Resolver, Option<crate::store::index::IndexRebuilt>), Error> {
+        let mut commit_refs: Vec<&str> = Vec::new();
+        let mut path_refs: Vec<&str> = Vec::new();
+        let mut ledger_refs = LedgerRefs::default();
+        for record in records {
+            for r in &record.provenance.derived_from {
+                match split_ref(r) {
+                    Some(("commit", sha)) => commit_refs.push(sha),
+                    Some(("file" | "test", target)) => path_refs.push(file_target(target)),
+                    Some(("session", id)) => ledger_refs.sessions.push(id),
+                    Some(("task" | "decision", id)) => ledger_refs.tasks.push(id),
+                    _ => {}
+                }
+            }
+        }
+        let (known, index_rebuilt) = known_references(ctx, &ledger_refs, session_records)?;
+        let resolver = Resolver {
+            knowledge: files.iter().map(|f| f.stem.clone()).collect(),
+            commits: ctx.repo.existing_commits(commit_refs.iter().copied())?,
+            paths: ctx
+                .repo
+                .existing_paths_at(paths_at, path_refs.iter().copied())?,
+            paths_at: match paths_at {
+                Some(c) => format!("the tree of {}", &c[..c.len().min(12)]),
+                None => "HEAD's tree".to_owned(),
+            },
+            known,
+            shallow: ctx.repo.is_shallow()?,
+        };
+        Ok((resolver, index_rebuilt))
+    }
+
+    /// Whether a knowledge record with this id is among the files gathered.
+    pub(crate) fn knows_record(&self, id: &str) -> bool {
+        self.knowledge.contains(id)
+    }
+
+    /// Whether a `provenance.derived_from` entry resolves: a kind check knows and a
+    /// target this clone has (a placeholder, a rewritten or missing commit do not).
+    pub(crate) fn resolves(&self, reference: &str) -> bool {
+        let Some((kind, target)) = split_ref(reference) else {
+            return false;
+        };
+        match kind {
+            "session" => self.known.sessions.contains(target),
+            "task" | "decision" => self.known.tasks.contains(target),
+            "issue" => self.known.issues.contains(target),
+            "file" | "test" => self.paths.contains(file_target(target)),
+            "commit" => self.commits.contains(target),
+            _ => false,
+        }
+    }
 }
 
 fn check_ref(

@@ -113,6 +113,23 @@ pub(crate) fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
     Ok(ctx.index()?.last_closed().and_then(|c| c.episode.clone()))
 }
 
+/// The open episode's own commits since its open HEAD (what a rebase moved it onto or a
+/// merge brought in left out, and counted), from git and the episode's hook lines.
+pub(crate) fn open_episode_commits(
+    ctx: &Ctx,
+    episode: &crate::model::EpisodeState,
+    window: &crate::model::EpisodeWindow,
+) -> Result<(Vec<CommitSummary>, usize), Error> {
+    let walked = ctx.repo.walk_since(episode.head_at_open.as_deref())?;
+    let head = ctx.repo.head()?.id;
+    Ok(crate::model::episode::attribute_commits(
+        walked,
+        head.as_deref(),
+        crate::model::time::parse(&episode.opened),
+        window.committed().as_ref(),
+    ))
+}
+
 /// The episode's commits: from git since its open HEAD while it is open, else from its
 /// session record (tracked or in the outbox).
 pub(crate) fn episode_commits(
@@ -123,7 +140,8 @@ pub(crate) fn episode_commits(
     if let Some(open) = ctx.episode()?
         && open.id == episode
     {
-        return Ok(ctx.repo.commits_since(open.head_at_open.as_deref())?);
+        let window = crate::model::EpisodeWindow::from_lines(&open.id, lines);
+        return Ok(open_episode_commits(ctx, &open, &window)?.0);
     }
     let outbox = Outbox::new(&ctx.layout);
     for path in [

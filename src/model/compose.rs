@@ -276,6 +276,7 @@ pub fn compose_context(src: EpisodeSources<'_>, max_items: usize) -> String {
 fn write_commits(out: &mut String, git: &GitSinceOpen, label: &str, bound: Bound<'_>) {
     if git.commits.is_empty() {
         let _ = writeln!(out, "{label}: none; {HINT_COMMIT}");
+        write_elsewhere(out, "  ", git);
         return;
     }
     let _ = writeln!(out, "{label} ({}):", git.commits.len());
@@ -284,6 +285,18 @@ fn write_commits(out: &mut String, git: &GitSinceOpen, label: &str, bound: Bound
         let _ = writeln!(out, "  - {} {}", short(&c.id), c.subject);
     }
     bound.more(out, "  ", left_out, &bound.git_log());
+    write_elsewhere(out, "  ", git);
+}
+
+/// Says how many commits since open were left out as someone else's.
+fn write_elsewhere(out: &mut String, indent: &str, git: &GitSinceOpen) {
+    if git.elsewhere > 0 {
+        let _ = writeln!(
+            out,
+            "{indent}- not listed: {} commit(s) since the HEAD at open that this episode did not make (a rebase moved it onto them, or a merge brought them in)",
+            git.elsewhere
+        );
+    }
 }
 
 fn write_files(out: &mut String, git: &GitSinceOpen, label: &str, bound: Bound<'_>) {
@@ -466,6 +479,7 @@ pub fn compose_record(
                     let _ = writeln!(body, "- {} {} ({})", short(&c.id), c.subject, c.time);
                 }
                 bound.more(&mut body, "", left_out, &bound.git_log());
+                write_elsewhere(&mut body, "", git);
             }
             Section::Files => {
                 if git.changed_files.is_empty() {

@@ -28,6 +28,67 @@ pub struct CommitSummary {
     pub paths: Vec<String>,
 }
 
+/// A commit of the walk from HEAD back to a base, with its parents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkedCommit {
+    pub summary: CommitSummary,
+    pub parents: Vec<String>,
+}
+
+/// Which of the commits between a base (the HEAD at open, or at a task's start) and HEAD
+/// are the work since `since`, and how many are not. Git's `base..HEAD` also holds what a
+/// rebase moved the work onto and what a merge brought in; those are someone else's
+/// commits and a record must not claim them:
+///
+/// - a commit committed before `since` was not made during the episode (a rebase or a
+///   cherry-pick gives the commits it writes the time it writes them);
+/// - a commit on HEAD's first-parent line is the branch's own work (merges included);
+/// - a commit off that line came in through a merge: it is the episode's only when the
+///   hooks saw the episode make it (`committed`, from [`super::EpisodeWindow::committed`]);
+///   with no hook evidence at all it is kept, since nothing says otherwise.
+///
+/// Oldest first, like the walk.
+pub fn attribute_commits(
+    walked: Vec<WalkedCommit>,
+    head: Option<&str>,
+    since: Option<time::OffsetDateTime>,
+    committed: Option<&std::collections::HashSet<String>>,
+) -> (Vec<CommitSummary>, usize) {
+    use std::collections::{HashMap, HashSet};
+    let first_parents: HashMap<&str, Option<&str>> = walked
+        .iter()
+        .map(|c| (c.summary.id.as_str(), c.parents.first().map(String::as_str)))
+        .collect();
+    let mut line: HashSet<&str> = HashSet::new();
+    let mut at = head;
+    while let Some(id) = at {
+        let Some(parent) = first_parents.get(id) else {
+            break;
+        };
+        if !line.insert(id) {
+            break;
+        }
+        at = *parent;
+    }
+    let line: HashSet<String> = line.into_iter().map(str::to_owned).collect();
+    let total = walked.len();
+    let own: Vec<CommitSummary> = walked
+        .into_iter()
+        .filter(|c| {
+            let before = since.is_some_and(|since| {
+                super::time::parse(&c.summary.time).is_some_and(|t| t < since)
+            });
+            if before {
+                return false;
+            }
+            line.contains(&c.summary.id) || committed.is_none_or(|own| own.contains(&c.summary.id))
+        })
+        .map(|c| c.summary)
+        .collect();
+    let elsewhere = total - own.len();
+    (own, elsewhere)
+}
+
 /// Git now against git at open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct GitSinceOpen {
@@ -39,6 +100,15 @@ pub struct GitSinceOpen {
     pub changed_files: Vec<String>,
     /// Working tree has tracked or untracked changes (like a non-empty `git status --porcelain`).
     pub dirty: bool,
+    /// Commits between the HEAD at open and HEAD that are not the episode's: what a
+    /// rebase moved it onto or a merge brought in ([`attribute_commits`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub elsewhere: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl GitSinceOpen {
@@ -61,6 +131,80 @@ impl GitSinceOpen {
             commits,
             changed_files,
             dirty,
+            elsewhere: 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    fn walked(id: &str, time: &str, parents: &[&str]) -> WalkedCommit {
+        WalkedCommit {
+            summary: CommitSummary {
+                id: id.into(),
+                subject: id.into(),
+                time: time.into(),
+                paths: Vec::new(),
+            },
+            parents: parents.iter().map(|p| (*p).to_owned()).collect(),
+        }
+    }
+
+    fn ids(commits: &[CommitSummary]) -> Vec<&str> {
+        commits.iter().map(|c| c.id.as_str()).collect()
+    }
+
+    fn at(text: &str) -> Option<time::OffsetDateTime> {
+        crate::model::time::parse(text)
+    }
+
+    #[test]
+    fn a_rebase_onto_older_work_leaves_that_work_out() {
+        // open at o; trunk t (older than the episode) was rebased under the episode's e.
+        let walk = vec![
+            walked("t", "2026-11-30T09:00:00Z", &["o"]),
+            walked("e", "2026-11-30T10:05:00Z", &["t"]),
+        ];
+        let (own, elsewhere) = attribute_commits(walk, Some("e"), at("2026-11-30T10:00:00Z"), None);
+        assert_eq!((ids(&own), elsewhere), (vec!["e"], 1));
+    }
+
+    #[test]
+    fn a_merge_keeps_itself_and_only_the_merged_commits_the_hooks_saw() {
+        // e1 on the branch, m merges x (someone else's, made during the episode).
+        let walk = vec![
+            walked("e1", "2026-11-30T10:01:00Z", &["o"]),
+            walked("x", "2026-11-30T10:02:00Z", &["o"]),
+            walked("m", "2026-11-30T10:03:00Z", &["e1", "x"]),
+        ];
+        let seen: HashSet<String> = ["e1".to_owned()].into();
+        let (own, elsewhere) = attribute_commits(
+            walk.clone(),
+            Some("m"),
+            at("2026-11-30T10:00:00Z"),
+            Some(&seen),
+        );
+        assert_eq!((ids(&own), elsewhere), (vec!["e1", "m"], 1));
+        // Without hook evidence nothing says x is not the episode's.
+        let (own, elsewhere) = attribute_commits(walk, Some("m"), at("2026-11-30T10:00:00Z"), None);
+        assert_eq!((ids(&own), elsewhere), (vec!["e1", "x", "m"], 0));
+    }
+
+    #[test]
+    fn no_time_and_no_evidence_keeps_the_walk() {
+        let walk = vec![walked("a", "2026-11-30T09:00:00Z", &["o"])];
+        let (own, elsewhere) = attribute_commits(walk, Some("a"), None, None);
+        assert_eq!((ids(&own), elsewhere), (vec!["a"], 0));
+    }
+
+    #[test]
+    fn a_commit_in_the_second_the_episode_opened_is_its_own() {
+        let walk = vec![walked("a", "2026-11-30T10:00:00Z", &["o"])];
+        let (own, _) = attribute_commits(walk, Some("a"), at("2026-11-30T10:00:00Z"), None);
+        assert_eq!(ids(&own), ["a"]);
     }
 }

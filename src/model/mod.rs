@@ -13,6 +13,7 @@ pub mod question;
 pub mod reasoning;
 pub mod redact;
 pub mod retention;
+pub mod rules;
 pub mod task;
 pub mod time;
 pub mod verdict;

@@ -2,7 +2,7 @@
 //! own signals (an exit code, an HTTP status) in one place each.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -15,4 +15,15 @@ pub enum Verdict {
     Blocking,
     /// A gate said no: a check with blocking findings, a refused push.
     Refused,
+}
+
+/// How much a finding weighs: blocking (a rule is broken; doctor exits 10, a check
+/// refuses) or advisory (worth a look; only `watch` stops on it).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Blocking,
+    Advisory,
 }

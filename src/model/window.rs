@@ -18,6 +18,9 @@ pub struct EpisodeWindow {
     pub tasks: Vec<Task>,
     /// `commit.recorded` lines (written by the post-commit hook).
     pub commits_recorded: Vec<RecordedCommit>,
+    /// The `<old> <new>` pairs of `commit.rewritten` lines (the post-rewrite hook), in
+    /// ledger order.
+    pub commits_rewritten: Vec<super::event::Rewrite>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -171,7 +174,41 @@ impl EpisodeWindow {
                     subject: c.subject,
                 })
             }
+            Event::CommitRewritten => {
+                let Some(r) = line.payload::<super::event::CommitRewritten>() else {
+                    return;
+                };
+                self.commits_rewritten.extend(r.pairs);
+            }
             _ => {}
+        }
+    }
+
+    /// The commits the hooks saw this episode make: every `commit.recorded` sha, and the
+    /// successor of each of them an amend or a rebase wrote (transitively). `None` when
+    /// the window holds neither kind of line (the hooks are not installed): there is no
+    /// evidence either way.
+    pub fn committed(&self) -> Option<std::collections::HashSet<String>> {
+        if self.commits_recorded.is_empty() && self.commits_rewritten.is_empty() {
+            return None;
+        }
+        let mut own: std::collections::HashSet<String> = self
+            .commits_recorded
+            .iter()
+            .map(|c| c.sha.clone())
+            .collect();
+        // Pairs come in ledger order, but a rebase of an amended commit may be listed
+        // before the amend is: repeat until nothing new is reached.
+        loop {
+            let before = own.len();
+            for pair in &self.commits_rewritten {
+                if own.contains(&pair.old) {
+                    own.insert(pair.new.clone());
+                }
+            }
+            if own.len() == before {
+                return Some(own);
+            }
         }
     }
 
@@ -201,6 +238,49 @@ mod tests {
             task: task.map(str::to_owned),
             data,
         }
+    }
+
+    #[test]
+    fn committed_follows_amends_and_rebases_and_is_none_without_hook_lines() {
+        let none =
+            EpisodeWindow::from_lines("a", &[line(1, Event::SessionOpened, "a", None, json!({}))]);
+        assert_eq!(none.committed(), None);
+        let lines = vec![
+            line(1, Event::SessionOpened, "a", None, json!({})),
+            line(
+                2,
+                Event::CommitRecorded,
+                "a",
+                None,
+                json!({"sha": "c1", "subject": "s"}),
+            ),
+            // The rebase of the amended commit is listed before the amend itself.
+            line(
+                3,
+                Event::CommitRewritten,
+                "a",
+                None,
+                json!({"by": "rebase", "pairs": [{"old": "c2", "new": "c3"}]}),
+            ),
+            line(
+                4,
+                Event::CommitRewritten,
+                "a",
+                None,
+                json!({"by": "amend", "pairs": [{"old": "c1", "new": "c2"}]}),
+            ),
+            line(
+                5,
+                Event::CommitRewritten,
+                "a",
+                None,
+                json!({"by": "rebase", "pairs": [{"old": "x", "new": "y"}]}),
+            ),
+        ];
+        let window = EpisodeWindow::from_lines("a", &lines);
+        let mut own: Vec<String> = window.committed().expect("evidence").into_iter().collect();
+        own.sort();
+        assert_eq!(own, ["c1", "c2", "c3"]);
     }
 
     #[test]

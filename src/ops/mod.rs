@@ -57,8 +57,24 @@ pub struct Operation {
     pub writes: bool,
     /// A human act (promote, reject): never offered to agents.
     pub human_act: bool,
-    /// An entry point git or an agent client calls (a hook), not a capability to offer.
+    /// An entry point git or an agent client calls (a hook), or the command that wires
+    /// one (`setup`): not a capability to offer on MCP or HTTP.
     pub entry_point: bool,
+    /// Running it twice with the same request changes nothing more than running it once
+    /// (every read is; a write says so). MCP's `idempotentHint`.
+    pub idempotent: bool,
+    /// It removes or rewrites what is there rather than only adding. MCP's
+    /// `destructiveHint`.
+    pub destructive: bool,
+    /// It reaches beyond this repository (advisors: other programs, remote models).
+    /// MCP's `openWorldHint`.
+    pub open_world: bool,
+    /// Surface metadata: the MCP tool name, where SPEC spells it otherwise than
+    /// `majordomus_` + the name with dots as underscores.
+    pub mcp_name: Option<&'static str>,
+    /// Surface metadata: the HTTP route path, where SPEC spells it otherwise than
+    /// `/api/v1/` + the name with dots as slashes; `{field}` segments fill request fields.
+    pub http_path: Option<&'static str>,
     request_schema: fn() -> serde_json::Value,
     result_schema: fn() -> serde_json::Value,
     invoke: Arc<Invoke>,
@@ -120,6 +136,11 @@ where
         writes: false,
         human_act: false,
         entry_point: false,
+        idempotent: false,
+        destructive: false,
+        open_world: false,
+        mcp_name: None,
+        http_path: None,
         request_schema: object_schema::<Req>,
         result_schema: object_schema::<Res>,
         invoke: Arc::new(move |ctx, value| {
@@ -161,6 +182,37 @@ impl Operation {
     /// Marks the operation as a hook entry point.
     pub fn entry_point(mut self) -> Operation {
         self.entry_point = true;
+        self
+    }
+
+    /// Marks a write as idempotent: a second identical run changes nothing.
+    pub fn idempotent(mut self) -> Operation {
+        self.idempotent = true;
+        self
+    }
+
+    /// Marks a write as destructive: it removes or rewrites what is there.
+    pub fn destructive(mut self) -> Operation {
+        self.destructive = true;
+        self
+    }
+
+    /// Marks an operation that reaches beyond the repository (it runs advisors).
+    pub fn open_world(mut self) -> Operation {
+        self.open_world = true;
+        self
+    }
+
+    /// Names the MCP tool (SPEC's spelling) instead of the derived `majordomus_<name>`.
+    pub fn mcp(mut self, tool: &'static str) -> Operation {
+        self.mcp_name = Some(tool);
+        self
+    }
+
+    /// Names the HTTP route path (SPEC's spelling) instead of the derived
+    /// `/api/v1/<name with dots as slashes>`.
+    pub fn http(mut self, path: &'static str) -> Operation {
+        self.http_path = Some(path);
         self
     }
 

@@ -3,57 +3,60 @@
 use super::{Registry, op};
 use crate::{
     authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
-    reasoning, session, task,
+    reasoning, rules, session, setup, task,
 };
 
 impl Registry {
     /// Every operation of this build, in the order `majordomus schema` lists them.
     pub fn standard() -> Registry {
         let mut r = Registry::default();
-        r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes())
+        r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes().idempotent())
             .register(op("session.start", "session start", "Open an episode: record HEAD, branch and time, write the opening snapshot.", session::start).writes())
             .register(op("session.context", "session context", "Compose the open episode's working context now, from its record, git and its ledger window.", session::context))
             .register(op("session.snapshot", "session context", "The path of the open episode's frozen opening snapshot.", session::snapshot))
             .register(op("session.close", "session close", "Close the open episode: compose its record, derive knowledge, append session.closed.", session::close).writes())
-            .register(op("decision.record", "decision", "Record a decision in the ledger, stamped with the open episode.", authored::record_decision).writes())
-            .register(op("question.ask", "question", "Ask an open question; returns its id.", authored::ask_question).writes())
-            .register(op("question.resolve", "question resolve", "Resolve an open question with its answer.", authored::resolve_question).writes())
-            .register(op("checkpoint.record", "checkpoint", "Record a checkpoint: where the work stands, in one line.", authored::record_checkpoint).writes())
+            .register(op("decision.record", "decision", "Record a decision in the ledger, stamped with the open episode.", authored::record_decision).writes().http("/api/v1/decisions"))
+            .register(op("question.ask", "question", "Ask an open question; returns its id.", authored::ask_question).writes().http("/api/v1/questions"))
+            .register(op("question.resolve", "question resolve", "Resolve an open question with its answer.", authored::resolve_question).writes().http("/api/v1/questions/{id}/resolve"))
+            .register(op("checkpoint.record", "checkpoint", "Record a checkpoint: where the work stands, in one line.", authored::record_checkpoint).writes().http("/api/v1/checkpoints"))
             .register(op("task.start", "task start", "Start a task in the open episode, asking the intent binding as the policy requires.", task::start).writes())
             .register(op("task.finish", "task finish", "Finish the active task: completed, or blocked with a reason.", task::finish).writes())
             .register(op("task.list", "task list", "Every task of this checkout, with how it ended.", task::list))
-            .register(op("intent.binding", "intent binding", "What a task would serve: the binding, derived now from the plan, with its pins.", intent::binding))
-            .register(op("intent.validate", "intent validate", "Intents whose work began without a critique, or with blocking findings still open.", intent::validate))
-            .register(op("plan.start", "plan start", "Move an issue to active in its intent file, after the binding check.", intent::plan_start).writes())
+            .register(op("intent.binding", "intent binding", "What a task would serve: the binding, derived now from the plan, with its pins.", intent::binding).http("/api/v1/intents/binding"))
+            .register(op("intent.validate", "intent validate", "Intents whose work began without a critique, or with blocking findings still open.", intent::validate).http("/api/v1/intents/validate"))
+            .register(op("plan.start", "plan start", "Move an issue to active in its intent file, after the binding check.", intent::plan_start).writes().destructive())
             .register(op("handover.derive", "handover", "Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.", handover::derive).writes())
             .register(op("handover.resolve", "handover", "Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.", handover::resolve))
-            .register(op("reasoning.record", "reasoning record", "Record a typed reasoning record (assessment, consultation, disagreement, resolution, conclusion, validation, attempt).", reasoning::record).writes())
+            .register(op("reasoning.record", "reasoning record", "Record a typed reasoning record (assessment, consultation, disagreement, resolution, conclusion, validation, attempt).", reasoning::record).writes().http("/api/v1/reasoning/records"))
             .register(op("reasoning.advisors", "reasoning advisors", "The advisor catalogue and each advisor's availability now.", reasoning::advisors))
             .register(op("reasoning.plan", "reasoning plan", "The plan for an assessment (stored), or a dry run for a materiality and capabilities.", reasoning::plan).writes())
-            .register(op("reasoning.consult", "reasoning consult", "Plan an assessment and consult the selected advisors as child processes, under a deadline.", reasoning::consult).writes())
-            .register(op("reasoning.status", "reasoning status", "The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.", reasoning::status))
+            .register(op("reasoning.consult", "reasoning consult", "Plan an assessment and consult the selected advisors as child processes, under a deadline.", reasoning::consult).writes().open_world())
+            .register(op("reasoning.status", "reasoning status", "The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.", reasoning::status).mcp("majordomus_reasoning").http("/api/v1/reasoning"))
             .register(op("reasoning.explain", "reasoning explain", "The provenance chain of one conclusion.", reasoning::explain))
             .register(op("reasoning.check", "reasoning check", "No provider-independent source names an advisor; no CI names a model credential.", reasoning::check))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
             .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))
-            .register(op("knowledge.derive", "knowledge derive", "Derive knowledge candidates from an episode's ledger lines and commits, deterministically.", knowledge::derive).writes())
-            .register(op("knowledge.promote", "knowledge promote", "Promote a candidate to curated knowledge, with evidence (a human act).", knowledge::promote).human_act())
-            .register(op("knowledge.reject", "knowledge reject", "Reject a candidate with a reason; it stays, marked superseded (a human act).", knowledge::reject).human_act())
+            .register(op("knowledge.derive", "knowledge derive", "Derive knowledge candidates from an episode's ledger lines and commits, deterministically.", knowledge::derive).writes().idempotent())
+            .register(op("knowledge.promote", "knowledge promote", "Promote a candidate to curated knowledge, with evidence (a human act).", knowledge::promote).human_act().http("/api/v1/knowledge/{id}/promote"))
+            .register(op("knowledge.reject", "knowledge reject", "Reject a candidate with a reason; it stays, marked superseded (a human act).", knowledge::reject).human_act().http("/api/v1/knowledge/{id}/reject"))
             .register(op("knowledge.check", "knowledge check", "Check every knowledge record: schema, ids, provenance, every reference resolving.", knowledge::check))
             .register(op("knowledge.candidates", "knowledge candidates", "List the candidates awaiting review, each marked tracked, untracked or outbox.", knowledge::candidates))
             .register(op("knowledge.status", "knowledge status", "Freshness, review queue length and ages, and the outbox.", knowledge::status))
-            .register(op("doctor", "doctor", "Run every rule of the standard package, grouped; blocking findings fail.", doctor::doctor))
+            .register(op("knowledge.show", "knowledge show", "One knowledge record: front matter, body, and whether each reference resolves.", knowledge::show).http("/api/v1/knowledge/{id}"))
+            .register(op("knowledge.edges", "knowledge edges", "The knowledge graph: records and typed edges; ledger and git targets are external.", knowledge::edges))
+            .register(op("doctor", "doctor", "Run every rule of the effective set (the vendored package and project rules), grouped; blocking findings fail.", doctor::doctor))
+            .register(op("rules.vendor-update", "rules vendor update", "Refresh the vendored rule package from the one built into majordomus, saying which rules changed.", rules::vendor_update).writes())
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
-            .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes())
-            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks and restore what they kept.", hooks::uninstall).writes())
+            .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent())
+            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive())
+            .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point())
             .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point())
             .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point())
-            .register(op("hook.post-checkout", "hook post-checkout", "Git post-checkout: after a branch switch off the trunk, drain the outbox.", hooks::post_checkout).writes().entry_point())
-            .register(op("hook.post-merge", "hook post-merge", "Git post-merge: off the trunk, drain the outbox.", hooks::post_merge).writes().entry_point())
+            .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point())
             .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().entry_point())
-            .register(op("hook.session-end", "hook session-end", "Agent client session end: close the episode.", hooks::session_end).writes().entry_point())
-            .register(op("hook.compact", "hook compact", "Agent client compaction: derive knowledge for the open episode.", hooks::compact).writes().entry_point());
+            .register(op("hook.session-end", "hook session-end", "Agent client session end: a checkpoint, then close the episode and derive its handover.", hooks::session_end).writes().entry_point())
+            .register(op("hook.compact", "hook compact", "Agent client compaction: a checkpoint and the open episode's knowledge derived so far.", hooks::compact).writes().entry_point());
         r
     }
 }

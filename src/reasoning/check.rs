@@ -47,42 +47,13 @@ impl ReasoningCheck {
     }
 }
 
-/// True when a rule file under `.ai/repo/rules/` declares the rule `id`.
+/// True when the effective rule set (the vendored package and the project's rule files,
+/// as `doctor` reads them) declares the rule `id`.
 pub fn declares(ctx: &Ctx, id: &str) -> Result<bool, Error> {
-    let mut stack = vec![ctx.layout.repo_dir().join("rules")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if !path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            let Ok(value) = yaml_serde::from_str::<yaml_serde::Value>(&text) else {
-                continue;
-            };
-            let declared = value
-                .get("rules")
-                .and_then(|r| r.as_sequence())
-                .is_some_and(|rules| {
-                    rules
-                        .iter()
-                        .any(|r| r.get("id").and_then(|v| v.as_str()) == Some(id))
-                });
-            if declared {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
+    Ok(crate::rules::rule_set(ctx)?
+        .rules
+        .iter()
+        .any(|r| r.decl.id == id))
 }
 
 /// CI workflows and gates: where a model credential must never be named.

@@ -2,7 +2,7 @@
 //! optional state, consulting them as child processes (`consult`), and the reads (status,
 //! explain, advisors, check). Records live under `.ai/local/state/reasoning/<task>/`.
 
-mod check;
+pub mod check;
 mod consult;
 
 use std::path::Path;

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::hooks::{GitHookOutcome, HooksReport, ProviderOutcome};
+use crate::hooks::{GitHookOutcome, HooksReport, ProviderOutcome, RewriteOutcome};
 use crate::model::Verdict;
 use crate::ops::Report;
 
@@ -12,9 +12,26 @@ impl Report for HooksReport {
     fn text(&self) -> String {
         let mut human = format!("hooks directory: {}\n", self.dir);
         for h in &self.hooks {
-            let _ = writeln!(human, "  {:<14} {}", h.hook, h.action.name());
+            let mut line = format!("  {:<14} {:<10} {}", h.hook, h.action.name(), h.path);
+            if let Some(manager) = h.manager {
+                let _ = write!(line, " ({})", manager.name());
+            }
+            if h.retired {
+                line.push_str(" (no longer used by majordomus)");
+            }
+            let _ = writeln!(human, "{line}");
+        }
+        for note in &self.notes {
+            let _ = writeln!(human, "note: {note}");
         }
         human
+    }
+}
+
+/// Silent, like post-commit: the JSON form says what was recorded.
+impl Report for RewriteOutcome {
+    fn text(&self) -> String {
+        String::new()
     }
 }
 
@@ -33,9 +50,7 @@ impl Report for GitHookOutcome {
             // prints (the JSON form still says what happened).
             GitHookOutcome::SteppedAside(_)
             | GitHookOutcome::CommitRecorded { .. }
-            | GitHookOutcome::NoOpenEpisode
-            | GitHookOutcome::NothingToDrain { .. }
-            | GitHookOutcome::FileCheckout => String::new(),
+            | GitHookOutcome::NoOpenEpisode => String::new(),
             GitHookOutcome::Checked(report) => {
                 if report.blocking() > 0 {
                     format!(
@@ -48,10 +63,6 @@ impl Report for GitHookOutcome {
                     report.text()
                 }
             }
-            GitHookOutcome::Drained(drained) => super::session::drained_lines(drained)
-                .lines()
-                .map(|l| format!("majordomus: {l}\n"))
-                .collect(),
         };
         (!said.is_empty()).then(|| said.trim_end().to_owned())
     }

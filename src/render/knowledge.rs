@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use crate::knowledge::check::{CheckReport, Severity};
 use crate::knowledge::derive::DeriveReport;
+use crate::knowledge::graph::{EdgeState, KnowledgeGraph, ShownRecord};
 use crate::knowledge::queue::{CandidateListing, KnowledgeStatus, Moment};
 use crate::knowledge::review::{Promoted, Rejected};
 use crate::model::Verdict;
@@ -222,5 +223,84 @@ impl Report for KnowledgeStatus {
 
     fn note(&self) -> Option<String> {
         super::index_note(self.index_rebuilt.as_ref())
+    }
+}
+
+impl Report for ShownRecord {
+    fn text(&self) -> String {
+        let r = &self.record;
+        let mut out = String::new();
+        let _ = writeln!(out, "{} ({})", r.id, self.path);
+        let _ = writeln!(out, "title: {}", r.title);
+        let _ = writeln!(
+            out,
+            "class: {}, status: {}, stance: {}, date: {}",
+            r.class.name(),
+            format!("{:?}", r.status).to_lowercase(),
+            format!("{:?}", r.stance).to_lowercase(),
+            r.date
+        );
+        if !self.references.is_empty() {
+            out.push_str("references:\n");
+        }
+        for reference in &self.references {
+            let _ = writeln!(
+                out,
+                "  {} {} {}",
+                if reference.resolves { "ok  " } else { "MISS" },
+                reference.edge_type.name(),
+                reference.reference
+            );
+        }
+        out.push('\n');
+        out.push_str(self.body.trim_start_matches('\n'));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out
+    }
+
+    fn note(&self) -> Option<String> {
+        let missing = self.references.iter().filter(|r| !r.resolves).count();
+        (missing > 0).then(|| {
+            format!(
+                "note: {missing} reference(s) do not resolve (majordomus knowledge check says why)"
+            )
+        })
+    }
+}
+
+impl Report for KnowledgeGraph {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "{} record(s), {} edge(s)\n",
+            self.nodes.len(),
+            self.edges.len()
+        );
+        for edge in &self.edges {
+            let state = match edge.state {
+                EdgeState::Resolved => "",
+                EdgeState::Dangling => " (dangling)",
+                EdgeState::External => " (external)",
+                EdgeState::Malformed => " (malformed)",
+            };
+            let relation = edge
+                .relation
+                .as_deref()
+                .map(|r| format!(" {r}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{} -{}{}-> {}{state}",
+                edge.from,
+                edge.edge_type.name(),
+                relation,
+                edge.to
+            );
+        }
+        for u in &self.unreadable {
+            let _ = writeln!(out, "unreadable: {u} (see `majordomus knowledge check`)");
+        }
+        out
     }
 }

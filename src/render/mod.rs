@@ -10,6 +10,7 @@ mod plan;
 mod reasoning;
 mod repository;
 mod session;
+mod setup;
 
 /// The note every read that skipped ledger lines carries.
 fn skipped_note(count: usize) -> Option<String> {

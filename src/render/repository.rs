@@ -1,5 +1,5 @@
 //! Repository-level reads as a person reads them: init, history, briefing, context, env,
-//! doctor.
+//! doctor, rules vendor update.
 
 use std::fmt::Write as _;
 
@@ -12,6 +12,7 @@ use crate::init::Initialised;
 use crate::knowledge::Severity;
 use crate::model::Verdict;
 use crate::ops::Report;
+use crate::rules::{Previous, VendorUpdated};
 use crate::store::WriteOutcome;
 
 impl Report for Initialised {
@@ -230,5 +231,48 @@ impl Report for DoctorReport {
 
     fn note(&self) -> Option<String> {
         super::index_note(self.index_rebuilt.as_ref())
+    }
+}
+
+impl Report for VendorUpdated {
+    fn text(&self) -> String {
+        let mut out = match (self.write, &self.previous) {
+            (WriteOutcome::Unchanged, _) => format!(
+                "{}: unchanged (already the package of majordomus {})\n",
+                self.file, self.version
+            ),
+            (_, Previous::Missing) => format!(
+                "{}: vendored the package of majordomus {}\n",
+                self.file, self.version
+            ),
+            (_, Previous::Unreadable) => format!(
+                "{}: replaced an unreadable copy with the package of majordomus {}\n",
+                self.file, self.version
+            ),
+            (_, Previous::Readable) => format!(
+                "{}: updated to the package of majordomus {}\n",
+                self.file, self.version
+            ),
+        };
+        if let Some(error) = &self.previous_error {
+            let _ = writeln!(out, "  the previous copy did not parse: {error}");
+        }
+        for (what, ids) in [
+            ("added", &self.changes.added),
+            ("removed", &self.changes.removed),
+            ("changed", &self.changes.changed),
+        ] {
+            for id in ids {
+                let _ = writeln!(out, "  {what:<8} {id}");
+            }
+        }
+        if self.write == WriteOutcome::Written {
+            let _ = writeln!(
+                out,
+                "next: git add {} && git commit (every clone then checks against it)",
+                self.file
+            );
+        }
+        out
     }
 }

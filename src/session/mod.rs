@@ -320,9 +320,14 @@ fn max_items(ctx: &Ctx) -> usize {
 }
 
 /// Git now against git at open.
-fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Error> {
+fn git_since_open(
+    ctx: &Ctx,
+    episode: &EpisodeState,
+    window: &EpisodeWindow,
+) -> Result<GitSinceOpen, Error> {
     let head = ctx.repo.head()?;
-    let mut commits = ctx.repo.commits_since(episode.head_at_open.as_deref())?;
+    let (mut commits, elsewhere) =
+        crate::knowledge::derive::open_episode_commits(ctx, episode, window)?;
     // Commit subjects are copied into records: a secret in one must not travel with them.
     for commit in &mut commits {
         commit.subject = redact(&commit.subject).text;
@@ -332,6 +337,7 @@ fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Err
     let dirty = ctx.repo.is_dirty_outside(Some(".ai/"))?;
     let mut git = GitSinceOpen::new(head.id, head.branch, commits, dirty);
     git.changed_files.retain(|f| !f.starts_with(".ai/"));
+    git.elsewhere = elsewhere;
     Ok(git)
 }
 
@@ -339,9 +345,9 @@ fn git_since_open(ctx: &Ctx, episode: &EpisodeState) -> Result<GitSinceOpen, Err
 pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Error> {
     ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
-    let git = git_since_open(ctx, &episode)?;
     let read = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &read.lines);
+    let git = git_since_open(ctx, &episode, &window)?;
     let text = compose::compose_context(
         EpisodeSources {
             episode: &episode,
@@ -382,7 +388,6 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     let policy = ctx.policy()?;
     let episode = ctx.require_episode()?;
     let drained = drain_outbox(ctx)?;
-    let git = git_since_open(ctx, &episode)?;
     let Window {
         lines,
         skipped,
@@ -394,6 +399,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         return finish_interrupted_close(ctx, &policy, episode, line, drained, skipped);
     }
     let window = EpisodeWindow::from_lines(&episode.id, &lines);
+    let git = git_since_open(ctx, &episode, &window)?;
     let closed_at = ctx.now();
     let summary = summary.map(|s| redact(s).text);
     let summary = summary.as_deref();

@@ -102,6 +102,16 @@ impl Layout {
     pub fn reasoning_dir(&self) -> PathBuf {
         self.state_dir().join("reasoning")
     }
+    /// `.ai/repo/rules/vendor/majordomus.yaml`: the vendored copy of the standard package.
+    pub fn vendored_rules(&self) -> PathBuf {
+        self.root
+            .join(".ai/repo/rules/vendor")
+            .join(crate::model::rules::STANDARD_FILE)
+    }
+    /// `.ai/repo/rules/project/`: the project's own rule files (`*.yaml`).
+    pub fn project_rules_dir(&self) -> PathBuf {
+        self.root.join(".ai/repo/rules/project")
+    }
     pub fn intents_dir(&self) -> PathBuf {
         self.root.join(".ai/repo/intents")
     }

@@ -27,6 +27,18 @@ pub struct Appended {
     pub repaired_torn_tail: bool,
 }
 
+/// How far an append goes before it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `fdatasync` before the lock is released: the line survives a power cut.
+    Synced,
+    /// Written (in the page cache, visible to every reader at once) but not synced: a
+    /// power cut within the kernel's writeback interval may lose it. Only for a line as
+    /// durable as what it records (the post-commit hook: git does not sync a new commit
+    /// either, by default).
+    Written,
+}
+
 /// A line that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Skipped {
@@ -88,6 +100,15 @@ impl Ledger {
     /// Appends one line under the exclusive lock. The last `seq` comes from the file's
     /// tail, so an append never reads the whole ledger.
     pub fn append(&self, draft: LineDraft) -> Result<Appended, StoreError> {
+        self.append_with(draft, Durability::Synced)
+    }
+
+    /// [`Ledger::append`], synced or not.
+    pub fn append_with(
+        &self,
+        draft: LineDraft,
+        durability: Durability,
+    ) -> Result<Appended, StoreError> {
         let io = |e| StoreError::io(&self.path, e);
         let mut file = self.lock_current()?;
         let len = file.metadata().map_err(io)?.len();
@@ -112,7 +133,9 @@ impl Ledger {
         // One write for the whole line; O_APPEND puts it at the end even if another
         // process ignored the lock.
         file.write_all(&buf).map_err(io)?;
-        file.sync_data().map_err(io)?;
+        if durability == Durability::Synced {
+            file.sync_data().map_err(io)?;
+        }
         file.unlock().map_err(io)?;
         fault::point(Site::Ledger, Step::AfterLine);
         Ok(Appended {
@@ -349,17 +372,20 @@ fn tail_state(file: &mut File, len: u64) -> std::io::Result<(u64, bool)> {
         // Only bytes up to the last newline are complete lines; when the chunk does not
         // start at a line start, its first piece is partial and not trusted.
         let complete = match buf.iter().rposition(|&b| b == b'\n') {
-            Some(i) => &buf[..=i],
+            Some(i) => &buf[..i],
             None => &buf[..0],
         };
-        let mut pieces: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
-        pieces.pop(); // the empty piece after the final newline
         let trusted = if start == 0 {
-            &pieces[..]
+            complete
         } else {
-            pieces.get(1..).unwrap_or(&[])
+            match complete.iter().position(|&b| b == b'\n') {
+                Some(i) => &complete[i + 1..],
+                None => &complete[..0],
+            }
         };
-        for piece in trusted.iter().rev() {
+        // Newest first, stopping at the first line that reads: the append path parses one
+        // line, not the whole chunk.
+        for piece in trusted.rsplit(|&b| b == b'\n') {
             if let Ok(s) = serde_json::from_slice::<SeqOnly>(piece) {
                 return Ok((s.seq, torn));
             }

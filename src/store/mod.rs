@@ -12,6 +12,7 @@ pub mod outbox;
 pub mod plan;
 pub mod reasoning;
 pub mod records;
+pub mod rules;
 pub mod skeleton;
 pub mod tasks;
 

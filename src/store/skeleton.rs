@@ -1,4 +1,5 @@
-//! The init skeleton, embedded from `share/skeleton/` so the binary carries it.
+//! The init skeleton, embedded from `share/skeleton/` (and the standard rule package from
+//! `share/standard/rules/`) so the binary carries it.
 
 /// `(path relative to the repository root, contents)` of every skeleton file.
 pub const FILES: &[(&str, &str)] = &[
@@ -17,6 +18,12 @@ pub const FILES: &[(&str, &str)] = &[
     (
         ".ai/repo/sessions/README.md",
         include_str!("../../share/skeleton/.ai/repo/sessions/README.md"),
+    ),
+    // Vendored so every clone checks against the same rules (`rules vendor update`
+    // refreshes it from the binary).
+    (
+        ".ai/repo/rules/vendor/majordomus.yaml",
+        crate::model::rules::STANDARD_RULES,
     ),
 ];
 

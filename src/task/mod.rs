@@ -251,7 +251,7 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
     let Some(mut task) = crate::store::tasks::active(&ctx.layout, &episode.id)? else {
         return finish_interrupted(ctx, &episode.id)?.ok_or_else(|| Refusal::NoActiveTask.into());
     };
-    let commits = ctx.repo.commits_since(task.head_at_start.as_deref())?;
+    let commits = own_commits(ctx, &episode.id, &task)?;
     let mut changed: Vec<String> = commits
         .iter()
         .flat_map(|c| c.paths.iter().cloned())
@@ -334,6 +334,27 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
     })
 }
 
+/// The task's own commits: what a rebase moved it onto or a merge brought in is not.
+fn own_commits(
+    ctx: &Ctx,
+    episode: &str,
+    task: &TaskRecord,
+) -> Result<Vec<crate::model::CommitSummary>, Error> {
+    let lines = ctx.index()?.lines(&crate::store::index::LineQuery {
+        session: Some(episode),
+        ..Default::default()
+    })?;
+    let window = crate::model::EpisodeWindow::from_lines(episode, &lines);
+    let walked = ctx.repo.walk_since(task.head_at_start.as_deref())?;
+    let (commits, _) = crate::model::episode::attribute_commits(
+        walked,
+        ctx.repo.head()?.id.as_deref(),
+        crate::model::time::parse(&task.started),
+        window.committed().as_ref(),
+    );
+    Ok(commits)
+}
+
 /// A finish killed after writing the task's record and before its `task.finished` line
 /// leaves a task of `episode` that is no longer active and that the ledger does not know
 /// finished: appends the line from the record. `None` when there is none.
@@ -363,9 +384,7 @@ fn finish_interrupted(ctx: &Ctx, episode: &str) -> Result<Option<TaskFinishOutco
                 reason: task.reason.clone(),
             },
         )?;
-        let commits = ctx
-            .repo
-            .commits_since(task.head_at_start.as_deref())?
+        let commits = own_commits(ctx, episode, &task)?
             .into_iter()
             .map(|c| c.id)
             .collect();

@@ -412,6 +412,72 @@ fn a_rewritten_commit_resolves_to_its_successor_and_promote_writes_it() {
     repo.run(&["knowledge", "check"]).success();
 }
 
+#[test]
+fn a_record_lists_the_episodes_own_commits_not_what_a_rebase_or_merge_brought() {
+    let mut repo = on_a_branch_with_hooks();
+    let root = repo.root().to_owned();
+    // The trunk moves on before the episode opens.
+    repo.git(&["checkout", "-q", "main"]);
+    repo.now("2026-11-30T10:01:00Z");
+    repo.commit("trunk.txt", "t\n", "Trunk moves on");
+    repo.git(&["checkout", "-q", "work"]);
+    repo.now("2026-11-30T10:02:00Z");
+    repo.start_episode();
+    // The episode's own commit, seen by the post-commit hook.
+    repo.write("mine.txt", "m\n");
+    repo.git(&["add", "mine.txt"]);
+    let out = git_hooked(&repo, &root, &["commit", "-q", "-m", "My work"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A teammate's commit made during the episode, elsewhere (no hook of ours saw it).
+    repo.git(&["checkout", "-q", "-b", "other", "main"]);
+    repo.commit("theirs.txt", "t\n", "Their work");
+    repo.git(&["checkout", "-q", "work"]);
+    // Rebase onto the trunk (post-rewrite records the successor), then merge theirs.
+    let out = git_hooked(&repo, &root, &["rebase", "-q", "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mine = repo.head();
+    let out = git_hooked(
+        &repo,
+        &root,
+        &["merge", "-q", "--no-ff", "-m", "Merge their work", "other"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let merge = repo.head();
+
+    let context = repo.run(&["session", "context"]).success();
+    assert!(
+        context.stdout().contains(
+            "- not listed: 2 commit(s) since the HEAD at open that this episode did not make"
+        ),
+        "{context}"
+    );
+    let closed = repo
+        .run_with_stdin(
+            &["--format", "json", "session", "close"],
+            "Rebased and merged.",
+        )
+        .success()
+        .json();
+    assert_eq!(
+        closed["record"]["commits"],
+        json!([mine, merge]),
+        "only the episode's commit (as rebased) and its merge: {closed}"
+    );
+    let files: Vec<&str> = closed["record"]["changed_files"]
+        .as_array()
+        .expect("changed_files")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(!files.contains(&"trunk.txt"), "{files:?}");
+    assert!(files.contains(&"mine.txt"), "{files:?}");
+    let text = closed["text"].as_str().expect("text");
+    assert!(
+        !text.contains("Trunk moves on") && !text.contains("Their work"),
+        "{text}"
+    );
+}
+
 // --- ids never become paths unchecked (item 6) -------------------------------------------
 
 #[test]

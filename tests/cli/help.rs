@@ -192,3 +192,23 @@ fn a_json_usage_error_names_what_is_missing() {
         "{error}"
     );
 }
+
+#[test]
+fn completions_for_every_shell() {
+    let dir = TestRepo::unversioned();
+    for (shell, needle) in [
+        ("bash", "_majordomus()"),
+        ("zsh", "#compdef majordomus"),
+        ("fish", "complete -c majordomus"),
+        ("elvish", "edit:completion:arg-completer[majordomus]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let run = dir.run(&["completions", shell]).success();
+        assert!(run.stdout().contains(needle), "{shell}: {run}");
+        assert!(
+            run.stdout().contains("knowledge"),
+            "{shell} completes subcommands"
+        );
+    }
+    dir.run(&["completions", "tcsh"]).expect_code(2);
+}

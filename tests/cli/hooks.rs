@@ -1,15 +1,18 @@
-//! Hooks (SPEC §8): `hooks install|uninstall` (chaining what was there), the git hooks run
-//! by a real git, stepping aside, and the provider hooks that never block their provider.
+//! Hooks (SPEC §8): `hooks install|uninstall` in every hooks layout (plain, `core.hooksPath`,
+//! husky, lefthook, pre-commit, an earlier install), the git hooks run by a real git,
+//! stepping aside, and the provider hooks that never block their provider.
 
+use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Output, Stdio};
 
 use serde_json::{Value, json};
 
 use crate::common::{TestRepo, bin, changed_files};
 
-const HOOKS: [&str; 4] = ["post-commit", "pre-push", "post-checkout", "post-merge"];
+const HOOKS: [&str; 3] = ["post-commit", "pre-push", "post-rewrite"];
 
 /// A Claude Code `SessionStart` payload.
 const START_PAYLOAD: &str = r#"{"session_id":"abc","transcript_path":"/tmp/abc.jsonl","cwd":"/tmp","hook_event_name":"SessionStart","source":"startup"}"#;
@@ -77,15 +80,268 @@ fn all(action: &str) -> Vec<(String, String)> {
 
 // --- install and uninstall -------------------------------------------------------------
 
+/// Every file under `dir` (hidden ones too), with its bytes and permission bits.
+fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<String, (Vec<u8>, u32)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.expect("directory entry").path();
+            let meta = std::fs::symlink_metadata(&path).expect("metadata");
+            if meta.is_dir() {
+                walk(&path, root, out);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .expect("under root")
+                .to_string_lossy()
+                .into_owned();
+            let bytes = if meta.file_type().is_symlink() {
+                std::fs::read_link(&path)
+                    .expect("link")
+                    .into_os_string()
+                    .into_encoded_bytes()
+            } else {
+                std::fs::read(&path).expect("read file")
+            };
+            out.insert(rel, (bytes, meta.permissions().mode() & 0o7777));
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+#[track_caller]
+fn assert_same_tree(
+    before: &BTreeMap<String, (Vec<u8>, u32)>,
+    after: &BTreeMap<String, (Vec<u8>, u32)>,
+) {
+    for (path, (bytes, mode)) in before {
+        let Some((now, now_mode)) = after.get(path) else {
+            panic!("{path} is gone");
+        };
+        assert_eq!(
+            String::from_utf8_lossy(now),
+            String::from_utf8_lossy(bytes),
+            "{path}: content"
+        );
+        assert_eq!(now, bytes, "{path}: bytes");
+        assert_eq!(format!("{now_mode:o}"), format!("{mode:o}"), "{path}: mode");
+    }
+    let extra: Vec<&String> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    assert!(extra.is_empty(), "left behind: {extra:?}");
+}
+
+/// Writes `text` to `path` with exactly these permission bits.
+fn write_file(path: &Path, text: &str, mode: u32) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("create the directory");
+    std::fs::write(path, text).expect("write the file");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// Where the scenario's hooks write what they saw; `fail` makes the team's pre-push fail.
+fn logs(repo: &TestRepo) -> PathBuf {
+    let dir = repo.base().join("logs");
+    std::fs::create_dir_all(&dir).expect("create the log directory");
+    dir
+}
+
+/// The team's pre-push check, after a first part that records the name it runs under in
+/// `their-name`: it keeps its stdin in `their-stdin` and exits 7 while `fail` exists.
+fn their_check(logs: &Path) -> String {
+    let l = logs.display();
+    format!(
+        "cat > '{l}/their-stdin'\nif [ -e '{l}/fail' ]; then echo 'their pre-push: failing' >&2; exit 7; fi\n"
+    )
+}
+
+/// A plain pre-push hook: records its own name (`basename "$0"`), then [`their_check`].
+fn their_pre_push(logs: &Path) -> String {
+    format!(
+        "basename \"$0\" > '{}/their-name'\n{}",
+        logs.display(),
+        their_check(logs)
+    )
+}
+
+/// `MAJORDOMUS_BIN` for the scenarios: keeps the stdin each hook got in `our-stdin-<hook>`,
+/// then runs the majordomus under test with it.
+fn recording_bin(logs: &Path) -> PathBuf {
+    let path = logs.join("majordomus");
+    let l = logs.display();
+    write_file(
+        &path,
+        &format!(
+            "#!/bin/sh\ncat > '{l}/our-stdin-'\"$2\"\nexec '{}' \"$@\" < '{l}/our-stdin-'\"$2\"\n",
+            bin().display()
+        ),
+        0o755,
+    );
+    path
+}
+
+/// Runs `git ARGS` at the root with the recording `MAJORDOMUS_BIN` and `extra` variables.
+fn git_recorded(repo: &TestRepo, args: &[&str], extra: &[(&str, &Path)]) -> Output {
+    let mut cmd = repo.git_command_in(repo.root(), args);
+    cmd.env("MAJORDOMUS_BIN", recording_bin(&logs(repo)))
+        .env("GIT_EDITOR", "true");
+    for (key, value) in extra {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("spawn git")
+}
+
+fn read_log(logs: &Path, name: &str) -> String {
+    std::fs::read_to_string(logs.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// What every layout must keep: with the hooks installed, a commit is recorded; a failing
+/// pre-push still refuses the push with its own exit status (and nothing reaches origin),
+/// a passing one lets it through; the existing hook runs under its own name and both it
+/// and majordomus get git's ref lines on stdin. `git_runs` is the pre-push file git
+/// executes; `extra` the environment a manager's stand-in needs.
+fn assert_the_push_gate_holds(
+    repo: &TestRepo,
+    origin: &Path,
+    git_runs: &Path,
+    extra: &[(&str, &Path)],
+) {
+    let logs = logs(repo);
+    let episode = repo.start_episode();
+    repo.write("notes.txt", "hello\n");
+    repo.git(&["add", "notes.txt"]);
+    assert_git_ok(&git_recorded(
+        repo,
+        &["commit", "-q", "-m", "Add notes"],
+        extra,
+    ));
+    let recorded = repo.ledger_events("commit.recorded");
+    assert_eq!(recorded.len(), 1, "the commit is recorded");
+    assert_eq!(recorded[0]["session"], episode.as_str());
+    assert_eq!(recorded[0]["data"]["subject"], "Add notes");
+
+    let before = repo.git_in(origin, &["rev-parse", "main"]);
+    let head = repo.head();
+    let refs = format!("refs/heads/main {head} refs/heads/main {before}\n");
+    std::fs::write(logs.join("fail"), "").expect("make the team's check fail");
+    let output = git_recorded(repo, &["push", "-q", "origin", "main"], extra);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "a failing pre-push let the push through:\n{stderr}"
+    );
+    assert!(stderr.contains("their pre-push: failing"), "{stderr}");
+    assert_eq!(
+        repo.git_in(origin, &["rev-parse", "main"]),
+        before,
+        "nothing reached origin"
+    );
+    assert_eq!(
+        read_log(&logs, "their-name"),
+        "pre-push\n",
+        "the hook runs under its own name"
+    );
+    assert_eq!(
+        read_log(&logs, "their-stdin"),
+        refs,
+        "the existing hook got git's ref lines"
+    );
+    assert_eq!(
+        read_log(&logs, "our-stdin-pre-push"),
+        refs,
+        "majordomus got git's ref lines"
+    );
+
+    // The hook's own exit status is what the file git runs exits with.
+    let url = origin.display().to_string();
+    let mut hook = std::process::Command::new(git_runs);
+    hook.args(["origin", &url])
+        .current_dir(repo.root())
+        .env("MAJORDOMUS_BIN", recording_bin(&logs))
+        .env("PATH", std::env::var_os("PATH").expect("PATH"))
+        .env("TMPDIR", repo.tmpdir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in extra {
+        hook.env(key, value);
+    }
+    let mut child = hook.spawn().expect("run the hook as git does");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(refs.as_bytes())
+        .expect("write the ref lines");
+    let ran = child.wait_with_output().expect("wait for the hook");
+    assert_eq!(
+        ran.status.code(),
+        Some(7),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+
+    std::fs::remove_file(logs.join("fail")).expect("make the team's check pass");
+    let output = git_recorded(repo, &["push", "-q", "origin", "main"], extra);
+    assert_git_ok(&output);
+    assert_eq!(
+        repo.git_in(origin, &["rev-parse", "main"]),
+        head,
+        "a passing pre-push pushes"
+    );
+    assert_eq!(read_log(&logs, "our-stdin-pre-push"), refs);
+    let left: Vec<_> = std::fs::read_dir(repo.tmpdir())
+        .expect("list TMPDIR")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert!(left.is_empty(), "temporary files left behind: {left:?}");
+    repo.run(&["session", "close"]).success();
+}
+
+/// Install (checking its report), the push gate, uninstall: `watched` byte for byte as before.
+fn install_gate_uninstall(
+    repo: &TestRepo,
+    watched: &Path,
+    git_runs: &Path,
+    installed: &[(&str, &str)],
+    extra: &[(&str, &Path)],
+) -> Value {
+    let origin = repo.add_origin();
+    let before = tree(watched);
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(actions(&report), pairs(installed), "{report:#}");
+    assert_the_push_gate_holds(repo, &origin, git_runs, extra);
+    let again = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(actions(&again), all("unchanged"), "{again:#}");
+    repo.run(&["hooks", "uninstall"]).success();
+    assert_same_tree(&before, &tree(watched));
+    report
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(h, a)| ((*h).to_owned(), (*a).to_owned()))
+        .collect()
+}
+
 #[test]
-fn install_writes_the_four_scripts_and_is_idempotent() {
+fn install_writes_the_three_scripts_and_is_idempotent() {
     let repo = TestRepo::initialised();
     let dir = repo.path(".git/hooks");
     let run = repo.run(&["hooks", "install"]).success();
     assert_eq!(
         run.stdout(),
         format!(
-            "hooks directory: {}\n  post-commit    installed\n  pre-push       installed\n  post-checkout  installed\n  post-merge     installed\n",
+            "hooks directory: {}\n  post-commit    installed  .git/hooks/post-commit\n  pre-push       installed  .git/hooks/pre-push\n  post-rewrite   installed  .git/hooks/post-rewrite\n",
             dir.display()
         )
     );
@@ -99,186 +355,618 @@ fn install_writes_the_four_scripts_and_is_idempotent() {
             "{name} carries the marker line"
         );
         assert!(is_executable(&path), "{name} is executable");
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .and_then(|f| f.set_modified(std::time::UNIX_EPOCH))
-            .expect("backdate the hook");
+        repo.backdate(&format!(".git/hooks/{name}"));
     }
-    let before: Vec<_> = HOOKS
-        .iter()
-        .map(|n| {
-            std::fs::metadata(dir.join(n))
-                .and_then(|m| m.modified())
-                .expect("mtime")
-        })
-        .collect();
-
+    let mtimes = || -> Vec<_> {
+        HOOKS
+            .iter()
+            .map(|n| {
+                std::fs::metadata(dir.join(n))
+                    .and_then(|m| m.modified())
+                    .expect("mtime")
+            })
+            .collect()
+    };
+    let before = mtimes();
     let report = repo
         .run(&["--format", "json", "hooks", "install"])
         .success()
         .json();
     assert_eq!(actions(&report), all("unchanged"));
-    let after: Vec<_> = HOOKS
-        .iter()
-        .map(|n| {
-            std::fs::metadata(dir.join(n))
-                .and_then(|m| m.modified())
-                .expect("mtime")
-        })
-        .collect();
-    assert_eq!(before, after, "an idempotent install rewrites nothing");
-    assert!(!dir.join("post-commit.pre-majordomus").exists());
-}
-
-#[test]
-fn install_respects_core_hooks_path() {
-    let repo = TestRepo::initialised();
-    repo.git(&["config", "core.hooksPath", ".githooks"]);
-    let report = repo
-        .run(&["--format", "json", "hooks", "install"])
-        .success()
-        .json();
-    let dir = repo.path(".githooks");
-    assert_eq!(report["dir"], dir.display().to_string().as_str());
-    for name in HOOKS {
-        assert_eq!(repo.read(&format!(".githooks/{name}")), shipped(name));
-        assert!(is_executable(&dir.join(name)));
-        assert!(!repo.path(".git/hooks").join(name).exists(), "{name}");
+    assert_eq!(before, mtimes(), "an idempotent install rewrites nothing");
+    for name in ["post-checkout", "post-merge"] {
+        assert!(!dir.join(name).exists(), "{name} is no longer installed");
     }
-
-    // git runs them from there.
-    let episode = repo.start_episode();
-    repo.write("notes.txt", "hello\n");
-    repo.git(&["add", "notes.txt"]);
-    assert_git_ok(&git_with_hooks(&repo, &["commit", "-q", "-m", "Add notes"]));
-    let recorded = repo.ledger_events("commit.recorded");
-    assert_eq!(recorded.len(), 1);
-    assert_eq!(recorded[0]["session"], episode.as_str());
 }
 
 #[test]
-fn install_chains_an_existing_hook_and_uninstall_restores_it() {
-    let repo = TestRepo::initialised();
-    let dir = repo.path(".git/hooks");
-    let log = repo.tmpdir().join("chained.log");
-    write_script(
-        &dir.join("post-commit"),
-        &format!("echo \"the old post-commit ran\" >> '{}'\n", log.display()),
-    );
-    let old = std::fs::read(dir.join("post-commit")).expect("the old hook");
-
-    let report = repo
-        .run(&["--format", "json", "hooks", "install"])
-        .success()
-        .json();
-    let mut want = all("installed");
-    want[0].1 = "chained".to_owned();
-    assert_eq!(actions(&report), want);
-    let kept = dir.join("post-commit.pre-majordomus");
-    assert_eq!(std::fs::read(&kept).expect("the kept hook"), old);
-    assert!(is_executable(&kept));
-    assert_eq!(
-        std::fs::read_to_string(dir.join("post-commit")).expect("ours"),
-        shipped("post-commit")
-    );
-
-    // A real commit runs both: the old hook first, then majordomus.
-    let episode = repo.start_episode();
-    repo.write("notes.txt", "hello\n");
-    repo.git(&["add", "notes.txt"]);
-    let output = git_with_hooks(&repo, &["commit", "-q", "-m", "Add notes"]);
-    assert_git_ok(&output);
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
-        "",
-        "recording a commit prints nothing"
-    );
-    assert_eq!(
-        std::fs::read_to_string(&log).expect("the old hook ran"),
-        "the old post-commit ran\n"
-    );
-    let recorded = repo.ledger_events("commit.recorded");
-    assert_eq!(recorded.len(), 1);
-    assert_eq!(recorded[0]["session"], episode.as_str());
-    assert_eq!(recorded[0]["data"]["sha"], repo.head().as_str());
-    assert_eq!(recorded[0]["data"]["subject"], "Add notes");
-
-    // Reinstalling keeps the chain as it is.
-    let report = repo
-        .run(&["--format", "json", "hooks", "install"])
-        .success()
-        .json();
-    assert_eq!(actions(&report), all("unchanged"));
-    assert_eq!(std::fs::read(&kept).expect("the kept hook"), old);
-
-    let report = repo
-        .run(&["--format", "json", "hooks", "uninstall"])
-        .success()
-        .json();
-    let mut want = all("removed");
-    want[0].1 = "restored".to_owned();
-    assert_eq!(actions(&report), want);
-    assert_eq!(
-        std::fs::read(dir.join("post-commit")).expect("restored"),
-        old
-    );
-    assert!(!kept.exists());
-    for name in &HOOKS[1..] {
-        assert!(!dir.join(name).exists(), "{name} removed");
-    }
-
-    // Uninstalled: a commit runs the old hook only.
-    repo.write("notes.txt", "hello again\n");
-    repo.git(&["add", "notes.txt"]);
-    assert_git_ok(&git_with_hooks(
-        &repo,
-        &["commit", "-q", "-m", "Edit notes"],
-    ));
-    assert_eq!(
-        std::fs::read_to_string(&log).expect("log"),
-        "the old post-commit ran\nthe old post-commit ran\n"
-    );
-    assert_eq!(repo.ledger_events("commit.recorded").len(), 1);
-    let report = repo
-        .run(&["--format", "json", "hooks", "uninstall"])
-        .success()
-        .json();
-    let mut want = all("absent");
-    want[0].1 = "foreign".to_owned();
-    assert_eq!(actions(&report), want);
-}
-
-#[test]
-fn install_refuses_when_the_chained_name_is_taken() {
-    let repo = TestRepo::initialised();
-    let dir = repo.path(".git/hooks");
-    write_script(&dir.join("post-commit"), "exit 0\n");
-    write_script(&dir.join("post-commit.pre-majordomus"), "exit 0\n");
-    let error = repo
-        .run(&["--format", "json", "hooks", "install"])
-        .json_error(3, "hooks.chain");
-    assert!(
-        error["fix"]
-            .as_str()
-            .is_some_and(|f| f.contains("post-commit.pre-majordomus")),
-        "{error}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.join("post-commit")).expect("kept"),
-        "#!/bin/sh\nexit 0\n",
-        "neither hook is lost"
-    );
-    repo.run(&["hooks", "install"])
-        .assert_human_error(3, "post-commit");
-}
-
-#[test]
-fn install_needs_an_initialised_repository() {
+fn install_needs_an_initialised_repository_and_uninstall_does_not() {
     let repo = TestRepo::new();
     repo.run(&["--format", "json", "hooks", "install"])
         .json_error(3, "repository.initialised");
     assert!(!repo.path(".git/hooks/post-commit").exists());
+    let report = repo
+        .run(&["--format", "json", "hooks", "uninstall"])
+        .success()
+        .json();
+    assert_eq!(actions(&report), all("absent"));
+}
+
+#[test]
+fn plain_git_hooks_keep_an_existing_hook_under_its_own_name() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    let dir = repo.path(".git/hooks");
+    write_file(
+        &dir.join("pre-push"),
+        &format!("#!/bin/sh\n{}", their_pre_push(&logs)),
+        0o755,
+    );
+    write_file(
+        &dir.join("post-commit"),
+        &format!(
+            "#!/bin/sh\nbasename \"$0\" >> '{}/their-post-commit'\nexit 3\n",
+            logs.display()
+        ),
+        0o755,
+    );
+    let report = install_gate_uninstall(
+        &repo,
+        &dir,
+        &dir.join("pre-push"),
+        &[
+            ("post-commit", "chained"),
+            ("pre-push", "chained"),
+            ("post-rewrite", "installed"),
+        ],
+        &[],
+    );
+    assert_eq!(report["hooks"][1]["path"], ".git/hooks/pre-push");
+    assert_eq!(report["notes"], json!([]));
+    // The existing post-commit ran under its own name, and its failure stopped nothing.
+    assert_eq!(read_log(&logs, "their-post-commit"), "post-commit\n");
+    assert!(!dir.join("pre-push.pre-majordomus").exists());
+}
+
+#[test]
+fn a_relative_core_hooks_path_keeps_an_existing_hook() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let dir = repo.path(".githooks");
+    // bash, strict mode, owner-only permissions: all kept.
+    write_file(
+        &dir.join("pre-push"),
+        &format!(
+            "#!/usr/bin/env bash\nset -euo pipefail\n{}",
+            their_pre_push(&logs)
+        ),
+        0o700,
+    );
+    write_file(&dir.join("README"), "Team hooks.\n", 0o644);
+    let report = install_gate_uninstall(
+        &repo,
+        &dir,
+        &dir.join("pre-push"),
+        &[
+            ("post-commit", "installed"),
+            ("pre-push", "chained"),
+            ("post-rewrite", "installed"),
+        ],
+        &[],
+    );
+    assert_eq!(report["dir"], dir.display().to_string().as_str());
+    assert_eq!(report["hooks"][1]["path"], ".githooks/pre-push");
+    assert!(!repo.path(".git/hooks/pre-push").exists());
+}
+
+#[test]
+fn an_absolute_core_hooks_path_keeps_an_existing_hook() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    let dir = repo.base().join("shared-hooks");
+    repo.git(&["config", "core.hooksPath", &dir.display().to_string()]);
+    // No newline at the end of the file: it comes back exactly so.
+    write_file(
+        &dir.join("pre-push"),
+        format!("#!/bin/sh\n{}exit 0", their_pre_push(&logs)).as_str(),
+        0o750,
+    );
+    let report = install_gate_uninstall(
+        &repo,
+        &dir,
+        &dir.join("pre-push"),
+        &[
+            ("post-commit", "installed"),
+            ("pre-push", "chained"),
+            ("post-rewrite", "installed"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        report["hooks"][1]["path"],
+        dir.join("pre-push").display().to_string().as_str()
+    );
+}
+
+/// husky 9.1.7's runner `.husky/_/h`, as `npx husky init` writes it (mode 644).
+const HUSKY_H: &str = r#"#!/usr/bin/env sh
+[ "$HUSKY" = "2" ] && set -x
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+
+[ ! -f "$s" ] && exit 0
+
+if [ -f "$HOME/.huskyrc" ]; then
+	echo "husky - '~/.huskyrc' is DEPRECATED, please move your code to ~/.config/husky/init.sh"
+fi
+i="${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh"
+[ -f "$i" ] && . "$i"
+
+[ "${HUSKY-}" = "0" ] && exit 0
+
+export PATH="node_modules/.bin:$PATH"
+sh -e "$s" "$@"
+c=$?
+
+[ $c != 0 ] && echo "husky - $n script failed (code $c)"
+[ $c = 127 ] && echo "husky - command not found in PATH=$PATH"
+exit $c
+"#;
+
+/// husky 9.1.7's shim for every hook (mode 755, no newline at the end).
+const HUSKY_SHIM: &str = "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"";
+
+/// husky 9.1.7's deprecation stub `.husky/_/husky.sh` (mode 644).
+const HUSKY_SH: &str = "echo \"husky - DEPRECATED\n\nPlease remove the following two lines from $0:\n\n#!/usr/bin/env sh\n. \\\"\\$(dirname -- \\\"\\$0\\\")/_/husky.sh\\\"\n\nThey WILL FAIL in v10.0.0\n\"";
+
+/// The hooks husky 9.1.7 writes a shim for.
+const HUSKY_HOOKS: [&str; 14] = [
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-rebase",
+    "post-rewrite",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-auto-gc",
+];
+
+/// The layout `npm install -D husky && npx husky init` (9.1.7) leaves, built by hand, with
+/// the team's `.husky/pre-push` (no `#!` line, mode 644, as husky users write them)
+/// committed.
+fn husky_layout(repo: &TestRepo) {
+    let generated = repo.path(".husky/_");
+    write_file(&generated.join("h"), HUSKY_H, 0o644);
+    write_file(&generated.join(".gitignore"), "*", 0o644);
+    write_file(&generated.join("husky.sh"), HUSKY_SH, 0o644);
+    for hook in HUSKY_HOOKS {
+        write_file(&generated.join(hook), HUSKY_SHIM, 0o755);
+    }
+    write_file(&repo.path(".husky/pre-commit"), "true\n", 0o644);
+    write_file(
+        &repo.path(".husky/pre-push"),
+        &their_pre_push(&logs(repo)),
+        0o644,
+    );
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    repo.git(&["add", ".husky"]);
+    repo.git(&["commit", "-q", "-m", "Add husky"]);
+}
+
+#[test]
+fn husky_v9_runs_the_team_hooks_and_majordomus_from_the_files_it_calls() {
+    let repo = TestRepo::initialised();
+    husky_layout(&repo);
+    let report = install_gate_uninstall(
+        &repo,
+        &repo.path(".husky"),
+        &repo.path(".husky/_/pre-push"),
+        &[
+            ("post-commit", "installed"),
+            ("pre-push", "chained"),
+            ("post-rewrite", "installed"),
+        ],
+        &[],
+    );
+    let paths: Vec<&str> = report["hooks"]
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .map(|h| h["path"].as_str().expect("path"))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ".husky/post-commit",
+            ".husky/pre-push",
+            ".husky/post-rewrite"
+        ]
+    );
+    assert!(
+        report["hooks"]
+            .as_array()
+            .expect("hooks")
+            .iter()
+            .all(|h| h["manager"] == "husky")
+    );
+    assert!(
+        report["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("husky runs the hook files in .husky/")),
+        "{report:#}"
+    );
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "the team's files are as committed"
+    );
+}
+
+#[test]
+fn husky_v9_without_a_shim_is_refused_with_the_command_that_regenerates_it() {
+    let repo = TestRepo::initialised();
+    husky_layout(&repo);
+    std::fs::remove_file(repo.path(".husky/_/post-rewrite")).expect("remove a shim");
+    let before = tree(&repo.path(".husky"));
+    let error = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .json_error(3, "hooks.manager");
+    assert_eq!(
+        error["message"],
+        "hook post-rewrite: .husky/_/post-rewrite is not husky's shim in husky's generated directory, so majordomus cannot call itself from it without putting that hook at risk"
+    );
+    assert_eq!(
+        error["fix"],
+        "npx husky (rewrites .husky/_), then majordomus hooks install"
+    );
+    assert_same_tree(&before, &tree(&repo.path(".husky")));
+}
+
+#[test]
+fn husky_v9_under_an_earlier_install_gets_its_hooks_back() {
+    // What majordomus 0.1 did to a husky repository: husky's shims renamed aside, so
+    // husky's runner looked for `.husky/pre-push.pre-majordomus` and the team's hooks
+    // stopped running.
+    let repo = TestRepo::initialised();
+    husky_layout(&repo);
+    let generated = repo.path(".husky/_");
+    let pristine = tree(&repo.path(".husky"));
+    for name in ["post-commit", "pre-push", "post-checkout", "post-merge"] {
+        std::fs::rename(
+            generated.join(name),
+            generated.join(format!("{name}.pre-majordomus")),
+        )
+        .expect("rename aside");
+        write_file(&generated.join(name), &old_script(name), 0o755);
+    }
+    let origin = repo.add_origin();
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report),
+        pairs(&[
+            ("post-commit", "upgraded"),
+            ("pre-push", "upgraded"),
+            ("post-rewrite", "installed"),
+            ("post-checkout", "restored"),
+            ("post-merge", "restored"),
+        ]),
+        "{report:#}"
+    );
+    for name in ["post-commit", "pre-push", "post-checkout", "post-merge"] {
+        assert_eq!(
+            repo.read(&format!(".husky/_/{name}")),
+            HUSKY_SHIM,
+            "{name}: husky's shim is back"
+        );
+    }
+    assert_the_push_gate_holds(&repo, &origin, &repo.path(".husky/_/pre-push"), &[]);
+    repo.run(&["hooks", "uninstall"]).success();
+    assert_same_tree(&pristine, &tree(&repo.path(".husky")));
+}
+
+/// lefthook's generated hook (lefthook 2.x, `lefthook install`), its lookup trimmed to
+/// `LEFTHOOK_BIN` and `lefthook` on PATH.
+const LEFTHOOK_PRE_PUSH: &str = r#"#!/bin/sh
+
+if [ "$LEFTHOOK_VERBOSE" = "1" -o "$LEFTHOOK_VERBOSE" = "true" ]; then
+  set -x
+fi
+
+if [ "$LEFTHOOK" = "0" ]; then
+  exit 0
+fi
+
+call_lefthook()
+{
+  if test -n "$LEFTHOOK_BIN"
+  then
+    "$LEFTHOOK_BIN" "$@"
+  elif lefthook -h >/dev/null 2>&1
+  then
+    lefthook "$@"
+  else
+    echo "Can't find lefthook in PATH"
+  fi
+}
+
+call_lefthook run "pre-push" "$@"
+"#;
+
+#[test]
+fn a_lefthook_dispatcher_keeps_dispatching() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    let dir = repo.path(".git/hooks");
+    write_file(&dir.join("pre-push"), LEFTHOOK_PRE_PUSH, 0o755);
+    // A stand-in for lefthook: `lefthook run <hook> <args>` runs the team's check.
+    let lefthook = logs.join("lefthook");
+    write_file(
+        &lefthook,
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = run ] || exit 64\nprintf '%s\\n' \"$2\" > '{}/their-name'\n{}",
+            logs.display(),
+            their_check(&logs)
+        ),
+        0o755,
+    );
+    let report = install_gate_uninstall(
+        &repo,
+        &dir,
+        &dir.join("pre-push"),
+        &[
+            ("post-commit", "installed"),
+            ("pre-push", "chained"),
+            ("post-rewrite", "installed"),
+        ],
+        &[("LEFTHOOK_BIN", &lefthook)],
+    );
+    assert_eq!(report["hooks"][1]["manager"], "lefthook");
+    assert!(
+        report["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("lefthook rewrites its hook scripts")),
+        "{report:#}"
+    );
+}
+
+/// The script `pre-commit install --hook-type pre-push` generates (pre-commit 3.x).
+fn pre_commit_script(python: &Path) -> String {
+    format!(
+        r#"#!/usr/bin/env bash
+# File generated by pre-commit: https://pre-commit.com
+# ID: 138fd403232d2ddd5efb44317e38bf03
+
+# start templated
+INSTALL_PYTHON={}
+ARGS=(hook-impl --config=.pre-commit-config.yaml --hook-type=pre-push)
+# end templated
+
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ARGS+=(--hook-dir "$HERE" -- "$@")
+
+if [ -x "$INSTALL_PYTHON" ]; then
+    exec "$INSTALL_PYTHON" -mpre_commit "${{ARGS[@]}}"
+elif command -v pre-commit > /dev/null; then
+    exec pre-commit "${{ARGS[@]}}"
+else
+    echo '`pre-commit` not found.  Did you forget to activate your virtualenv?' 1>&2
+    exit 1
+fi
+"#,
+        python.display()
+    )
+}
+
+#[test]
+fn a_pre_commit_dispatcher_keeps_dispatching() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    let dir = repo.path(".git/hooks");
+    // A stand-in for pre-commit's Python: runs the team's check for `--hook-type`.
+    let python = logs.join("python");
+    write_file(
+        &python,
+        &format!(
+            "#!/bin/sh\nfor a in \"$@\"; do case $a in --hook-type=*) printf '%s\\n' \"${{a#--hook-type=}}\" > '{}/their-name';; esac; done\n{}",
+            logs.display(),
+            their_check(&logs)
+        ),
+        0o755,
+    );
+    write_file(&dir.join("pre-push"), &pre_commit_script(&python), 0o755);
+    let report = install_gate_uninstall(
+        &repo,
+        &dir,
+        &dir.join("pre-push"),
+        &[
+            ("post-commit", "installed"),
+            ("pre-push", "chained"),
+            ("post-rewrite", "installed"),
+        ],
+        &[],
+    );
+    assert_eq!(report["hooks"][1]["manager"], "pre-commit");
+}
+
+/// The script majordomus 0.1 installed for `name` (it renamed an existing hook aside).
+fn old_script(name: &str) -> String {
+    format!(
+        "#!/bin/sh\n# majordomus-hook: {name}\n# Installed by `majordomus hooks install`; `majordomus hooks uninstall` restores what was here.\n# A hook that was here before is kept beside this one as {name}.pre-majordomus and runs first.\nhookdir=$(dirname \"$0\")\nif [ -x \"$hookdir/{name}.pre-majordomus\" ]; then\n  \"$hookdir/{name}.pre-majordomus\" \"$@\" || exit $?\nfi\nbin=${{MAJORDOMUS_BIN:-majordomus}}\ncommand -v \"$bin\" >/dev/null 2>&1 || exit 0\nexec \"$bin\" hook {name} \"$@\"\n"
+    )
+}
+
+#[test]
+fn an_earlier_install_upgrades_and_uninstall_still_restores_it() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    let dir = repo.path(".git/hooks");
+    write_file(
+        &dir.join("pre-push"),
+        &format!("#!/bin/sh\n{}", their_pre_push(&logs)),
+        0o755,
+    );
+    write_file(
+        &dir.join("post-checkout"),
+        "#!/bin/sh\necho checked out\n",
+        0o700,
+    );
+    let pristine = tree(&dir);
+    // majordomus 0.1's install: theirs renamed aside, ours in its place, four hooks.
+    for name in ["pre-push", "post-checkout"] {
+        std::fs::rename(dir.join(name), dir.join(format!("{name}.pre-majordomus")))
+            .expect("rename aside");
+    }
+    for name in ["post-commit", "pre-push", "post-checkout", "post-merge"] {
+        write_file(&dir.join(name), &old_script(name), 0o755);
+    }
+
+    let run = repo.run(&["hooks", "install"]).success();
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "hooks directory: {}\n  post-commit    updated    .git/hooks/post-commit\n  pre-push       upgraded   .git/hooks/pre-push\n  post-rewrite   installed  .git/hooks/post-rewrite\n  post-checkout  restored   .git/hooks/post-checkout (no longer used by majordomus)\n  post-merge     removed    .git/hooks/post-merge (no longer used by majordomus)\n",
+            dir.display()
+        )
+    );
+    assert_eq!(
+        tree(&dir)["post-checkout"],
+        pristine["post-checkout"],
+        "the hook we chained at post-checkout is back as it was"
+    );
+    assert!(!dir.join("post-merge").exists());
+    assert!(!dir.join("pre-push.pre-majordomus").exists());
+    assert_eq!(repo.read(".git/hooks/post-commit"), shipped("post-commit"));
+    let origin = repo.add_origin();
+    assert_the_push_gate_holds(&repo, &origin, &dir.join("pre-push"), &[]);
+    repo.run(&["hooks", "uninstall"]).success();
+    assert_same_tree(&pristine, &tree(&dir));
+
+    // Uninstalling the earlier install directly restores it too.
+    for name in ["pre-push", "post-checkout"] {
+        std::fs::rename(dir.join(name), dir.join(format!("{name}.pre-majordomus")))
+            .expect("rename aside");
+    }
+    for name in ["post-commit", "pre-push", "post-checkout", "post-merge"] {
+        write_file(&dir.join(name), &old_script(name), 0o755);
+    }
+    let report = repo
+        .run(&["--format", "json", "hooks", "uninstall"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report),
+        pairs(&[
+            ("post-commit", "removed"),
+            ("pre-push", "restored"),
+            ("post-rewrite", "absent"),
+            ("post-checkout", "restored"),
+            ("post-merge", "removed"),
+        ])
+    );
+    assert_same_tree(&pristine, &tree(&dir));
+}
+
+#[test]
+fn a_hook_majordomus_cannot_edit_is_refused_with_the_line_to_add() {
+    let repo = TestRepo::initialised();
+    let dir = repo.path(".git/hooks");
+    let python = "#!/usr/bin/env python3\nimport sys\nsys.exit(0)\n";
+    write_file(&dir.join("pre-push"), python, 0o755);
+    let before = tree(&dir);
+    let error = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .json_error(3, "hooks.manager");
+    assert_eq!(
+        error["message"],
+        "hook pre-push: .git/hooks/pre-push is not a shell script (it runs /usr/bin/env python3), so majordomus cannot call itself from it without putting that hook at risk"
+    );
+    assert!(
+        error["fix"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("add this line to .git/hooks/pre-push as its first command, then rerun majordomus hooks install: majordomus hook pre-push \"$@\"")),
+        "{error}"
+    );
+    assert_same_tree(&before, &tree(&dir));
+    let run = repo.run(&["hooks", "install"]);
+    run.assert_human_error(3, "is not a shell script");
+    assert!(
+        run.stderr().contains("\nfix: add this line to .git/hooks/pre-push as its first command, then rerun majordomus hooks install: majordomus hook pre-push \"$@\""),
+        "{run}"
+    );
+
+    // Wired by hand: install leaves it alone and installs the rest.
+    write_file(
+        &dir.join("pre-push"),
+        "#!/usr/bin/env python3\nimport subprocess, sys\nsys.exit(subprocess.run([\"majordomus\", \"hook\", \"pre-push\", *sys.argv[1:]]).returncode)\n",
+        0o755,
+    );
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report),
+        pairs(&[
+            ("post-commit", "installed"),
+            ("pre-push", "wired"),
+            ("post-rewrite", "installed"),
+        ])
+    );
+
+    // A symbolic link may be shared by several hooks: refused too.
+    let repo = TestRepo::initialised();
+    let dir = repo.path(".git/hooks");
+    write_file(&repo.path("tools/hook"), "#!/bin/sh\nexit 0\n", 0o755);
+    std::os::unix::fs::symlink(repo.path("tools/hook"), dir.join("pre-push")).expect("symlink");
+    let error = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .json_error(3, "hooks.manager");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("is a symbolic link")),
+        "{error}"
+    );
+    assert!(
+        !dir.join("post-commit").exists(),
+        "a refused install touches nothing"
+    );
+    assert!(
+        error["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("where it runs the pre-push hook")),
+        "{error}"
+    );
+    // Wired in the shared file where it runs pre-push: installed, the link left alone.
+    write_file(
+        &repo.path("tools/hook"),
+        "#!/bin/sh\ncase ${0##*/} in pre-push) majordomus hook pre-push \"$@\" || exit $? ;; esac\n",
+        0o755,
+    );
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report)[1],
+        ("pre-push".to_owned(), "wired".to_owned())
+    );
+    assert!(
+        std::fs::symlink_metadata(dir.join("pre-push"))
+            .expect("the link")
+            .file_type()
+            .is_symlink()
+    );
 }
 
 // --- git hooks -------------------------------------------------------------------------
@@ -370,14 +1058,102 @@ fn pre_push_refuses_a_push_with_a_blocking_finding() {
 }
 
 #[test]
+fn post_rewrite_records_an_amend_and_the_chained_hook_still_gets_the_pairs() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    let dir = repo.path(".git/hooks");
+    write_file(
+        &dir.join("post-rewrite"),
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" > '{l}/their-args'\ncat > '{l}/their-stdin'\n",
+            l = logs.display()
+        ),
+        0o755,
+    );
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report)[2],
+        ("post-rewrite".to_owned(), "chained".to_owned())
+    );
+
+    // No episode open: the pair is recorded all the same, without one.
+    let old = repo.head();
+    assert_git_ok(&git_recorded(
+        &repo,
+        &["commit", "-q", "--amend", "-m", "Initial commit, amended"],
+        &[],
+    ));
+    let new = repo.head();
+    assert_ne!(old, new);
+    let pair = format!("{old} {new}\n");
+    assert_eq!(read_log(&logs, "their-args"), "amend\n");
+    assert_eq!(
+        read_log(&logs, "their-stdin"),
+        pair,
+        "the chained hook got git's pairs"
+    );
+    assert_eq!(read_log(&logs, "our-stdin-post-rewrite"), pair);
+    let rewritten = repo.ledger_events("commit.rewritten");
+    assert_eq!(rewritten.len(), 1);
+    assert_eq!(rewritten[0]["session"], Value::Null);
+    assert_eq!(
+        rewritten[0]["data"],
+        json!({"by": "amend", "pairs": [{"old": old, "new": new}]})
+    );
+    assert!(
+        repo.ledger_events("commit.recorded").is_empty(),
+        "no episode, no commit.recorded"
+    );
+
+    // With an episode open it is stamped with it; by hand, --format json says what it did.
+    let episode = repo.start_episode();
+    let json = repo
+        .run_with_stdin(
+            &["--format", "json", "hook", "post-rewrite", "rebase"],
+            &format!("{new} {old}\nnot a pair\n"),
+        )
+        .success()
+        .json();
+    assert_eq!(
+        json,
+        json!({"did": "recorded", "by": "rebase", "pairs": [{"old": new, "new": old}], "session": episode})
+    );
+    let json = repo
+        .run_with_stdin(&["--format", "json", "hook", "post-rewrite", "amend"], "")
+        .success()
+        .json();
+    assert_eq!(json, json!({"did": "nothing-rewritten"}));
+    assert_eq!(repo.ledger_events("commit.rewritten").len(), 2);
+    let run = repo
+        .run_with_stdin(&["hook", "post-rewrite", "amend"], &pair)
+        .success();
+    assert_eq!(
+        (run.stdout(), run.stderr()),
+        ("", ""),
+        "silent, like post-commit"
+    );
+
+    repo.run(&["hooks", "uninstall"]).success();
+    assert!(!read_log(&logs, "their-stdin").is_empty());
+    assert!(
+        !repo
+            .read(".git/hooks/post-rewrite")
+            .contains("# >>> majordomus >>>"),
+        "the block is gone"
+    );
+}
+
+#[test]
 fn hooks_are_inert_in_an_uninitialised_repository() {
     let repo = TestRepo::new();
     let before = repo.files();
     for args in [
         vec!["hook", "post-commit"],
         vec!["hook", "pre-push", "origin", "url"],
-        vec!["hook", "post-checkout", "a", "b", "1"],
-        vec!["hook", "post-merge", "0"],
+        vec!["hook", "post-rewrite", "amend"],
     ] {
         let run = repo.run(&args);
         assert_eq!(
@@ -426,7 +1202,8 @@ fn hooks_step_aside_during_a_rebase() {
     repo.commit("README.md", "# Main\n", "Main readme");
     repo.git(&["checkout", "-q", "topic"]);
     let episode = repo.start_episode();
-    assert_ne!(repo.head(), base);
+    let topic = repo.head();
+    assert_ne!(topic, base);
 
     let output = git_with_hooks(&repo, &["rebase", "main"]);
     assert!(
@@ -456,26 +1233,29 @@ fn hooks_step_aside_during_a_rebase() {
             .is_some_and(|r| r.starts_with("git is in the middle of: rebase")),
         "{json}"
     );
-    let json = repo
-        .run(&["--format", "json", "hook", "post-checkout", "a", "b", "1"])
-        .success()
-        .json();
-    assert_eq!(json["did"], "stepped-aside");
     assert_eq!(
         repo.ledger_text(),
         ledger,
         "a hook appended during a rebase"
     );
 
-    // Finishing the rebase through git (which runs post-commit) records nothing either.
+    // Finishing the rebase through git runs post-commit, which records nothing either, and
+    // post-rewrite, which records the rebase's pair (git runs it before the rebase's state
+    // is gone, so post-rewrite does not step aside).
     repo.write("README.md", "# Topic on main\n");
     repo.git(&["add", "README.md"]);
     assert_git_ok(&git_with_hooks(&repo, &["rebase", "--continue"]));
     assert!(!repo.path(".git/rebase-merge").exists());
+    assert!(
+        repo.ledger_events("commit.recorded").is_empty(),
+        "a rewritten commit was recorded as a new one"
+    );
+    let rewritten = repo.ledger_events("commit.rewritten");
+    assert_eq!(rewritten.len(), 1, "{}", repo.ledger_text());
+    assert_eq!(rewritten[0]["session"], episode.as_str());
     assert_eq!(
-        repo.ledger_text(),
-        ledger,
-        "a rewritten commit was recorded"
+        rewritten[0]["data"],
+        json!({"by": "rebase", "pairs": [{"old": topic, "new": repo.head()}]})
     );
 
     // Afterwards the hook records again.

@@ -2,11 +2,12 @@
 
 use crate::common::TestRepo;
 
-const SKELETON: [&str; 4] = [
+const SKELETON: [&str; 5] = [
     ".ai/repo/policy.yaml",
     ".ai/repo/knowledge/sources.yaml",
     ".ai/repo/knowledge/candidates/README.md",
     ".ai/repo/sessions/README.md",
+    ".ai/repo/rules/vendor/majordomus.yaml",
 ];
 
 #[test]

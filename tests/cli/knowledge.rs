@@ -1,5 +1,5 @@
 //! Knowledge (SPEC §5): `knowledge derive` and where it runs, the human acts `promote` and
-//! `reject`, the integrity `check`, `candidates`, `status` and the briefing.
+//! `reject`, the integrity `check`, `candidates`, `status`, the briefing, and the reads `show` and `edges`.
 
 use std::os::unix::fs::MetadataExt;
 
@@ -1466,4 +1466,204 @@ fn a_multi_line_claim_cannot_forge_a_section_of_its_candidate() {
         "{text}"
     );
     assert!(!text.lines().any(|l| l == "# Rejected"), "{text}");
+}
+
+// --- show and edges --------------------------------------------------------------------
+
+/// Three records of episode `episode`: `a` (a candidate naming every kind of reference,
+/// two of them missing, and two relations, one dangling), `b` (curated) and `c`
+/// (superseded by `b`); returns their ids.
+fn three_linked_records(repo: &TestRepo, episode: &str) -> (String, String, String) {
+    let id = |n: u32| format!("{episode}-{n:012x}");
+    let (a, b, c) = (id(1), id(2), id(3));
+    let session = format!("session:{episode}");
+    let commit = format!("commit:{}", repo.head());
+    repo.write(
+        &candidate(&a),
+        &record(
+            &a,
+            "candidate",
+            &[
+                &session,
+                "file:README.md:1",
+                &commit,
+                "file:no/such.rs",
+                "task:t-20261130-ffff",
+            ],
+            &format!("relations:\n  - supports:{b}\n  - refines:{}\n", id(255)),
+            "The claim, with its evidence.",
+        ),
+    );
+    repo.write(
+        &curated(&b),
+        &record(&b, "verified", &[&session], "", "Curated."),
+    );
+    repo.write(
+        &candidate(&c),
+        &record(
+            &c,
+            "superseded",
+            &[&session],
+            &format!("superseded_by: {b}\n"),
+            "Old.",
+        ),
+    );
+    (a, b, c)
+}
+
+#[test]
+fn show_prints_one_record_and_whether_each_reference_resolves() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let (a, b, _) = three_linked_records(&repo, &episode);
+    let json = repo
+        .run(&["--format", "json", "knowledge", "show", &a])
+        .success()
+        .json();
+    assert_eq!(json["record"]["id"], a.as_str());
+    assert_eq!(json["path"], candidate(&a));
+    assert_eq!(json["place"], "candidates");
+    assert_eq!(json["body"], "The claim, with its evidence.\n");
+    let resolves: Vec<(String, bool)> = json["references"]
+        .as_array()
+        .expect("references")
+        .iter()
+        .map(|r| {
+            (
+                format!(
+                    "{} {}",
+                    r["type"].as_str().expect("type"),
+                    r["reference"].as_str().expect("reference")
+                ),
+                r["resolves"].as_bool().expect("resolves"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        resolves,
+        vec![
+            (format!("derived_from session:{episode}"), true),
+            ("derived_from file:README.md:1".to_owned(), true),
+            (format!("derived_from commit:{}", repo.head()), true),
+            ("derived_from file:no/such.rs".to_owned(), false),
+            ("derived_from task:t-20261130-ffff".to_owned(), false),
+            (format!("relations supports:{b}"), true),
+            (format!("relations refines:{episode}-0000000000ff"), false),
+        ]
+    );
+    let human = repo.run(&["knowledge", "show", &b]).success();
+    assert!(
+        human
+            .stdout()
+            .starts_with(&format!("{b} (.ai/repo/knowledge/curated/{b}.md)\n")),
+        "{human}"
+    );
+    assert!(human.stdout().contains("status: verified"), "{human}");
+    assert!(human.stdout().ends_with("Curated.\n"), "{human}");
+    let missing = repo.run(&["knowledge", "show", &a]).success();
+    assert!(
+        missing
+            .stdout()
+            .contains("MISS derived_from file:no/such.rs"),
+        "{missing}"
+    );
+    assert!(
+        missing.stderr().contains("3 reference(s) do not resolve"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn show_refuses_an_unknown_id_and_a_malformed_one() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let unknown = format!("{episode}-0000000000aa");
+    repo.run(&["--format", "json", "knowledge", "show", &unknown])
+        .json_error(3, "knowledge.known-id");
+    repo.run(&["--format", "json", "knowledge", "show", "../../etc/passwd"])
+        .json_error(3, "id.shape");
+}
+
+#[test]
+fn edges_are_the_graph_with_external_targets_never_dangling() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let (a, b, c) = three_linked_records(&repo, &episode);
+    let graph = repo
+        .run(&["--format", "json", "knowledge", "edges"])
+        .success()
+        .json();
+    let mut nodes: Vec<&str> = graph["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| n["id"].as_str().expect("id"))
+        .collect();
+    nodes.sort();
+    assert_eq!(nodes, vec![a.as_str(), b.as_str(), c.as_str()]);
+    let edges: Vec<(String, String, String, String)> = graph["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+            (s("from"), s("type"), s("to"), s("state"))
+        })
+        .collect();
+    let dangling = format!("{episode}-0000000000ff");
+    for expected in [
+        (
+            a.clone(),
+            "derived_from",
+            "task:t-20261130-ffff".to_owned(),
+            "external",
+        ),
+        (
+            a.clone(),
+            "derived_from",
+            "file:no/such.rs".to_owned(),
+            "external",
+        ),
+        (a.clone(), "relations", b.clone(), "resolved"),
+        (a.clone(), "relations", dangling.clone(), "dangling"),
+        (c.clone(), "superseded_by", b.clone(), "resolved"),
+    ] {
+        let expected = (
+            expected.0,
+            expected.1.to_owned(),
+            expected.2,
+            expected.3.to_owned(),
+        );
+        assert!(edges.contains(&expected), "{expected:?} not in {edges:?}");
+    }
+    assert!(
+        edges.iter().filter(|e| e.3 == "dangling").count() == 1,
+        "only a knowledge id naming no record dangles: {edges:?}"
+    );
+    let relations = repo
+        .run(&[
+            "--format",
+            "json",
+            "knowledge",
+            "edges",
+            "--type",
+            "relations",
+        ])
+        .success()
+        .json();
+    let types: Vec<&str> = relations["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .map(|e| e["type"].as_str().expect("type"))
+        .collect();
+    assert_eq!(types, vec!["relations", "relations"]);
+    assert_eq!(relations["edges"][0]["relation"], "supports");
+    let human = repo.run(&["knowledge", "edges"]).success();
+    assert!(
+        human
+            .stdout()
+            .contains(&format!("{a} -relations refines-> {dangling} (dangling)")),
+        "{human}"
+    );
 }

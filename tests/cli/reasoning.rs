@@ -665,6 +665,29 @@ fn reasoning_check_runs_only_where_advisors_are_declared_optional() {
         .collect();
     assert!(rules.contains(&"reasoning.provider-independent"), "{json}");
     assert!(rules.contains(&"reasoning.ci-credential"), "{json}");
+
+    // doctor runs the same check under the declared rule, with its severity.
+    let run = repo.run(&["--format", "json", "doctor"]);
+    assert_eq!(run.code(), 10, "{run}");
+    let report = run.json();
+    let rule = report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "project.advisors-are-optional")
+        .expect("the declared rule ran")
+        .clone();
+    assert_eq!(rule["status"], "fail", "{rule}");
+    assert_eq!(rule["declared_in"], ".ai/repo/rules/project/advisors.yaml");
+    let found: Vec<&str> = rule["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "blocking")
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(found.contains(&"reasoning.provider-independent"), "{rule}");
+    assert!(found.contains(&"reasoning.ci-credential"), "{rule}");
 }
 
 #[test]

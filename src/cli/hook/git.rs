@@ -1,27 +1,18 @@
-//! `majordomus hook post-commit|pre-push|post-checkout|post-merge`.
+//! `majordomus hook post-commit|pre-push|post-rewrite`: the hooks git runs.
 
 use clap::Args;
 
 use crate::cli::Output;
-use crate::hooks::{GitHookRequest, HooksRequest, PrePushRequest};
+use crate::hooks::{HooksRequest, PostRewriteRequest, PrePushRequest};
 use crate::knowledge::PushedRef;
 use crate::{Ctx, Error};
 
-/// Arguments git passes to the hook (pre-push: the remote's name and URL; post-checkout:
-/// its branch flag).
+/// Arguments git passes to the hook (pre-push: the remote's name and URL).
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct GitArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub args: Vec<String>,
-}
-
-impl GitArgs {
-    fn request(&self) -> GitHookRequest {
-        GitHookRequest {
-            args: self.args.clone(),
-        }
-    }
 }
 
 pub fn post_commit(ctx: &Ctx) -> Result<Output, Error> {
@@ -39,16 +30,21 @@ pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
     Ok(Output::report(&crate::hooks::pre_push(ctx, request)?))
 }
 
-pub fn post_checkout(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::post_checkout(
-        ctx,
-        args.request(),
-    )?))
+/// `hook post-rewrite`: git's first argument (`amend` or `rebase`) and its pairs on stdin.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct PostRewriteArgs {
+    /// What rewrote the commits, as git passes it: amend or rebase.
+    #[arg(value_name = "BY")]
+    pub by: Option<String>,
 }
 
-pub fn post_merge(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::post_merge(
+pub fn post_rewrite(ctx: &Ctx, args: &PostRewriteArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::hooks::post_rewrite(
         ctx,
-        args.request(),
+        PostRewriteRequest {
+            by: args.by.clone().unwrap_or_default(),
+            stdin: crate::cli::read_stdin(),
+        },
     )?))
 }

@@ -8,35 +8,38 @@ use clap::Subcommand;
 use super::Output;
 use crate::{Ctx, Error};
 
-pub use git::GitArgs;
+pub use git::{GitArgs, PostRewriteArgs};
 pub use provider::ProviderArgs;
 
 /// Run one hook (called by the installed scripts and by agent clients).
 ///
-/// Git hooks: post-commit, pre-push, post-checkout, post-merge. Provider hooks (JSON from
+/// Git hooks: post-commit, pre-push, post-rewrite. Provider hooks (JSON from
 /// the agent client on stdin, never block: always exit 0): session-start, session-end,
-/// compact. Every hook steps aside in an uninitialised repository and during a rebase,
-/// merge, cherry-pick, revert, am or bisect.
+/// compact. Every hook steps aside in an uninitialised repository, and every hook but
+/// post-rewrite (which records what a rebase rewrote) during a rebase, merge, cherry-pick,
+/// revert, am or bisect.
 ///
 /// Examples:
 ///   majordomus hook post-commit
+///   echo "<old sha> <new sha>" | majordomus hook post-rewrite amend
 ///   majordomus hook session-start --provider claude-code < payload.json
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum HookCommand {
     /// Record the new commit for the open episode.
     PostCommit,
-    /// Run `knowledge check`; a blocking finding refuses the push.
+    /// Judge the records in each pushed commit's tree (git's ref lines on stdin); a
+    /// blocking finding refuses the push, a branch deletion passes.
     PrePush(GitArgs),
-    /// After a branch switch off the trunk, drain the outbox.
-    PostCheckout(GitArgs),
-    /// After a merge off the trunk, drain the outbox.
-    PostMerge(GitArgs),
+    /// Record git's <old> <new> pairs (stdin) after an amend or a rebase as commit.rewritten.
+    PostRewrite(PostRewriteArgs),
     /// An agent client started a session: open an episode, print the briefing.
     SessionStart(ProviderArgs),
-    /// An agent client ended a session: close the episode (its record is composed).
+    /// An agent client ended a session: a checkpoint, then close the episode (its record,
+    /// its knowledge candidates) and derive its handover.
     SessionEnd(ProviderArgs),
-    /// An agent client is compacting its conversation: derive knowledge.
+    /// An agent client is compacting its conversation: a checkpoint and the episode's
+    /// knowledge derived so far (session.checkpoint_on_compact, knowledge_on_compact).
     Compact(ProviderArgs),
 }
 
@@ -59,8 +62,7 @@ pub fn run(ctx: &Ctx, command: &HookCommand) -> Result<Output, Error> {
     match command {
         HookCommand::PostCommit => git::post_commit(ctx),
         HookCommand::PrePush(args) => git::pre_push(ctx, args),
-        HookCommand::PostCheckout(args) => git::post_checkout(ctx, args),
-        HookCommand::PostMerge(args) => git::post_merge(ctx, args),
+        HookCommand::PostRewrite(args) => git::post_rewrite(ctx, args),
         HookCommand::SessionStart(args) => Ok(provider::session_start(ctx, args)),
         HookCommand::SessionEnd(args) => Ok(provider::session_end(ctx, args)),
         HookCommand::Compact(args) => Ok(provider::compact(ctx, args)),

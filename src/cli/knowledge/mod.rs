@@ -1,10 +1,12 @@
-//! `majordomus knowledge derive|promote|reject|check|candidates|status`.
+//! `majordomus knowledge derive|promote|reject|check|candidates|status|show|edges`.
 
 mod candidates;
 mod check;
 mod derive;
+mod edges;
 mod promote;
 mod reject;
+mod show;
 mod status;
 
 use clap::Subcommand;
@@ -15,11 +17,13 @@ use crate::{Ctx, Error};
 pub use candidates::CandidatesArgs;
 pub use check::CheckArgs;
 pub use derive::DeriveArgs;
+pub use edges::EdgesArgs;
 pub use promote::PromoteArgs;
 pub use reject::RejectArgs;
+pub use show::ShowArgs;
 pub use status::StatusArgs;
 
-/// Derive, review and check the knowledge base (.ai/repo/knowledge/).
+/// Derive, review, check and read the knowledge base (.ai/repo/knowledge/).
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum KnowledgeCommand {
@@ -29,6 +33,8 @@ pub enum KnowledgeCommand {
     Check(CheckArgs),
     Candidates(CandidatesArgs),
     Status(StatusArgs),
+    Show(ShowArgs),
+    Edges(EdgesArgs),
 }
 
 pub fn run(ctx: &Ctx, command: &KnowledgeCommand) -> Result<Output, Error> {
@@ -39,5 +45,7 @@ pub fn run(ctx: &Ctx, command: &KnowledgeCommand) -> Result<Output, Error> {
         KnowledgeCommand::Check(args) => check::run(ctx, args),
         KnowledgeCommand::Candidates(args) => candidates::run(ctx, args),
         KnowledgeCommand::Status(args) => status::run(ctx, args),
+        KnowledgeCommand::Show(args) => show::run(ctx, args),
+        KnowledgeCommand::Edges(args) => edges::run(ctx, args),
     }
 }

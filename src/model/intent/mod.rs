@@ -51,6 +51,7 @@
 
 pub mod binding;
 pub mod edit;
+mod fast;
 pub mod handover;
 pub mod parse;
 mod paths;

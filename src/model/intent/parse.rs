@@ -4,9 +4,10 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use yaml_serde::{Mapping, Value};
 
-use super::paths::compile_glob;
+use super::paths::check_glob;
 use super::{Criterion, Critique, Finding, Intent, IntentStatus, Issue, IssueStatus, Milestone};
 
 /// The file under `.ai/repo/intents/` that lists maintenance paths, not an intent.
@@ -92,6 +93,15 @@ pub enum PlanError {
     },
 }
 
+/// From this many files on, the plan's files parse in parallel.
+const PARALLEL_FROM: usize = 64;
+
+/// One file, parsed on its own.
+enum Parsed {
+    Intent(Result<Intent, PlanError>),
+    Milestones(Result<Vec<Milestone>, PlanError>),
+}
+
 impl PlanInput {
     /// Reads the plan from the files of `.ai/repo/intents/` (`None`: no such directory).
     /// Every file but [`MILESTONES_FILE`] is an intent named by its stem.
@@ -104,20 +114,31 @@ impl PlanInput {
         }
         let mut files: Vec<&PlanFile> = files.iter().collect();
         files.sort_by(|a, b| a.path.cmp(&b.path));
+        // Parsing YAML is nearly all a binding costs; each file parses on its own, so a
+        // large plan spreads over the cores. The checks across files follow, in order.
+        let parse = |file: &&PlanFile| {
+            if file_name(&file.path) == MILESTONES_FILE {
+                Parsed::Milestones(parse_milestones(&file.text, &file.path))
+            } else {
+                Parsed::Intent(parse_intent(&file.text, &file.path))
+            }
+        };
+        let parsed: Vec<Parsed> = if files.len() < PARALLEL_FROM {
+            files.iter().map(parse).collect()
+        } else {
+            files.par_iter().map(parse).collect()
+        };
         let mut plan = Plan::default();
         let mut errors = Vec::new();
         let mut declared: HashMap<String, String> = HashMap::new();
-        for file in files {
-            if file_name(&file.path) == MILESTONES_FILE {
-                match parse_milestones(&file.text, &file.path) {
-                    Ok(milestones) => plan.milestones.extend(milestones),
-                    Err(e) => errors.push(e),
+        for (file, parsed) in files.into_iter().zip(parsed) {
+            let intent = match parsed {
+                Parsed::Milestones(Ok(milestones)) => {
+                    plan.milestones.extend(milestones);
+                    continue;
                 }
-                continue;
-            }
-            let intent = match parse_intent(&file.text, &file.path) {
-                Ok(intent) => intent,
-                Err(e) => {
+                Parsed::Intent(Ok(intent)) => intent,
+                Parsed::Milestones(Err(e)) | Parsed::Intent(Err(e)) => {
                     errors.push(e);
                     continue;
                 }
@@ -206,8 +227,18 @@ pub fn parse_milestones(text: &str, file: &str) -> Result<Vec<Milestone>, PlanEr
 }
 
 /// Everything [`parse_intent`] checks except the file stem (the `plan start` edit checks
-/// its result without knowing the file's name).
+/// its result without knowing the file's name): the typed fast path when it can vouch for
+/// the file, else the strict reader, which names what is wrong.
 pub(super) fn parse_intent_content(text: &str, file: &str) -> Result<Intent, PlanError> {
+    match super::fast::parse_intent(text) {
+        Some(intent) => Ok(intent),
+        None => parse_intent_strictly(text, file),
+    }
+}
+
+/// The strict reader: the file as a YAML value tree, walked key by key so every error
+/// names the file and the key path.
+pub(super) fn parse_intent_strictly(text: &str, file: &str) -> Result<Intent, PlanError> {
     let r = Reader { file };
     let root = r.document(text)?;
     let map = r.fields(
@@ -519,7 +550,7 @@ impl Reader<'_> {
     fn globs(&self, value: &Value, key: &str) -> Result<Vec<String>, PlanError> {
         let globs = self.strings(value, key)?;
         for (i, glob) in globs.iter().enumerate() {
-            if let Err(e) = compile_glob(glob) {
+            if let Err(e) = check_glob(glob) {
                 return Err(PlanError::BadGlob {
                     file: self.file.to_owned(),
                     key: format!("{key}[{i}]"),
@@ -597,6 +628,54 @@ critiques:
 ";
 
     const FILE: &str = ".ai/repo/intents/auth.yaml";
+
+    #[test]
+    fn a_large_plan_reads_as_a_small_one_does() {
+        let intent = |n: usize, issue: &str| PlanFile {
+            path: format!(".ai/repo/intents/i{n:03}.yaml"),
+            text: format!(
+                "id: i{n:03}\nstatus: active\nstatement: s\ncriteria:\n  - id: c\n    text: t\nissues:\n  - id: {issue}\n    title: t\n    status: open\n    paths: [src/{n}/**]\n    serves: [c]\n"
+            ),
+        };
+        let mut files: Vec<PlanFile> = (0..PARALLEL_FROM + 6)
+            .rev()
+            .map(|n| intent(n, &format!("issue-{n}")))
+            .collect();
+        files.push(PlanFile {
+            path: format!(".ai/repo/intents/{MILESTONES_FILE}"),
+            text: "milestones:\n  - id: m\n    paths: [build/**]\n".into(),
+        });
+        let PlanInput::Plan(plan) = PlanInput::read(Some(&files)) else {
+            panic!("the plan reads");
+        };
+        assert_eq!(plan.intents.len(), PARALLEL_FROM + 6);
+        assert!(plan.intents.windows(2).all(|w| w[0].id < w[1].id));
+        assert_eq!(plan.milestones.len(), 1);
+
+        // Errors come in file order, and the second declaration of an issue is the one
+        // named, however the files were parsed.
+        files[3] = intent(PARALLEL_FROM + 2, "issue-1");
+        files[5].text = "id: [".into();
+        let PlanInput::Unreadable(errors) = PlanInput::read(Some(&files)) else {
+            panic!("the plan is unreadable");
+        };
+        let named: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(named.len(), 2, "{named:?}");
+        assert!(
+            named[0].starts_with(&format!(
+                ".ai/repo/intents/i{:03}.yaml: line",
+                PARALLEL_FROM
+            )),
+            "{named:?}"
+        );
+        assert_eq!(
+            named[1],
+            format!(
+                ".ai/repo/intents/i{:03}.yaml: issues[0].id: issue `issue-1` is also declared in .ai/repo/intents/i001.yaml",
+                PARALLEL_FROM + 2
+            )
+        );
+    }
 
     fn error(text: &str) -> String {
         parse_intent(text, FILE).expect_err("refused").to_string()

@@ -15,6 +15,24 @@ pub(super) fn compile_glob(pattern: &str) -> Result<GlobMatcher, globset::Error>
         .map(|g| g.compile_matcher())
 }
 
+/// Checks that one glob of the plan is valid, without compiling its matcher: parsing
+/// finds every error, and compiling a regex per glob is what a large plan cannot afford.
+pub(super) fn check_glob(pattern: &str) -> Result<(), globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map(|_| ())
+}
+
+/// The pattern up to its first glob metacharacter: every path the glob matches starts
+/// with it.
+fn literal_prefix(pattern: &str) -> &str {
+    let end = pattern
+        .find(['*', '?', '[', ']', '{', '}', '\\'])
+        .unwrap_or(pattern.len());
+    &pattern[..end]
+}
+
 /// The path without a leading `./` or trailing `/`; empty for the whole repository.
 pub(super) fn normalize(path: &str) -> &str {
     let mut path = path.trim();
@@ -42,6 +60,16 @@ pub(super) fn reaches(path: &str, pattern: &str) -> bool {
     let pattern = normalize(pattern);
     if path.is_empty() || pattern.is_empty() {
         return true;
+    }
+    // What the glob matches starts with its literal prefix, and so does anything a
+    // matched ancestor holds; beneath a directory, only a prefix running into it can
+    // match. Most globs of a large plan fail here, before a matcher is compiled.
+    let literal = literal_prefix(pattern);
+    let below = path.len() < literal.len()
+        && literal.starts_with(path)
+        && literal.as_bytes()[path.len()] == b'/';
+    if !(path.starts_with(literal) || (directory && below)) {
+        return false;
     }
     let Ok(glob) = compile_glob(pattern) else {
         return false;
@@ -115,6 +143,90 @@ mod tests {
         assert!(!reaches("src/auth/", "src/web/**"));
         assert!(reaches("./", "anything/at/all"));
         assert!(reaches(".", "anything/at/all"));
+    }
+
+    /// `reaches` without the literal-prefix shortcut, as it was written first.
+    fn reaches_by_matching(path: &str, pattern: &str) -> bool {
+        let directory = is_directory(path);
+        let path = normalize(path);
+        let pattern = normalize(pattern);
+        if path.is_empty() || pattern.is_empty() {
+            return true;
+        }
+        let Ok(glob) = compile_glob(pattern) else {
+            return false;
+        };
+        if glob.is_match(path) || ancestors(path).any(|a| glob.is_match(a)) {
+            return true;
+        }
+        directory && could_match_beneath(path, pattern)
+    }
+
+    #[test]
+    fn the_literal_prefix_shortcut_answers_as_matching_does() {
+        let paths = [
+            "src",
+            "src/",
+            "src/a",
+            "src/a/",
+            "src/a/b.rs",
+            "src/ab.rs",
+            "src/auth/",
+            "sr",
+            "sr/",
+            "srcx/",
+            "docs/a.md",
+            "docs/",
+            "./src/a/",
+            "a/b/c/d.rs",
+            "src/a/b/c/",
+            "x{y}/z",
+            "build/ci.sh",
+            ".",
+            "./",
+        ];
+        let patterns = [
+            "src/**",
+            "src/a/**",
+            "src/a",
+            "src/a/*.rs",
+            "src/a*",
+            "src/a*/x",
+            "src/*/b.rs",
+            "**/*.md",
+            "docs/*.md",
+            "src/a/b/c/**",
+            "src",
+            "src/",
+            "*",
+            "a/b/c/d.rs",
+            "src/{a,b}/**",
+            "s?c/a/**",
+            "src/[ab]/**",
+            "sr",
+            "build/**",
+            "./src/a/",
+        ];
+        for path in paths {
+            for pattern in patterns {
+                assert_eq!(
+                    reaches(path, pattern),
+                    reaches_by_matching(path, pattern),
+                    "{path} against {pattern}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn checking_a_glob_finds_what_compiling_finds() {
+        for pattern in ["src/**", "src/{a,b", "src/[a", "a/**b", "ok/*.rs", "x\\"] {
+            assert_eq!(
+                check_glob(pattern).is_ok(),
+                compile_glob(pattern).is_ok(),
+                "{pattern}"
+            );
+        }
     }
 
     #[test]

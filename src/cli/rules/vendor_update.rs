@@ -1,0 +1,26 @@
+//! `majordomus rules vendor update`.
+
+use clap::Args;
+
+use crate::cli::Output;
+use crate::rules::VendorUpdateRequest;
+use crate::{Ctx, Error};
+
+/// Refresh .ai/repo/rules/vendor/majordomus.yaml from the package built into this binary.
+///
+/// Says which rules that adds, removes and changes (by id), or `unchanged` when the copy
+/// already is this version's. Commit the file: every clone checks against the vendored
+/// rules.
+///
+/// Example:
+///   majordomus rules vendor update && git add .ai/repo/rules && git commit -m "Vendor the rules"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct VendorUpdateArgs {}
+
+pub fn run(ctx: &Ctx, _args: &VendorUpdateArgs) -> Result<Output, Error> {
+    Ok(Output::report(&crate::rules::vendor_update(
+        ctx,
+        VendorUpdateRequest {},
+    )?))
+}

@@ -1,0 +1,60 @@
+//! `majordomus setup <client>`.
+
+use clap::{Args, ValueEnum};
+
+use crate::cli::Output;
+use crate::setup::{Client, SetupRequest};
+use crate::{Ctx, Error};
+
+/// Wire an agent client to this repository: its session hooks and the MCP server.
+///
+/// Edits the client's project files in place, keeping every other byte (and comment) as
+/// it was: claude-code writes .claude/settings.json (SessionStart, SessionEnd and
+/// PreCompact hooks) and .mcp.json; gemini-cli writes .gemini/settings.json (hooks and
+/// mcpServers); codex writes .codex/config.toml ([mcp_servers.majordomus]); cursor writes
+/// .cursor/mcp.json. A second run changes nothing; --remove takes out exactly what setup
+/// added; an entry you wrote yourself under the same name is left alone. See docs/MCP.md.
+///
+/// Examples:
+///   majordomus setup claude-code --dry-run
+///   majordomus setup claude-code
+///   majordomus setup codex --remove
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct SetupArgs {
+    /// The agent client to wire.
+    #[arg(value_enum)]
+    pub client: ClientArg,
+    /// Print the change as a diff and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Take out what setup added.
+    #[arg(long)]
+    pub remove: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClientArg {
+    ClaudeCode,
+    GeminiCli,
+    Codex,
+    Cursor,
+}
+
+pub fn run(ctx: &Ctx, args: &SetupArgs) -> Result<Output, Error> {
+    let client = match args.client {
+        ClientArg::ClaudeCode => Client::ClaudeCode,
+        ClientArg::GeminiCli => Client::GeminiCli,
+        ClientArg::Codex => Client::Codex,
+        ClientArg::Cursor => Client::Cursor,
+    };
+    let report = crate::setup::setup(
+        ctx,
+        SetupRequest {
+            client,
+            dry_run: args.dry_run,
+            remove: args.remove,
+        },
+    )?;
+    Ok(Output::report(&report))
+}

@@ -1,0 +1,523 @@
+//! The MCP surface (SPEC §9): `majordomus mcp` on stdio. Every tool and resource is
+//! generated from the operation registry; a call opens the repository, runs the
+//! operation off the async runtime and maps its outcome (result, refusal, failure) to a
+//! tool result. No logic of its own.
+//!
+//! Exposed: every operation that is neither a human act (promote, reject) nor an entry
+//! point (the hooks, `setup`), reads and writes alike, so an agent can record through the
+//! surface it uses and open or close its own episode where its client has no hooks.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, InitializeResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorReport};
+use crate::ops::{Invoked, Operation, Registry};
+use crate::store::StoreError;
+use crate::{Clock, Ctx};
+
+/// Resources: an operation's result under a URI (surface metadata, one line each; an
+/// operation missing from the registry has no resource).
+const RESOURCES: &[(&str, &str, &str)] = &[
+    (
+        "context",
+        "majordomus://context",
+        "The repository's working context: briefing, reasoning, knowledge, outbox, intent.",
+    ),
+    (
+        "knowledge.candidates",
+        "majordomus://knowledge/candidates",
+        "Knowledge candidates awaiting review.",
+    ),
+    (
+        "reasoning.status",
+        "majordomus://reasoning",
+        "The reasoning of the work: assessments, consultations, conclusions, timeline.",
+    ),
+];
+
+/// What the server says about itself when a client connects.
+const INSTRUCTIONS: &str = "majordomus is this repository's memory. Read majordomus_context first; record decisions, questions and checkpoints with the majordomus_*_record/ask tools as you work. Refusals carry a rule and a fix.";
+
+/// An operation an agent may run: neither a human act nor an entry point.
+pub fn exposed(operation: &Operation) -> bool {
+    !operation.human_act && !operation.entry_point
+}
+
+/// The tool name of an operation: SPEC's spelling when the registry gives one, else
+/// `majordomus_` + the name with dots (and dashes) as underscores.
+pub fn tool_name(operation: &Operation) -> String {
+    match operation.mcp_name {
+        Some(name) => name.to_owned(),
+        None => format!("majordomus_{}", operation.name.replace(['.', '-'], "_")),
+    }
+}
+
+/// A request schema trimmed for an agent's context, where every byte is paid for:
+/// without `$schema`, the type's `title` and doc, `additionalProperties` (the decoding
+/// refuses an unknown field by name anyway), `default`s and number `format`s; an
+/// optional field's `null` alternative left implicit (leaving it out is how to say
+/// nothing); the schema's `$defs` inlined where they are used; a choice of constants as
+/// one `enum`.
+pub fn trimmed_schema(schema: Value) -> Map<String, Value> {
+    let Value::Object(mut root) = schema else {
+        return Map::new();
+    };
+    for key in ["$schema", "title", "description", "additionalProperties"] {
+        root.remove(key);
+    }
+    let defs = match root.remove("$defs") {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    };
+    let required: Vec<Value> = match root.get("required") {
+        Some(Value::Array(r)) => r.clone(),
+        _ => Vec::new(),
+    };
+    if let Some(Value::Object(properties)) = root.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            inline_defs(property, &defs, 0);
+            simplify(property);
+            let Value::Object(p) = property else { continue };
+            p.remove("default");
+            if !required.contains(&Value::String(name.clone())) {
+                drop_null(p);
+            }
+        }
+    }
+    root
+}
+
+/// `{"type": ["string", "null"]}` as `{"type": "string"}`; `anyOf: [X, null]` as `X`.
+fn drop_null(property: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = property.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if let [one] = kept.as_slice() {
+            property.insert("type".into(), one.clone());
+        }
+    }
+    if let Some(Value::Array(variants)) = property.get("anyOf") {
+        let kept: Vec<&Value> = variants
+            .iter()
+            .filter(|v| v.get("type").is_none_or(|t| t != "null"))
+            .collect();
+        if let [Value::Object(one)] = kept.as_slice() {
+            let one = one.clone();
+            property.remove("anyOf");
+            for (k, v) in one {
+                // The field's own description says it better than its type's.
+                property.entry(k).or_insert(v);
+            }
+        }
+    }
+}
+
+/// Drops `format` and turns `oneOf`/`anyOf` of string constants into one `enum`,
+/// everywhere in `value`.
+fn simplify(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("format");
+            for key in ["oneOf", "anyOf"] {
+                let constants: Option<Vec<Value>> =
+                    map.get(key).and_then(Value::as_array).and_then(|variants| {
+                        variants.iter().map(|v| v.get("const").cloned()).collect()
+                    });
+                if let Some(constants) = constants
+                    && constants.iter().all(Value::is_string)
+                {
+                    map.remove(key);
+                    map.insert("type".into(), "string".into());
+                    map.insert("enum".into(), Value::Array(constants));
+                }
+            }
+            map.values_mut().for_each(simplify);
+        }
+        Value::Array(items) => items.iter_mut().for_each(simplify),
+        _ => {}
+    }
+}
+
+/// Replaces `{"$ref": "#/$defs/X"}` with X itself (recursion bounded: schemars defs of
+/// request types are shallow).
+fn inline_defs(value: &mut Value, defs: &Map<String, Value>, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            let target = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .and_then(|name| defs.get(name));
+            if let Some(Value::Object(def)) = target {
+                map.remove("$ref");
+                for (k, v) in def {
+                    if k != "description" || !map.contains_key("description") {
+                        map.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+            for v in map.values_mut() {
+                inline_defs(v, defs, depth + 1);
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| inline_defs(v, defs, depth + 1)),
+        _ => {}
+    }
+}
+
+/// Every tool of `registry`, in registry order: a pure function of the registry.
+pub fn tools(registry: &Registry) -> Vec<Tool> {
+    registry
+        .iter()
+        .filter(|op| exposed(op))
+        .map(|op| {
+            let mut tool = Tool::new(
+                tool_name(op),
+                op.summary,
+                Arc::new(trimmed_schema(op.request_schema())),
+            );
+            let annotations = ToolAnnotations::new()
+                .read_only(!op.writes)
+                .open_world(op.open_world);
+            tool.annotations = Some(if op.writes {
+                annotations
+                    .destructive(op.destructive)
+                    .idempotent(op.idempotent)
+            } else {
+                annotations
+            });
+            tool
+        })
+        .collect()
+}
+
+/// Every resource of `registry` (from [`RESOURCES`]): a pure function of the registry.
+pub fn resources(registry: &Registry) -> Vec<Resource> {
+    RESOURCES
+        .iter()
+        .filter(|(op, _, _)| registry.get(op).is_some())
+        .map(|(op, uri, description)| {
+            Resource::new(*uri, *op)
+                .with_description(*description)
+                .with_mime_type("text/markdown")
+        })
+        .collect()
+}
+
+/// Opens the repository at `dir` and runs `operation` on `request`, as a CLI run would:
+/// the clock from `MAJORDOMUS_NOW`, writes stamped with the episode open at that moment.
+pub fn invoke(
+    registry: &Registry,
+    dir: &Path,
+    operation: &str,
+    request: Value,
+) -> Result<Invoked, Error> {
+    let ctx = Ctx::open(dir, Clock::from_env()?)?;
+    registry.invoke(&ctx, operation, request)
+}
+
+/// A result as a tool returns it: the readable text, and the JSON as structured content.
+fn tool_result(invoked: Invoked) -> CallToolResult {
+    let mut text = if invoked.text.is_empty() {
+        invoked.value.to_string()
+    } else {
+        invoked.text
+    };
+    if let Some(note) = invoked.note {
+        text.push('\n');
+        text.push_str(&note);
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(invoked.value);
+    result
+}
+
+/// An error as a tool error: `isError`, the rule, message and fix in text and structure.
+fn tool_error(report: &ErrorReport) -> CallToolResult {
+    let class = serde_json::to_value(report.class).expect("a class serialises");
+    let mut text = format!(
+        "{} [{}]: {}",
+        class.as_str().unwrap_or("failed"),
+        report.rule,
+        report.message
+    );
+    if let Some(fix) = &report.fix {
+        text.push_str("\nfix: ");
+        text.push_str(fix);
+    }
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(serde_json::json!({ "error": report }));
+    result
+}
+
+/// The MCP server of one repository.
+#[derive(Clone)]
+pub struct Server {
+    registry: Arc<Registry>,
+    dir: PathBuf,
+    tools: Arc<Vec<Tool>>,
+    resources: Arc<Vec<Resource>>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("dir", &self.dir).finish()
+    }
+}
+
+impl Server {
+    /// A server for the repository containing `dir` (opened anew for every call).
+    pub fn new(registry: Registry, dir: PathBuf) -> Server {
+        Server {
+            tools: Arc::new(tools(&registry)),
+            resources: Arc::new(resources(&registry)),
+            registry: Arc::new(registry),
+            dir,
+        }
+    }
+
+    fn operation_of_tool(&self, tool: &str) -> Option<&'static str> {
+        self.registry
+            .iter()
+            .find(|op| exposed(op) && tool_name(op) == tool)
+            .map(|op| op.name)
+    }
+
+    /// Runs `operation` on the blocking pool (git and file work must not hold a runtime
+    /// thread), logging failures to stderr.
+    async fn run(&self, operation: &'static str, request: Value) -> Result<Invoked, ErrorReport> {
+        let registry = Arc::clone(&self.registry);
+        let dir = self.dir.clone();
+        let outcome =
+            tokio::task::spawn_blocking(move || invoke(&registry, &dir, operation, request)).await;
+        let report = match outcome {
+            Ok(Ok(invoked)) => return Ok(invoked),
+            Ok(Err(error)) => error.report(),
+            Err(join) => Error::from(StoreError::io(
+                Path::new(operation),
+                std::io::Error::other(join.to_string()),
+            ))
+            .report(),
+        };
+        eprintln!(
+            "majordomus mcp: {operation}: [{}] {}",
+            report.rule, report.message
+        );
+        Err(report)
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        let mut info = InitializeResult::new(capabilities).with_instructions(INSTRUCTIONS);
+        info.server_info = Implementation::new("majordomus", env!("CARGO_PKG_VERSION"));
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(operation) = self.operation_of_tool(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("{}: no such tool (tools/list names them)", request.name),
+                None,
+            ));
+        };
+        let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        Ok(match self.run(operation, arguments).await {
+            Ok(invoked) => tool_result(invoked),
+            Err(report) => tool_error(&report),
+        }
+        .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(
+            self.resources.as_ref().clone(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some((operation, uri, _)) = RESOURCES
+            .iter()
+            .find(|(op, uri, _)| *uri == request.uri && self.registry.get(op).is_some())
+        else {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "{}: no such resource (resources/list names them)",
+                    request.uri
+                ),
+                None,
+            ));
+        };
+        match self.run(operation, Value::Null).await {
+            Ok(invoked) => {
+                let text = ResourceContents::TextResourceContents {
+                    uri: (*uri).to_owned(),
+                    mime_type: Some("text/markdown".into()),
+                    text: invoked.text,
+                    meta: None,
+                };
+                let json = ResourceContents::TextResourceContents {
+                    uri: (*uri).to_owned(),
+                    mime_type: Some("application/json".into()),
+                    text: invoked.value.to_string(),
+                    meta: None,
+                };
+                Ok(ReadResourceResult::new(vec![text, json]).into())
+            }
+            Err(report) => Err(ErrorData::internal_error(
+                format!("[{}] {}", report.rule, report.message),
+                Some(serde_json::json!({ "error": report })),
+            )),
+        }
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub fn run(registry: Registry, dir: PathBuf) -> Result<(), Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| StoreError::io(Path::new("tokio runtime"), e))?;
+    runtime.block_on(async move {
+        let server = Server::new(registry, dir);
+        let running = match server.serve(rmcp::transport::stdio()).await {
+            Ok(running) => running,
+            // A client that hangs up before the handshake is no failure of ours.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => {
+                return Err(StoreError::io(Path::new("stdio"), std::io::Error::other(e)).into());
+            }
+        };
+        running
+            .waiting()
+            .await
+            .map_err(|e| StoreError::io(Path::new("stdio"), std::io::Error::other(e)))?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The surfaces are generated: an operation registered here, and nowhere else, is a
+    //! tool and a route with its schemas, with no surface code written for it.
+
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+    use crate::ops::{Report, op};
+
+    /// `probe.echo`.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct EchoRequest {
+        /// What to echo.
+        text: String,
+        /// How often.
+        #[serde(default)]
+        times: Vec<u32>,
+    }
+
+    #[derive(Debug, Serialize, JsonSchema)]
+    struct Echoed {
+        text: String,
+    }
+
+    impl Report for Echoed {
+        fn text(&self) -> String {
+            self.text.clone()
+        }
+    }
+
+    fn echo(_ctx: &Ctx, request: EchoRequest) -> Result<Echoed, Error> {
+        Ok(Echoed {
+            text: request.text.repeat(request.times.len().max(1)),
+        })
+    }
+
+    #[test]
+    fn an_operation_added_to_the_registry_is_on_every_surface() {
+        let mut registry = Registry::standard();
+        registry
+            .register(op("probe.echo", "probe echo", "Echo the text back.", echo))
+            .register(op("probe.record", "probe record", "Record the text.", echo).writes());
+
+        let listed = tools(&registry);
+        let tool = listed
+            .iter()
+            .find(|t| t.name == "majordomus_probe_echo")
+            .expect("a tool for probe.echo");
+        assert_eq!(tool.description.as_deref(), Some("Echo the text back."));
+        assert_eq!(tool.input_schema["required"], serde_json::json!(["text"]));
+        assert_eq!(tool.input_schema["properties"]["times"]["type"], "array");
+        let hints = tool.annotations.as_ref().expect("annotations");
+        assert_eq!(hints.read_only_hint, Some(true));
+        assert!(listed.iter().any(|t| t.name == "majordomus_probe_record"));
+        assert!(
+            !tools(&Registry::standard())
+                .iter()
+                .any(|t| t.name == "majordomus_probe_echo"),
+            "only this registry has it"
+        );
+
+        let routes = crate::http::routes::routes(&registry);
+        assert!(routes.iter().any(
+            |r| r.path == "/api/v1/probe/echo" && r.method == crate::http::routes::Method::Get
+        ));
+        let document = crate::http::openapi::openapi(&registry);
+        let get = &document["paths"]["/api/v1/probe/echo"]["get"];
+        assert_eq!(get["operationId"], "probe.echo");
+        let parameters = get["parameters"].as_array().expect("query parameters");
+        assert!(
+            parameters
+                .iter()
+                .any(|p| p["name"] == "text" && p["required"] == true)
+        );
+        let post = &document["paths"]["/api/v1/probe/record"]["post"];
+        assert_eq!(post["operationId"], "probe.record");
+        assert!(post["requestBody"].is_object());
+        assert_eq!(
+            post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Echoed"
+        );
+    }
+}

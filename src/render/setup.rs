@@ -1,0 +1,51 @@
+//! `setup`'s result as a person reads it: what each file became, and the diff when it was
+//! a dry run.
+
+use std::fmt::Write as _;
+
+use crate::ops::Report;
+use crate::setup::{EntryAction, FileAction, SetupReport};
+
+impl Report for SetupReport {
+    fn text(&self) -> String {
+        let mut out = String::new();
+        for file in &self.files {
+            let verb = match (file.action, self.dry_run) {
+                (FileAction::Created, false) => "created",
+                (FileAction::Updated, false) => "updated",
+                (FileAction::Deleted, false) => "deleted",
+                (FileAction::Created, true) => "would create",
+                (FileAction::Updated, true) => "would update",
+                (FileAction::Deleted, true) => "would delete",
+                (FileAction::Unchanged, _) => "unchanged",
+            };
+            let entries: Vec<String> = file
+                .entries
+                .iter()
+                .map(|e| {
+                    let action = match e.action {
+                        EntryAction::Added => "added",
+                        EntryAction::Removed => "removed",
+                        EntryAction::Present => "present",
+                        EntryAction::Absent => "absent",
+                        EntryAction::Kept => "kept",
+                    };
+                    format!("{} {action}", e.entry)
+                })
+                .collect();
+            let _ = writeln!(out, "{verb} {}: {}", file.path, entries.join(", "));
+            for e in &file.entries {
+                if let Some(note) = &e.note {
+                    let _ = writeln!(out, "  note: {note}");
+                }
+            }
+        }
+        if self.dry_run {
+            for file in &self.files {
+                out.push_str(&file.diff);
+            }
+            out.push_str("dry run: nothing was written\n");
+        }
+        out
+    }
+}

@@ -1,0 +1,370 @@
+//! `majordomus setup <client>`: wires an agent client to this repository (its session
+//! hooks and the MCP server) by editing the client's project files in place: only our
+//! entries are inserted or removed, every other byte stays; a second run changes nothing;
+//! `remove` takes out exactly what was added.
+
+mod diff;
+mod json;
+mod toml;
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Ctx;
+use crate::error::{Error, Refusal};
+use crate::store::StoreError;
+use json::Entry;
+
+/// `setup`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetupRequest {
+    /// The agent client to wire.
+    pub client: Client,
+    /// Show the change as a diff and write nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Take out what setup added instead.
+    #[serde(default)]
+    pub remove: bool,
+}
+
+/// The agent clients setup knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Client {
+    /// `.claude/settings.json` (hooks) and `.mcp.json` (the MCP server).
+    ClaudeCode,
+    /// `.gemini/settings.json` (hooks and the MCP server).
+    GeminiCli,
+    /// `.codex/config.toml` (the MCP server).
+    Codex,
+    /// `.cursor/mcp.json` (the MCP server).
+    Cursor,
+}
+
+impl Client {
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "claude-code",
+            Client::GeminiCli => "gemini-cli",
+            Client::Codex => "codex",
+            Client::Cursor => "cursor",
+        }
+    }
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FileAction {
+    Created,
+    Updated,
+    /// Removing our entries left nothing of the file: it was setup's, and is gone.
+    Deleted,
+    Unchanged,
+}
+
+/// What happened to one entry of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryAction {
+    Added,
+    Removed,
+    /// Already there as setup writes it.
+    Present,
+    /// Not there: nothing to remove.
+    Absent,
+    /// Something the user wrote holds the place; left alone (see `note`).
+    Kept,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EntryChange {
+    /// Where in the file: `mcpServers.majordomus`, `hooks.SessionStart[]`.
+    pub entry: String,
+    pub action: EntryAction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileChange {
+    /// Relative to the repository root.
+    pub path: String,
+    pub action: FileAction,
+    pub entries: Vec<EntryChange>,
+    /// The unified diff of the change (empty when unchanged).
+    pub diff: String,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SetupReport {
+    pub client: Client,
+    pub dry_run: bool,
+    pub remove: bool,
+    pub files: Vec<FileChange>,
+}
+
+/// How an entry edit went (shared by the JSON and TOML editors).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Added,
+    Removed,
+    Present,
+    Absent,
+    Kept(String),
+}
+
+/// Why a file's text cannot be edited in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EditError(String);
+
+/// How a client's file is edited.
+enum Edits {
+    Json(Vec<Entry>),
+    /// A TOML table under `header`, in setup's marked block.
+    Toml {
+        header: &'static str,
+        table: &'static str,
+    },
+}
+
+struct Planned {
+    path: &'static str,
+    edits: Edits,
+}
+
+/// The command the client runs for a provider hook: no `-C`, since a provider hook
+/// opens the repository of its payload's `cwd` when started elsewhere.
+fn hook_command(hook: &str, client: Client) -> String {
+    format!("majordomus hook {hook} --provider {}", client.name())
+}
+
+/// A JSON string literal.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serialises")
+}
+
+fn mcp_server() -> Entry {
+    Entry::Member {
+        path: vec!["mcpServers".into()],
+        key: "majordomus".into(),
+        value: r#"{"command": "majordomus", "args": ["mcp"]}"#.into(),
+    }
+}
+
+/// A matcher group with one command handler, `fields` (JSON members) before the command
+/// and `timeout` after it.
+fn hook(event: &str, fields: &str, command: String, timeout: u32) -> Entry {
+    Entry::Element {
+        path: vec!["hooks".into(), event.into()],
+        value: format!(
+            r#"{{"hooks": [{{{fields}"type": "command", "command": {}, "timeout": {timeout}}}]}}"#,
+            quoted(&command)
+        ),
+        marker: command,
+    }
+}
+
+/// What setup writes for `client` (docs/MCP.md shows the same, docs/HOOKS.md explains the
+/// hooks).
+fn plan(client: Client) -> Vec<Planned> {
+    match client {
+        Client::ClaudeCode => {
+            // Claude Code's timeouts are in seconds.
+            let claude = |event: &str, name: &str| hook(event, "", hook_command(name, client), 30);
+            vec![
+                Planned {
+                    path: ".claude/settings.json",
+                    edits: Edits::Json(vec![
+                        claude("SessionStart", "session-start"),
+                        claude("SessionEnd", "session-end"),
+                        claude("PreCompact", "compact"),
+                    ]),
+                },
+                Planned {
+                    path: ".mcp.json",
+                    edits: Edits::Json(vec![mcp_server()]),
+                },
+            ]
+        }
+        Client::GeminiCli => {
+            // Gemini CLI reads a hook's stdout as JSON: the briefing reaches the model as
+            // `additionalContext` (docs/HOOKS.md, "Wiring Gemini CLI").
+            let start = format!(
+                "majordomus --format json hook session-start --provider {} | jq -c '{{hookSpecificOutput: {{hookEventName: \"SessionStart\", additionalContext: (.briefing // \"\")}}}}'",
+                client.name()
+            );
+            let end = format!("{} 2>/dev/null", hook_command("session-end", client));
+            let compact = hook_command("compact", client);
+            // Gemini CLI's timeouts are in milliseconds.
+            let gemini = |event: &str, name: &str, command: String| {
+                hook(
+                    event,
+                    &format!(r#""name": {}, "#, quoted(name)),
+                    command,
+                    30000,
+                )
+            };
+            vec![Planned {
+                path: ".gemini/settings.json",
+                edits: Edits::Json(vec![
+                    gemini("SessionStart", "majordomus-session-start", start),
+                    gemini("SessionEnd", "majordomus-session-end", end),
+                    gemini("PreCompress", "majordomus-compact", compact),
+                    mcp_server(),
+                ]),
+            }]
+        }
+        Client::Codex => vec![Planned {
+            path: ".codex/config.toml",
+            edits: Edits::Toml {
+                header: "[mcp_servers.majordomus]",
+                table: "[mcp_servers.majordomus]\ncommand = \"majordomus\"\nargs = [\"mcp\"]\n",
+            },
+        }],
+        Client::Cursor => vec![Planned {
+            path: ".cursor/mcp.json",
+            edits: Edits::Json(vec![mcp_server()]),
+        }],
+    }
+}
+
+/// Wires `request.client` (or, with `remove`, unwires it); with `dry_run` only says how.
+pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
+    let root = ctx.layout.root();
+    let mut files = Vec::new();
+    for planned in plan(request.client) {
+        let path = root.join(planned.path);
+        let before = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(StoreError::io(&path, e).into()),
+        };
+        let change = edit(planned, before.as_deref(), request.remove)?;
+        if !request.dry_run && change.after.as_deref() != before.as_deref() {
+            write(root, &path, change.after.as_deref())?;
+        }
+        files.push(change.file);
+    }
+    Ok(SetupReport {
+        client: request.client,
+        dry_run: request.dry_run,
+        remove: request.remove,
+        files,
+    })
+}
+
+struct Edited {
+    file: FileChange,
+    after: Option<String>,
+}
+
+/// The file's text after adding (or removing) every entry of `planned`.
+fn edit(planned: Planned, before: Option<&str>, remove: bool) -> Result<Edited, Error> {
+    let refuse = |e: EditError| Refusal::SetupFile {
+        path: planned.path.to_owned(),
+        message: e.0,
+    };
+    // What a file setup creates starts as; removing everything gives it back.
+    let empty = match planned.edits {
+        Edits::Json(_) => "{}\n",
+        Edits::Toml { .. } => "",
+    };
+    let start = before.filter(|t| !t.trim().is_empty()).unwrap_or(empty);
+    let mut text = start.to_owned();
+    let mut entries = Vec::new();
+    let mut record = |entry: String, outcome: Outcome| {
+        let (action, note) = match outcome {
+            Outcome::Added => (EntryAction::Added, None),
+            Outcome::Removed => (EntryAction::Removed, None),
+            Outcome::Present => (EntryAction::Present, None),
+            Outcome::Absent => (EntryAction::Absent, None),
+            Outcome::Kept(note) => (EntryAction::Kept, Some(note)),
+        };
+        entries.push(EntryChange {
+            entry,
+            action,
+            note,
+        });
+    };
+    match &planned.edits {
+        Edits::Json(list) => {
+            for entry in list {
+                let (edited, outcome) = if remove {
+                    json::remove(&text, entry)
+                } else {
+                    json::add(&text, entry)
+                }
+                .map_err(refuse)?;
+                text = edited;
+                record(entry.describe(), outcome);
+            }
+        }
+        Edits::Toml { header, table } => {
+            let (edited, outcome) = if remove {
+                toml::remove(&text)
+            } else {
+                toml::add(&text, header, table)
+            }
+            .map_err(refuse)?;
+            text = edited;
+            record(header.trim_matches(['[', ']']).to_owned(), outcome);
+        }
+    }
+    let removed_any = entries.iter().any(|e| e.action == EntryAction::Removed);
+    let after = if text == start {
+        before.map(str::to_owned)
+    } else if removed_any && text == empty {
+        // Nothing but what setup wrote was in it: the file was setup's.
+        None
+    } else {
+        Some(text)
+    };
+    let action = match (before, after.as_deref()) {
+        (b, a) if b == a => FileAction::Unchanged,
+        (None, Some(_)) => FileAction::Created,
+        (Some(_), None) => FileAction::Deleted,
+        _ => FileAction::Updated,
+    };
+    Ok(Edited {
+        file: FileChange {
+            path: planned.path.to_owned(),
+            action,
+            entries,
+            diff: diff::unified(planned.path, before, after.as_deref()),
+        },
+        after,
+    })
+}
+
+/// Writes `text` to `path` atomically, or deletes the file (and its directory, when that
+/// leaves it empty) when there is nothing left.
+fn write(root: &Path, path: &Path, text: Option<&str>) -> Result<(), Error> {
+    match text {
+        Some(text) => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+            }
+            crate::store::write_atomic(path, text.as_bytes())?;
+        }
+        None => {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(StoreError::io(path, e).into());
+                }
+                _ => {}
+            }
+            if let Some(dir) = path.parent()
+                && dir != root
+            {
+                // Only an empty directory goes; anything else in it stays.
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,541 @@
+//! `majordomus serve`: loopback binding and the printed token, every generated route
+//! answering, writes guarded by the token and the same-origin check, the body limit, the
+//! error object, and the OpenAPI document (complete, and valid by a validator).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::TestRepo;
+use majordomus::http::routes::{Method, routes};
+use majordomus::ops::Registry;
+
+/// A running `majordomus serve --port 0`.
+struct Served {
+    child: Child,
+    /// `127.0.0.1:<port>`.
+    addr: String,
+    token: String,
+}
+
+/// One answer: status, headers (lower-case names) and body.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: not JSON: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The error object; panics unless the status and its `code` are `status` and the
+    /// rule is `rule`.
+    #[track_caller]
+    fn error(&self, status: u16, rule: &str) -> Value {
+        assert_eq!(
+            self.status,
+            status,
+            "{self:?}: {}",
+            String::from_utf8_lossy(&self.body)
+        );
+        let json = self.json();
+        let error = json["error"].clone();
+        assert_eq!(error["code"], status, "{json}");
+        assert_eq!(error["rule"], rule, "{json}");
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{json}"
+        );
+        assert!(
+            error["fix"].as_str().is_some_and(|m| !m.is_empty()),
+            "{json}"
+        );
+        error
+    }
+}
+
+impl Served {
+    fn start(repo: &TestRepo) -> Served {
+        let mut child = repo
+            .command_in(repo.root(), &["serve", "--port", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn majordomus serve");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut first = String::new();
+        let mut second = String::new();
+        stdout.read_line(&mut first).expect("the address line");
+        stdout.read_line(&mut second).expect("the token line");
+        let addr = first
+            .trim_end()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("first line: {first:?}"))
+            .to_owned();
+        let token = second
+            .trim_end()
+            .strip_prefix("token ")
+            .unwrap_or_else(|| panic!("second line: {second:?}"))
+            .to_owned();
+        Served { child, addr, token }
+    }
+
+    fn port(&self) -> &str {
+        self.addr.rsplit(':').next().expect("a port")
+    }
+
+    /// Sends one request (`Connection: close`) and reads the whole answer.
+    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        let mut stream = TcpStream::connect(&self.addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: {}\r\n", self.addr));
+        }
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        stream.write_all(head.as_bytes()).expect("write the head");
+        // The server may answer (413) before reading a large body.
+        let _ = stream.write_all(body);
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+        parse_answer(&raw)
+    }
+
+    fn get(&self, path: &str) -> Answer {
+        self.send("GET", path, &[], b"")
+    }
+
+    /// A POST with the token and a JSON body.
+    fn post(&self, path: &str, body: &Value) -> Answer {
+        let auth = format!("Bearer {}", self.token);
+        self.send(
+            "POST",
+            path,
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+            ],
+            body.to_string().as_bytes(),
+        )
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn parse_answer(raw: &[u8]) -> Answer {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no header end in {:?}", String::from_utf8_lossy(raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    if chunked {
+        let mut out = Vec::new();
+        let mut rest = &body[..];
+        loop {
+            let end = rest
+                .windows(2)
+                .position(|w| w == b"\r\n")
+                .expect("chunk size");
+            let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..end]).trim(), 16)
+                .expect("hex size");
+            if size == 0 {
+                break;
+            }
+            out.extend_from_slice(&rest[end + 2..end + 2 + size]);
+            rest = &rest[end + 2 + size + 2..];
+        }
+        body = out;
+    }
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+#[test]
+fn binds_loopback_and_prints_the_address_and_a_fresh_token() {
+    let repo = TestRepo::initialised();
+    let one = Served::start(&repo);
+    let two = Served::start(&repo);
+    assert!(one.addr.starts_with("127.0.0.1:"), "{}", one.addr);
+    assert_ne!(one.port(), "0");
+    for token in [&one.token, &two.token] {
+        assert_eq!(token.len(), 32);
+        assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{token}");
+    }
+    assert_ne!(one.token, two.token, "a token per run");
+    assert_eq!(one.get("/api/v1/env").status, 200);
+}
+
+#[test]
+fn every_route_answers_with_its_result_or_the_error_object() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let served = Served::start(&repo);
+    let registry = Registry::standard();
+    let all = routes(&registry);
+    assert!(all.len() >= 25, "{all:?}");
+    for route in &all {
+        let path = route.path.replace("{id}", "q-0123456789");
+        let answer = match route.method {
+            Method::Get => served.get(&path),
+            Method::Post => {
+                // Without the token, nothing is written.
+                let before = repo.ledger_text();
+                served
+                    .send("POST", &path, &[], b"{}")
+                    .error(401, "http.token");
+                assert_eq!(repo.ledger_text(), before, "{path}");
+                served.post(&path, &json!({}))
+            }
+        };
+        let json = answer.json();
+        match answer.status {
+            200 => {
+                assert!(json.is_object(), "{path}: {json}");
+                assert!(answer.header("x-majordomus-verdict").is_some(), "{path}");
+            }
+            400 | 409 => {
+                assert_eq!(json["error"]["code"], answer.status, "{path}: {json}");
+            }
+            other => panic!("{} {path}: {other} {json}", route.method.name()),
+        }
+    }
+}
+
+#[test]
+fn reads_and_writes_through_the_routes_spec_names() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let served = Served::start(&repo);
+
+    let context = served.get("/api/v1/context");
+    assert_eq!(context.status, 200);
+    assert_eq!(context.header("content-type"), Some("application/json"));
+    assert_eq!(
+        context.json(),
+        repo.run(&["--format", "json", "context"]).success().json()
+    );
+
+    let decided = served.post(
+        "/api/v1/decisions",
+        &json!({"text": "serve binds loopback"}),
+    );
+    assert_eq!(decided.status, 200, "{decided:?}");
+    let line = repo
+        .ledger_events("decision.recorded")
+        .pop()
+        .expect("a line");
+    assert_eq!(
+        line["session"],
+        episode.as_str(),
+        "stamped with the open episode"
+    );
+    let asked = served.post("/api/v1/questions", &json!({"text": "which port?"}));
+    let id = asked.json()["id"].as_str().expect("an id").to_owned();
+    let resolved = served.post(
+        &format!("/api/v1/questions/{id}/resolve"),
+        &json!({"answer": "any free one"}),
+    );
+    assert_eq!(resolved.status, 200, "{:?}", resolved.json());
+    served
+        .post(
+            &format!("/api/v1/questions/{id}/resolve"),
+            &json!({"answer": "again"}),
+        )
+        .error(409, "question.open");
+    let checkpoint = served.post("/api/v1/checkpoints", &json!({"text": "routes done"}));
+    assert_eq!(checkpoint.status, 200);
+
+    // Query parameters are typed by the request schema; a repeated one is a list.
+    let history = served.get("/api/v1/history?event=decision.recorded").json();
+    assert_eq!(
+        history["lines"].as_array().map(Vec::len),
+        Some(1),
+        "{history}"
+    );
+    let binding = served.get("/api/v1/intents/binding?scope=src&scope=docs");
+    assert_eq!(binding.status, 200, "{:?}", binding.json());
+    served
+        .get("/api/v1/history?since=yesterday")
+        .error(400, "history.since");
+    served
+        .get("/api/v1/history?bogus=1")
+        .error(400, "request.valid");
+    served.get("/api/v1/nothing").error(404, "http.route");
+    served
+        .send("DELETE", "/api/v1/context", &[], b"")
+        .error(405, "http.method");
+    served
+        .send(
+            "POST",
+            "/api/v1/decisions",
+            &[("Authorization", &format!("Bearer {}", served.token))],
+            b"[1]",
+        )
+        .error(400, "request.valid");
+}
+
+#[test]
+fn writes_need_the_token_and_the_same_origin_and_the_host_must_be_this_server() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let served = Served::start(&repo);
+    let body = json!({"text": "from somewhere"}).to_string();
+    let bearer = format!("Bearer {}", served.token);
+    let origin = format!("http://127.0.0.1:{}", served.port());
+    let before = repo.ledger_text();
+    served
+        .send("POST", "/api/v1/decisions", &[], body.as_bytes())
+        .error(401, "http.token");
+    served
+        .send(
+            "POST",
+            "/api/v1/decisions",
+            &[("Authorization", "Bearer 00000000000000000000000000000000")],
+            body.as_bytes(),
+        )
+        .error(401, "http.token");
+    for foreign in [
+        ("Origin", "http://evil.example"),
+        ("Origin", "http://127.0.0.1:1"),
+        ("Referer", "http://localhost:9/page"),
+        ("Sec-Fetch-Site", "cross-site"),
+        ("Sec-Fetch-Site", "same-site"),
+    ] {
+        served
+            .send(
+                "POST",
+                "/api/v1/decisions",
+                &[("Authorization", &bearer), foreign],
+                body.as_bytes(),
+            )
+            .error(403, "http.same-origin");
+    }
+    served
+        .send(
+            "GET",
+            "/api/v1/context",
+            &[("Host", &format!("evil.example:{}", served.port()))],
+            b"",
+        )
+        .error(403, "http.host");
+    assert_eq!(repo.ledger_text(), before, "nothing was written");
+
+    let same_origin = served.send(
+        "POST",
+        "/api/v1/decisions",
+        &[
+            ("Authorization", &bearer),
+            ("Origin", &origin),
+            ("Sec-Fetch-Site", "same-origin"),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(same_origin.status, 200, "{:?}", same_origin.json());
+    // Reads need no token.
+    assert_eq!(served.get("/api/v1/history").status, 200);
+}
+
+#[test]
+fn an_oversized_body_is_413_with_the_limit() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let served = Served::start(&repo);
+    let text = "x".repeat(70 * 1024);
+    let answer = served.post("/api/v1/decisions", &json!({ "text": text }));
+    let error = answer.error(413, "http.body-limit");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("65536")),
+        "{error}"
+    );
+    assert!(repo.ledger_events("decision.recorded").is_empty());
+}
+
+#[test]
+fn openapi_names_every_route_and_validates() {
+    let repo = TestRepo::initialised();
+    let served = Served::start(&repo);
+    let answer = served.get("/api/v1/openapi.json");
+    assert_eq!(answer.status, 200);
+    let document = answer.json();
+    assert_eq!(document["openapi"], "3.1.0");
+    for route in routes(&Registry::standard()) {
+        let method = route.method.name().to_lowercase();
+        let operation = &document["paths"][&route.path][&method];
+        assert_eq!(operation["operationId"], route.operation, "{route:?}");
+        assert!(operation["responses"]["200"].is_object(), "{route:?}");
+        assert!(operation["responses"]["409"].is_object(), "{route:?}");
+        if route.method == Method::Post {
+            assert!(operation["requestBody"].is_object(), "{route:?}");
+            assert_eq!(operation["security"], json!([{"bearer": []}]), "{route:?}");
+        }
+        for param in route.path_params() {
+            let params = operation["parameters"].as_array().expect("parameters");
+            assert!(
+                params
+                    .iter()
+                    .any(|p| p["name"] == param && p["in"] == "path"),
+                "{route:?}"
+            );
+        }
+    }
+    let history = &document["paths"]["/api/v1/history"]["get"]["parameters"];
+    assert!(
+        history.as_array().is_some_and(|ps| ps
+            .iter()
+            .any(|p| p["name"] == "event" && p["in"] == "query")),
+        "{history}"
+    );
+    assert_eq!(
+        document,
+        majordomus::http::openapi::openapi(&Registry::standard()),
+        "served as generated"
+    );
+    validate_openapi(&answer.body);
+}
+
+/// Validates with `openapi-spec-validator` (PyPI; `.ci/run` installs it).
+fn validate_openapi(document: &[u8]) {
+    let script = "import json, sys\nfrom openapi_spec_validator import validate\nvalidate(json.load(sys.stdin))\nprint('valid')\n";
+    let probe = std::process::Command::new("python3")
+        .args(["-c", "import openapi_spec_validator"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "SKIPPED: OpenAPI validation: python3 with openapi-spec-validator is not installed \
+             (pip install openapi-spec-validator; .ci/run does)"
+        );
+        return;
+    }
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn python3");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(document)
+        .expect("write the document");
+    let output = child.wait_with_output().expect("python3 ran");
+    assert!(
+        output.status.success(),
+        "the OpenAPI document is not valid:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_route_table_of_the_docs_is_the_registrys() {
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/HTTP.md"),
+    )
+    .expect("docs/HTTP.md");
+    let documented: Vec<(String, String, String)> = docs
+        .lines()
+        .filter(|l| l.starts_with("| `GET` |") || l.starts_with("| `POST` |"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(|c| c.trim().trim_matches('`')).collect();
+            (
+                cells[1].to_owned(),
+                cells[2].to_owned(),
+                cells[3].to_owned(),
+            )
+        })
+        .collect();
+    let generated: Vec<(String, String, String)> = routes(&Registry::standard())
+        .into_iter()
+        .map(|r| (r.method.name().to_owned(), r.path, r.operation.to_owned()))
+        .collect();
+    assert_eq!(documented, generated, "docs/HTTP.md's route table");
+}
+
+#[test]
+fn the_cockpits_human_acts_and_knowledge_reads_route_to_their_operations() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let id = format!("{episode}-000000000001");
+    let path = format!(".ai/repo/knowledge/candidates/{id}.md");
+    repo.write(
+        &path,
+        &crate::common::knowledge_record(
+            &id,
+            "candidate",
+            &[&format!("session:{episode}")],
+            "",
+            "Claim.",
+        ),
+    );
+    let served = Served::start(&repo);
+    let candidates = served.get("/api/v1/knowledge/candidates").json();
+    assert_eq!(
+        candidates["candidates"][0]["id"],
+        id.as_str(),
+        "{candidates}"
+    );
+    let shown = served.get(&format!("/api/v1/knowledge/{id}")).json();
+    assert_eq!(shown["record"]["status"], "candidate", "{shown}");
+    let edges = served
+        .get("/api/v1/knowledge/edges?type=derived_from")
+        .json();
+    assert_eq!(edges["edges"][0]["state"], "external", "{edges}");
+
+    served
+        .post(&format!("/api/v1/knowledge/{id}/promote"), &json!({}))
+        .error(409, "knowledge.evidence");
+    let promoted = served.post(
+        &format!("/api/v1/knowledge/{id}/promote"),
+        &json!({"evidence": "tests/cli/http.rs passes"}),
+    );
+    assert_eq!(promoted.status, 200, "{:?}", promoted.json());
+    assert!(!repo.exists(&path));
+    assert!(repo.exists(&format!(".ai/repo/knowledge/curated/{id}.md")));
+    let shown = served.get(&format!("/api/v1/knowledge/{id}")).json();
+    assert_eq!(shown["place"], "curated", "{shown}");
+}

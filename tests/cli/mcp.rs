@@ -1,0 +1,450 @@
+//! `majordomus mcp` over real stdio: the handshake, the generated tool list (exactly the
+//! operations that are neither human acts nor entry points, under 16 KB), a call of each
+//! family, refusals and usage errors as tool errors, resources, a write racing the CLI,
+//! stdout carrying protocol lines only, and a clean exit when stdin closes.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::TestRepo;
+use majordomus::ops::Registry;
+
+/// A reply that takes longer than this is a hang.
+const REPLY: Duration = Duration::from_secs(60);
+
+/// A running `majordomus mcp` and the JSON-RPC lines it printed.
+struct Mcp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Receiver<String>,
+    seen: Vec<Value>,
+    next_id: u64,
+}
+
+impl Mcp {
+    /// Spawns the server in `repo` and performs the handshake.
+    fn start(repo: &TestRepo) -> Mcp {
+        let mut child = repo
+            .command_in(repo.root(), &["mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn majordomus mcp");
+        let (tx, lines) = channel();
+        let stdout = child.stdout.take().expect("piped stdout");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let (etx, stderr) = channel();
+        let err = child.stderr.take().expect("piped stderr");
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = etx.send(line);
+            }
+        });
+        let mut mcp = Mcp {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            seen: Vec::new(),
+            next_id: 1,
+        };
+        let init = mcp.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "majordomus-tests", "version": "1"}
+            }),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "majordomus", "{init}");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+        assert!(
+            init["result"]["capabilities"]["resources"].is_object(),
+            "{init}"
+        );
+        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{message}").expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    /// Sends a request and waits for the reply with its id: the whole reply line.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.reply(id)
+    }
+
+    fn reply(&mut self, id: u64) -> Value {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(REPLY)
+                .unwrap_or_else(|e| panic!("no reply to request {id}: {e}"));
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            assert_eq!(message["jsonrpc"], "2.0", "not a JSON-RPC line: {line}");
+            self.seen.push(message.clone());
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// `tools/call`: the result object.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert!(
+            reply.get("error").is_none(),
+            "{tool}: a protocol error: {reply}"
+        );
+        reply["result"].clone()
+    }
+
+    /// Closes stdin; the server must exit 0 with nothing more on stdout than protocol.
+    fn close(mut self) -> Vec<String> {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + REPLY;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not exit when stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        }
+        assert_eq!(status.code(), Some(0), "exit status of majordomus mcp");
+        self.stderr.try_iter().collect()
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The text content of a tool result.
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn tools_list_is_every_operation_but_human_acts_and_entry_points_under_16_kb() {
+    let repo = TestRepo::initialised();
+    let mut mcp = Mcp::start(&repo);
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 900, "method": "tools/list"}));
+    let line = mcp.lines.recv_timeout(REPLY).expect("tools/list reply");
+    assert!(
+        line.len() < 16 * 1024,
+        "tools/list is {} bytes; agents pay for every byte",
+        line.len()
+    );
+    let reply: Value = serde_json::from_str(&line).expect("JSON");
+    let tools = reply["result"]["tools"].as_array().expect("tools").clone();
+    let names: BTreeSet<String> = tools
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect();
+
+    let registry = Registry::standard();
+    let expected: BTreeSet<String> = registry
+        .iter()
+        .filter(|op| !op.human_act && !op.entry_point)
+        .map(majordomus::mcp::tool_name)
+        .collect();
+    assert_eq!(names, expected);
+    assert_eq!(names.len(), tools.len(), "a tool is listed twice");
+    for spec_name in [
+        "majordomus_context",
+        "majordomus_session_context",
+        "majordomus_briefing",
+        "majordomus_history",
+        "majordomus_decision_record",
+        "majordomus_question_ask",
+        "majordomus_question_resolve",
+        "majordomus_checkpoint_record",
+        "majordomus_task_start",
+        "majordomus_task_finish",
+        "majordomus_knowledge_candidates",
+        "majordomus_knowledge_status",
+        "majordomus_knowledge_check",
+        "majordomus_intent_binding",
+        "majordomus_doctor",
+        "majordomus_reasoning_advisors",
+        "majordomus_reasoning_plan",
+        "majordomus_reasoning_record",
+        "majordomus_reasoning",
+        "majordomus_reasoning_explain",
+        "majordomus_reasoning_check",
+    ] {
+        assert!(names.contains(spec_name), "SPEC §9 names {spec_name}");
+    }
+    for hidden in [
+        "majordomus_knowledge_promote",
+        "majordomus_knowledge_reject",
+        "majordomus_setup",
+        "majordomus_hook_session_start",
+        "majordomus_hook_post_commit",
+    ] {
+        assert!(!names.contains(hidden), "{hidden} is offered to agents");
+    }
+    for tool in &tools {
+        let name = tool["name"].as_str().expect("name");
+        let op = registry
+            .iter()
+            .find(|op| majordomus::mcp::tool_name(op) == name)
+            .expect("an operation");
+        assert_eq!(tool["description"], op.summary, "{name}");
+        assert!(
+            op.summary.ends_with('.') && op.summary.matches(". ").count() == 0,
+            "{name}: one sentence"
+        );
+        let schema = &tool["inputSchema"];
+        assert_eq!(schema["type"], "object", "{name}");
+        assert!(schema.get("$schema").is_none(), "{name}");
+        let a = &tool["annotations"];
+        assert_eq!(a["readOnlyHint"], !op.writes, "{name}");
+        assert_eq!(a["openWorldHint"], op.open_world, "{name}");
+        if op.writes {
+            assert_eq!(a["destructiveHint"], op.destructive, "{name}");
+            assert_eq!(a["idempotentHint"], op.idempotent, "{name}");
+        }
+    }
+    mcp.close();
+}
+
+#[test]
+fn a_read_a_write_stamped_with_the_open_episode_and_a_task_read() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let mut mcp = Mcp::start(&repo);
+
+    let context = mcp.call("majordomus_context", json!({}));
+    assert_eq!(context["isError"], false, "{context}");
+    assert!(context["structuredContent"].is_object(), "{context}");
+    let cli = repo.run(&["context"]).success();
+    assert_eq!(
+        text(&context),
+        cli.stdout(),
+        "the text is the CLI's rendering"
+    );
+
+    let recorded = mcp.call(
+        "majordomus_decision_record",
+        json!({"text": "use rmcp for the MCP server"}),
+    );
+    assert_eq!(recorded["isError"], false, "{recorded}");
+    assert_eq!(recorded["structuredContent"]["session"], episode.as_str());
+    let lines = repo.ledger_events("decision.recorded");
+    assert_eq!(lines.len(), 1);
+    assert_eq!(
+        lines[0]["session"],
+        episode.as_str(),
+        "stamped like a CLI write"
+    );
+    assert_eq!(lines[0]["data"]["text"], "use rmcp for the MCP server");
+
+    let asked = mcp.call("majordomus_question_ask", json!({"text": "which port?"}));
+    let id = asked["structuredContent"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let resolved = mcp.call(
+        "majordomus_question_resolve",
+        json!({"id": id, "answer": "any free one"}),
+    );
+    assert_eq!(resolved["isError"], false, "{resolved}");
+
+    let tasks = mcp.call("majordomus_task_list", json!({}));
+    assert_eq!(tasks["isError"], false, "{tasks}");
+    let binding = mcp.call("majordomus_intent_binding", json!({"scope": ["src"]}));
+    assert!(binding["structuredContent"].is_object(), "{binding}");
+
+    let stderr = mcp.close();
+    assert!(
+        stderr.is_empty(),
+        "nothing failed, nothing logged: {stderr:?}"
+    );
+}
+
+#[test]
+fn refusals_and_usage_errors_are_tool_errors_and_the_server_goes_on() {
+    let repo = TestRepo::initialised();
+    let mut mcp = Mcp::start(&repo);
+
+    let refused = mcp.call(
+        "majordomus_question_resolve",
+        json!({"id": "q-0123456789", "answer": "no such question"}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    let error = &refused["structuredContent"]["error"];
+    assert_eq!(error["rule"], "question.known");
+    assert_eq!(error["class"], "refused");
+    let fix = "majordomus history --event question.asked (lists question ids)";
+    assert_eq!(error["fix"], fix);
+    assert!(text(&refused).contains("[question.known]"), "{refused}");
+    assert!(text(&refused).contains(&format!("fix: {fix}")), "{refused}");
+
+    let missing = mcp.call("majordomus_decision_record", json!({}));
+    assert_eq!(missing["isError"], true, "{missing}");
+    let error = &missing["structuredContent"]["error"];
+    assert_eq!(error["rule"], "request.valid");
+    assert_eq!(error["class"], "usage");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`text`")),
+        "{missing}"
+    );
+    assert_eq!(
+        error["fix"],
+        "majordomus schema --operation decision.record"
+    );
+
+    let unknown = mcp.request(
+        "tools/call",
+        json!({"name": "majordomus_knowledge_promote", "arguments": {"id": "x"}}),
+    );
+    assert!(
+        unknown["error"].is_object(),
+        "promote is not a tool: {unknown}"
+    );
+
+    // Still serving, and the refusal's fix works through the same surface.
+    let asked = mcp.call("majordomus_question_ask", json!({"text": "which port?"}));
+    assert_eq!(asked["isError"], false, "{asked}");
+    let listed = mcp.call("majordomus_history", json!({"event": "question.asked"}));
+    let id = listed["structuredContent"]["lines"][0]["data"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a question id: {listed}"))
+        .to_owned();
+    let resolved = mcp.call(
+        "majordomus_question_resolve",
+        json!({"id": id, "answer": "any free one"}),
+    );
+    assert_eq!(resolved["isError"], false, "{resolved}");
+
+    let stderr = mcp.close();
+    assert!(
+        stderr.iter().any(|l| l.contains("question.known")),
+        "failures are logged on stderr: {stderr:?}"
+    );
+}
+
+#[test]
+fn resources_list_and_read_the_context() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let mut mcp = Mcp::start(&repo);
+    let listed = mcp.request("resources/list", json!({}));
+    let uris: BTreeSet<&str> = listed["result"]["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .map(|r| r["uri"].as_str().expect("uri"))
+        .collect();
+    assert!(uris.contains("majordomus://context"), "{listed}");
+    assert!(
+        uris.contains("majordomus://knowledge/candidates"),
+        "{listed}"
+    );
+
+    let read = mcp.request("resources/read", json!({"uri": "majordomus://context"}));
+    let contents = read["result"]["contents"].as_array().expect("contents");
+    assert_eq!(contents[0]["uri"], "majordomus://context");
+    assert_eq!(contents[0]["mimeType"], "text/markdown");
+    assert_eq!(
+        contents[0]["text"].as_str().expect("text"),
+        repo.run(&["context"]).success().stdout()
+    );
+    let json: Value =
+        serde_json::from_str(contents[1]["text"].as_str().expect("json text")).expect("JSON");
+    assert_eq!(
+        json,
+        repo.run(&["--format", "json", "context"]).success().json()
+    );
+
+    let unknown = mcp.request("resources/read", json!({"uri": "majordomus://nothing"}));
+    assert!(unknown["error"].is_object(), "{unknown}");
+    mcp.close();
+}
+
+#[test]
+fn a_write_from_mcp_and_one_from_the_cli_at_once_both_land() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let mut mcp = Mcp::start(&repo);
+    for round in 0..3 {
+        let from_mcp = format!("mcp decision {round}");
+        let from_cli = format!("cli decision {round}");
+        let mut cli = repo
+            .command_in(repo.root(), &["decision", &from_cli])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn the CLI");
+        let result = mcp.call("majordomus_decision_record", json!({"text": from_mcp}));
+        assert_eq!(result["isError"], false, "{result}");
+        assert!(cli.wait().expect("the CLI ran").success());
+    }
+    let lines = repo.ledger_events("decision.recorded");
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    let seqs: BTreeSet<u64> = lines.iter().filter_map(|l| l["seq"].as_u64()).collect();
+    assert_eq!(seqs.len(), 6, "every line has its own seq");
+    assert!(lines.iter().all(|l| l["session"] == episode.as_str()));
+    for round in 0..3 {
+        for who in ["mcp", "cli"] {
+            let text = format!("{who} decision {round}");
+            assert!(
+                lines.iter().any(|l| l["data"]["text"] == text.as_str()),
+                "{text} is missing"
+            );
+        }
+    }
+    mcp.close();
+}
+
+#[test]
+fn closing_stdin_before_the_handshake_exits_0_and_prints_nothing() {
+    let repo = TestRepo::initialised();
+    let output = repo
+        .command_in(repo.root(), &["mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run majordomus mcp");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty());
+}
