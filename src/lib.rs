@@ -31,6 +31,7 @@ pub mod session;
 pub mod setup;
 pub mod store;
 pub mod task;
+pub mod timing;
 
 pub use ctx::{Clock, Ctx};
 pub use error::{Class, Error, Refusal, UsageError};

@@ -12,8 +12,10 @@ use crate::error::Error;
 use crate::knowledge::{CandidatesRequest, CheckRequest, Finding, Severity};
 use crate::model::Verdict;
 use crate::rules::DeclaredRule;
+use crate::store::atomic::{sweep_tree, swept_by_this_process};
 use crate::store::index::{IndexRebuilt, file_name};
 use crate::store::outbox::Outbox;
+use crate::timing::Phase;
 
 /// `doctor`: every rule, or (for `watch`) only the rules that watch drift.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -41,10 +43,11 @@ enum Check {
     KnowledgeStale,
     IntentValidated,
     AdvisorsOptional,
+    TempFiles,
 }
 
 impl Check {
-    const ALL: [Check; 10] = [
+    const ALL: [Check; 11] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -55,6 +58,7 @@ impl Check {
         Check::KnowledgeStale,
         Check::IntentValidated,
         Check::AdvisorsOptional,
+        Check::TempFiles,
     ];
 
     /// The rule id a package declares it by.
@@ -70,6 +74,7 @@ impl Check {
             Check::KnowledgeStale => "majordomus.knowledge-stale",
             Check::IntentValidated => "majordomus.intent-validated",
             Check::AdvisorsOptional => crate::reasoning::check::ADVISORS_ARE_OPTIONAL,
+            Check::TempFiles => "majordomus.temp-files",
         }
     }
 
@@ -128,6 +133,7 @@ impl DoctorReport {
 /// set's own result: unreadable rule files and ids with no check are blocking findings,
 /// named by file.
 pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> {
+    let _total = Phase::start("doctor.total");
     ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
     let set = crate::rules::rule_set(ctx)?;
@@ -145,7 +151,10 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
     }
 
     // What the rules need from the ledger comes from its index: folds and lookups.
+    let mut phase = Phase::start("doctor.index");
     let index = ctx.index()?;
+    phase.count("lines", index.read().lines);
+    phase.end();
     let now = ctx.clock.now();
     let mut results = vec![RuleResult {
         rule: RULE_SET.to_owned(),
@@ -165,6 +174,12 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
         if request.drift_only && !decl.drift {
             continue;
         }
+        let mut phase = Phase::start_with(|| {
+            format!(
+                "doctor.{}",
+                decl.id.strip_prefix("majordomus.").unwrap_or(&decl.id)
+            )
+        });
         let declared_in = rule.file;
         let replaced = rule.replaces.map(|package| {
             format!("declared in {declared_in}, replacing the declaration in {package}")
@@ -442,7 +457,43 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     });
                 }
             }
+            Check::TempFiles => {
+                // Housekeeping, not a finding: what a killed writer left is removed here.
+                let mut swept = sweep_tree(&ctx.layout.root().join(".ai"));
+                // This run's own writes (the index's) may have swept some first.
+                swept.removed.extend(swept_by_this_process());
+                swept.removed.sort();
+                swept.removed.dedup();
+                let names = |paths: &[std::path::PathBuf]| {
+                    paths
+                        .iter()
+                        .map(|p| ctx.layout.display(p))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let mut said = Vec::new();
+                if !swept.removed.is_empty() {
+                    said.push(format!(
+                        "removed {} stale temp file(s) a killed writer left: {}",
+                        swept.removed.len(),
+                        names(&swept.removed)
+                    ));
+                }
+                if !swept.live.is_empty() {
+                    said.push(format!(
+                        "left {} temp file(s) of writers still running: {}",
+                        swept.live.len(),
+                        names(&swept.live)
+                    ));
+                }
+                if !said.is_empty() {
+                    note = Some(said.join("; "));
+                }
+                phase.count("removed", swept.removed.len());
+            }
         }
+        phase.count("findings", findings.len());
+        phase.end();
         let note = match (note, replaced) {
             (Some(n), Some(r)) => Some(format!("{n}; {r}")),
             (n, r) => n.or(r),

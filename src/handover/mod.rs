@@ -16,7 +16,7 @@ use crate::model::ids::IdKind;
 use crate::model::intent::{Answer, Binding, BindingStatus, resolve_handover};
 use crate::model::policy::HandoverSection;
 use crate::model::task::{TaskRecord, TaskState};
-use crate::model::{EpisodeWindow, LedgerLine};
+use crate::model::{EpisodeWindow, Event, LedgerLine};
 use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
 
 pub const HANDOVER_SCHEMA: &str = "handover/v1";
@@ -64,6 +64,10 @@ pub struct Handover {
     pub front: HandoverFront,
     /// The whole file as written.
     pub text: String,
+    /// What an earlier, interrupted derivation of this handover had done, when this run
+    /// only finished it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<String>,
 }
 
 /// What `handover --resolve` answers.
@@ -265,9 +269,25 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
     let path = ctx.layout.handover(&episode)?;
     let write = write_atomic(&path, text.as_bytes())?;
     let rel = ctx.layout.display(&path);
-    if write == WriteOutcome::Written {
+    let stamp = open.as_ref().map_or(episode.as_str(), |e| e.id.as_str());
+    // The file, then its line: a run killed between them left these very bytes without
+    // their `handover.derived`, which this run appends.
+    let resumed = (write == WriteOutcome::Unchanged
+        && !index
+            .lines(&crate::store::index::LineQuery {
+                session: Some(stamp),
+                event: Some(Event::HandoverDerived),
+                ..Default::default()
+            })?
+            .iter()
+            .filter_map(LedgerLine::payload::<HandoverDerived>)
+            .any(|h| h.path == rel))
+    .then(|| {
+        format!("{rel} was written by an earlier run that was interrupted before its handover.derived line; this run appended it")
+    });
+    if write == WriteOutcome::Written || resumed.is_some() {
         ctx.append(
-            open.as_ref().map(|e| e.id.as_str()).or(Some(&episode)),
+            Some(stamp),
             front.task.as_deref(),
             &HandoverDerived { path: rel.clone() },
         )?;
@@ -277,6 +297,7 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
         write,
         front,
         text,
+        resumed,
     })
 }
 

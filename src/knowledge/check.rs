@@ -16,6 +16,7 @@ use crate::model::{Event, Verdict};
 use crate::store::frontmatter;
 use crate::store::outbox::{Outbox, Shelf, list_markdown};
 use crate::store::records::{Place, StoredFile, map_records, stored_files};
+use crate::timing::Phase;
 
 /// Where the knowledge store lives in a tree.
 pub const KNOWLEDGE_PREFIX: &str = ".ai/repo/knowledge";
@@ -124,16 +125,26 @@ impl Known {
 
 /// Runs every rule over the work tree's store, `file:`/`test:` against HEAD.
 pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
+    let _total = Phase::start("check.total");
     ctx.require_initialised()?;
+    let mut phase = Phase::start("check.read_records");
     let files: Vec<StoredFile> = stored_files(&ctx.layout)?
         .into_iter()
         .filter(|f| f.place != Place::Outbox)
         .collect();
+    let session_records = work_tree_session_records(ctx)?;
+    phase.count("records", files.len());
+    phase.count("session_records", session_records.len());
+    phase.end();
+    let mut phase = Phase::start("check.baseline");
+    let baseline = ctx.repo.baseline_blobs(&format!("{KNOWLEDGE_PREFIX}/"))?;
+    phase.count("blobs", baseline.as_ref().map_or(0, |(_, b)| b.len()));
+    phase.end();
     let judged = Judged {
         files,
         paths_at: None,
-        baseline: ctx.repo.baseline_blobs(&format!("{KNOWLEDGE_PREFIX}/"))?,
-        session_records: work_tree_session_records(ctx)?,
+        baseline,
+        session_records,
     };
     judge(ctx, &judged)
 }
@@ -308,6 +319,7 @@ pub(crate) fn session_records_at(ctx: &Ctx, commit: &str) -> Result<Vec<(String,
 /// Runs every rule over `judged`.
 pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
     let files = &judged.files;
+    let mut phase = Phase::start("check.parse");
     let markers = Markers::standard();
     let mut findings = Vec::new();
     let mut parsed: Vec<(&StoredFile, KnowledgeRecord, String)> = Vec::new();
@@ -329,6 +341,16 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         }
     }
 
+    phase.count("records", parsed.len());
+    phase.end();
+    let mut phase = Phase::start("check.resolve");
+    phase.count(
+        "references",
+        parsed
+            .iter()
+            .map(|(_, record, _)| record.provenance.derived_from.len())
+            .sum::<usize>(),
+    );
     let (resolver, index_rebuilt) = Resolver::gather(
         ctx,
         files,
@@ -337,6 +359,8 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         &judged.session_records,
     )?;
 
+    phase.end();
+    let mut phase = Phase::start("check.judge");
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for (file, record, body) in &parsed {
         let changed = match &judged.baseline {
@@ -377,11 +401,33 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
             );
         }
         if let Some(other) = seen.insert(record.id.as_str(), file.rel.as_str()) {
+            // A curated record beside a pending candidate of the same id is a promotion
+            // killed before it removed the candidate: promote finishes it.
+            let pending_copy = |rel: &str| {
+                parsed.iter().any(|(f, r, _)| {
+                    f.rel == rel && f.place != Place::Curated && r.status != Status::Superseded
+                })
+            };
+            let curated_at = |rel: &str| {
+                files
+                    .iter()
+                    .any(|f| f.rel == rel && f.place == Place::Curated)
+            };
+            let interrupted_promotion = judged.paths_at.is_none()
+                && ((curated_at(other) && pending_copy(&file.rel))
+                    || (curated_at(&file.rel) && pending_copy(other)));
             find(
                 "knowledge.id-unique",
                 blocking,
                 format!("id `{}` is also used by {other}", record.id),
-                "keep one record per id (a promoted candidate must leave candidates/)".into(),
+                if interrupted_promotion {
+                    format!(
+                        "majordomus knowledge promote {} (finishes the interrupted promotion: removes the candidate copy)",
+                        record.id
+                    )
+                } else {
+                    "keep one record per id (a promoted candidate must leave candidates/)".into()
+                },
             );
         }
         if record.status == Status::Verified && record.provenance.derived_from.is_empty() {
@@ -478,6 +524,8 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         }
     }
     findings.sort();
+    phase.count("findings", findings.len());
+    phase.end();
     Ok(CheckReport {
         records: files.len(),
         findings,

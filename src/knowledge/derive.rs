@@ -15,7 +15,8 @@ use crate::model::{CommitSummary, LedgerLine};
 use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::outbox::{Outbox, Shelf};
 use crate::store::skeleton;
-use crate::store::{StoreError, WriteOutcome, frontmatter, write_atomic};
+use crate::store::{KnowledgeLock, StoreError, WriteOutcome, frontmatter, write_atomic};
+use crate::timing::Phase;
 
 /// `knowledge.derive`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -67,9 +68,13 @@ pub struct DeriveReport {
 
 /// Derives for the episode the request names (see [`DeriveRequest::episode`]).
 pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> {
+    let _total = Phase::start("derive.total");
     ctx.require_initialised()?;
     ctx.policy()?;
+    let mut phase = Phase::start("derive.index");
     let index = ctx.index()?;
+    phase.count("lines", index.read().lines);
+    phase.end();
     let episode = match &request.episode {
         Some(id) => {
             Refusal::check_id(IdKind::Episode, id)?;
@@ -84,14 +89,20 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> 
                 .ok_or(Refusal::NoEpisodeToDerive)?,
         },
     };
+    let mut phase = Phase::start("derive.read_ledger");
     let lines = index.lines(&LineQuery {
         session: Some(&episode),
         ..LineQuery::default()
     })?;
+    phase.count("lines", lines.len());
+    phase.end();
     if lines.is_empty() {
         return Err(Refusal::UnknownEpisode { id: episode }.into());
     }
+    let mut phase = Phase::start("derive.commits");
     let commits = episode_commits(ctx, &episode, &lines)?;
+    phase.count("commits", commits.len());
+    phase.end();
     let mut report = derive_episode(ctx, &episode, &lines, &commits, request.dry_run)?;
     report.index_rebuilt = index.rebuilt().cloned();
     Ok(report)
@@ -176,6 +187,12 @@ pub fn derive_episode(
     commits: &[CommitSummary],
     dry_run: bool,
 ) -> Result<DeriveReport, Error> {
+    // Look and write under the knowledge lock: a promotion or rejection between this
+    // run's look and its write would otherwise be undone.
+    let _lock = (!dry_run)
+        .then(|| KnowledgeLock::acquire(&ctx.layout))
+        .transpose()?;
+    let mut phase = Phase::start("derive.write");
     let on_trunk = ctx.writes_to_outbox()?;
     let outbox = Outbox::new(&ctx.layout);
     let dir = if on_trunk {
@@ -278,7 +295,13 @@ pub fn derive_episode(
         }
     }
     report.nothing_to_write = report.written.is_empty() && !report.planted_readme;
+    phase.count("written", report.written.len());
+    phase.count("unchanged", report.unchanged.len());
+    phase.count("skipped", report.skipped.len());
+    phase.count("reviewed", report.reviewed.len());
+    phase.end();
     if !dry_run {
+        let _phase = Phase::start("derive.append");
         let mut paths: Vec<&String> = report.written.iter().chain(&report.unchanged).collect();
         paths.sort();
         ctx.append(

@@ -7,12 +7,14 @@ use serde::{Deserialize, Serialize};
 use super::check::Finding;
 use crate::Ctx;
 use crate::error::{Error, Refusal};
+use crate::model::LedgerLine;
 use crate::model::event::{KnowledgePromoted, KnowledgeRejected, Rewrite};
 use crate::model::ids::IdKind;
 use crate::model::knowledge::{Class, Markers, Status};
 use crate::model::redact::redact;
+use crate::store::index::LineQuery;
 use crate::store::records::{Place, StoredFile, stored_files};
-use crate::store::{StoreError, frontmatter, write_atomic};
+use crate::store::{KnowledgeLock, StoreError, frontmatter, write_atomic};
 
 /// `knowledge.promote` (a human act).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -60,6 +62,10 @@ pub struct Promoted {
     /// Secret shapes removed from the evidence before it was written.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
+    /// What an earlier, interrupted promotion of this candidate had done, when this run
+    /// only finished it (the evidence given to this run is then not used).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -67,6 +73,10 @@ pub struct Rejected {
     pub id: String,
     pub path: String,
     pub superseded_by: Option<String>,
+    /// What an earlier, interrupted rejection of this candidate had done, when this run
+    /// only finished it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<String>,
 }
 
 fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
@@ -102,6 +112,13 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         evidence,
     } = request;
     let id = id.as_str();
+    Refusal::check_id(IdKind::Knowledge, id)?;
+    let lock = KnowledgeLock::acquire(&ctx.layout)?;
+    if let Some(mut finished) = finish_interrupted_promotion(ctx, id)? {
+        drop(lock);
+        finished.warnings = warnings_for(ctx, &finished.path)?;
+        return Ok(finished);
+    }
     let file = find_candidate(ctx, id)?;
     let cleaned = redact(evidence.trim());
     let evidence = cleaned.text.trim();
@@ -136,8 +153,10 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         body.trim_end_matches('\n').to_owned() + "\n"
     );
     let path = ctx.layout.record_in(&ctx.layout.curated_dir(), id)?;
+    // The curated record, then its ledger line, then the candidate goes: a crash between
+    // any two leaves both files, which `knowledge promote <id>` finishes (never a line
+    // naming a record that is not there, never a promotion the ledger does not know).
     write_atomic(&path, frontmatter::render(&record, &body).as_bytes())?;
-    std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
     let rel = ctx.layout.display(&path);
     ctx.append(
         session.as_deref(),
@@ -149,11 +168,9 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             from: file.rel.clone(),
         },
     )?;
-    let warnings = super::check(ctx, super::CheckRequest {})?
-        .findings
-        .into_iter()
-        .filter(|f| f.file == rel)
-        .collect();
+    std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
+    drop(lock);
+    let warnings = warnings_for(ctx, &rel)?;
     Ok(Promoted {
         id: id.to_owned(),
         class: record.class,
@@ -162,7 +179,99 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         rewritten,
         warnings,
         redacted: cleaned.shapes.iter().map(|s| (*s).to_owned()).collect(),
+        resumed: None,
     })
+}
+
+/// What `knowledge check` says about the record at `rel`.
+fn warnings_for(ctx: &Ctx, rel: &str) -> Result<Vec<Finding>, Error> {
+    Ok(super::check(ctx, super::CheckRequest {})?
+        .findings
+        .into_iter()
+        .filter(|f| f.file == rel)
+        .collect())
+}
+
+/// How many ledger lines of the act `P` name the knowledge id `id`.
+fn recorded_acts<P: crate::model::Payload>(
+    ctx: &Ctx,
+    id: &str,
+    id_of: impl Fn(&P) -> &str,
+) -> Result<usize, Error> {
+    let lines = ctx.index()?.lines(&LineQuery {
+        event: Some(P::EVENT),
+        ..LineQuery::default()
+    })?;
+    Ok(lines
+        .iter()
+        .filter_map(LedgerLine::payload::<P>)
+        .filter(|p| id_of(p) == id)
+        .count())
+}
+
+/// A promotion killed after writing the curated record and before removing the
+/// candidate leaves both: finishes it (the ledger line if it is missing, then the
+/// candidate's removal) and says so. `None` when there is nothing to finish.
+fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>, Error> {
+    let curated_path = ctx.layout.record_in(&ctx.layout.curated_dir(), id)?;
+    if !curated_path.exists() {
+        return Ok(None);
+    }
+    let files = stored_files(&ctx.layout)?;
+    let Some(copy) = files
+        .iter()
+        .find(|f| f.place != Place::Curated && f.stem == id)
+    else {
+        return Ok(None);
+    };
+    // A rejected copy is a person's other act, not half of this one.
+    if copy
+        .parse()
+        .is_ok_and(|(r, _)| r.status == Status::Superseded)
+    {
+        return Ok(None);
+    }
+    let Some(curated) = files
+        .iter()
+        .find(|f| f.place == Place::Curated && f.stem == id)
+    else {
+        return Ok(None);
+    };
+    let (record, _) = curated.parse().map_err(|m| malformed(curated, m))?;
+    let recorded = recorded_acts(ctx, id, |p: &KnowledgePromoted| p.id.as_str())? > 0;
+    if !recorded {
+        let session = ctx.episode()?.map(|e| e.id);
+        ctx.append(
+            session.as_deref(),
+            None,
+            &KnowledgePromoted {
+                id: id.to_owned(),
+                class: record.class,
+                path: curated.rel.clone(),
+                from: copy.rel.clone(),
+            },
+        )?;
+    }
+    std::fs::remove_file(&copy.path).map_err(|e| StoreError::io(&copy.path, e))?;
+    Ok(Some(Promoted {
+        id: id.to_owned(),
+        class: record.class,
+        path: curated.rel.clone(),
+        from: copy.rel.clone(),
+        rewritten: Vec::new(),
+        warnings: Vec::new(),
+        redacted: Vec::new(),
+        resumed: Some(format!(
+            "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
+            curated.rel,
+            if recorded {
+                String::new()
+            } else {
+                "appended its knowledge.promoted line and ".to_owned()
+            },
+            copy.rel
+        )),
+    }))
 }
 
 /// Replaces each `commit:` reference to a commit this clone lacks but git rewrote
@@ -215,6 +324,8 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     if reason.is_empty() {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
+    Refusal::check_id(IdKind::Knowledge, id)?;
+    let _lock = KnowledgeLock::acquire(&ctx.layout)?;
     let file = find_candidate(ctx, id)?;
     if let Some(by) = by {
         Refusal::check_id(IdKind::Knowledge, by)?;
@@ -225,6 +336,23 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     }
     let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
     if record.status == Status::Superseded {
+        if record.superseded_by.as_deref() == by
+            && body.ends_with(&format!("\n# Rejected\n\n{reason}\n"))
+            && recorded_acts(ctx, id, |p: &KnowledgeRejected| p.id.as_str())? == 0
+        {
+            // This very rejection, killed after rewriting the file and before its ledger
+            // line: the line is what is left.
+            append_rejected(ctx, id, reason, by, &file.rel)?;
+            return Ok(Rejected {
+                id: id.to_owned(),
+                path: file.rel.clone(),
+                superseded_by: by.map(str::to_owned),
+                resumed: Some(format!(
+                    "an earlier rejection of {id} was interrupted after rewriting {}; this run appended its knowledge.rejected line",
+                    file.rel
+                )),
+            });
+        }
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
     }
     record.status = Status::Superseded;
@@ -234,6 +362,22 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
         body.trim_end_matches('\n').to_owned() + "\n"
     );
     write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
+    append_rejected(ctx, id, reason, by, &file.rel)?;
+    Ok(Rejected {
+        id: id.to_owned(),
+        path: file.rel,
+        superseded_by: by.map(str::to_owned),
+        resumed: None,
+    })
+}
+
+fn append_rejected(
+    ctx: &Ctx,
+    id: &str,
+    reason: &str,
+    by: Option<&str>,
+    rel: &str,
+) -> Result<(), Error> {
     let session = ctx.episode()?.map(|e| e.id);
     ctx.append(
         session.as_deref(),
@@ -242,12 +386,8 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
             id: id.to_owned(),
             reason: reason.to_owned(),
             superseded_by: by.map(str::to_owned),
-            path: file.rel.clone(),
+            path: rel.to_owned(),
         },
     )?;
-    Ok(Rejected {
-        id: id.to_owned(),
-        path: file.rel,
-        superseded_by: by.map(str::to_owned),
-    })
+    Ok(())
 }

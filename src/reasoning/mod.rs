@@ -206,27 +206,54 @@ fn redaction(text: &str) -> Redaction {
 pub(crate) fn store(ctx: &Ctx, accepted: validate::Accepted) -> Result<Written, Error> {
     let record = accepted.record;
     let path = crate::store::reasoning::path(&ctx.layout, &record.task, &record.id)?;
+    let rel = ctx.layout.display(&path);
     let unchanged = accepted.unchanged || path.exists();
+    let append = || {
+        let task = (!record.task.starts_with("_episode-")).then_some(record.task.as_str());
+        ctx.append(
+            record.episode.as_deref(),
+            task,
+            &ReasoningRecorded {
+                id: record.id.clone(),
+                kind: kind_name(record.kind()).to_owned(),
+                path: rel.clone(),
+            },
+        )
+    };
+    let mut resumed = None;
     if !unchanged {
-        let (path, outcome) = crate::store::reasoning::write(&ctx.layout, &record)?;
+        let (_, outcome) = crate::store::reasoning::write(&ctx.layout, &record)?;
         if outcome == WriteOutcome::Written {
-            let task = (!record.task.starts_with("_episode-")).then_some(record.task.as_str());
-            ctx.append(
-                record.episode.as_deref(),
-                task,
-                &ReasoningRecorded {
-                    id: record.id.clone(),
-                    kind: kind_name(record.kind()).to_owned(),
-                    path: ctx.layout.display(&path),
-                },
-            )?;
+            append()?;
         }
+    } else if path.exists() && !recorded(ctx, &record)? {
+        // The file, then its line: a writer killed between them left the record without
+        // its `reasoning.recorded`.
+        append()?;
+        resumed = Some(format!(
+            "{rel} was stored by an earlier run that was interrupted before its reasoning.recorded line; this run appended it"
+        ));
     }
     Ok(Written {
-        path: ctx.layout.display(&path),
+        path: rel,
         unchanged,
         record,
+        resumed,
     })
+}
+
+/// Whether a `reasoning.recorded` line of the record's episode names it.
+fn recorded(ctx: &Ctx, record: &StoredRecord) -> Result<bool, Error> {
+    let lines = ctx.index()?.lines(&crate::store::index::LineQuery {
+        session: record.episode.as_deref(),
+        event: Some(crate::model::Event::ReasoningRecorded),
+        ..Default::default()
+    })?;
+    Ok(lines
+        .iter()
+        .filter(|l| l.session == record.episode)
+        .filter_map(crate::model::LedgerLine::payload::<ReasoningRecorded>)
+        .any(|r| r.id == record.id))
 }
 
 fn kind_name(kind: RecordKind) -> &'static str {
@@ -271,6 +298,9 @@ pub struct Written {
     pub path: String,
     /// A record with this id (the same content) was already stored.
     pub unchanged: bool,
+    /// What an earlier, interrupted run had stored, when this run only finished it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<String>,
 }
 
 /// `majordomus reasoning record`: validates, computes what is computed, redacts secret

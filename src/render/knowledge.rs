@@ -95,6 +95,9 @@ impl Report for Promoted {
         out.push_str("next: git add -A .ai/repo/knowledge && git commit\n");
         out
     }
+    fn note(&self) -> Option<String> {
+        super::resumed_note(self.resumed.as_deref())
+    }
 }
 
 impl Report for Rejected {
@@ -105,6 +108,9 @@ impl Report for Rejected {
             .map(|b| format!(", superseded by {b}"))
             .unwrap_or_default();
         format!("rejected {} ({}){by}\n", self.id, self.path)
+    }
+    fn note(&self) -> Option<String> {
+        super::resumed_note(self.resumed.as_deref())
     }
 }
 

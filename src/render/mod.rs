@@ -33,6 +33,11 @@ fn index_note(rebuilt: Option<&crate::store::index::IndexRebuilt>) -> Option<Str
     })
 }
 
+/// The note of a write that finished what an interrupted (killed) run of it left.
+fn resumed_note(resumed: Option<&str>) -> Option<String> {
+    resumed.map(|r| format!("note: resumed: {r}"))
+}
+
 /// Several notes as one (each on its own line), or none.
 fn notes(parts: impl IntoIterator<Item = Option<String>>) -> Option<String> {
     let parts: Vec<String> = parts.into_iter().flatten().collect();

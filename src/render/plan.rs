@@ -73,13 +73,16 @@ impl Report for TaskFinishOutcome {
         out
     }
     fn note(&self) -> Option<String> {
-        (!self.outside_scope.is_empty()).then(|| {
-            format!(
-                "note: the task's commits changed files outside its scope ({}): {}",
-                self.task.scope.join(", "),
-                self.outside_scope.join(", ")
-            )
-        })
+        super::notes([
+            super::resumed_note(self.resumed.as_deref()),
+            (!self.outside_scope.is_empty()).then(|| {
+                format!(
+                    "note: the task's commits changed files outside its scope ({}): {}",
+                    self.task.scope.join(", "),
+                    self.outside_scope.join(", ")
+                )
+            }),
+        ])
     }
 }
 
@@ -149,6 +152,9 @@ impl Report for crate::handover::Handover {
             _ => "written",
         };
         format!("handover {} ({verb})\n\n{}", self.path, self.text)
+    }
+    fn note(&self) -> Option<String> {
+        super::resumed_note(self.resumed.as_deref())
     }
 }
 

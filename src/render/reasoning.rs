@@ -58,6 +58,9 @@ impl Report for Written {
             }
         )
     }
+    fn note(&self) -> Option<String> {
+        super::resumed_note(self.resumed.as_deref())
+    }
 }
 
 impl Report for Advisors {

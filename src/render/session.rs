@@ -111,9 +111,14 @@ impl Report for Closed {
         out.push('\n');
         out.push_str(&self.text);
         out.push('\n');
-        match &self.derived {
-            Some(report) => out.push_str(&report.text()),
-            None => out.push_str("knowledge not derived (session.knowledge_on_end: false)\n"),
+        match (&self.derived, &self.resumed) {
+            (Some(report), _) => out.push_str(&report.text()),
+            (None, Some(_)) => out.push_str(
+                "knowledge: as the interrupted close left it (it derives before session.closed)\n",
+            ),
+            (None, None) => {
+                out.push_str("knowledge not derived (session.knowledge_on_end: false)\n")
+            }
         }
         if let Some(pruned) = &self.pruned {
             let _ = writeln!(
@@ -126,6 +131,7 @@ impl Report for Closed {
     }
     fn note(&self) -> Option<String> {
         super::notes([
+            super::resumed_note(self.resumed.as_deref()),
             super::skipped_note(self.skipped.len()),
             super::index_note(self.index_rebuilt.as_ref()),
         ])

@@ -17,7 +17,9 @@ use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, LineDraft, 
 use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::ledger::Skipped;
 use crate::store::outbox::{Drained, Outbox, Shelf};
-use crate::store::{StateLock, StoreError, WriteOutcome, frontmatter, write_atomic, write_new};
+use crate::store::{
+    KnowledgeLock, StateLock, StoreError, WriteOutcome, frontmatter, write_atomic, write_new,
+};
 
 /// Provider recorded when `--provider` is not given.
 pub const DEFAULT_PROVIDER: &str = "cli";
@@ -103,6 +105,10 @@ pub struct Closed {
     /// Set when reading the episode's lines rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
+    /// What an earlier, interrupted close of this episode had done, when this run only
+    /// finished it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<String>,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -226,12 +232,22 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
 /// At an episode boundary on a named branch that is not the trunk, moves the outbox into
 /// the tracked folders unchanged and appends `outbox.drained`; on the trunk, on a
 /// detached HEAD, or with an empty outbox, nothing.
+///
+/// The tracked copies are written first, then `outbox.drained`, then the outbox copies
+/// go: a crash leaves each file in the outbox, in its tracked folder or in both (the same
+/// bytes), and the next boundary finishes the move. Under the knowledge lock, so two
+/// boundaries never move one file at once.
 pub fn drain_outbox(ctx: &Ctx) -> Result<Option<Drained>, Error> {
     let outbox = Outbox::new(&ctx.layout);
     if outbox.contents()?.is_empty() || ctx.writes_to_outbox()? {
         return Ok(None);
     }
-    let drained = outbox.drain(&ctx.layout, crate::knowledge::derive::is_superseded)?;
+    let _lock = KnowledgeLock::acquire(&ctx.layout)?;
+    // Another boundary may have drained it while this one waited.
+    if outbox.contents()?.is_empty() {
+        return Ok(None);
+    }
+    let drained = outbox.copy_out(&ctx.layout, crate::knowledge::derive::is_superseded)?;
     let session = ctx.episode()?.map(|e| e.id);
     ctx.append(
         session.as_deref(),
@@ -242,6 +258,7 @@ pub fn drain_outbox(ctx: &Ctx) -> Result<Option<Drained>, Error> {
             left: drained.left.iter().map(|l| l.file.clone()).collect(),
         },
     )?;
+    outbox.remove_moved(&drained)?;
     Ok(Some(drained))
 }
 
@@ -376,6 +393,11 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         skipped,
         index_rebuilt,
     } = read_window(ctx, &episode)?;
+    // A close killed after its `session.closed` line (and before it forgot the episode)
+    // is finished, not repeated: a second line would close the episode twice.
+    if let Some(line) = lines.iter().rev().find(|l| l.event == Event::SessionClosed) {
+        return finish_interrupted_close(ctx, &policy, episode, line, drained, skipped);
+    }
     let window = EpisodeWindow::from_lines(&episode.id, &lines);
     let git = git_since_open(ctx, &episode, &window)?;
     let closed_at = ctx.now();
@@ -441,5 +463,53 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         drained,
         pruned,
         index_rebuilt,
+        resumed: None,
+    })
+}
+
+/// Finishes a close that was killed after appending `line` (its `session.closed`): the
+/// record it names was written before that line, so only forgetting the episode (and the
+/// retention pass) is left.
+fn finish_interrupted_close(
+    ctx: &Ctx,
+    policy: &crate::model::Policy,
+    episode: EpisodeState,
+    line: &LedgerLine,
+    drained: Option<Drained>,
+    skipped: Vec<Skipped>,
+) -> Result<Closed, Error> {
+    let closed = line
+        .payload::<SessionClosed>()
+        .ok_or_else(|| StoreError::Malformed {
+            path: ctx.layout.ledger(),
+            message: format!("line {}: session.closed without its data", line.seq),
+        })?;
+    let path = ctx.layout.root().join(&closed.record);
+    let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
+    let (record, _) =
+        frontmatter::parse::<SessionRecord>(&text).map_err(|message| StoreError::Malformed {
+            path: path.clone(),
+            message,
+        })?;
+    crate::store::episode::remove(&ctx.layout)?;
+    let pruned = retention::prune(ctx, policy)?;
+    Ok(Closed {
+        outboxed: closed
+            .record
+            .starts_with(&ctx.layout.display(&ctx.layout.outbox_dir())),
+        resumed: Some(format!(
+            "an earlier close of {} was interrupted after its session.closed line (#{}): its record {} stands; this run forgot the open episode",
+            episode.id, line.seq, closed.record
+        )),
+        episode: episode.id,
+        path: closed.record,
+        write: WriteOutcome::Unchanged,
+        record,
+        text,
+        skipped,
+        derived: None,
+        drained,
+        pruned,
+        index_rebuilt: None,
     })
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::StoreError;
+use super::fault::{self, Site, Step};
 use crate::model::{LedgerLine, LineDraft};
 
 /// The append-only ledger file.
@@ -119,6 +120,16 @@ impl Ledger {
         }
         serde_json::to_writer(&mut buf, &line).expect("ledger lines always serialise");
         buf.push(b'\n');
+        fault::point(Site::Ledger, Step::BeforeLine);
+        match fault::fires(Site::Ledger, Step::MidLine) {
+            Some(fault::Action::Kill) => {
+                // What a crash inside the write leaves: a torn last line.
+                let _ = file.write_all(&buf[..buf.len() / 2]);
+                fault::crash();
+            }
+            Some(fault::Action::Stop) => fault::stop(),
+            None => {}
+        }
         // One write for the whole line; O_APPEND puts it at the end even if another
         // process ignored the lock.
         file.write_all(&buf).map_err(io)?;
@@ -126,6 +137,7 @@ impl Ledger {
             file.sync_data().map_err(io)?;
         }
         file.unlock().map_err(io)?;
+        fault::point(Site::Ledger, Step::AfterLine);
         Ok(Appended {
             seq: line.seq,
             offset: len + u64::from(torn),

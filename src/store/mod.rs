@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod episode;
+pub mod fault;
 pub mod frontmatter;
 pub mod index;
 pub mod layout;
@@ -76,16 +77,41 @@ pub struct StateLock {
 
 impl StateLock {
     pub fn acquire(layout: &Layout) -> Result<StateLock, StoreError> {
-        let dir = layout.state_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
-        let path = dir.join(".lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| StoreError::io(&path, e))?;
-        file.lock().map_err(|e| StoreError::io(&path, e))?;
-        Ok(StateLock { _file: file })
+        Ok(StateLock {
+            _file: lock_file(layout, ".lock")?,
+        })
     }
+}
+
+/// An exclusive lock over this work tree's knowledge record files (candidates, curated,
+/// the outbox: `.ai/local/state/.knowledge.lock`): derive, promote, reject and the outbox
+/// drain each look, then write, so two of them at once must not interleave (a derive that
+/// looked before a promotion would bring the promoted candidate back). Taken after
+/// [`StateLock`] when both are held, never before it. Released when dropped.
+#[derive(Debug)]
+pub struct KnowledgeLock {
+    _file: std::fs::File,
+}
+
+impl KnowledgeLock {
+    pub fn acquire(layout: &Layout) -> Result<KnowledgeLock, StoreError> {
+        Ok(KnowledgeLock {
+            _file: lock_file(layout, ".knowledge.lock")?,
+        })
+    }
+}
+
+/// Opens (creating it) `.ai/local/state/<name>` and takes its exclusive lock, waiting.
+fn lock_file(layout: &Layout, name: &str) -> Result<std::fs::File, StoreError> {
+    let dir = layout.state_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    let path = dir.join(name);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| StoreError::io(&path, e))?;
+    file.lock().map_err(|e| StoreError::io(&path, e))?;
+    Ok(file)
 }

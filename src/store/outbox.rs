@@ -90,13 +90,15 @@ impl Outbox {
         })
     }
 
-    /// Moves every outbox file into its tracked folder unchanged (write, then remove);
-    /// idempotent: a file already there with the same bytes is just removed from the outbox.
-    /// `keep(path)` says whether an existing tracked candidate must not be overwritten
-    /// (the caller passes "is superseded"): a person's act wins, the parked copy goes.
-    /// A tracked file that differs from its outbox copy is never overwritten: the copy
-    /// stays in the outbox and the report says so.
-    pub fn drain(
+    /// Copies every outbox file into its tracked folder unchanged; idempotent: a file
+    /// already there with the same bytes is left as it is. `keep(path)` says whether an
+    /// existing tracked candidate must not be overwritten (the caller passes "is
+    /// superseded"): a person's act wins, and the parked copy is only listed, to go. A
+    /// tracked file that differs from its outbox copy is never overwritten: the copy stays
+    /// in the outbox and the report says so. The outbox copies of what was moved stay
+    /// until [`Outbox::remove_moved`]: the caller records the drain in between, so a crash
+    /// at any point leaves every file in the outbox, in its tracked folder, or in both.
+    pub fn copy_out(
         &self,
         layout: &Layout,
         keep: impl Fn(&Path) -> bool,
@@ -131,7 +133,6 @@ impl Outbox {
                         }
                     }
                 }
-                std::fs::remove_file(&from).map_err(|e| StoreError::io(&from, e))?;
                 match shelf {
                     Shelf::Sessions => moved.sessions.push(name),
                     Shelf::Candidates => moved.candidates.push(name),
@@ -139,6 +140,24 @@ impl Outbox {
             }
         }
         Ok(moved)
+    }
+
+    /// Removes from the outbox the files `moved` lists (already gone is fine).
+    pub fn remove_moved(&self, moved: &Drained) -> Result<(), StoreError> {
+        for (shelf, names) in [
+            (Shelf::Sessions, &moved.sessions),
+            (Shelf::Candidates, &moved.candidates),
+        ] {
+            for name in names {
+                let from = self.shelf(shelf).join(name);
+                match std::fs::remove_file(&from) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(StoreError::io(&from, e)),
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -71,6 +71,10 @@ pub struct TaskFinishOutcome {
     pub commits: Vec<String>,
     /// Files those commits changed outside the task's scope (advisory, never refused).
     pub outside_scope: Vec<String>,
+    /// What an earlier, interrupted finish of this task had done, when this run only
+    /// finished it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<String>,
 }
 
 /// `task.list` takes nothing.
@@ -244,21 +248,10 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
         return Err(Refusal::BlockedWithoutReason.into());
     }
     let _lock = StateLock::acquire(&ctx.layout)?;
-    let mut task =
-        crate::store::tasks::active(&ctx.layout, &episode.id)?.ok_or(Refusal::NoActiveTask)?;
-    // The task's own commits: what a rebase moved it onto or a merge brought in is not.
-    let lines = ctx.index()?.lines(&crate::store::index::LineQuery {
-        session: Some(&episode.id),
-        ..Default::default()
-    })?;
-    let window = crate::model::EpisodeWindow::from_lines(&episode.id, &lines);
-    let walked = ctx.repo.walk_since(task.head_at_start.as_deref())?;
-    let (commits, _) = crate::model::episode::attribute_commits(
-        walked,
-        ctx.repo.head()?.id.as_deref(),
-        crate::model::time::parse(&task.started),
-        window.committed().as_ref(),
-    );
+    let Some(mut task) = crate::store::tasks::active(&ctx.layout, &episode.id)? else {
+        return finish_interrupted(ctx, &episode.id)?.ok_or_else(|| Refusal::NoActiveTask.into());
+    };
+    let commits = own_commits(ctx, &episode.id, &task)?;
     let mut changed: Vec<String> = commits
         .iter()
         .flat_map(|c| c.paths.iter().cloned())
@@ -320,6 +313,8 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
         }
     }
     let note_path = ctx.layout.completed_note(&task.id)?;
+    // The note, the record, then the line: a crash before the line leaves a finished
+    // record the ledger does not know, which the next `task finish` completes.
     write_atomic(&note_path, frontmatter::render(&front, &body).as_bytes())?;
     crate::store::tasks::write(&ctx.layout, &task)?;
     ctx.append(
@@ -335,7 +330,76 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
         task,
         commits: commit_ids,
         outside_scope,
+        resumed: None,
     })
+}
+
+/// The task's own commits: what a rebase moved it onto or a merge brought in is not.
+fn own_commits(
+    ctx: &Ctx,
+    episode: &str,
+    task: &TaskRecord,
+) -> Result<Vec<crate::model::CommitSummary>, Error> {
+    let lines = ctx.index()?.lines(&crate::store::index::LineQuery {
+        session: Some(episode),
+        ..Default::default()
+    })?;
+    let window = crate::model::EpisodeWindow::from_lines(episode, &lines);
+    let walked = ctx.repo.walk_since(task.head_at_start.as_deref())?;
+    let (commits, _) = crate::model::episode::attribute_commits(
+        walked,
+        ctx.repo.head()?.id.as_deref(),
+        crate::model::time::parse(&task.started),
+        window.committed().as_ref(),
+    );
+    Ok(commits)
+}
+
+/// A finish killed after writing the task's record and before its `task.finished` line
+/// leaves a task of `episode` that is no longer active and that the ledger does not know
+/// finished: appends the line from the record. `None` when there is none.
+fn finish_interrupted(ctx: &Ctx, episode: &str) -> Result<Option<TaskFinishOutcome>, Error> {
+    let index = ctx.index()?;
+    let mut finished: Vec<TaskRecord> = crate::store::tasks::list(&ctx.layout)?
+        .into_iter()
+        .filter(|t| t.episode == episode && t.state != TaskState::Active)
+        .collect();
+    finished.sort_by(|a, b| (&b.finished, &b.id).cmp(&(&a.finished, &a.id)));
+    for task in finished {
+        let status = match task.state {
+            TaskState::Completed => TaskStatus::Completed,
+            TaskState::Blocked => TaskStatus::Blocked,
+            TaskState::Active => continue,
+        };
+        // Only a task this ledger started and never saw finish.
+        if index.task(&task.id)?.is_none_or(|e| e.status.is_some()) {
+            continue;
+        }
+        let note_path = ctx.layout.completed_note(&task.id)?;
+        ctx.append(
+            Some(episode),
+            Some(&task.id),
+            &TaskFinished {
+                status,
+                reason: task.reason.clone(),
+            },
+        )?;
+        let commits = own_commits(ctx, episode, &task)?
+            .into_iter()
+            .map(|c| c.id)
+            .collect();
+        return Ok(Some(TaskFinishOutcome {
+            note_path: ctx.layout.display(&note_path),
+            outside_scope: task.outside_scope.clone(),
+            resumed: Some(format!(
+                "an earlier finish of task {} was interrupted after writing its note and record; this run appended its task.finished line",
+                task.id
+            )),
+            task,
+            commits,
+        }));
+    }
+    Ok(None)
 }
 
 /// `majordomus task list`: every task of this checkout, oldest first.

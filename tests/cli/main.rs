@@ -5,6 +5,8 @@ mod common;
 
 mod authored;
 mod compat;
+mod concurrency;
+mod crash;
 mod demo;
 mod doctor;
 mod env;
@@ -28,4 +30,6 @@ mod retention;
 mod rules;
 mod session;
 mod setup;
+mod sharing;
 mod task;
+mod timing;

@@ -58,6 +58,7 @@ pub fn open_from_payload(command: &HookCommand) -> Option<Ctx> {
 }
 
 pub fn run(ctx: &Ctx, command: &HookCommand) -> Result<Output, Error> {
+    let _timing = crate::timing::Phase::start_with(|| timing_name(command));
     match command {
         HookCommand::PostCommit => git::post_commit(ctx),
         HookCommand::PrePush(args) => git::pre_push(ctx, args),
@@ -66,4 +67,26 @@ pub fn run(ctx: &Ctx, command: &HookCommand) -> Result<Output, Error> {
         HookCommand::SessionEnd(args) => Ok(provider::session_end(ctx, args)),
         HookCommand::Compact(args) => Ok(provider::compact(ctx, args)),
     }
+}
+
+/// `hook.<name>` for `MAJORDOMUS_TIMING`: the variant's name in kebab case
+/// (`PostCommit` -> `hook.post-commit`), so a new hook needs no entry here.
+fn timing_name(command: &HookCommand) -> String {
+    let variant = format!("{command:?}");
+    let mut name = String::from("hook.");
+    for (i, c) in variant
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .enumerate()
+    {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                name.push('-');
+            }
+            name.push(c.to_ascii_lowercase());
+        } else {
+            name.push(c);
+        }
+    }
+    name
 }

@@ -56,6 +56,7 @@ pub struct Run {
     stdout: String,
     stderr: String,
     code: i32,
+    signal: Option<i32>,
 }
 
 impl TestRepo {
@@ -177,28 +178,50 @@ impl TestRepo {
     }
 
     /// Runs `majordomus ARGS` at the root in `n` processes at once (stdin on `/dev/null`);
-    /// returns each run, in spawn order.
+    /// returns each run, in spawn order. A deadlock fails the test (see [`run_parallel`]).
     #[must_use]
     pub fn run_concurrently(&self, n: usize, args: &[&str]) -> Vec<Run> {
         let command = format!("majordomus {} </dev/null", args.join(" "));
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..n)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let output = self
-                            .command_in(&self.root, args)
-                            .stdin(Stdio::null())
-                            .output()
-                            .expect("spawn majordomus");
-                        Run::from_output(command.clone(), output)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("runner thread"))
-                .collect()
-        })
+        run_parallel(
+            (0..n)
+                .map(|_| (command.clone(), self.command_in(&self.root, args), None))
+                .collect(),
+        )
+    }
+
+    /// A copy of this repository, its `HOME` and `TMPDIR` in a new temporary directory at
+    /// the same clock: the same state to run one command against many times. (A remote's
+    /// URL still names the original's `origin.git`; linked worktrees are not copied.)
+    pub fn copy(&self) -> TestRepo {
+        fn copy_dir(from: &Path, to: &Path) {
+            std::fs::create_dir_all(to).expect("create a directory of the copy");
+            for entry in std::fs::read_dir(from).expect("list a directory to copy") {
+                let entry = entry.expect("directory entry");
+                let (src, dst) = (entry.path(), to.join(entry.file_name()));
+                let kind = entry.file_type().expect("file type");
+                if kind.is_dir() {
+                    copy_dir(&src, &dst);
+                } else if kind.is_symlink() {
+                    let target = std::fs::read_link(&src).expect("read a link");
+                    std::os::unix::fs::symlink(target, &dst).expect("copy a link");
+                } else {
+                    std::fs::copy(&src, &dst).expect("copy a file");
+                }
+            }
+        }
+        let copy = TestRepo::unversioned();
+        for name in ["repo", "home", "tmp", "origin.git"] {
+            let from = self.base.join(name);
+            if from.exists() {
+                let to = copy.base.join(name);
+                let _ = std::fs::remove_dir_all(&to);
+                copy_dir(&from, &to);
+            }
+        }
+        TestRepo {
+            now: self.now.clone(),
+            ..copy
+        }
     }
 
     /// Runs `majordomus ARGS` at the root, stdin empty.
@@ -475,6 +498,83 @@ impl TestRepo {
     }
 }
 
+/// A parallel run that takes longer than this is a deadlock (or a livelock): its
+/// processes are killed and the test fails, instead of hanging.
+pub const PARALLEL_DEADLINE: Duration = Duration::from_secs(90);
+
+/// Starts every `(label, command, stdin)` at once and waits for all of them until
+/// [`PARALLEL_DEADLINE`]; past it, kills those still running and panics naming them.
+/// Output goes to files, not pipes, so a process never blocks on a full pipe nobody reads.
+/// Returns each run, in the given order.
+pub fn run_parallel(commands: Vec<(String, StdCommand, Option<String>)>) -> Vec<Run> {
+    use std::io::{Read, Seek, Write};
+    let started = std::time::Instant::now();
+    let mut running = Vec::new();
+    for (label, mut cmd, stdin) in commands {
+        let out = tempfile::tempfile().expect("a file for stdout");
+        let err = tempfile::tempfile().expect("a file for stderr");
+        cmd.stdout(out.try_clone().expect("clone"))
+            .stderr(err.try_clone().expect("clone"));
+        let input = match stdin {
+            Some(text) => {
+                let mut file = tempfile::tempfile().expect("a file for stdin");
+                file.write_all(text.as_bytes()).expect("write stdin");
+                file.rewind().expect("rewind stdin");
+                Stdio::from(file)
+            }
+            None => Stdio::null(),
+        };
+        cmd.stdin(input);
+        let child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {label}: {e}"));
+        running.push((label, child, out, err, None));
+    }
+    loop {
+        let mut pending = 0;
+        for (_, child, _, _, status) in &mut running {
+            if status.is_none() {
+                *status = child.try_wait().expect("poll a child");
+                pending += usize::from(status.is_none());
+            }
+        }
+        if pending == 0 {
+            break;
+        }
+        if started.elapsed() > PARALLEL_DEADLINE {
+            let mut hung = Vec::new();
+            for (label, child, _, _, status) in &mut running {
+                if status.is_none() {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    hung.push(label.clone());
+                }
+            }
+            panic!(
+                "{} of {} parallel runs still running after {PARALLEL_DEADLINE:?} (killed): {hung:?}",
+                hung.len(),
+                running.len()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    running
+        .into_iter()
+        .map(|(label, _, mut out, mut err, status)| {
+            let read = |file: &mut std::fs::File| {
+                let mut bytes = Vec::new();
+                file.rewind().expect("rewind output");
+                file.read_to_end(&mut bytes).expect("read output");
+                bytes
+            };
+            let output = std::process::Output {
+                status: status.expect("every run ended"),
+                stdout: read(&mut out),
+                stderr: read(&mut err),
+            };
+            Run::from_output(label, output)
+        })
+        .collect()
+}
+
 impl Run {
     /// Waits for a child started with [`TestRepo::spawn_env`].
     pub fn from_child(command: &str, child: std::process::Child) -> Run {
@@ -483,7 +583,9 @@ impl Run {
     }
 
     fn from_output(command: String, output: std::process::Output) -> Run {
+        use std::os::unix::process::ExitStatusExt;
         Run {
+            signal: output.status.signal(),
             command,
             stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
             stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
@@ -502,6 +604,11 @@ impl Run {
 
     pub fn code(&self) -> i32 {
         self.code
+    }
+
+    /// The signal that killed the process, if one did.
+    pub fn signal(&self) -> Option<i32> {
+        self.signal
     }
 
     /// Panics unless the run exited with `code`.
