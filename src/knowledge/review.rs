@@ -9,6 +9,7 @@ use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::model::event::{KnowledgePromoted, KnowledgeRejected, Rewrite};
 use crate::model::ids::IdKind;
+use crate::model::input::{INPUT_LIMIT, TEXT_LIMIT, check_size};
 use crate::model::knowledge::{Class, Markers, Status};
 use crate::model::redact::redact;
 use crate::store::records::{Place, StoredFile, stored_files};
@@ -102,6 +103,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         evidence,
     } = request;
     let id = id.as_str();
+    check_size("evidence", &evidence, INPUT_LIMIT)?;
     let file = find_candidate(ctx, id)?;
     let cleaned = redact(evidence.trim());
     let evidence = cleaned.text.trim();
@@ -210,6 +212,12 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     ctx.require_initialised()?;
     let id = request.id.as_str();
     let by = request.by.as_deref();
+    // Both ids are checked at the edge, before either is looked up (SPEC §0).
+    Refusal::check_id(IdKind::Knowledge, id)?;
+    if let Some(by) = by {
+        Refusal::check_id(IdKind::Knowledge, by)?;
+    }
+    check_size("reason", &request.reason, TEXT_LIMIT)?;
     let cleaned = redact(request.reason.trim());
     let reason = cleaned.text.trim();
     if reason.is_empty() {
@@ -217,7 +225,6 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     }
     let file = find_candidate(ctx, id)?;
     if let Some(by) = by {
-        Refusal::check_id(IdKind::Knowledge, by)?;
         let known = stored_files(&ctx.layout)?.iter().any(|f| f.stem == by);
         if !known || by == id {
             return Err(Refusal::UnknownReplacement { id: by.to_owned() }.into());

@@ -129,6 +129,19 @@ impl IdKind {
     }
 }
 
+/// An id as a message shows it: quoted and escaped, and cut after 64 characters so a
+/// hostile id cannot flood the one error line.
+pub fn shown(id: &str) -> String {
+    const SHOWN: usize = 64;
+    let count = id.chars().count();
+    if count <= SHOWN {
+        format!("{id:?}")
+    } else {
+        let head: String = id.chars().take(SHOWN).collect();
+        format!("{head:?}… ({count} characters)")
+    }
+}
+
 /// `q-<10 hex>` over the asking episode, a nonce (the asking time) and the text.
 pub fn question_id(session: Option<&str>, nonce: &str, text: &str) -> String {
     let seed = format!("{}\n{nonce}\n{text}", session.unwrap_or("-"));

@@ -14,7 +14,7 @@ use majordomus::http::routes::{Method, routes};
 use majordomus::ops::Registry;
 
 /// A running `majordomus serve --port 0`.
-struct Served {
+pub(crate) struct Served {
     child: Child,
     /// `127.0.0.1:<port>`.
     addr: String,
@@ -23,14 +23,18 @@ struct Served {
 
 /// One answer: status, headers (lower-case names) and body.
 #[derive(Debug)]
-struct Answer {
+pub(crate) struct Answer {
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
 
 impl Answer {
-    fn json(&self) -> Value {
+    pub(crate) fn status(&self) -> u16 {
+        self.status
+    }
+
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("{e}: not JSON: {}", String::from_utf8_lossy(&self.body)))
     }
@@ -69,7 +73,11 @@ impl Answer {
 }
 
 impl Served {
-    fn start(repo: &TestRepo) -> Served {
+    pub(crate) fn token(&self) -> &str {
+        &self.token
+    }
+
+    pub(crate) fn start(repo: &TestRepo) -> Served {
         let mut child = repo
             .command_in(repo.root(), &["serve", "--port", "0"])
             .stdin(Stdio::null())
@@ -100,7 +108,7 @@ impl Served {
     }
 
     /// Sends one request (`Connection: close`) and reads the whole answer.
-    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    pub(crate) fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
         let mut stream = TcpStream::connect(&self.addr).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(60)))
@@ -121,12 +129,12 @@ impl Served {
         parse_answer(&raw)
     }
 
-    fn get(&self, path: &str) -> Answer {
+    pub(crate) fn get(&self, path: &str) -> Answer {
         self.send("GET", path, &[], b"")
     }
 
     /// A POST with the token and a JSON body.
-    fn post(&self, path: &str, body: &Value) -> Answer {
+    pub(crate) fn post(&self, path: &str, body: &Value) -> Answer {
         let auth = format!("Bearer {}", self.token);
         self.send(
             "POST",

@@ -13,6 +13,7 @@ mod handover;
 mod help;
 mod history;
 mod hooks;
+mod hostile;
 mod http;
 mod index;
 mod init;

@@ -18,7 +18,7 @@ use majordomus::ops::Registry;
 const REPLY: Duration = Duration::from_secs(60);
 
 /// A running `majordomus mcp` and the JSON-RPC lines it printed.
-struct Mcp {
+pub(crate) struct Mcp {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -29,7 +29,7 @@ struct Mcp {
 
 impl Mcp {
     /// Spawns the server in `repo` and performs the handshake.
-    fn start(repo: &TestRepo) -> Mcp {
+    pub(crate) fn start(repo: &TestRepo) -> Mcp {
         let mut child = repo
             .command_in(repo.root(), &["mcp"])
             .stdin(Stdio::piped())
@@ -83,14 +83,22 @@ impl Mcp {
         mcp
     }
 
-    fn send(&mut self, message: &Value) {
+    /// Writes `line` as it is (any bytes), then a newline.
+    pub(crate) fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line).expect("write to the server");
+        stdin.write_all(b"\n").expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    pub(crate) fn send(&mut self, message: &Value) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
         writeln!(stdin, "{message}").expect("write to the server");
         stdin.flush().expect("flush");
     }
 
     /// Sends a request and waits for the reply with its id: the whole reply line.
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -114,7 +122,7 @@ impl Mcp {
     }
 
     /// `tools/call`: the result object.
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         assert!(
             reply.get("error").is_none(),
@@ -124,7 +132,7 @@ impl Mcp {
     }
 
     /// Closes stdin; the server must exit 0 with nothing more on stdout than protocol.
-    fn close(mut self) -> Vec<String> {
+    pub(crate) fn close(mut self) -> Vec<String> {
         drop(self.stdin.take());
         let deadline = std::time::Instant::now() + REPLY;
         let status = loop {
