@@ -132,7 +132,10 @@ pub enum Refusal {
         bytes: usize,
         limit: usize,
     },
-    #[error("{kind} id {} does not have the shape of one (like {example})", crate::model::ids::shown(id))]
+    #[error(
+        "{kind} id {} does not have the shape of one (like {example})",
+        crate::model::ids::shown(id)
+    )]
     IdShape {
         kind: &'static str,
         id: String,

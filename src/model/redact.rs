@@ -8,7 +8,9 @@
 //! `Authorization: Bearer [redacted: bearer-token]`, so the record still reads.
 //!
 //! Terminal control characters are removed before secrets are looked for (an escape
-//! sequence cannot split a token to hide it): ESC sequences (CSI, OSC, DCS and the other
+//! sequence cannot split a token to hide it). Where a control was removed the text is
+//! read both ways, so one cannot join a token to the word beside it to hide it either
+//! (`x\x07AKIA...`): ESC sequences (CSI, OSC, DCS and the other
 //! string sequences, two-byte escapes), C0 controls other than `\n` and `\t` (`\r`
 //! included), DEL and C1. Their removal is reported as `control-characters`.
 //!
@@ -789,9 +791,19 @@ fn bare_bearer_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<usize>>
 /// it, as URL parsers read it).
 fn url_password_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<usize>> {
     let b = scan.bytes;
-    let scheme = run_start(b, anchor.start, |c| {
+    let mut scheme = run_start(b, anchor.start, |c| {
         c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')
     });
+    // A removed control inside the run may have joined the scheme to the word before it.
+    if !b[scheme].is_ascii_alphabetic()
+        && let Some(&cut) = scan
+            .cuts
+            .iter()
+            .rev()
+            .find(|&&c| c > scheme && c < anchor.start)
+    {
+        scheme = cut;
+    }
     if scheme == anchor.start || !b[scheme].is_ascii_alphabetic() {
         return None;
     }
@@ -907,9 +919,13 @@ fn secret_assignment(scan: &Scan<'_>, word: Range<usize>) -> Option<Assignment> 
             let is_code =
                 matches!(next, Some(b'(' | b'[' | b'{')) || (spaced_equals && next == Some(b';'));
             if is_code {
-                return None;
+                // A removed control inside or after the run separates the value from the
+                // call it seems to continue into: the value up to it is the secret.
+                let cut = scan.cut_within(start, end.saturating_add(1).min(b.len() + 1))?;
+                start..cut
+            } else {
+                start..end
             }
-            start..end
         }
         (_, ValueForm::Prose) => {
             let end = run_end(b, start, |c| !is_value_end(c));

@@ -190,7 +190,15 @@ fn hostile_ids_are_refused_by_their_shape_and_write_nothing_outside_ai() {
             (vec!["knowledge", "promote", id], "the test shows it\n"),
             (vec!["knowledge", "reject", id, "--reason", "wrong"], ""),
             (
-                vec!["knowledge", "reject", known_candidate, "--reason", "r", "--by", id],
+                vec![
+                    "knowledge",
+                    "reject",
+                    known_candidate,
+                    "--reason",
+                    "r",
+                    "--by",
+                    id,
+                ],
                 "",
             ),
             (vec!["knowledge", "show", id], ""),
@@ -198,7 +206,10 @@ fn hostile_ids_are_refused_by_their_shape_and_write_nothing_outside_ai() {
             (vec!["question", "resolve", id, "an answer"], ""),
             (vec!["decision", "a decision", "--task", id], ""),
             (vec!["reasoning", "explain", id], ""),
-            (vec!["reasoning", "record", "--task", id], assessment.as_str()),
+            (
+                vec!["reasoning", "record", "--task", id],
+                assessment.as_str(),
+            ),
             (vec!["handover", "--derive", "--episode", id], ""),
             (vec!["history", "--session", id], ""),
         ];
@@ -278,10 +289,15 @@ fn hostile_session_ids_from_state_ledger_and_payloads_never_become_paths() {
     }
     // A provider payload naming a hostile session.
     for hook in ["session-start", "session-end", "compact"] {
-        let payload = json!({"session_id": "../../../escape", "hook_event_name": hook, "cwd": repo.root()}).to_string();
+        let payload =
+            json!({"session_id": "../../../escape", "hook_event_name": hook, "cwd": repo.root()})
+                .to_string();
         let out = run(&repo, &["hook", hook], &payload);
         out.no_panic();
-        assert_eq!(out.code, 0, "a provider hook never fails its provider: {out:?}");
+        assert_eq!(
+            out.code, 0,
+            "a provider hook never fails its provider: {out:?}"
+        );
     }
     assert_eq!(outside_ai(&repo), before, "a file was written outside .ai/");
     assert!(!repo.base().join("escape").exists());
@@ -303,7 +319,12 @@ fn non_utf8_arguments_are_a_usage_error_not_a_panic() {
     let bad = OsString::from_vec(bad_utf8("a decision"));
     for list in [
         vec![OsString::from("decision"), bad.clone()],
-        vec!["--format".into(), "json".into(), "decision".into(), bad.clone()],
+        vec![
+            "--format".into(),
+            "json".into(),
+            "decision".into(),
+            bad.clone(),
+        ],
         vec!["knowledge".into(), "show".into(), bad.clone()],
         vec!["question".into(), "resolve".into(), bad.clone(), "x".into()],
         vec!["-C".into(), bad.clone(), "env".into()],
@@ -333,12 +354,18 @@ fn non_utf8_stdin_is_an_error_naming_stdin() {
     repo.start_episode();
     let cases: Vec<(Vec<&str>, Vec<u8>)> = vec![
         (
-            vec!["knowledge", "promote", "20261130T101500Z-1a2b3c-0123456789ab"],
+            vec![
+                "knowledge",
+                "promote",
+                "20261130T101500Z-1a2b3c-0123456789ab",
+            ],
             bad_utf8("the test shows it"),
         ),
         (
             vec!["reasoning", "record"],
-            bad_utf8(r#"{"kind": "attempt", "tried": "t", "failure": "f", "invalidated_assumption": "a", "updated_hypothesis": "h"}"#),
+            bad_utf8(
+                r#"{"kind": "attempt", "tried": "t", "failure": "f", "invalidated_assumption": "a", "updated_hypothesis": "h"}"#,
+            ),
         ),
         (vec!["session", "close"], bad_utf8("the summary")),
     ];
@@ -377,7 +404,10 @@ fn non_utf8_files_under_ai_are_errors_naming_the_file() {
     let out = run(&repo, &["knowledge", "check"], "");
     out.no_panic();
     assert_ne!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains(&format!("{id}.md")) || out.stderr.contains(&format!("{id}.md")), "{out:?}");
+    assert!(
+        out.stdout.contains(&format!("{id}.md")) || out.stderr.contains(&format!("{id}.md")),
+        "{out:?}"
+    );
 
     // The policy.
     let repo = TestRepo::initialised();
@@ -531,10 +561,7 @@ fn no_read_command_panics_on_a_store_of_corrupted_files() {
             let list: Vec<&str> = command.iter().map(String::as_str).collect();
             let out = run(&repo, &list, "");
             out.no_panic();
-            assert!(
-                !out.stderr.contains("RUST_BACKTRACE"),
-                "{name}: {out:?}"
-            );
+            assert!(!out.stderr.contains("RUST_BACKTRACE"), "{name}: {out:?}");
         }
     }
     // And each file corrupted alone, the others intact.
@@ -597,17 +624,12 @@ fn secrets(seed: u64) -> Vec<(String, String)> {
     );
     vec![
         (format!("deploy key {aws} in use"), aws),
-        (
-            format!("aws_secret_access_key = {aws_secret}"),
-            aws_secret,
-        ),
+        (format!("aws_secret_access_key = {aws_secret}"), aws_secret),
         (format!("GH_TOKEN={github}"), github),
         (format!("PRIVATE-TOKEN: {gitlab}"), gitlab),
         (format!("the bot posts with {slack}"), slack),
         (
-            format!(
-                "alerts to https://hooks.slack.com/services/T0123ABCD/B0123ABCD/{webhook_key}"
-            ),
+            format!("alerts to https://hooks.slack.com/services/T0123ABCD/B0123ABCD/{webhook_key}"),
             webhook_key,
         ),
         (format!("Stripe key \"{stripe}\""), stripe),
@@ -627,7 +649,11 @@ fn secrets(seed: u64) -> Vec<(String, String)> {
 
 /// Every object git holds in `repo`, as text.
 fn git_objects(repo: &TestRepo) -> String {
-    let list = repo.git(&["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"]);
+    let list = repo.git(&[
+        "cat-file",
+        "--batch-all-objects",
+        "--batch-check=%(objectname)",
+    ]);
     let mut child = repo
         .git_command_in(repo.root(), &["cat-file", "--batch"])
         .stdin(Stdio::piped())
@@ -658,7 +684,10 @@ fn a_secrets_corpus_through_every_writer_reaches_no_file_and_no_git_object() {
         repo.run(&["checkpoint", "--", text]).success();
     }
     let asked = repo.ledger_events("question.asked");
-    let qid = asked[0]["data"]["id"].as_str().expect("a question id").to_owned();
+    let qid = asked[0]["data"]["id"]
+        .as_str()
+        .expect("a question id")
+        .to_owned();
     repo.run(&["question", "resolve", &qid, &joined]).success();
     // A task with a secret in its description and its blocked reason.
     repo.run(&["task", "start", &format!("rotate {}", corpus[0].0)])
@@ -674,7 +703,8 @@ fn a_secrets_corpus_through_every_writer_reaches_no_file_and_no_git_object() {
     repo.run(&["task", "finish"]).success();
     // The close (summary on stdin) derives candidates; one is promoted with evidence
     // carrying secrets, another rejected with a reason carrying them.
-    repo.run_with_stdin(&["session", "close"], &joined).success();
+    repo.run_with_stdin(&["session", "close"], &joined)
+        .success();
     repo.run(&["handover", "--derive"]).success();
     let candidates = repo.record_ids(".ai/repo/knowledge/candidates");
     assert!(candidates.len() >= 2, "{candidates:?}");
@@ -696,7 +726,10 @@ fn a_secrets_corpus_through_every_writer_reaches_no_file_and_no_git_object() {
         }
     }
     for (_, secret) in &corpus {
-        assert!(!objects.contains(secret.as_str()), "a git object keeps `{secret}`");
+        assert!(
+            !objects.contains(secret.as_str()),
+            "a git object keeps `{secret}`"
+        );
     }
     // Redaction was said, shape by shape.
     let ledger = repo.ledger_text();
@@ -780,8 +813,10 @@ fn malformed_mcp_messages_get_errors_and_the_server_keeps_serving() {
         b"{\"jsonrpc\": \"1.0\", \"id\": 5001, \"method\": \"tools/list\"}".to_vec(),
         b"{\"jsonrpc\": \"2.0\", \"id\": 1e999, \"method\": \"tools/list\"}".to_vec(),
         bad_utf8("{\"jsonrpc\": \"2.0\", \"id\": 5002, \"method\": \"tools/list\"}"),
-        format!("{{\"jsonrpc\": \"2.0\", \"id\": 5003, \"method\": \"tools/call\", \"params\": {deep}}}")
-            .into_bytes(),
+        format!(
+            "{{\"jsonrpc\": \"2.0\", \"id\": 5003, \"method\": \"tools/call\", \"params\": {deep}}}"
+        )
+        .into_bytes(),
         deep.clone().into_bytes(),
     ];
     for line in &raw_lines {
@@ -809,21 +844,24 @@ fn malformed_mcp_messages_get_errors_and_the_server_keeps_serving() {
         "tools/call",
         json!({"name": "majordomus_question_resolve", "arguments": {"id": "../x", "answer": "a"}}),
     );
-    assert_eq!(reply["result"]["structuredContent"]["error"]["rule"], "id.shape", "{reply}");
+    assert_eq!(
+        reply["result"]["structuredContent"]["error"]["rule"], "id.shape",
+        "{reply}"
+    );
     let reply = mcp.request(
         "tools/call",
         json!({"name": "majordomus_decision_record", "arguments": {"text": "x".repeat(TEXT_LIMIT + 1)}}),
     );
-    assert_eq!(reply["result"]["structuredContent"]["error"]["rule"], "input.size", "{reply:.400}");
+    assert_eq!(
+        reply["result"]["structuredContent"]["error"]["rule"], "input.size",
+        "{reply:.400}"
+    );
     // Still serving.
     let result = mcp.call("majordomus_decision_record", json!({"text": "still here"}));
     assert_ne!(result["isError"], true, "{result}");
     assert_eq!(repo.ledger_events("decision.recorded").len(), 1);
     let stderr = mcp.close();
-    assert!(
-        !stderr.iter().any(|l| l.contains("panicked")),
-        "{stderr:?}"
-    );
+    assert!(!stderr.iter().any(|l| l.contains("panicked")), "{stderr:?}");
 }
 
 #[test]

@@ -353,7 +353,12 @@ critiques:
         /// `BASE` with lines dropped, repeated, re-indented or given another value.
         fn mutated() -> impl Strategy<Value = String> {
             let edits = prop::collection::vec(
-                (0usize..64, 0u8..5, prop::sample::select(VALUES), any::<String>()),
+                (
+                    0usize..64,
+                    0u8..5,
+                    prop::sample::select(VALUES),
+                    any::<String>(),
+                ),
                 0..4,
             );
             edits.prop_map(|edits| {

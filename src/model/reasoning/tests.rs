@@ -405,8 +405,21 @@ mod props {
     /// terminal control characters (which the writer removes before it looks).
     fn boundary() -> impl Strategy<Value = &'static str> {
         prop::sample::select(vec![
-            " ", "\n", "\t", "\"", "'", "(", ")", ",", ";", "\u{7}", "\r", "\u{1b}[0m", "\u{1b}[31m",
-            "\u{9b}1m", "\u{7f}",
+            " ",
+            "\n",
+            "\t",
+            "\"",
+            "'",
+            "(",
+            ")",
+            ",",
+            ";",
+            "\u{7}",
+            "\r",
+            "\u{1b}[0m",
+            "\u{1b}[31m",
+            "\u{9b}1m",
+            "\u{7f}",
         ])
     }
 
@@ -416,7 +429,7 @@ mod props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
         #[test]
         fn the_writer_redacts_a_secret_whatever_surrounds_it(
