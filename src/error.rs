@@ -104,7 +104,10 @@ pub enum Refusal {
         /// What to do by hand (the exact line to add, where there is one).
         fix: String,
     },
-    #[error("--task {id}: no task of this ledger has that id")]
+    #[error(
+        "--task {}: no task of this ledger has that id",
+        crate::model::ids::shown_plain(id)
+    )]
     UnknownTask { id: String },
     #[error("the intent binding refuses this: {}", causes.join(", "))]
     Binding { causes: Vec<String>, note: String },

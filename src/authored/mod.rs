@@ -107,9 +107,8 @@ fn write<P: Payload>(
 /// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike);
 /// looked up in the ledger index.
 fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
-    // A task id names a file (`completed/<task>.md`, a reasoning folder): its shape is
-    // checked before it is looked up (SPEC §0).
-    Refusal::check_id(ids::IdKind::Task, task)?;
+    // Only looked up, never made a path here: an id of any shape the ledger never
+    // started (`none`, `../x`) is `task.known` (SPEC §3).
     let index = ctx.index()?;
     if index.task(task)?.is_some() {
         Ok(index.rebuilt().cloned())

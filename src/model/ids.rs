@@ -142,6 +142,15 @@ pub fn shown(id: &str) -> String {
     }
 }
 
+/// An id as written when it is short and printable, else as [`shown`] shows it.
+pub fn shown_plain(id: &str) -> String {
+    if id.chars().count() <= 64 && !id.chars().any(char::is_control) {
+        id.to_owned()
+    } else {
+        shown(id)
+    }
+}
+
 /// `q-<10 hex>` over the asking episode, a nonce (the asking time) and the text.
 pub fn question_id(session: Option<&str>, nonce: &str, text: &str) -> String {
     let seed = format!("{}\n{nonce}\n{text}", session.unwrap_or("-"));

@@ -221,7 +221,14 @@ fn hostile_ids_are_refused_by_their_shape_and_write_nothing_outside_ai() {
                 s
             });
             let out = run(&repo, &full, stdin);
-            let error = out.json_error(3, "id.shape");
+            // `decision --task` only looks the id up (SPEC §3: any id the ledger never
+            // started, `none` included, is `task.known`); every other one is a shape.
+            let rule = if command[0] == "decision" {
+                "task.known"
+            } else {
+                "id.shape"
+            };
+            let error = out.json_error(3, rule);
             let message = error["message"].as_str().unwrap_or_default();
             assert!(
                 message.len() < 300,
