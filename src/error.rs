@@ -57,6 +57,8 @@ pub enum UsageError {
     InvalidRequest { operation: String, message: String },
     #[error("{name}: no such operation")]
     UnknownOperation { name: String },
+    #[error("{what}: not UTF-8 text ({message})")]
+    NotUtf8 { what: String, message: String },
     #[error("{0}")]
     Arguments(String),
 }
@@ -102,7 +104,10 @@ pub enum Refusal {
         /// What to do by hand (the exact line to add, where there is one).
         fix: String,
     },
-    #[error("--task {id}: no task of this ledger has that id")]
+    #[error(
+        "--task {}: no task of this ledger has that id",
+        crate::model::ids::shown_plain(id)
+    )]
     UnknownTask { id: String },
     #[error("the intent binding refuses this: {}", causes.join(", "))]
     Binding { causes: Vec<String>, note: String },
@@ -124,7 +129,16 @@ pub enum Refusal {
     BlockedWithoutReason,
     #[error("{path}: {message}; setup edits only a file it can keep byte for byte")]
     SetupFile { path: String, message: String },
-    #[error("{kind} id {id:?} does not have the shape of one (like {example})")]
+    #[error("{what}: {bytes} bytes is over the limit of {limit} bytes")]
+    TooLarge {
+        what: String,
+        bytes: usize,
+        limit: usize,
+    },
+    #[error(
+        "{kind} id {} does not have the shape of one (like {example})",
+        crate::model::ids::shown(id)
+    )]
     IdShape {
         kind: &'static str,
         id: String,
@@ -152,6 +166,7 @@ impl Refusal {
             Refusal::HookNeedsHand { .. } => "hooks.manager",
             Refusal::UnknownTask { .. } => "task.known",
             Refusal::IdShape { .. } => "id.shape",
+            Refusal::TooLarge { .. } => "input.size",
             Refusal::SetupFile { .. } => "setup.file",
             Refusal::Binding { .. } => "intent.binding",
             Refusal::PlanEdit { .. } => "plan.edit",
@@ -208,6 +223,9 @@ impl Refusal {
             Refusal::BlockedWithoutReason => Some(
                 "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
             ),
+            Refusal::TooLarge { limit, .. } => Some(format!(
+                "shorten it to {limit} bytes or less; put a long text in a file under version control and refer to it"
+            )),
             Refusal::SetupFile { path, .. } => Some(format!(
                 "correct {path} by hand (or move it aside), then rerun majordomus setup"
             )),
@@ -229,6 +247,7 @@ impl UsageError {
             UsageError::InvalidClock { .. } => "usage",
             UsageError::InvalidRequest { .. } => "request.valid",
             UsageError::UnknownOperation { .. } => "request.operation",
+            UsageError::NotUtf8 { .. } => "input.utf8",
             UsageError::Arguments(_) => "usage",
         }
     }
@@ -252,6 +271,9 @@ impl UsageError {
                 Some("majordomus schema (lists every operation)".into())
             }
             UsageError::Arguments(_) => Some("majordomus --help".into()),
+            UsageError::NotUtf8 { .. } => Some(
+                "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),
+            ),
         }
     }
 }
@@ -292,6 +314,22 @@ impl PolicyError {
                 }
             )),
         }
+    }
+}
+
+impl From<crate::model::input::TooLarge> for Refusal {
+    fn from(t: crate::model::input::TooLarge) -> Refusal {
+        Refusal::TooLarge {
+            what: t.what,
+            bytes: t.bytes,
+            limit: t.limit,
+        }
+    }
+}
+
+impl From<crate::model::input::TooLarge> for Error {
+    fn from(t: crate::model::input::TooLarge) -> Error {
+        Error::Refused(t.into())
     }
 }
 

@@ -9,6 +9,7 @@ use crate::error::{Error, Refusal};
 use crate::model::event::{
     CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved,
 };
+use crate::model::input::{TEXT_LIMIT, check_size};
 use crate::model::redact::redact;
 use crate::model::{Payload, ids};
 use crate::store::index::IndexRebuilt;
@@ -72,6 +73,7 @@ pub struct Recorded {
 /// The text as it will be written: secret shapes and terminal control characters
 /// removed (SPEC §0), trimmed, never empty.
 fn clean(text: &str, what: &'static str, redacted: &mut Vec<String>) -> Result<String, Error> {
+    check_size(what, text, TEXT_LIMIT)?;
     let cleaned = redact(text.trim());
     let text = cleaned.text.trim();
     if text.is_empty() {
@@ -105,6 +107,8 @@ fn write<P: Payload>(
 /// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike);
 /// looked up in the ledger index.
 fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
+    // Only looked up, never made a path here: an id of any shape the ledger never
+    // started (`none`, `../x`) is `task.known` (SPEC §3).
     let index = ctx.index()?;
     if index.task(task)?.is_some() {
         Ok(index.rebuilt().cloned())

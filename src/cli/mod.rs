@@ -158,16 +158,50 @@ impl Output {
     }
 }
 
-/// Everything on stdin; nothing when stdin is a terminal or unreadable.
-fn read_stdin() -> String {
+/// Everything on stdin (nothing when stdin is a terminal): refused over
+/// [`INPUT_LIMIT`](crate::model::input::INPUT_LIMIT) bytes (`input.size`, without reading
+/// the rest) and when it is not UTF-8 (`input.utf8`).
+fn read_stdin() -> Result<String, Error> {
+    use std::io::{IsTerminal, Read};
+    let limit = crate::model::input::INPUT_LIMIT;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(String::new());
+    }
+    let mut bytes = Vec::new();
+    stdin
+        .lock()
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| crate::store::StoreError::io(std::path::Path::new("stdin"), e))?;
+    if bytes.len() > limit {
+        return Err(crate::model::input::TooLarge {
+            what: "stdin".into(),
+            bytes: bytes.len(),
+            limit,
+        }
+        .into());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        UsageError::NotUtf8 {
+            what: "stdin".into(),
+            message: e.utf8_error().to_string(),
+        }
+        .into()
+    })
+}
+
+/// Everything on stdin for a hook, which never refuses its caller: bytes that are not
+/// UTF-8 are replaced (U+FFFD), an unreadable stdin is empty.
+fn read_stdin_lossy() -> String {
     use std::io::{IsTerminal, Read};
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         return String::new();
     }
-    let mut text = String::new();
-    let _ = stdin.lock().read_to_string(&mut text);
-    text
+    let mut bytes = Vec::new();
+    let _ = stdin.lock().read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// The directory the command runs in: `-C`, else the current one.
@@ -245,7 +279,11 @@ fn usage_error(err: clap::Error) -> ExitCode {
         err.kind(),
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
     );
-    let args: Vec<String> = std::env::args().collect();
+    // Not `std::env::args()`: it panics on an argument that is not UTF-8, the very error
+    // being reported here.
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     // A provider hook never blocks its provider, not even when it is wired wrongly.
     let provider_hook = args.iter().any(|a| a == "hook")
         && args

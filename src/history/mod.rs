@@ -62,6 +62,11 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         }
         None => None,
     };
+    // An episode id is looked up in the ledger index: one of another shape names nothing
+    // and is refused like everywhere else (SPEC §0).
+    if let Some(session) = &filter.session {
+        crate::error::Refusal::check_id(crate::model::ids::IdKind::Episode, session)?;
+    }
     let index = ctx.index()?;
     let (lines, skipped) = if event.is_none() && filter.session.is_none() && since.is_none() {
         let mut lines = Vec::new();

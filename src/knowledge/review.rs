@@ -10,6 +10,7 @@ use crate::error::{Error, Refusal};
 use crate::model::LedgerLine;
 use crate::model::event::{KnowledgePromoted, KnowledgeRejected, Rewrite};
 use crate::model::ids::IdKind;
+use crate::model::input::{INPUT_LIMIT, TEXT_LIMIT, check_size};
 use crate::model::knowledge::{Class, Markers, Status};
 use crate::model::redact::redact;
 use crate::store::index::LineQuery;
@@ -113,6 +114,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     } = request;
     let id = id.as_str();
     Refusal::check_id(IdKind::Knowledge, id)?;
+    check_size("evidence", &evidence, INPUT_LIMIT)?;
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     if let Some(mut finished) = finish_interrupted_promotion(ctx, id)? {
         drop(lock);
@@ -319,16 +321,20 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     ctx.require_initialised()?;
     let id = request.id.as_str();
     let by = request.by.as_deref();
+    // Both ids are checked at the edge, before either is looked up (SPEC §0).
+    Refusal::check_id(IdKind::Knowledge, id)?;
+    if let Some(by) = by {
+        Refusal::check_id(IdKind::Knowledge, by)?;
+    }
+    check_size("reason", &request.reason, TEXT_LIMIT)?;
     let cleaned = redact(request.reason.trim());
     let reason = cleaned.text.trim();
     if reason.is_empty() {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
-    Refusal::check_id(IdKind::Knowledge, id)?;
     let _lock = KnowledgeLock::acquire(&ctx.layout)?;
     let file = find_candidate(ctx, id)?;
     if let Some(by) = by {
-        Refusal::check_id(IdKind::Knowledge, by)?;
         let known = stored_files(&ctx.layout)?.iter().any(|f| f.stem == by);
         if !known || by == id {
             return Err(Refusal::UnknownReplacement { id: by.to_owned() }.into());

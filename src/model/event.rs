@@ -559,4 +559,143 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", e.name()));
         }
     }
+
+    /// Property tests: the line parser against arbitrary input, and the writer's lines
+    /// read back. `PROPTEST_CASES=100000 cargo test --lib event::tests::props` runs longer.
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// JSON the way payloads hold it: strings (any Unicode), integers, booleans, null,
+        /// lists and objects. No floats: no payload carries one, and serde_json's default
+        /// float parsing is best-effort, not exact.
+        pub(crate) fn json_value() -> impl Strategy<Value = serde_json::Value> {
+            let leaf = prop_oneof![
+                Just(serde_json::Value::Null),
+                any::<bool>().prop_map(serde_json::Value::Bool),
+                any::<i64>().prop_map(serde_json::Value::from),
+                any::<u64>().prop_map(serde_json::Value::from),
+                any::<String>().prop_map(serde_json::Value::String),
+            ];
+            leaf.prop_recursive(3, 24, 6, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+                    prop::collection::btree_map(any::<String>(), inner, 0..6)
+                        .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        pub(crate) fn event() -> impl Strategy<Value = Event> {
+            prop::sample::select(Event::ALL.to_vec())
+        }
+
+        /// A line as `Ledger::append` numbers it (the data any JSON object or value).
+        pub(crate) fn line() -> impl Strategy<Value = LedgerLine> {
+            (
+                any::<u64>(),
+                any::<String>(),
+                event(),
+                any::<Option<String>>(),
+                any::<Option<String>>(),
+                json_value(),
+            )
+                .prop_map(|(seq, ts, event, session, task, data)| LedgerLine {
+                    seq,
+                    ts,
+                    event,
+                    session,
+                    task,
+                    data,
+                })
+        }
+
+        proptest! {
+            #[test]
+            fn arbitrary_bytes_never_panic_the_line_parser(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+                // Either a line or an error; never a panic, and a line read back writes.
+                if let Ok(line) = serde_json::from_slice::<LedgerLine>(&bytes) {
+                    prop_assert!(serde_json::to_vec(&line).is_ok());
+                }
+            }
+
+            #[test]
+            fn arbitrary_json_objects_never_panic_the_line_parser(
+                fields in prop::collection::btree_map(
+                    prop_oneof![
+                        prop::sample::select(vec!["seq", "ts", "event", "session", "task", "data"])
+                            .prop_map(str::to_owned),
+                        any::<String>(),
+                    ],
+                    prop_oneof![
+                        json_value(),
+                        event().prop_map(|e| serde_json::Value::from(e.name())),
+                    ],
+                    0..8,
+                ),
+            ) {
+                let value = serde_json::Value::Object(fields.into_iter().collect());
+                let text = serde_json::to_vec(&value).expect("values serialise");
+                if let Ok(line) = serde_json::from_slice::<LedgerLine>(&text) {
+                    // Whatever event name it carried, reading it back is total.
+                    let _ = line.payload::<DecisionRecorded>();
+                    let _ = line.payload::<TaskStarted>();
+                    let _ = line.payload::<KnowledgeDerived>();
+                    prop_assert!(serde_json::to_string(&line).is_ok());
+                }
+            }
+
+            #[test]
+            fn every_line_the_writer_produces_parses_back_to_the_same_value(line in line()) {
+                let text = serde_json::to_string(&line).expect("lines serialise");
+                prop_assert!(!text.contains('\n'), "one line: {text}");
+                let back: LedgerLine = serde_json::from_str(&text).expect("the line parses");
+                prop_assert_eq!(&back, &line);
+                // And writes the very same bytes again.
+                prop_assert_eq!(serde_json::to_string(&back).expect("serialises"), text);
+            }
+
+            #[test]
+            fn typed_payloads_round_trip_through_a_line(
+                seq in any::<u64>(),
+                session in any::<Option<String>>(),
+                task in any::<Option<String>>(),
+                text in any::<String>(),
+                id in any::<String>(),
+                answer in any::<String>(),
+                scope in prop::collection::vec(any::<String>(), 0..4),
+                issue in any::<Option<String>>(),
+                reason in any::<Option<String>>(),
+                blocked in any::<bool>(),
+            ) {
+                fn through<P: Payload + PartialEq + std::fmt::Debug>(
+                    seq: u64,
+                    session: &Option<String>,
+                    task: &Option<String>,
+                    payload: P,
+                ) -> Result<(), TestCaseError> {
+                    let line = LineDraft::new("2026-11-30T10:00:00Z".into(), session.clone(), task.clone(), &payload)
+                        .with_seq(seq);
+                    let text = serde_json::to_string(&line).expect("lines serialise");
+                    let back: LedgerLine = serde_json::from_str(&text).expect("the line parses");
+                    prop_assert_eq!(back.event, P::EVENT);
+                    prop_assert_eq!(back.payload::<P>(), Some(payload));
+                    Ok(())
+                }
+                through(seq, &session, &task, DecisionRecorded { text: text.clone() })?;
+                through(seq, &session, &task, QuestionResolved { id: id.clone(), question: text.clone(), answer })?;
+                through(seq, &session, &task, TaskStarted {
+                    description: text.clone(),
+                    scope,
+                    issue,
+                    ..TaskStarted::default()
+                })?;
+                through(seq, &session, &task, TaskFinished {
+                    status: if blocked { TaskStatus::Blocked } else { TaskStatus::Completed },
+                    reason,
+                })?;
+                through(seq, &session, &task, CommitRecorded { sha: id, subject: text })?;
+            }
+        }
+    }
 }

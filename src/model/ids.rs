@@ -129,6 +129,28 @@ impl IdKind {
     }
 }
 
+/// An id as a message shows it: quoted and escaped, and cut after 64 characters so a
+/// hostile id cannot flood the one error line.
+pub fn shown(id: &str) -> String {
+    const SHOWN: usize = 64;
+    let count = id.chars().count();
+    if count <= SHOWN {
+        format!("{id:?}")
+    } else {
+        let head: String = id.chars().take(SHOWN).collect();
+        format!("{head:?}… ({count} characters)")
+    }
+}
+
+/// An id as written when it is short and printable, else as [`shown`] shows it.
+pub fn shown_plain(id: &str) -> String {
+    if id.chars().count() <= 64 && !id.chars().any(char::is_control) {
+        id.to_owned()
+    } else {
+        shown(id)
+    }
+}
+
 /// `q-<10 hex>` over the asking episode, a nonce (the asking time) and the text.
 pub fn question_id(session: Option<&str>, nonce: &str, text: &str) -> String {
     let seed = format!("{}\n{nonce}\n{text}", session.unwrap_or("-"));

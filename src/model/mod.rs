@@ -6,6 +6,7 @@ pub mod compose;
 pub mod episode;
 pub mod event;
 pub mod ids;
+pub mod input;
 pub mod intent;
 pub mod knowledge;
 pub mod policy;

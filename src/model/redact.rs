@@ -8,7 +8,9 @@
 //! `Authorization: Bearer [redacted: bearer-token]`, so the record still reads.
 //!
 //! Terminal control characters are removed before secrets are looked for (an escape
-//! sequence cannot split a token to hide it): ESC sequences (CSI, OSC, DCS and the other
+//! sequence cannot split a token to hide it). Where a control was removed the text is
+//! read both ways, so one cannot join a token to the word beside it to hide it either
+//! (`x\x07AKIA...`): ESC sequences (CSI, OSC, DCS and the other
 //! string sequences, two-byte escapes), C0 controls other than `\n` and `\t` (`\r`
 //! included), DEL and C1. Their removal is reported as `control-characters`.
 //!
@@ -68,8 +70,9 @@ impl Redacted {
 /// Replaces every secret shape with `[redacted: <shape>]` and removes terminal control
 /// characters (shape name `control-characters`); newlines and tabs are kept.
 pub fn redact(text: &str) -> Redacted {
-    let (clean, had_controls) = strip_controls(text);
-    let hits = secret_hits(&clean);
+    let (clean, cuts) = strip_controls(text);
+    let had_controls = cuts.is_some();
+    let hits = secret_hits(&clean, cuts.as_deref().unwrap_or_default());
     let shapes = shape_names(&hits, had_controls);
     let text = if hits.is_empty() {
         clean.into_owned()
@@ -82,8 +85,11 @@ pub fn redact(text: &str) -> Redacted {
 /// The shapes `text` carries without changing it (used by pre-push to refuse a pushed
 /// record that still carries one). Always equal to `redact(text).shapes`.
 pub fn find_shapes(text: &str) -> Vec<&'static str> {
-    let (clean, had_controls) = strip_controls(text);
-    shape_names(&secret_hits(&clean), had_controls)
+    let (clean, cuts) = strip_controls(text);
+    shape_names(
+        &secret_hits(&clean, cuts.as_deref().unwrap_or_default()),
+        cuts.is_some(),
+    )
 }
 
 /// Every shape name this module knows, for docs and tests, in order of precedence.
@@ -498,14 +504,33 @@ struct Scan<'a> {
     text: &'a str,
     bytes: &'a [u8],
     folded: String,
+    /// Where control characters were removed (offsets into `text`, ascending): each is
+    /// read both ways, as nothing (an escape splitting a token) and as a word boundary
+    /// (a control joining a token to the word before or after it).
+    cuts: &'a [usize],
+}
+
+impl Scan<'_> {
+    /// True when `start` continues a word, read as written (a removed control between
+    /// two word characters is a boundary, so it never continues one).
+    fn starts_inside_word(&self, start: usize) -> bool {
+        starts_inside_word(self.bytes, start) && self.cuts.binary_search(&start).is_err()
+    }
+
+    /// The first cut in `from..to`, if any.
+    fn cut_within(&self, from: usize, to: usize) -> Option<usize> {
+        let i = self.cuts.partition_point(|&c| c <= from);
+        self.cuts.get(i).copied().filter(|&c| c < to)
+    }
 }
 
 /// Every secret span of `text`, sorted, overlapping matches merged.
-fn secret_hits(text: &str) -> Vec<Hit> {
+fn secret_hits(text: &str, cuts: &[usize]) -> Vec<Hit> {
     let scan = Scan {
         text,
         bytes: text.as_bytes(),
         folded: text.to_ascii_lowercase(),
+        cuts,
     };
     let mut hits = Vec::new();
     for rule in RULES {
@@ -587,14 +612,22 @@ fn token_at(
     generated: bool,
 ) -> Option<Range<usize>> {
     let b = scan.bytes;
-    if starts_inside_word(b, anchor.start) {
+    if scan.starts_inside_word(anchor.start) {
         return None;
     }
+    let matches = |end: usize, boundary: bool| {
+        let run = &b[anchor.end..end];
+        let ends_word = boundary || !b.get(end).is_some_and(u8::is_ascii_alphanumeric);
+        len.contains(&run.len()) && ends_word && (!generated || looks_generated(run))
+    };
     let end = bounded_run_end(b, anchor.end, *len.end(), body);
-    let run = &b[anchor.end..end];
-    let ends_word = !b.get(end).is_some_and(u8::is_ascii_alphanumeric);
-    (len.contains(&run.len()) && ends_word && (!generated || looks_generated(run)))
-        .then_some(anchor.start..end)
+    if matches(end, false) {
+        return Some(anchor.start..end);
+    }
+    // A removed control inside or right after the run may have joined the token to the
+    // word after it: read the run up to that cut as a whole token too.
+    let cut = scan.cut_within(anchor.end, end.saturating_add(1).min(b.len() + 1))?;
+    matches(cut, true).then_some(anchor.start..cut)
 }
 
 /// `"private_key": "-----BEGIN ...` in a service-account JSON: the whole string value.
@@ -653,7 +686,7 @@ fn aws_secret_access_key_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Ran
 /// `AccountKey=<base64>` in an Azure connection string: the key only.
 fn azure_account_key_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<usize>> {
     let b = scan.bytes;
-    if starts_inside_word(b, anchor.start) {
+    if scan.starts_inside_word(anchor.start) {
         return None;
     }
     let end = run_end(b, anchor.end, is_base64);
@@ -663,7 +696,7 @@ fn azure_account_key_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<u
 /// `SG.<22>.<43>`.
 fn sendgrid_key_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<usize>> {
     let b = scan.bytes;
-    if starts_inside_word(b, anchor.start) {
+    if scan.starts_inside_word(anchor.start) {
         return None;
     }
     let first = run_end(b, anchor.end, is_base64url);
@@ -713,7 +746,7 @@ fn bearer_authorization_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Rang
 /// and the credentials' span.
 fn authorization<'s>(scan: &'s Scan<'_>, anchor: Range<usize>) -> Option<(&'s str, Range<usize>)> {
     let b = scan.bytes;
-    if starts_inside_word(b, anchor.start) {
+    if scan.starts_inside_word(anchor.start) {
         return None;
     }
     let mut i = anchor.end;
@@ -742,7 +775,7 @@ fn authorization<'s>(scan: &'s Scan<'_>, anchor: Range<usize>) -> Option<(&'s st
 /// `Bearer <token>` outside a header: the token must be long and look machine-made.
 fn bare_bearer_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<usize>> {
     let b = scan.bytes;
-    if starts_inside_word(b, anchor.start) {
+    if scan.starts_inside_word(anchor.start) {
         return None;
     }
     let start = skip_blanks(b, anchor.end);
@@ -758,9 +791,19 @@ fn bare_bearer_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<usize>>
 /// it, as URL parsers read it).
 fn url_password_at(scan: &Scan<'_>, anchor: Range<usize>) -> Option<Range<usize>> {
     let b = scan.bytes;
-    let scheme = run_start(b, anchor.start, |c| {
+    let mut scheme = run_start(b, anchor.start, |c| {
         c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')
     });
+    // A removed control inside the run may have joined the scheme to the word before it.
+    if !b[scheme].is_ascii_alphabetic()
+        && let Some(&cut) = scan
+            .cuts
+            .iter()
+            .rev()
+            .find(|&&c| c > scheme && c < anchor.start)
+    {
+        scheme = cut;
+    }
     if scheme == anchor.start || !b[scheme].is_ascii_alphabetic() {
         return None;
     }
@@ -876,9 +919,13 @@ fn secret_assignment(scan: &Scan<'_>, word: Range<usize>) -> Option<Assignment> 
             let is_code =
                 matches!(next, Some(b'(' | b'[' | b'{')) || (spaced_equals && next == Some(b';'));
             if is_code {
-                return None;
+                // A removed control inside or after the run separates the value from the
+                // call it seems to continue into: the value up to it is the secret.
+                let cut = scan.cut_within(start, end.saturating_add(1).min(b.len() + 1))?;
+                start..cut
+            } else {
+                start..end
             }
-            start..end
         }
         (_, ValueForm::Prose) => {
             let end = run_end(b, start, |c| !is_value_end(c));
@@ -1108,11 +1155,13 @@ fn closing_quote(b: &[u8], from: usize, q: u8) -> Option<usize> {
 // Terminal control characters.
 
 /// `text` without terminal control characters, and whether it had any.
-fn strip_controls(text: &str) -> (Cow<'_, str>, bool) {
+fn strip_controls(text: &str) -> (Cow<'_, str>, Option<Vec<usize>>) {
     if !text.chars().any(is_control) {
-        return (Cow::Borrowed(text), false);
+        return (Cow::Borrowed(text), None);
     }
     let mut out = String::with_capacity(text.len());
+    // Where something was removed, once per place.
+    let mut cuts: Vec<usize> = Vec::new();
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         match c {
@@ -1120,10 +1169,16 @@ fn strip_controls(text: &str) -> (Cow<'_, str>, bool) {
             '\u{9b}' => skip_csi(&mut chars),
             '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => skip_control_string(&mut chars),
             c if is_control(c) => {}
-            c => out.push(c),
+            c => {
+                out.push(c);
+                continue;
+            }
+        }
+        if cuts.last() != Some(&out.len()) {
+            cuts.push(out.len());
         }
     }
-    (Cow::Owned(out), true)
+    (Cow::Owned(out), Some(cuts))
 }
 
 /// C0 except `\n` and `\t`, DEL, C1.

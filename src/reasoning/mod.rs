@@ -308,6 +308,17 @@ pub struct Written {
 /// `reasoning.recorded`. Every refusal names its rule.
 pub fn record(ctx: &Ctx, request: RecordRequest) -> Result<Written, Error> {
     ctx.require_initialised()?;
+    let size = serde_json::to_string(&request.record)
+        .expect("JSON values serialise")
+        .len();
+    if size > crate::model::input::INPUT_LIMIT {
+        return Err(crate::model::input::TooLarge {
+            what: "reasoning record".into(),
+            bytes: size,
+            limit: crate::model::input::INPUT_LIMIT,
+        }
+        .into());
+    }
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let context = WriteContext {

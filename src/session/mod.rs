@@ -379,6 +379,9 @@ pub fn snapshot(ctx: &Ctx, _request: EpisodeRequest) -> Result<Snapshot, Error> 
 /// Never refuses for missing prose.
 pub fn close(ctx: &Ctx, request: CloseRequest) -> Result<Closed, Error> {
     ctx.require_initialised()?;
+    if let Some(summary) = &request.summary {
+        crate::model::input::check_size("summary", summary, crate::model::input::INPUT_LIMIT)?;
+    }
     let _lock = StateLock::acquire(&ctx.layout)?;
     close_locked(ctx, request.summary.as_deref())
 }

@@ -471,4 +471,130 @@ mod tests {
         drop(f);
         assert_eq!(ledger.append(draft("two")).expect("append").seq, 2);
     }
+
+    /// Property tests: a ledger file of arbitrary content (readable lines, garbage, blank
+    /// lines, a torn tail) is read without a panic, every readable line comes back and the
+    /// next append continues the numbering. Each case writes a file, so a quarter of
+    /// `PROPTEST_CASES` (default 256) run; `PROPTEST_CASES=100000` runs longer.
+    mod props {
+        use super::*;
+        use crate::model::LedgerLine;
+        use crate::model::event::{DecisionRecorded, LineDraft};
+        use proptest::prelude::*;
+
+        #[derive(Debug, Clone)]
+        enum Piece {
+            Line(LedgerLine),
+            /// Not JSON at all: never starts with `{` or whitespace.
+            Garbage(Vec<u8>),
+            Blank(String),
+        }
+
+        fn piece() -> impl Strategy<Value = Piece> {
+            let line = (
+                0u64..1_000_000,
+                any::<String>(),
+                any::<Option<String>>(),
+                any::<String>(),
+            )
+                .prop_map(|(seq, ts, session, text)| {
+                    Piece::Line(
+                        LineDraft::new(ts, session, None, &DecisionRecorded { text }).with_seq(seq),
+                    )
+                });
+            let garbage = (
+                any::<u8>().prop_filter("not `{`, whitespace or a newline", |b| {
+                    *b != b'{' && !b.is_ascii_whitespace()
+                }),
+                prop::collection::vec(
+                    any::<u8>().prop_filter("no newline", |b| *b != b'\n'),
+                    0..200,
+                ),
+            )
+                .prop_map(|(first, mut rest)| {
+                    rest.insert(0, first);
+                    Piece::Garbage(rest)
+                });
+            prop_oneof![
+                4 => line,
+                2 => garbage,
+                1 => "[ \t\r]{0,3}".prop_map(Piece::Blank),
+            ]
+        }
+
+        fn config() -> ProptestConfig {
+            let base = ProptestConfig::default();
+            ProptestConfig {
+                cases: (base.cases / 4).max(1),
+                ..base
+            }
+        }
+
+        proptest! {
+            #![proptest_config(config())]
+
+            #[test]
+            fn any_file_reads_without_panic_and_appends_continue_it(
+                pieces in prop::collection::vec(piece(), 0..24),
+                torn in prop::option::of(prop::collection::vec(any::<u8>().prop_filter("no newline", |b| *b != b'\n'), 1..64)),
+            ) {
+                let dir = tempfile::tempdir().expect("tempdir");
+                let path = dir.path().join("ledger.jsonl");
+                let mut bytes = Vec::new();
+                for p in &pieces {
+                    match p {
+                        Piece::Line(l) => serde_json::to_writer(&mut bytes, l).expect("serialises"),
+                        Piece::Garbage(g) => bytes.extend_from_slice(g),
+                        Piece::Blank(b) => bytes.extend_from_slice(b.as_bytes()),
+                    }
+                    bytes.push(b'\n');
+                }
+                if let Some(t) = &torn {
+                    bytes.extend_from_slice(t);
+                }
+                std::fs::write(&path, &bytes).expect("write the ledger");
+                let ledger = Ledger::new(&path);
+
+                let read = ledger.read_all().expect("reads");
+                let written: Vec<&LedgerLine> = pieces
+                    .iter()
+                    .filter_map(|p| match p { Piece::Line(l) => Some(l), _ => None })
+                    .collect();
+                prop_assert_eq!(read.lines.iter().collect::<Vec<_>>(), written.clone());
+                let garbage = pieces.iter().filter(|p| matches!(p, Piece::Garbage(_))).count();
+                prop_assert_eq!(read.skipped.iter().filter(|s| !s.torn).count(), garbage);
+                prop_assert_eq!(read.skipped.iter().filter(|s| s.torn).count(), usize::from(torn.is_some()));
+
+                // Reading from any line start sees the same lines as reading it all.
+                let mut offset = 0u64;
+                let mut starts = vec![0u64];
+                for p in &pieces {
+                    offset += match p {
+                        Piece::Line(l) => serde_json::to_vec(l).expect("serialises").len() as u64,
+                        Piece::Garbage(g) => g.len() as u64,
+                        Piece::Blank(b) => b.len() as u64,
+                    } + 1;
+                    starts.push(offset);
+                }
+                let from = starts[starts.len() / 2];
+                prop_assert!(ledger.is_line_start(from).expect("checks"));
+                let mut tail = Vec::new();
+                ledger.scan(from, |l| tail.push(l)).expect("scans");
+                let before = pieces[..starts.len() / 2]
+                    .iter()
+                    .filter(|p| matches!(p, Piece::Line(_)))
+                    .count();
+                prop_assert_eq!(tail.iter().collect::<Vec<_>>(), written[before..].to_vec());
+
+                let appended = ledger
+                    .append(LineDraft::new("t".into(), None, None, &DecisionRecorded { text: "next".into() }))
+                    .expect("appends");
+                prop_assert_eq!(appended.seq, written.last().map_or(0, |l| l.seq) + 1);
+                prop_assert_eq!(appended.repaired_torn_tail, torn.is_some());
+                let again = ledger.read_all().expect("reads");
+                prop_assert_eq!(again.lines.last().map(|l| l.seq), Some(appended.seq));
+                prop_assert_eq!(again.lines.len(), written.len() + 1);
+            }
+        }
+    }
 }

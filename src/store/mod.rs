@@ -36,7 +36,8 @@ pub enum StoreError {
     #[error("{path}: unreadable episode state: {message}")]
     EpisodeUnreadable { path: String, message: String },
     #[error(
-        "{kind} id {id:?} does not have the shape of one (like {example}); it is never made a path"
+        "{kind} id {} does not have the shape of one (like {example}); it is never made a path",
+        crate::model::ids::shown(id)
     )]
     IdShape {
         kind: &'static str,

@@ -9,6 +9,7 @@ use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::intent::BindingAsk;
 use crate::model::event::{TaskFinished, TaskStarted, TaskStatus};
+use crate::model::input::{TEXT_LIMIT, check_size};
 use crate::model::intent::{Binding, BindingStatus};
 use crate::model::policy::Binding as BindingPolicy;
 use crate::model::redact::redact;
@@ -98,6 +99,10 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
     ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let episode = ctx.require_episode()?;
+    check_size("task description", &request.description, TEXT_LIMIT)?;
+    if let Some(because) = &request.because {
+        check_size("--because", because, TEXT_LIMIT)?;
+    }
     let cleaned = redact(request.description.trim());
     let description = cleaned.text.trim().to_owned();
     if description.is_empty() {
@@ -239,6 +244,9 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
     ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     let status = request.status.unwrap_or(TaskStatus::Completed);
+    if let Some(reason) = &request.reason {
+        check_size("reason", reason, TEXT_LIMIT)?;
+    }
     let reason = request
         .reason
         .as_deref()

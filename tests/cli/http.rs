@@ -30,6 +30,10 @@ pub(crate) struct Answer {
 }
 
 impl Answer {
+    pub(crate) fn status(&self) -> u16 {
+        self.status
+    }
+
     pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("{e}: not JSON: {}", String::from_utf8_lossy(&self.body)))
@@ -69,6 +73,10 @@ impl Answer {
 }
 
 impl Served {
+    pub(crate) fn token(&self) -> &str {
+        &self.token
+    }
+
     pub(crate) fn start(repo: &TestRepo) -> Served {
         let mut child = repo
             .command_in(repo.root(), &["serve", "--port", "0"])
@@ -100,7 +108,13 @@ impl Served {
     }
 
     /// Sends one request (`Connection: close`) and reads the whole answer.
-    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    pub(crate) fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Answer {
         let mut stream = TcpStream::connect(&self.addr).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(60)))
@@ -126,7 +140,7 @@ impl Served {
     }
 
     /// A POST with the token and a JSON body.
-    fn post(&self, path: &str, body: &Value) -> Answer {
+    pub(crate) fn post(&self, path: &str, body: &Value) -> Answer {
         let auth = format!("Bearer {}", self.token);
         self.send(
             "POST",

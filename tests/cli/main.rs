@@ -15,6 +15,7 @@ mod handover;
 mod help;
 mod history;
 mod hooks;
+mod hostile;
 mod http;
 mod index;
 mod init;

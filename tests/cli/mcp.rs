@@ -83,14 +83,22 @@ impl Mcp {
         mcp
     }
 
-    fn send(&mut self, message: &Value) {
+    /// Writes `line` as it is (any bytes), then a newline.
+    pub(crate) fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line).expect("write to the server");
+        stdin.write_all(b"\n").expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    pub(crate) fn send(&mut self, message: &Value) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
         writeln!(stdin, "{message}").expect("write to the server");
         stdin.flush().expect("flush");
     }
 
     /// Sends a request and waits for the reply with its id: the whole reply line.
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -124,7 +132,7 @@ impl Mcp {
     }
 
     /// Closes stdin; the server must exit 0 with nothing more on stdout than protocol.
-    fn close(mut self) -> Vec<String> {
+    pub(crate) fn close(mut self) -> Vec<String> {
         drop(self.stdin.take());
         let deadline = std::time::Instant::now() + REPLY;
         let status = loop {

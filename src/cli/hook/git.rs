@@ -25,7 +25,7 @@ pub fn post_commit(ctx: &Ctx) -> Result<Output, Error> {
 pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
     let request = PrePushRequest {
         args: args.args.clone(),
-        refs: PushedRef::parse_lines(&crate::cli::read_stdin()),
+        refs: PushedRef::parse_lines(&crate::cli::read_stdin_lossy()),
     };
     Ok(Output::report(&crate::hooks::pre_push(ctx, request)?))
 }
@@ -44,7 +44,7 @@ pub fn post_rewrite(ctx: &Ctx, args: &PostRewriteArgs) -> Result<Output, Error> 
         ctx,
         PostRewriteRequest {
             by: args.by.clone().unwrap_or_default(),
-            stdin: crate::cli::read_stdin(),
+            stdin: crate::cli::read_stdin_lossy(),
         },
     )?))
 }

@@ -20,7 +20,7 @@ pub struct ProviderArgs {
 impl ProviderArgs {
     /// The payload the client wrote on stdin, read once.
     pub fn payload(&self) -> &str {
-        self.stdin.get_or_init(crate::cli::read_stdin)
+        self.stdin.get_or_init(crate::cli::read_stdin_lossy)
     }
 
     fn request(&self) -> ProviderRequest {

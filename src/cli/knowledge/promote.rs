@@ -52,7 +52,7 @@ pub fn run(ctx: &Ctx, args: &PromoteArgs) -> Result<Output, Error> {
         PromoteRequest {
             id: args.id.clone(),
             class: args.class.map(Class::from),
-            evidence: crate::cli::read_stdin(),
+            evidence: crate::cli::read_stdin()?,
         },
     )?;
     Ok(Output::report(&promoted))

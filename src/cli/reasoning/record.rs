@@ -33,9 +33,22 @@ pub struct RecordArgs {
 
 pub fn run(ctx: &Ctx, args: &RecordArgs) -> Result<Output, Error> {
     let text = match &args.file {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| UsageError::Arguments(format!("--file {}: {e}", path.display())))?,
-        None => crate::cli::read_stdin(),
+        Some(path) => {
+            let limit = crate::model::input::INPUT_LIMIT;
+            if let Ok(meta) = std::fs::metadata(path)
+                && meta.len() > limit as u64
+            {
+                return Err(crate::model::input::TooLarge {
+                    what: format!("--file {}", path.display()),
+                    bytes: usize::try_from(meta.len()).unwrap_or(usize::MAX),
+                    limit,
+                }
+                .into());
+            }
+            std::fs::read_to_string(path)
+                .map_err(|e| UsageError::Arguments(format!("--file {}: {e}", path.display())))?
+        }
+        None => crate::cli::read_stdin()?,
     };
     let record: serde_json::Value = serde_json::from_str(text.trim()).map_err(|e| {
         UsageError::Arguments(format!(

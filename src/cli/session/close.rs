@@ -24,7 +24,7 @@ pub fn run(ctx: &Ctx, _args: &CloseArgs) -> Result<Output, Error> {
     ctx.require_initialised()?;
     ctx.require_episode()?;
     // A terminal, `/dev/null` or an empty pipe means no summary.
-    let summary = Some(crate::cli::read_stdin().trim().to_owned()).filter(|s| !s.is_empty());
+    let summary = Some(crate::cli::read_stdin()?.trim().to_owned()).filter(|s| !s.is_empty());
     let closed = crate::session::close(ctx, CloseRequest { summary })?;
     Ok(Output::report(&closed))
 }

@@ -341,4 +341,80 @@ critiques:
         assert!(parse_intent(BASE).is_some());
         assert_eq!(fast_hits, readable, "of {} variants", variants.len());
     }
+
+    /// Property tests: the intent reader (fast path, then the strict reader) never panics
+    /// on any text, and what the fast path accepts the strict reader reads the same.
+    /// `PROPTEST_CASES=100000 cargo test --lib intent::fast` runs longer.
+    mod props {
+        use super::*;
+        use crate::model::intent::parse::{PlanFile, PlanInput, parse_intent as read_intent};
+        use proptest::prelude::*;
+
+        /// `BASE` with lines dropped, repeated, re-indented or given another value.
+        fn mutated() -> impl Strategy<Value = String> {
+            let edits = prop::collection::vec(
+                (
+                    0usize..64,
+                    0u8..5,
+                    prop::sample::select(VALUES),
+                    any::<String>(),
+                ),
+                0..4,
+            );
+            edits.prop_map(|edits| {
+                let mut lines: Vec<String> = BASE.lines().map(str::to_owned).collect();
+                for (at, how, value, noise) in edits {
+                    let n = at % lines.len().max(1);
+                    if lines.is_empty() {
+                        break;
+                    }
+                    match how {
+                        0 => {
+                            lines.remove(n);
+                        }
+                        1 => {
+                            let l = lines[n].clone();
+                            lines.insert(n, l);
+                        }
+                        2 => lines[n] = format!("  {}", lines[n]),
+                        3 => {
+                            if let Some((key, _)) = lines[n].split_once(':') {
+                                lines[n] = format!("{key}: {value}");
+                            }
+                        }
+                        _ => lines[n].push_str(&noise),
+                    }
+                }
+                lines.join("\n") + "\n"
+            })
+        }
+
+        fn check(text: &str) -> Result<(), TestCaseError> {
+            let file = ".ai/repo/intents/auth.yaml";
+            let strict = parse_intent_strictly(text, file);
+            if let Some(fast) = parse_intent(text) {
+                prop_assert_eq!(Ok(&fast), strict.as_ref(), "{}", text);
+            }
+            let _ = read_intent(text, file);
+            let _ = PlanInput::read(Some(&[PlanFile {
+                path: file.into(),
+                text: text.to_owned(),
+            }]));
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+            #[test]
+            fn arbitrary_text_never_panics_the_intent_reader(text in any::<String>()) {
+                check(&text)?;
+            }
+
+            #[test]
+            fn mutated_intents_never_panic_and_the_fast_path_agrees(text in mutated()) {
+                check(&text)?;
+            }
+        }
+    }
 }

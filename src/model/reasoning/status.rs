@@ -350,7 +350,7 @@ pub struct Provenance {
 /// Why `explain` has nothing to show.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExplainError {
-    #[error("\"{id}\" is not a conclusion id")]
+    #[error("{} is not a conclusion id", crate::model::ids::shown(id))]
     IdShape { id: String },
     #[error("conclusion {id}: no such conclusion in this task")]
     UnknownConclusion { id: String },

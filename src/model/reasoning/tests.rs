@@ -363,3 +363,105 @@ fn every_api_type_has_a_json_schema() {
     }
     assert!(!input.contains("\"const\":\"plan\""));
 }
+
+/// Property tests: the writer redacts every secret shape (SPEC §0) from every string it
+/// stores, whatever text surrounds the secret. `PROPTEST_CASES=100000` runs longer.
+mod props {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::World;
+    use crate::model::reasoning::validate::Redaction;
+
+    /// The redaction the CLI's writer applies (`reasoning::redaction`).
+    fn redaction(text: &str) -> Redaction {
+        let r = crate::model::redact::redact(text);
+        Redaction {
+            text: r.text,
+            shapes: r.shapes.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    /// (the text carrying a secret, the secret part that must not survive)
+    fn secret() -> impl Strategy<Value = (String, String)> {
+        let same = |s: String| (s.clone(), s);
+        prop_oneof![
+            "AKIA[A-Z2-7]{16}".prop_map(same),
+            "ghp_[A-Za-z0-9]{36}".prop_map(same),
+            "glpat-[A-Za-z0-9_-]{20}".prop_map(same),
+            "xoxb-[0-9]{12}-[0-9]{13}-[A-Za-z0-9]{24}".prop_map(same),
+            "sk_live_[A-Za-z0-9]{24}".prop_map(same),
+            "[A-Za-z0-9+/]{64}".prop_map(|body| (
+                format!("-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"),
+                body
+            )),
+            "[a-z]{4}[0-9]{4}[A-Z]{4}".prop_map(|v| (format!("DB_PASSWORD={v}"), v)),
+            "[A-Za-z0-9]{32}".prop_map(|v| (format!("Authorization: Bearer {v}"), v)),
+            "[a-z]{5}[0-9]{5}".prop_map(|v| (format!("https://ada:{v}@example.com/r.git"), v)),
+        ]
+    }
+
+    /// What may separate the secret from its neighbours: spaces, punctuation, quotes, and
+    /// terminal control characters (which the writer removes before it looks).
+    fn boundary() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            " ",
+            "\n",
+            "\t",
+            "\"",
+            "'",
+            "(",
+            ")",
+            ",",
+            ";",
+            "\u{7}",
+            "\r",
+            "\u{1b}[0m",
+            "\u{1b}[31m",
+            "\u{9b}1m",
+            "\u{7f}",
+        ])
+    }
+
+    /// What may follow it: the same, but `(` (`password=value(` reads as a call, code).
+    fn right_boundary() -> impl Strategy<Value = &'static str> {
+        boundary().prop_filter("not a call", |b| *b != "(")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_writer_redacts_a_secret_whatever_surrounds_it(
+            (text, secret) in secret(),
+            before in any::<String>(),
+            after in any::<String>(),
+            left in boundary(),
+            right in right_boundary(),
+            field in 0usize..4,
+        ) {
+            // Only what the redactor recognises on its own is asked of it in context.
+            prop_assume!(!crate::model::redact::redact(&text).is_clean());
+            let hidden = format!("{before}{left}{text}{right}{after}");
+            let mut fields = ["tried", "failure", "invalidated_assumption", "updated_hypothesis"]
+                .map(|f| (f, json!("plain words")));
+            fields[field].1 = json!(hidden);
+            let mut input = serde_json::Map::new();
+            input.insert("kind".into(), json!("attempt"));
+            for (k, v) in fields {
+                input.insert(k.into(), v);
+            }
+            let mut w = World::new();
+            w.redact = redaction;
+            let accepted = w.write(serde_json::Value::Object(input));
+            // A refusal writes nothing; an accepted record must not keep the secret.
+            if let Ok(accepted) = accepted {
+                let stored = serde_json::to_string(&accepted.record).expect("serialises");
+                prop_assert!(
+                    !stored.contains(&secret),
+                    "the stored record keeps the secret {secret:?}: {stored}"
+                );
+            }
+        }
+    }
+}

@@ -95,7 +95,10 @@ pub enum RecordRefusal {
         reference: String,
         problem: EvidenceProblem,
     },
-    #[error("{kind}: `{field}` \"{id}\" is not the id of a {expected}")]
+    #[error(
+        "{kind}: `{field}` {} is not the id of a {expected}",
+        crate::model::ids::shown(id)
+    )]
     IdShape {
         kind: RecordKind,
         field: String,
