@@ -46,7 +46,7 @@ pub fn run(ctx: Ctx, args: &ServeArgs) -> Result<Output, Error> {
             let _ = writeln!(stdout, "token {}", bound.token);
             let _ = stdout.flush();
         }
-        bound.serve(None).await
+        bound.serve(Some(crate::cockpit::pages())).await
     })?;
     Ok(Output {
         human: String::new(),
