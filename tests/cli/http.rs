@@ -14,19 +14,19 @@ use majordomus::http::routes::{Method, routes};
 use majordomus::ops::Registry;
 
 /// A running `majordomus serve --port 0`.
-struct Served {
+pub(crate) struct Served {
     child: Child,
     /// `127.0.0.1:<port>`.
-    addr: String,
-    token: String,
+    pub(crate) addr: String,
+    pub(crate) token: String,
 }
 
 /// One answer: status, headers (lower-case names) and body.
 #[derive(Debug)]
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Answer {
@@ -35,7 +35,7 @@ impl Answer {
             .unwrap_or_else(|e| panic!("{e}: not JSON: {}", String::from_utf8_lossy(&self.body)))
     }
 
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
@@ -45,7 +45,7 @@ impl Answer {
     /// The error object; panics unless the status and its `code` are `status` and the
     /// rule is `rule`.
     #[track_caller]
-    fn error(&self, status: u16, rule: &str) -> Value {
+    pub(crate) fn error(&self, status: u16, rule: &str) -> Value {
         assert_eq!(
             self.status,
             status,
@@ -69,7 +69,7 @@ impl Answer {
 }
 
 impl Served {
-    fn start(repo: &TestRepo) -> Served {
+    pub(crate) fn start(repo: &TestRepo) -> Served {
         let mut child = repo
             .command_in(repo.root(), &["serve", "--port", "0"])
             .stdin(Stdio::null())
@@ -95,12 +95,18 @@ impl Served {
         Served { child, addr, token }
     }
 
-    fn port(&self) -> &str {
+    pub(crate) fn port(&self) -> &str {
         self.addr.rsplit(':').next().expect("a port")
     }
 
     /// Sends one request (`Connection: close`) and reads the whole answer.
-    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    pub(crate) fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Answer {
         let mut stream = TcpStream::connect(&self.addr).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(60)))
@@ -121,7 +127,7 @@ impl Served {
         parse_answer(&raw)
     }
 
-    fn get(&self, path: &str) -> Answer {
+    pub(crate) fn get(&self, path: &str) -> Answer {
         self.send("GET", path, &[], b"")
     }
 
