@@ -309,7 +309,7 @@ fn render_episode(e: &EpisodeContext) -> String {
                     escape(&t.description),
                     t.status
                         .as_ref()
-                        .map_or_else(|| badge("quiet", "active"), |s| html::label(s)),
+                        .map_or_else(|| badge("quiet", "active"), html::label),
                     or_dash(t.reason.as_deref()),
                 ]
             })

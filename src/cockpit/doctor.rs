@@ -11,6 +11,9 @@ use crate::doctor::{DoctorRequest, RuleResult, RuleStatus};
 use crate::http::AppState;
 use crate::model::verdict::Severity;
 
+/// Whether a rule belongs to a group of the page.
+type Belongs = fn(&RuleResult) -> bool;
+
 pub async fn page(State(state): State<AppState>) -> Result<Page, PageError> {
     let report = state
         .run(|ctx| crate::doctor::doctor(ctx, DoctorRequest::default()))
@@ -28,7 +31,7 @@ pub async fn page(State(state): State<AppState>) -> Result<Page, PageError> {
             _ => badge("bad", "blocking"),
         }
     );
-    let groups: [(&str, fn(&RuleResult) -> bool); 4] = [
+    let groups: [(&str, Belongs); 4] = [
         ("Failing: blocking", |r| {
             r.status == RuleStatus::Fail && r.severity == Severity::Blocking
         }),
