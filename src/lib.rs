@@ -8,6 +8,7 @@
 pub mod authored;
 pub mod briefing;
 pub mod cli;
+pub mod cockpit;
 pub mod context;
 pub mod ctx;
 pub mod doctor;

@@ -1,4 +1,5 @@
-//! `majordomus serve`: a driver that serves the registry as a JSON API on 127.0.0.1.
+//! `majordomus serve`: a driver that serves the registry as a JSON API on 127.0.0.1, and
+//! the cockpit's pages beside it.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -11,13 +12,17 @@ use crate::ops::Registry;
 use crate::store::StoreError;
 use crate::{Ctx, Error};
 
-/// Serve this repository's memory over HTTP on 127.0.0.1 (JSON under /api/v1/).
+/// Serve HTTP on 127.0.0.1: JSON under /api/v1/, the cockpit at /cockpit.
 ///
 /// Prints `listening on http://127.0.0.1:<port>` and this run's token, then serves until
-/// interrupted. Reads are GET (query parameters), writes are POST (a JSON body) and need
-/// `Authorization: Bearer <token>` from the same origin (e.g. `curl -H "Authorization:
-/// Bearer <token>" -d '{"text": "..."}' http://127.0.0.1:7777/api/v1/decisions`). The
-/// OpenAPI document is at /api/v1/openapi.json; docs/HTTP.md lists the routes.
+/// interrupted. Open http://127.0.0.1:<port>/cockpit in a browser for the cockpit: the
+/// working context, episodes, the knowledge review queue with its promote and reject
+/// forms, the graph, history, doctor, tasks and reasoning; no JavaScript needed
+/// (docs/COCKPIT.md). Reads are GET (query parameters), writes are POST (a JSON body) and
+/// need `Authorization: Bearer <token>` from the same origin (e.g. `curl -H
+/// "Authorization: Bearer <token>" -d '{"text": "..."}'
+/// http://127.0.0.1:7777/api/v1/decisions`). The OpenAPI document is at
+/// /api/v1/openapi.json; docs/HTTP.md lists the routes.
 ///
 /// Examples:
 ///   majordomus serve
@@ -46,7 +51,7 @@ pub fn run(ctx: Ctx, args: &ServeArgs) -> Result<Output, Error> {
             let _ = writeln!(stdout, "token {}", bound.token);
             let _ = stdout.flush();
         }
-        bound.serve(None).await
+        bound.serve(Some(crate::cockpit::pages())).await
     })?;
     Ok(Output {
         human: String::new(),

@@ -70,7 +70,7 @@ impl ApiError {
     }
 
     /// An error of the HTTP surface itself (auth, size, routing).
-    fn surface(
+    pub(crate) fn surface(
         status: StatusCode,
         class: Class,
         rule: &str,
@@ -119,6 +119,11 @@ impl AppState {
         &self.registry
     }
 
+    /// This run's token, for the hidden field of a page's form.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
     /// The origins this server answers as.
     fn origins(&self) -> [String; 2] {
         [
@@ -131,11 +136,23 @@ impl AppState {
     /// the clock from `MAJORDOMUS_NOW`, writes stamped with the open episode.
     pub async fn invoke(&self, operation: &str, request: Value) -> Result<Invoked, ErrorReport> {
         let registry = Arc::clone(&self.registry);
-        let dir = Arc::clone(&self.dir);
         let operation = operation.to_owned();
-        let outcome = tokio::task::spawn_blocking(move || -> Result<Invoked, Error> {
+        self.run(move |ctx| registry.invoke(ctx, &operation, request))
+            .await
+    }
+
+    /// Runs `read` on the blocking pool with the repository opened for this request (the
+    /// clock from `MAJORDOMUS_NOW`), for a page that calls the library's operations and
+    /// renders their typed results.
+    pub async fn run<T, F>(&self, read: F) -> Result<T, ErrorReport>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Ctx) -> Result<T, Error> + Send + 'static,
+    {
+        let dir = Arc::clone(&self.dir);
+        let outcome = tokio::task::spawn_blocking(move || -> Result<T, Error> {
             let ctx = Ctx::open(&dir, Clock::from_env()?)?;
-            registry.invoke(&ctx, &operation, request)
+            read(&ctx)
         })
         .await;
         match outcome {
@@ -244,7 +261,7 @@ fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
 }
 
 /// A body read whole, refused beyond [`BODY_LIMIT`].
-async fn read_body(body: Body) -> Result<axum::body::Bytes, ApiError> {
+pub(crate) async fn read_body(body: Body) -> Result<axum::body::Bytes, ApiError> {
     axum::body::to_bytes(body, BODY_LIMIT).await.map_err(|_| {
         ApiError::surface(
             StatusCode::PAYLOAD_TOO_LARGE,

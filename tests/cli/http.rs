@@ -17,16 +17,16 @@ use majordomus::ops::Registry;
 pub(crate) struct Served {
     child: Child,
     /// `127.0.0.1:<port>`.
-    addr: String,
-    token: String,
+    pub(crate) addr: String,
+    pub(crate) token: String,
 }
 
 /// One answer: status, headers (lower-case names) and body.
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub(crate) status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Answer {
@@ -39,7 +39,7 @@ impl Answer {
             .unwrap_or_else(|e| panic!("{e}: not JSON: {}", String::from_utf8_lossy(&self.body)))
     }
 
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
@@ -49,7 +49,7 @@ impl Answer {
     /// The error object; panics unless the status and its `code` are `status` and the
     /// rule is `rule`.
     #[track_caller]
-    fn error(&self, status: u16, rule: &str) -> Value {
+    pub(crate) fn error(&self, status: u16, rule: &str) -> Value {
         assert_eq!(
             self.status,
             status,
@@ -103,7 +103,7 @@ impl Served {
         Served { child, addr, token }
     }
 
-    fn port(&self) -> &str {
+    pub(crate) fn port(&self) -> &str {
         self.addr.rsplit(':').next().expect("a port")
     }
 

@@ -4,6 +4,7 @@
 mod common;
 
 mod authored;
+mod cockpit;
 mod compat;
 mod concurrency;
 mod crash;
