@@ -232,8 +232,10 @@ impl Proc {
     }
 
     fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Proc {
-        self.env
-            .push((key.to_owned(), value.as_ref().to_string_lossy().into_owned()));
+        self.env.push((
+            key.to_owned(),
+            value.as_ref().to_string_lossy().into_owned(),
+        ));
         self
     }
 
@@ -602,8 +604,9 @@ fn section_check(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
                 show_count(records as u64)
             ),
             ours: stats[0],
-            baseline: "`git cat-file --batch-check` of the same commit ids + reading the record files"
-                .into(),
+            baseline:
+                "`git cat-file --batch-check` of the same commit ids + reading the record files"
+                    .into(),
             base: stats[1],
             target: 2.0,
             target_from: "PERFORMANCE.md",
@@ -812,10 +815,7 @@ impl LedgerFixture {
         m(&["decision", "Benchmarks spawn the release binary"])?;
         m(&["question", "Does every read stay flat?"])?;
         m(&["checkpoint", "fixture built"])?;
-        std::fs::write(
-            self.root.join("lib.rs"),
-            "pub fn answer() -> u32 { 42 }\n",
-        )?;
+        std::fs::write(self.root.join("lib.rs"), "pub fn answer() -> u32 { 42 }\n")?;
         git(&self.root, &["add", "lib.rs"])?;
         git(&self.root, &["commit", "-q", "-m", "Add the answer"])?;
         m(&["hooks", "install"])?;
@@ -850,7 +850,14 @@ fn section_derive(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
     let episode = fx.derive_episode.clone();
     let derive = Proc::new(
         &settings.bin,
-        &["--format", "json", "knowledge", "derive", "--episode", &episode],
+        &[
+            "--format",
+            "json",
+            "knowledge",
+            "derive",
+            "--episode",
+            &episode,
+        ],
         &fx.root,
     );
     // The first derive: its report names the files it wrote.
@@ -903,9 +910,10 @@ fn section_derive(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
         &["--format", "json", "history", "--session", &episode],
         &fx.root,
     );
-    let rerun = interleaved(settings.runs(), &mut [&mut || derive.time(), &mut || {
-        history.time()
-    }])?;
+    let rerun = interleaved(
+        settings.runs(),
+        &mut [&mut || derive.time(), &mut || history.time()],
+    )?;
     let n = show_count(settings.decisions as u64);
     rows.push(Row {
         section: "derive",
@@ -921,7 +929,9 @@ fn section_derive(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
         section: "derive",
         what: format!("`knowledge derive`, episode of {n} decisions: rerun (nothing to write)"),
         ours: rerun[0],
-        baseline: "`history --session <the episode> --format json` (reads and prints the same window)".into(),
+        baseline:
+            "`history --session <the episode> --format json` (reads and prints the same window)"
+                .into(),
         base: rerun[1],
         target: 2.0,
         target_from: "reasoned: the window read plus reading back one small file per candidate",
@@ -941,7 +951,11 @@ fn section_ledger(
     rows: &mut Vec<Row>,
 ) -> BenchResult<()> {
     let cases: Vec<(&str, Vec<&str>, &'static [i32])> = vec![
-        ("`git rev-parse HEAD` (yardstick: git itself)", vec!["rev-parse", "HEAD"], &[0]),
+        (
+            "`git rev-parse HEAD` (yardstick: git itself)",
+            vec!["rev-parse", "HEAD"],
+            &[0],
+        ),
         ("`session context`", vec!["session", "context"], &[0]),
         ("`briefing`", vec!["briefing"], &[0]),
         ("`context`", vec!["context"], &[0]),
@@ -952,8 +966,16 @@ fn section_ledger(
             vec!["history", "--event", "task.started"],
             &[0],
         ),
-        ("`hook post-commit` (one append)", vec!["hook", "post-commit"], &[0]),
-        ("`hook pre-push` (empty stdin)", vec!["hook", "pre-push"], &[0]),
+        (
+            "`hook post-commit` (one append)",
+            vec!["hook", "post-commit"],
+            &[0],
+        ),
+        (
+            "`hook pre-push` (empty stdin)",
+            vec!["hook", "pre-push"],
+            &[0],
+        ),
     ];
     let (a, b) = (show_count(small.lines), show_count(large.lines));
     for (what, args, ok) in cases {
@@ -1294,7 +1316,11 @@ fn main() -> BenchResult<()> {
             } else {
                 "*".to_owned()
             },
-            if ratio <= r.target { "pass" } else { "**over**" },
+            if ratio <= r.target {
+                "pass"
+            } else {
+                "**over**"
+            },
             r.rss
         );
     }

@@ -47,8 +47,8 @@
 //! earlier one names the marker, and overlapping matches are replaced as one span.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 use std::ops::{Range, RangeInclusive};
+use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use serde::Serialize;
