@@ -50,7 +50,9 @@
 
 use std::borrow::Cow;
 use std::ops::{Range, RangeInclusive};
+use std::sync::OnceLock;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use serde::Serialize;
 
 /// What redaction removed: the cleaned text and the shapes found (sorted, unique).
@@ -197,7 +199,7 @@ impl Shape {
 }
 
 /// A span of the control-free text to replace, and the shape that names it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Hit {
     start: usize,
     end: usize,
@@ -524,6 +526,54 @@ impl Scan<'_> {
     }
 }
 
+/// Every anchor of [`RULES`], each once, in two automata (as written and folded), and
+/// the rules each anchor belongs to: one pass over a text finds every anchor, where a
+/// search per anchor would pass over it some seventy times.
+struct Anchors {
+    exact: AhoCorasick,
+    folded: AhoCorasick,
+    /// Per pattern of `exact`, then of `folded`: the indices into [`RULES`] it anchors.
+    exact_rules: Vec<Vec<usize>>,
+    folded_rules: Vec<Vec<usize>>,
+}
+
+fn anchors() -> &'static Anchors {
+    static ANCHORS: OnceLock<Anchors> = OnceLock::new();
+    ANCHORS.get_or_init(|| {
+        let mut exact: Vec<&'static str> = Vec::new();
+        let mut folded: Vec<&'static str> = Vec::new();
+        let mut exact_rules: Vec<Vec<usize>> = Vec::new();
+        let mut folded_rules: Vec<Vec<usize>> = Vec::new();
+        for (i, rule) in RULES.iter().enumerate() {
+            let (patterns, rules) = match rule.case {
+                Case::Exact => (&mut exact, &mut exact_rules),
+                Case::Folded => (&mut folded, &mut folded_rules),
+            };
+            for anchor in rule.anchors {
+                match patterns.iter().position(|p| p == anchor) {
+                    Some(at) => rules[at].push(i),
+                    None => {
+                        patterns.push(anchor);
+                        rules.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let build = |patterns: &[&str]| {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(patterns)
+                .expect("the anchors are a handful of short literals")
+        };
+        Anchors {
+            exact: build(&exact),
+            folded: build(&folded),
+            exact_rules,
+            folded_rules,
+        }
+    })
+}
+
 /// Every secret span of `text`, sorted, overlapping matches merged.
 fn secret_hits(text: &str, cuts: &[usize]) -> Vec<Hit> {
     let scan = Scan {
@@ -531,6 +581,55 @@ fn secret_hits(text: &str, cuts: &[usize]) -> Vec<Hit> {
         bytes: text.as_bytes(),
         folded: text.to_ascii_lowercase(),
         cuts,
+    };
+    let anchors = anchors();
+    let mut hits = Vec::new();
+    for (automaton, haystack, rules) in [
+        (&anchors.exact, text, &anchors.exact_rules),
+        (&anchors.folded, scan.folded.as_str(), &anchors.folded_rules),
+    ] {
+        // Each anchor's occurrences as `str::match_indices` gives them: left to right, an
+        // occurrence overlapping the previous one of the same anchor skipped. (Overlapping
+        // search reports matches by end; an anchor's length is fixed, so by start too.)
+        let mut next_free = vec![0usize; rules.len()];
+        for m in automaton.find_overlapping_iter(haystack) {
+            let pattern = m.pattern().as_usize();
+            if m.start() < next_free[pattern] {
+                continue;
+            }
+            next_free[pattern] = m.end();
+            for &i in &rules[pattern] {
+                let rule = &RULES[i];
+                let found = m.start()..m.end();
+                let span = match &rule.matcher {
+                    Matcher::Token {
+                        body,
+                        len,
+                        generated,
+                    } => token_at(&scan, found, *body, len, *generated),
+                    Matcher::At(read) => read(&scan, found),
+                };
+                if let Some(span) = span.filter(|span| !span.is_empty()) {
+                    hits.push(Hit {
+                        start: span.start,
+                        end: span.end,
+                        shape: rule.shape,
+                    });
+                }
+            }
+        }
+    }
+    merge(hits)
+}
+
+/// [`secret_hits`] as it was written first, one `match_indices` per anchor: the reference
+/// the automaton is held to.
+#[cfg(test)]
+fn secret_hits_per_anchor(text: &str) -> Vec<Hit> {
+    let scan = Scan {
+        text,
+        bytes: text.as_bytes(),
+        folded: text.to_ascii_lowercase(),
     };
     let mut hits = Vec::new();
     for rule in RULES {
@@ -1586,6 +1685,33 @@ mod tests {
             );
             let marked = redacted.text.contains(&format!("[redacted: {shape}]"));
             assert!(marked || shape == "control-characters", "{redacted:?}");
+        }
+    }
+
+    #[test]
+    fn one_pass_over_every_anchor_finds_what_a_search_per_anchor_finds() {
+        let mut texts: Vec<String> = secrets().into_iter().map(|(_, text, _)| text).collect();
+        texts.extend(CLEAN.iter().map(|t| (*t).to_owned()));
+        // Everything at once, and anchors repeated, overlapping and run together.
+        texts.push(texts.join("\n"));
+        texts.push(texts.join(" "));
+        for overlapping in [
+            "AKIAKIAKIA".repeat(8),
+            "sk-sk-sk-ant-sk-".repeat(4),
+            "secretsecret=secret token=tokentoken password:passwordpassword".to_owned(),
+            "authorization: Bearer bearer bearer authorization".repeat(3),
+            "://://:// https://user:pw@host/ http://a:b@c".to_owned(),
+            "credentialscredentials=abc123DEF456ghi789".to_owned(),
+        ] {
+            texts.push(overlapping.clone());
+            texts.push(overlapping.to_uppercase());
+        }
+        for text in &texts {
+            assert_eq!(
+                secret_hits(text),
+                secret_hits_per_anchor(text),
+                "in {text:?}"
+            );
         }
     }
 
