@@ -221,14 +221,16 @@ fn user_strings_are_escaped_on_the_context_and_history_pages() {
         );
         assert!(!html.contains("<script>"), "{path}: {html}");
     }
-    // A filter echoed back into the form is escaped too.
-    let html = served
-        .get("/cockpit/history?session=%22%3E%3Cscript%3E")
-        .page();
+    // A filter echoed back into the form is escaped too, and so is the refusal that
+    // names it (it is not an episode id: id.shape).
+    let answer = served.get("/cockpit/history?session=%22%3E%3Cscript%3E");
+    assert_eq!(answer.status, 409, "{}", answer.text());
+    let html = answer.text();
     assert!(
         html.contains("value=\"&quot;&gt;&lt;script&gt;\""),
         "{html}"
     );
+    assert!(html.contains("<code>id.shape</code>"), "{html}");
     assert!(!html.contains("<script>"), "{html}");
 }
 
