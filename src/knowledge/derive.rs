@@ -127,6 +127,7 @@ pub(crate) fn open_episode_commits(
         head.as_deref(),
         crate::model::time::parse(&episode.opened),
         window.committed().as_ref(),
+        &window.rewrite_successors(),
     ))
 }
 

@@ -45,7 +45,11 @@ pub struct WalkedCommit {
 /// - a commit on HEAD's first-parent line is the branch's own work (merges included);
 /// - a commit off that line came in through a merge: it is the episode's only when the
 ///   hooks saw the episode make it (`committed`, from [`super::EpisodeWindow::committed`]);
-///   with no hook evidence at all it is kept, since nothing says otherwise.
+///   with no hook evidence at all it is kept, since nothing says otherwise;
+/// - a commit below a commit a rebase or an amend wrote (`successors`, every `new` of the
+///   window's `commit.rewritten` pairs) that is neither one itself nor seen made by the
+///   episode is what the rebase moved the work onto, whatever its time says (a trunk
+///   commit made in the same second as the open is not the episode's either).
 ///
 /// Oldest first, like the walk.
 pub fn attribute_commits(
@@ -53,8 +57,30 @@ pub fn attribute_commits(
     head: Option<&str>,
     since: Option<time::OffsetDateTime>,
     committed: Option<&std::collections::HashSet<String>>,
+    successors: &std::collections::HashSet<String>,
 ) -> (Vec<CommitSummary>, usize) {
     use std::collections::{HashMap, HashSet};
+    // Everything the walk holds below a rewrite's successor: one pass over the parents.
+    let parents: HashMap<&str, &[String]> = walked
+        .iter()
+        .map(|c| (c.summary.id.as_str(), c.parents.as_slice()))
+        .collect();
+    let mut below_rewrite: HashSet<&str> = HashSet::new();
+    let mut stack: Vec<&str> = walked
+        .iter()
+        .filter(|c| successors.contains(&c.summary.id))
+        .flat_map(|c| c.parents.iter().map(String::as_str))
+        .collect();
+    while let Some(id) = stack.pop() {
+        if parents.contains_key(id) && below_rewrite.insert(id) {
+            stack.extend(parents[id].iter().map(String::as_str));
+        }
+    }
+    let moved_onto: HashSet<String> = below_rewrite
+        .into_iter()
+        .filter(|id| !successors.contains(*id) && committed.is_none_or(|own| !own.contains(*id)))
+        .map(str::to_owned)
+        .collect();
     let first_parents: HashMap<&str, Option<&str>> = walked
         .iter()
         .map(|c| (c.summary.id.as_str(), c.parents.first().map(String::as_str)))
@@ -78,7 +104,7 @@ pub fn attribute_commits(
             let before = since.is_some_and(|since| {
                 super::time::parse(&c.summary.time).is_some_and(|t| t < since)
             });
-            if before {
+            if before || moved_onto.contains(&c.summary.id) {
                 return false;
             }
             line.contains(&c.summary.id) || committed.is_none_or(|own| own.contains(&c.summary.id))
@@ -169,7 +195,13 @@ mod tests {
             walked("t", "2026-11-30T09:00:00Z", &["o"]),
             walked("e", "2026-11-30T10:05:00Z", &["t"]),
         ];
-        let (own, elsewhere) = attribute_commits(walk, Some("e"), at("2026-11-30T10:00:00Z"), None);
+        let (own, elsewhere) = attribute_commits(
+            walk,
+            Some("e"),
+            at("2026-11-30T10:00:00Z"),
+            None,
+            &HashSet::new(),
+        );
         assert_eq!((ids(&own), elsewhere), (vec!["e"], 1));
     }
 
@@ -187,24 +219,73 @@ mod tests {
             Some("m"),
             at("2026-11-30T10:00:00Z"),
             Some(&seen),
+            &HashSet::new(),
         );
         assert_eq!((ids(&own), elsewhere), (vec!["e1", "m"], 1));
         // Without hook evidence nothing says x is not the episode's.
-        let (own, elsewhere) = attribute_commits(walk, Some("m"), at("2026-11-30T10:00:00Z"), None);
+        let (own, elsewhere) = attribute_commits(
+            walk,
+            Some("m"),
+            at("2026-11-30T10:00:00Z"),
+            None,
+            &HashSet::new(),
+        );
         assert_eq!((ids(&own), elsewhere), (vec!["e1", "x", "m"], 0));
     }
 
     #[test]
     fn no_time_and_no_evidence_keeps_the_walk() {
         let walk = vec![walked("a", "2026-11-30T09:00:00Z", &["o"])];
-        let (own, elsewhere) = attribute_commits(walk, Some("a"), None, None);
+        let (own, elsewhere) = attribute_commits(walk, Some("a"), None, None, &HashSet::new());
         assert_eq!((ids(&own), elsewhere), (vec!["a"], 0));
     }
 
     #[test]
     fn a_commit_in_the_second_the_episode_opened_is_its_own() {
         let walk = vec![walked("a", "2026-11-30T10:00:00Z", &["o"])];
-        let (own, _) = attribute_commits(walk, Some("a"), at("2026-11-30T10:00:00Z"), None);
+        let (own, _) = attribute_commits(
+            walk,
+            Some("a"),
+            at("2026-11-30T10:00:00Z"),
+            None,
+            &HashSet::new(),
+        );
         assert_eq!(ids(&own), ["a"]);
+    }
+
+    #[test]
+    fn a_rebase_onto_a_commit_of_the_same_second_still_leaves_it_out() {
+        // The episode opened at 10:00:00 and made e (recorded); the trunk got t in the
+        // same second; the rebase wrote e' on t. Time cannot tell; the rewrite can.
+        let walk = vec![
+            walked("t", "2026-11-30T10:00:00Z", &["o"]),
+            walked("e2", "2026-11-30T10:00:00Z", &["t"]),
+        ];
+        let seen: HashSet<String> = ["e".to_owned(), "e2".to_owned()].into();
+        let successors: HashSet<String> = ["e2".to_owned()].into();
+        let (own, elsewhere) = attribute_commits(
+            walk.clone(),
+            Some("e2"),
+            at("2026-11-30T10:00:00Z"),
+            Some(&seen),
+            &successors,
+        );
+        assert_eq!((ids(&own), elsewhere), (vec!["e2"], 1));
+        // A commit no hook saw but that the rebase rewrote too (made by a tool that runs
+        // no hooks) stays the episode's: it is a successor itself.
+        let walk = vec![
+            walked("t", "2026-11-30T10:00:00Z", &["o"]),
+            walked("h2", "2026-11-30T10:00:01Z", &["t"]),
+            walked("e2", "2026-11-30T10:00:02Z", &["h2"]),
+        ];
+        let successors: HashSet<String> = ["h2".to_owned(), "e2".to_owned()].into();
+        let (own, elsewhere) = attribute_commits(
+            walk,
+            Some("e2"),
+            at("2026-11-30T10:00:00Z"),
+            Some(&seen),
+            &successors,
+        );
+        assert_eq!((ids(&own), elsewhere), (vec!["h2", "e2"], 1));
     }
 }

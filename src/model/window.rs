@@ -212,6 +212,15 @@ impl EpisodeWindow {
         }
     }
 
+    /// Every commit an amend or a rebase wrote in this episode (the `new` of each
+    /// `commit.rewritten` pair), whoever made the commit it replaced.
+    pub fn rewrite_successors(&self) -> std::collections::HashSet<String> {
+        self.commits_rewritten
+            .iter()
+            .map(|pair| pair.new.clone())
+            .collect()
+    }
+
     /// Open questions asked in this episode.
     pub fn open_questions(&self) -> impl Iterator<Item = &Question> {
         self.questions.iter().filter(|q| q.is_open())

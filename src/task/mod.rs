@@ -359,6 +359,7 @@ fn own_commits(
         ctx.repo.head()?.id.as_deref(),
         crate::model::time::parse(&task.started),
         window.committed().as_ref(),
+        &window.rewrite_successors(),
     );
     Ok(commits)
 }

@@ -478,6 +478,38 @@ fn a_record_lists_the_episodes_own_commits_not_what_a_rebase_or_merge_brought() 
     );
 }
 
+#[test]
+fn a_rebase_onto_a_trunk_commit_of_the_same_second_leaves_it_out() {
+    // Found in the field trial's rerun: a script squash-merged on the trunk and opened the
+    // episode in the same second, so the commit's time could not tell it apart; the
+    // rebase's commit.rewritten line can (the trunk commit is below its successor).
+    let mut repo = on_a_branch_with_hooks();
+    let root = repo.root().to_owned();
+    repo.now("2026-11-30T10:02:00Z");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.commit("trunk.txt", "t\n", "Trunk moves on");
+    repo.git(&["checkout", "-q", "work"]);
+    repo.start_episode();
+    repo.write("mine.txt", "m\n");
+    repo.git(&["add", "mine.txt"]);
+    let out = git_hooked(&repo, &root, &["commit", "-q", "-m", "My work"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = git_hooked(&repo, &root, &["rebase", "-q", "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mine = repo.head();
+    let closed = repo
+        .run_with_stdin(&["--format", "json", "session", "close"], "Rebased.")
+        .success()
+        .json();
+    assert_eq!(closed["record"]["commits"], json!([mine]), "{closed}");
+    let text = closed["text"].as_str().expect("text");
+    assert!(!text.contains("Trunk moves on"), "{text}");
+    assert!(
+        text.contains("- not listed: 1 commit(s) since the HEAD at open"),
+        "{text}"
+    );
+}
+
 // --- ids never become paths unchecked (item 6) -------------------------------------------
 
 #[test]
