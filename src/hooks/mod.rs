@@ -134,11 +134,45 @@ pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Er
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
-    Ok(GitHookOutcome::Checked(crate::knowledge::check_pushed(
+    let mut report = crate::knowledge::check_pushed(
         ctx,
         &request.refs,
         request.args.first().map(String::as_str),
-    )?))
+    )?;
+    report.findings.extend(scope_notes(ctx, &request.refs)?);
+    Ok(GitHookOutcome::Checked(report))
+}
+
+/// SPEC §6 scope: when the push carries HEAD and the open episode's active task has a
+/// scope, each file its commits changed outside that scope is said (advisory: it never
+/// refuses a push, work outside a scope is allowed and only made visible).
+fn scope_notes(
+    ctx: &Ctx,
+    refs: &[crate::knowledge::PushedRef],
+) -> Result<Vec<crate::knowledge::Finding>, Error> {
+    let head = ctx.repo.head()?.id;
+    if !refs
+        .iter()
+        .any(|r| head.as_deref() == Some(r.local_sha.as_str()))
+    {
+        return Ok(Vec::new());
+    }
+    let Some((task, scope, outside)) = crate::task::pushed_outside_scope(ctx)? else {
+        return Ok(Vec::new());
+    };
+    Ok(outside
+        .into_iter()
+        .map(|path| crate::knowledge::Finding {
+            file: path,
+            rule: "task.scope".to_owned(),
+            severity: crate::knowledge::Severity::Advisory,
+            message: format!(
+                "changed by task {task} outside its scope ({}); pushed anyway",
+                scope.join(", ")
+            ),
+            fix: "nothing to do if it belongs to the task; otherwise move it to a task of its own (majordomus task start --scope <path>)".to_owned(),
+        })
+        .collect())
 }
 
 /// A provider hook (agent client session start, session end, pre-compact).

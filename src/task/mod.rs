@@ -260,22 +260,7 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
         return finish_interrupted(ctx, &episode.id)?.ok_or_else(|| Refusal::NoActiveTask.into());
     };
     let commits = own_commits(ctx, &episode.id, &task)?;
-    let mut changed: Vec<String> = commits
-        .iter()
-        .flat_map(|c| c.paths.iter().cloned())
-        .filter(|p| !p.starts_with(".ai/"))
-        .collect();
-    changed.sort();
-    changed.dedup();
-    let outside_scope: Vec<String> = if task.scope.is_empty() {
-        Vec::new()
-    } else {
-        changed
-            .iter()
-            .filter(|p| !in_scope(&task.scope, p))
-            .cloned()
-            .collect()
-    };
+    let outside_scope = outside_scope(&task, &commits);
     let commit_ids: Vec<String> = commits.iter().map(|c| c.id.clone()).collect();
     let finished = ctx.now();
     task.state = status.into();
@@ -340,6 +325,41 @@ pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome
         outside_scope,
         resumed: None,
     })
+}
+
+/// Files `commits` changed outside the task's scope (none when it has no scope), sorted;
+/// the memory's own files (`.ai/`) are not work.
+fn outside_scope(task: &TaskRecord, commits: &[crate::model::CommitSummary]) -> Vec<String> {
+    if task.scope.is_empty() {
+        return Vec::new();
+    }
+    let mut outside: Vec<String> = commits
+        .iter()
+        .flat_map(|c| c.paths.iter().cloned())
+        .filter(|p| !p.starts_with(".ai/") && !in_scope(&task.scope, p))
+        .collect();
+    outside.sort();
+    outside.dedup();
+    outside
+}
+
+/// The open episode's active task and the files its commits changed outside its scope, for
+/// pre-push's note (advisory, never a refusal). `None` when no task with a scope is active.
+pub fn pushed_outside_scope(
+    ctx: &Ctx,
+) -> Result<Option<(String, Vec<String>, Vec<String>)>, Error> {
+    let Some(episode) = ctx.episode()? else {
+        return Ok(None);
+    };
+    let Some(task) = crate::store::tasks::active(&ctx.layout, &episode.id)? else {
+        return Ok(None);
+    };
+    if task.scope.is_empty() {
+        return Ok(None);
+    }
+    let commits = own_commits(ctx, &episode.id, &task)?;
+    let outside = outside_scope(&task, &commits);
+    Ok(Some((task.id, task.scope, outside)))
 }
 
 /// The task's own commits: what a rebase moved it onto or a merge brought in is not.

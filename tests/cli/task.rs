@@ -316,6 +316,26 @@ fn finish_says_which_files_the_task_changed_outside_its_scope() {
         "Log in",
     );
     repo.commit("README.md", "# Now with login\n", "Mention the login");
+    // pre-push says it too, as a note that never refuses the push (when HEAD is pushed).
+    let zeros = "0".repeat(40);
+    let line = format!("refs/heads/main {} refs/heads/main {zeros}\n", repo.head());
+    let push = repo
+        .run_with_stdin(&["hook", "pre-push", "origin", "url"], &line)
+        .success();
+    assert!(
+        push.stderr().contains("README.md")
+            && push.stderr().contains("[task.scope]")
+            && push.stderr().contains("outside its scope (src/auth/**)"),
+        "{push}"
+    );
+    let other = format!(
+        "refs/heads/other {} refs/heads/other {zeros}\n",
+        "1".repeat(40)
+    );
+    let push = repo
+        .run_with_stdin(&["hook", "pre-push", "origin", "url"], &other)
+        .success();
+    assert!(!push.stderr().contains("task.scope"), "{push}");
     let run = repo.run(&["task", "finish"]).success();
     assert_eq!(
         run.stderr(),
