@@ -157,10 +157,12 @@ fn scope_notes(
     {
         return Ok(Vec::new());
     }
-    let Some((task, scope, outside)) = crate::task::pushed_outside_scope(ctx)? else {
+    let Some(crate::task::OutsideScope { task, scope, files }) =
+        crate::task::pushed_outside_scope(ctx)?
+    else {
         return Ok(Vec::new());
     };
-    Ok(outside
+    Ok(files
         .into_iter()
         .map(|path| crate::knowledge::Finding {
             file: path,

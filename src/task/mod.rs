@@ -343,11 +343,17 @@ fn outside_scope(task: &TaskRecord, commits: &[crate::model::CommitSummary]) -> 
     outside
 }
 
+/// The active task's scope and the files its commits changed outside it.
+#[derive(Debug, Clone)]
+pub struct OutsideScope {
+    pub task: String,
+    pub scope: Vec<String>,
+    pub files: Vec<String>,
+}
+
 /// The open episode's active task and the files its commits changed outside its scope, for
 /// pre-push's note (advisory, never a refusal). `None` when no task with a scope is active.
-pub fn pushed_outside_scope(
-    ctx: &Ctx,
-) -> Result<Option<(String, Vec<String>, Vec<String>)>, Error> {
+pub fn pushed_outside_scope(ctx: &Ctx) -> Result<Option<OutsideScope>, Error> {
     let Some(episode) = ctx.episode()? else {
         return Ok(None);
     };
@@ -358,8 +364,12 @@ pub fn pushed_outside_scope(
         return Ok(None);
     }
     let commits = own_commits(ctx, &episode.id, &task)?;
-    let outside = outside_scope(&task, &commits);
-    Ok(Some((task.id, task.scope, outside)))
+    let files = outside_scope(&task, &commits);
+    Ok(Some(OutsideScope {
+        task: task.id,
+        scope: task.scope,
+        files,
+    }))
 }
 
 /// The task's own commits: what a rebase moved it onto or a merge brought in is not.
