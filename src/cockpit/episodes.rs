@@ -1,93 +1,28 @@
-//! `/cockpit/episodes`: every episode the ledger knows (`history` of `session.opened` and
-//! `session.closed`), newest first, each with its session record as written.
+//! `/cockpit/episodes`: every episode the ledger knows (the `session.list` operation),
+//! newest first, each with its session record where it is now.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use axum::extract::State;
 
 use super::html::{badge, empty, episode_link, escape, label, or_dash};
 use super::{Page, PageError};
-use crate::history::HistoryRequest;
 use crate::http::AppState;
-use crate::model::compose::SessionRecord;
-use crate::model::event::{SessionClosed, SessionOpened};
-use crate::model::{EpisodeState, LedgerLine};
-
-/// One episode as the page shows it.
-struct Episode {
-    id: String,
-    opened: Option<(String, SessionOpened)>,
-    closed: Option<(String, SessionClosed)>,
-    /// The session record read back: its front matter and body, or why it could not be.
-    record: Option<Result<(SessionRecord, String), String>>,
-}
+use crate::model::EpisodeState;
+use crate::session::{EpisodeEntry, ListRequest};
 
 pub async fn page(State(state): State<AppState>) -> Result<Page, PageError> {
-    let (open, episodes) = state
-        .run(|ctx| {
-            let lines = |event: &str| {
-                crate::history::history(
-                    ctx,
-                    HistoryRequest {
-                        event: Some(event.to_owned()),
-                        ..HistoryRequest::default()
-                    },
-                )
-                .map(|h| h.lines)
-            };
-            let opened = lines("session.opened")?;
-            let closed = lines("session.closed")?;
-            let mut episodes = episodes(&opened, &closed);
-            for e in &mut episodes {
-                if let Some((_, c)) = &e.closed {
-                    let path = ctx.layout.root().join(&c.record);
-                    e.record = Some(
-                        std::fs::read_to_string(&path)
-                            .map_err(|err| err.to_string())
-                            .and_then(|text| {
-                                crate::store::frontmatter::parse::<SessionRecord>(&text)
-                                    .map(|(r, body)| (r, body.to_owned()))
-                            }),
-                    );
-                }
-            }
-            Ok((ctx.episode()?, episodes))
-        })
+    let (open, list) = state
+        .run(|ctx| Ok((ctx.episode()?, crate::session::list(ctx, ListRequest {})?)))
         .await?;
     Ok(Page::new(
         "/episodes",
         "Episodes",
-        &render(open.as_ref(), &episodes),
+        &render(open.as_ref(), &list.episodes),
     ))
 }
 
-/// The episodes of the `session.opened` and `session.closed` lines, newest first.
-fn episodes(opened: &[LedgerLine], closed: &[LedgerLine]) -> Vec<Episode> {
-    fn entry<'a>(by_id: &'a mut BTreeMap<String, Episode>, id: &str) -> &'a mut Episode {
-        by_id.entry(id.to_owned()).or_insert_with(|| Episode {
-            id: id.to_owned(),
-            opened: None,
-            closed: None,
-            record: None,
-        })
-    }
-    let mut by_id: BTreeMap<String, Episode> = BTreeMap::new();
-    for line in opened {
-        if let (Some(id), Some(p)) = (&line.session, line.payload::<SessionOpened>()) {
-            entry(&mut by_id, id).opened = Some((line.ts.clone(), p));
-        }
-    }
-    for line in closed {
-        if let (Some(id), Some(p)) = (&line.session, line.payload::<SessionClosed>()) {
-            entry(&mut by_id, id).closed = Some((line.ts.clone(), p));
-        }
-    }
-    // Episode ids begin with their opening time: reverse id order is newest first.
-    by_id.into_values().rev().collect()
-}
-
-fn render(open: Option<&EpisodeState>, episodes: &[Episode]) -> String {
+fn render(open: Option<&EpisodeState>, episodes: &[EpisodeEntry]) -> String {
     let mut out = String::new();
     match open {
         Some(e) => {
@@ -106,56 +41,57 @@ fn render(open: Option<&EpisodeState>, episodes: &[Episode]) -> String {
         return out;
     }
     for e in episodes {
-        let state = match (&e.closed, open) {
-            (Some((_, c)), _) => label(&c.outcome),
-            (None, Some(o)) if o.id == e.id => badge("good", "open"),
-            (None, _) => badge("warn", "not closed"),
+        let state = match e.outcome {
+            Some(outcome) => label(&outcome),
+            None if e.open => badge("good", "open"),
+            None => badge("warn", "not closed"),
         };
         let _ = write!(out, "<h2>{} {state}</h2><dl>", episode_link(&e.id));
-        if let Some((ts, o)) = &e.opened {
+        if let Some(ts) = &e.opened {
             let _ = write!(
                 out,
                 "<dt>opened</dt><dd>{} by {} on {}</dd>",
                 escape(ts),
-                escape(&o.provider),
-                or_dash(o.branch.as_deref())
+                or_dash(e.provider.as_deref()),
+                or_dash(e.branch.as_deref())
             );
         }
-        if let Some((ts, c)) = &e.closed {
-            let _ = write!(
-                out,
-                "<dt>closed</dt><dd>{}, {} commit(s)</dd><dt>record</dt><dd><code>{}</code></dd>",
-                escape(ts),
-                c.commits,
-                escape(&c.record)
-            );
+        if let Some(ts) = &e.closed {
+            let _ = write!(out, "<dt>closed</dt><dd>{}</dd>", escape(ts));
+        }
+        match &e.record {
+            Some(path) => {
+                let _ = write!(out, "<dt>record</dt><dd><code>{}</code></dd>", escape(path));
+            }
+            None if e.closed.is_some() => out.push_str(
+                "<dt>record</dt><dd class=\"muted\">not in this work tree (closed in another clone or worktree, or not committed here)</dd>",
+            ),
+            None => {}
         }
         out.push_str("</dl>");
-        match &e.record {
-            Some(Ok((record, body))) => {
-                if !record.tasks.is_empty() {
-                    let tasks: Vec<String> = record
-                        .tasks
-                        .iter()
-                        .map(|t| format!("<code>{}</code>", escape(t)))
-                        .collect();
-                    let _ = write!(out, "<p>Tasks: {}</p>", tasks.join(", "));
-                }
-                let _ = write!(
-                    out,
-                    "<details><summary>The session record ({} changed file(s))</summary><pre>{}</pre></details>",
-                    record.changed_files.len(),
-                    escape(body.trim())
-                );
+        if let (Some(record), Some(body)) = (&e.front, &e.body) {
+            if !record.tasks.is_empty() {
+                let tasks: Vec<String> = record
+                    .tasks
+                    .iter()
+                    .map(|t| format!("<code>{}</code>", escape(t)))
+                    .collect();
+                let _ = write!(out, "<p>Tasks: {}</p>", tasks.join(", "));
             }
-            Some(Err(why)) => {
-                let _ = write!(
-                    out,
-                    "<p class=\"muted\">The record is not readable in this checkout: {}</p>",
-                    escape(why)
-                );
-            }
-            None => {}
+            let _ = write!(
+                out,
+                "<details><summary>The session record ({} commit(s), {} changed file(s))</summary><pre>{}</pre></details>",
+                record.commits.len(),
+                record.changed_files.len(),
+                escape(body.trim())
+            );
+        }
+        if let Some(why) = &e.record_error {
+            let _ = write!(
+                out,
+                "<p class=\"muted\">The record is not readable: {}</p>",
+                escape(why)
+            );
         }
     }
     out

@@ -14,6 +14,7 @@ impl Registry {
             .register(op("session.start", "session start", "Open an episode: record HEAD, branch and time, write the opening snapshot.", session::start).writes())
             .register(op("session.context", "session context", "Compose the open episode's working context now, from its record, git and its ledger window.", session::context))
             .register(op("session.snapshot", "session context", "The path of the open episode's frozen opening snapshot.", session::snapshot))
+            .register(op("session.list", "session list", "Every episode the ledger knows, newest first, with its session record where it is now.", session::list))
             .register(op("session.close", "session close", "Close the open episode: compose its record, derive knowledge, append session.closed.", session::close).writes())
             .register(op("decision.record", "decision", "Record a decision in the ledger, stamped with the open episode.", authored::record_decision).writes().http("/api/v1/decisions"))
             .register(op("question.ask", "question", "Ask an open question; returns its id.", authored::ask_question).writes().http("/api/v1/questions"))

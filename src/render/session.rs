@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use crate::authored::Recorded;
 use crate::model::Event;
 use crate::ops::Report;
-use crate::session::{Closed, EpisodeContext, Snapshot, Started};
+use crate::session::{Closed, EpisodeContext, EpisodeList, Snapshot, Started};
 use crate::store::outbox::Drained;
 
 fn short(id: Option<&str>) -> &str {
@@ -77,6 +77,46 @@ impl Report for EpisodeContext {
             super::skipped_note(self.skipped.len()),
             super::index_note(self.index_rebuilt.as_ref()),
         ])
+    }
+}
+
+impl Report for EpisodeList {
+    fn text(&self) -> String {
+        let mut out = format!("{} episode(s), newest first\n", self.episodes.len());
+        for e in &self.episodes {
+            let _ = write!(out, "- {}", e.id);
+            if e.open {
+                out.push_str(" [open]");
+            }
+            if let Some(provider) = &e.provider {
+                let _ = write!(out, " ({provider}");
+                if let Some(branch) = &e.branch {
+                    let _ = write!(out, ", {branch}");
+                }
+                out.push(')');
+            }
+            match (&e.closed, e.outcome) {
+                (Some(at), Some(outcome)) => {
+                    let _ = write!(out, " closed {at}, {}", outcome.name());
+                }
+                _ if e.open => {}
+                _ => out.push_str(" never closed"),
+            }
+            out.push('\n');
+            match (&e.record, &e.record_error) {
+                (Some(path), None) => {
+                    let _ = writeln!(out, "  record: {path}");
+                }
+                (Some(path), Some(error)) => {
+                    let _ = writeln!(out, "  record: {path} (unreadable: {error})");
+                }
+                (None, _) if e.closed.is_some() => {
+                    out.push_str("  record: not in this work tree (closed in another clone or worktree, or not committed here)\n");
+                }
+                _ => {}
+            }
+        }
+        out
     }
 }
 

@@ -1,7 +1,10 @@
 //! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2), and
 //! the ledger's retention at close.
 
+mod list;
 mod retention;
+
+pub use list::{EpisodeEntry, EpisodeList, ListRequest, list};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1016,3 +1016,50 @@ fn a_record_of_twenty_thousand_checkpoints_keeps_the_newest_and_names_the_rest()
     let listed = repo.run(&args).success().json();
     assert_eq!(listed["lines"].as_array().map(Vec::len), Some(20_000));
 }
+
+#[test]
+fn list_names_every_episode_newest_first_with_its_record_found_by_id() {
+    let mut repo = TestRepo::initialised();
+    repo.git(&["checkout", "-q", "-b", "work"]);
+    repo.now("2026-11-30T10:00:00Z");
+    let first = repo.start_episode();
+    repo.commit("a.txt", "a\n", "Add a");
+    repo.run_with_stdin(&["session", "close"], "First.")
+        .success();
+    repo.now("2026-11-30T11:00:00Z");
+    let second = repo.start_episode();
+    // A forged line whose session is a path is no episode, and never becomes one.
+    repo.append_ledger(
+        "{\"seq\":99,\"ts\":\"2026-11-30T11:00:01Z\",\"event\":\"session.closed\",\"session\":\"../../x\",\"data\":{\"record\":\"../../../etc/passwd\",\"commits\":0,\"outcome\":\"committed\"}}\n",
+    );
+
+    let json = repo
+        .run(&["--format", "json", "session", "list"])
+        .success()
+        .json();
+    let episodes = json["episodes"].as_array().expect("episodes");
+    let ids: Vec<&str> = episodes.iter().filter_map(|e| e["id"].as_str()).collect();
+    assert_eq!(ids, [second.as_str(), first.as_str()], "{json}");
+    assert_eq!(episodes[0]["open"], true);
+    assert!(episodes[0]["record"].is_null(), "{json}");
+    assert_eq!(episodes[1]["outcome"], "committed");
+    assert_eq!(
+        episodes[1]["record"],
+        format!(".ai/repo/sessions/{first}.md")
+    );
+    assert_eq!(episodes[1]["front"]["id"], first.as_str());
+    assert!(
+        episodes[1]["body"]
+            .as_str()
+            .is_some_and(|b| b.contains("First.")),
+        "{json}"
+    );
+
+    let run = repo.run(&["session", "list"]).success();
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "2 episode(s), newest first\n- {second} [open] (cli, work)\n- {first} (cli, work) closed 2026-11-30T10:00:00Z, committed\n  record: .ai/repo/sessions/{first}.md\n"
+        )
+    );
+}

@@ -1,7 +1,8 @@
-//! `majordomus session start|context|close`.
+//! `majordomus session start|context|list|close`.
 
 mod close;
 mod context;
+mod list;
 mod start;
 
 use clap::Subcommand;
@@ -11,6 +12,7 @@ use crate::{Ctx, Error};
 
 pub use close::CloseArgs;
 pub use context::ContextArgs;
+pub use list::ListArgs;
 pub use start::StartArgs;
 
 /// Open, read and close working episodes.
@@ -19,6 +21,7 @@ pub use start::StartArgs;
 pub enum SessionCommand {
     Start(StartArgs),
     Context(ContextArgs),
+    List(ListArgs),
     Close(CloseArgs),
 }
 
@@ -26,6 +29,7 @@ pub fn run(ctx: &Ctx, command: &SessionCommand) -> Result<Output, Error> {
     match command {
         SessionCommand::Start(args) => start::run(ctx, args),
         SessionCommand::Context(args) => context::run(ctx, args),
+        SessionCommand::List(args) => list::run(ctx, args),
         SessionCommand::Close(args) => close::run(ctx, args),
     }
 }
