@@ -5,7 +5,8 @@
 //!
 //! Adding an operation: a request type (`Deserialize + JsonSchema`), a function taking the
 //! context and the request, a result type that implements [`Report`] (its verdict and a
-//! readable text, written in the render layer above this one), and one line in [`Registry::standard`].
+//! readable text, written in the render layer above this one), and one line in
+//! [`Registry::standard`].
 
 mod standard;
 
