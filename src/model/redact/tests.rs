@@ -1,4 +1,3 @@
-
 use super::*;
 
 const UPPER_ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
