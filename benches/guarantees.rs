@@ -25,6 +25,9 @@
 //! The servers' peak is `VmHWM` from `/proc/<pid>/status`, read while they still run.
 #![forbid(unsafe_code)]
 
+mod common;
+
+use common::Stats;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::net::TcpStream;
@@ -123,32 +126,6 @@ fn temp_dir(prefix: &str) -> BenchResult<tempfile::TempDir> {
 // ---------------------------------------------------------------------------------------
 // Statistics and formatting
 // ---------------------------------------------------------------------------------------
-
-/// Median and p90 (nearest rank) of a set of runs.
-#[derive(Debug, Clone, Copy)]
-struct Stats {
-    runs: usize,
-    median: Duration,
-    p90: Duration,
-}
-
-impl Stats {
-    fn of(mut samples: Vec<Duration>) -> Stats {
-        assert!(!samples.is_empty(), "a measurement needs at least one run");
-        samples.sort();
-        let n = samples.len();
-        let median = if n % 2 == 1 {
-            samples[n / 2]
-        } else {
-            (samples[n / 2 - 1] + samples[n / 2]) / 2
-        };
-        Stats {
-            runs: n,
-            median,
-            p90: samples[(n * 9).div_ceil(10).max(1) - 1],
-        }
-    }
-}
 
 fn show(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;

@@ -13,6 +13,9 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod common;
+
+use common::{Stats, committed_now};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -85,34 +88,6 @@ impl Settings {
             // A full scan of a million lines takes seconds; fewer runs say the same.
             full_scan: if lines >= 1_000_000 { 5 } else { 20 },
             context: 100,
-        }
-    }
-}
-
-/// Median and p90 of a set of timings.
-#[derive(Debug, Clone, Copy)]
-struct Stats {
-    runs: usize,
-    median: Duration,
-    p90: Duration,
-}
-
-impl Stats {
-    fn of(mut samples: Vec<Duration>) -> Stats {
-        assert!(!samples.is_empty(), "a measurement needs at least one run");
-        samples.sort();
-        let n = samples.len();
-        let median = if n % 2 == 1 {
-            samples[n / 2]
-        } else {
-            (samples[n / 2 - 1] + samples[n / 2]) / 2
-        };
-        // Nearest-rank p90: the smallest sample with at least 90 % of runs at or below it.
-        let rank = (n * 9).div_ceil(10).max(1);
-        Stats {
-            runs: n,
-            median,
-            p90: samples[rank - 1],
         }
     }
 }
@@ -537,12 +512,4 @@ fn main() {
             median(BRIEFING)
         );
     }
-}
-
-/// Now, in seconds since the epoch: the time of the commit made during the episode.
-fn committed_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(1_764_000_120)
 }

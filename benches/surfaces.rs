@@ -10,11 +10,14 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod common;
+
+use common::{committed_now, repeat};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use majordomus::authored;
 use majordomus::git::{Identity, Repo};
@@ -23,44 +26,6 @@ use majordomus::session::{self, StartRequest};
 use majordomus::{Clock, Ctx};
 
 const BIN: &str = env!("CARGO_BIN_EXE_majordomus");
-
-#[derive(Debug, Clone, Copy)]
-struct Stats {
-    runs: usize,
-    median: Duration,
-    p90: Duration,
-}
-
-impl Stats {
-    fn of(mut samples: Vec<Duration>) -> Stats {
-        assert!(!samples.is_empty(), "a measurement needs at least one run");
-        samples.sort();
-        let n = samples.len();
-        let median = if n % 2 == 1 {
-            samples[n / 2]
-        } else {
-            (samples[n / 2 - 1] + samples[n / 2]) / 2
-        };
-        let rank = (n * 9).div_ceil(10).max(1);
-        Stats {
-            runs: n,
-            median,
-            p90: samples[rank - 1],
-        }
-    }
-}
-
-fn repeat(runs: usize, mut f: impl FnMut()) -> Stats {
-    Stats::of(
-        (0..runs)
-            .map(|_| {
-                let start = Instant::now();
-                f();
-                start.elapsed()
-            })
-            .collect(),
-    )
-}
 
 fn show(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;
@@ -317,12 +282,4 @@ fn main() {
             stats.median.as_secs_f64() / base.median.as_secs_f64()
         );
     }
-}
-
-/// Now, in seconds since the epoch: the time of the commit made during the episode.
-fn committed_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(1_764_000_120)
 }
