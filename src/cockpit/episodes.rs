@@ -64,7 +64,7 @@ fn render(open: Option<&EpisodeState>, episodes: &[EpisodeEntry]) -> String {
                 let _ = write!(out, "<dt>record</dt><dd><code>{}</code></dd>", escape(path));
             }
             None if e.closed.is_some() => out.push_str(
-                "<dt>record</dt><dd class=\"muted\">not in this work tree (closed in another clone or worktree, or not committed here)</dd>",
+                "<dt>record</dt><dd class=\"muted\">not in this work tree (committed on another branch, closed in another clone or worktree, or never committed)</dd>",
             ),
             None => {}
         }

@@ -111,7 +111,7 @@ impl Report for EpisodeList {
                     let _ = writeln!(out, "  record: {path} (unreadable: {error})");
                 }
                 (None, _) if e.closed.is_some() => {
-                    out.push_str("  record: not in this work tree (closed in another clone or worktree, or not committed here)\n");
+                    out.push_str("  record: not in this work tree (committed on another branch, closed in another clone or worktree, or never committed)\n");
                 }
                 _ => {}
             }
