@@ -355,7 +355,7 @@ fn one_pass_over_every_anchor_finds_what_a_search_per_anchor_finds() {
     }
     for text in &texts {
         assert_eq!(
-            secret_hits(text, &[]),
+            secret_hits_automaton(text, &[]),
             secret_hits_per_anchor(text, &[]),
             "in {text:?}"
         );
@@ -365,7 +365,7 @@ fn one_pass_over_every_anchor_finds_what_a_search_per_anchor_finds() {
         let (clean, cuts) = strip_controls(&spiked);
         let cuts = cuts.unwrap_or_default();
         assert_eq!(
-            secret_hits(&clean, &cuts),
+            secret_hits_automaton(&clean, &cuts),
             secret_hits_per_anchor(&clean, &cuts),
             "in {spiked:?}"
         );
