@@ -49,6 +49,8 @@ pub enum Error {
 pub enum UsageError {
     #[error("--since {value}: not a timestamp")]
     InvalidSince { value: String },
+    #[error("--limit {value}: not between 1 and {max}")]
+    InvalidLimit { value: usize, max: usize },
     #[error("--event {value}: no such event")]
     UnknownEvent { value: String },
     #[error("MAJORDOMUS_NOW={value}: not an RFC 3339 timestamp")]
@@ -135,6 +137,28 @@ pub enum Refusal {
         bytes: usize,
         limit: usize,
     },
+    #[error("--path {path}: outside this repository")]
+    RecallPathOutside { path: String, fix: String },
+    #[error(
+        "--task {}: no task of this checkout or its session records has that id",
+        crate::model::ids::shown_plain(id)
+    )]
+    RecallUnknownTask { id: String, fix: String },
+    #[error(
+        "--issue {}: neither the plan nor any record names that issue{}",
+        crate::model::ids::shown_plain(issue),
+        if known.is_empty() { String::new() } else { format!(" (known: {})", known.join(", ")) }
+    )]
+    RecallUnknownIssue {
+        issue: String,
+        known: Vec<String>,
+        fix: String,
+    },
+    #[error(
+        "{}: no such record (a reference is <kind>:<id>, as a recall hit names it)",
+        crate::model::ids::shown_plain(reference)
+    )]
+    UnknownRecord { reference: String },
     #[error(
         "{kind} id {} does not have the shape of one (like {example})",
         crate::model::ids::shown(id)
@@ -175,6 +199,10 @@ impl Refusal {
             Refusal::Reasoning { rule, .. } => rule,
             Refusal::TaskActive { .. } => "task.one-active",
             Refusal::BlockedWithoutReason => "task.reason",
+            Refusal::RecallPathOutside { .. } => "recall.path",
+            Refusal::RecallUnknownTask { .. } => "task.known",
+            Refusal::RecallUnknownIssue { .. } => "recall.issue",
+            Refusal::UnknownRecord { .. } => "recall.known",
         }
     }
 
@@ -223,6 +251,12 @@ impl Refusal {
             Refusal::BlockedWithoutReason => Some(
                 "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
             ),
+            Refusal::RecallPathOutside { fix, .. }
+            | Refusal::RecallUnknownTask { fix, .. }
+            | Refusal::RecallUnknownIssue { fix, .. } => Some(fix.clone()),
+            Refusal::UnknownRecord { .. } => {
+                Some("majordomus recall (each hit names the command that reads it)".into())
+            }
             Refusal::TooLarge { limit, .. } => Some(format!(
                 "shorten it to {limit} bytes or less; put a long text in a file under version control and refer to it"
             )),
@@ -244,6 +278,7 @@ impl UsageError {
         match self {
             UsageError::InvalidSince { .. } => "history.since",
             UsageError::UnknownEvent { .. } => "history.event",
+            UsageError::InvalidLimit { .. } => "recall.limit",
             UsageError::InvalidClock { .. } => "usage",
             UsageError::InvalidRequest { .. } => "request.valid",
             UsageError::UnknownOperation { .. } => "request.operation",
@@ -256,6 +291,9 @@ impl UsageError {
         match self {
             UsageError::InvalidSince { .. } => {
                 Some("use RFC 3339 (2026-11-30T10:00:00Z) or a date (2026-11-30)".into())
+            }
+            UsageError::InvalidLimit { max, .. } => {
+                Some(format!("give --limit a number from 1 to {max}"))
             }
             UsageError::UnknownEvent { .. } => Some(format!(
                 "use one of: {}",

@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod model;
 pub mod ops;
 pub mod reasoning;
+pub mod recall;
 pub mod render;
 pub mod rules;
 pub mod session;

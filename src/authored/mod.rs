@@ -68,6 +68,20 @@ pub struct Recorded {
     /// Set when the lookup before the write rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
+    /// Verified knowledge or open questions this text nearly repeats (decisions and
+    /// questions; advisory, SPEC §11).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub near_duplicates: Vec<crate::recall::NearDuplicate>,
+}
+
+/// What the repository already holds that `text` nearly repeats (the question `except`
+/// left out: the one just asked). A reading that fails leaves the write as it was.
+fn near_duplicates(
+    ctx: &Ctx,
+    text: &str,
+    except: Option<&str>,
+) -> Vec<crate::recall::NearDuplicate> {
+    crate::recall::near_duplicates(ctx, text, except).unwrap_or_default()
 }
 
 /// The text as it will be written: secret shapes and terminal control characters
@@ -101,6 +115,7 @@ fn write<P: Payload>(
         id,
         redacted,
         index_rebuilt: None,
+        near_duplicates: Vec::new(),
     })
 }
 
@@ -140,11 +155,12 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
         ctx,
         session,
         task,
-        &DecisionRecorded { text },
+        &DecisionRecorded { text: text.clone() },
         None,
         redacted,
     )?;
     recorded.index_rebuilt = rebuilt;
+    recorded.near_duplicates = near_duplicates(ctx, &text, None);
     Ok(recorded)
 }
 
@@ -178,17 +194,19 @@ pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Err
         time::OffsetDateTime::now_utc().unix_timestamp_nanos()
     );
     let id = ids::question_id(session.as_deref(), &nonce, &text);
-    write(
+    let mut recorded = write(
         ctx,
         session,
         None,
         &QuestionAsked {
             id: id.clone(),
-            text,
+            text: text.clone(),
         },
-        Some(id),
+        Some(id.clone()),
         redacted,
-    )
+    )?;
+    recorded.near_duplicates = near_duplicates(ctx, &text, Some(&id));
+    Ok(recorded)
 }
 
 /// `majordomus question resolve <qid> "<answer>"`: refuses an unknown or resolved id.

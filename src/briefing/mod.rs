@@ -1,17 +1,21 @@
-//! The opening briefing (SPEC §5.6): open questions, candidates awaiting review on this
-//! branch, the last handover; bounded by `session.briefing_budget_lines`.
+//! The opening briefing (SPEC §5.6, §11): open questions, what the repository knows about
+//! the work at hand (the curated knowledge most relevant to it, then the decisions of
+//! earlier episodes on this branch), candidates awaiting review on this branch, the last
+//! handover; bounded by `session.briefing_budget_lines`, and every list that is cut says
+//! how many it left out and the command that lists them. Read through the ledger index
+//! and the recall index: its cost grows with what it shows, not with the store.
 
-use std::collections::HashMap;
-use std::fmt::Write as _;
+mod render;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::knowledge::CandidatesRequest;
 use crate::model::ids;
 use crate::model::question::LedgerQuestion;
+use crate::model::recall::HitStatus;
+use crate::recall::{Hit, RecallKind, RecallRequest};
 use crate::store::StoreError;
 use crate::store::index::IndexRebuilt;
 
@@ -31,9 +35,28 @@ pub struct PendingCandidate {
     pub branch: Option<String>,
 }
 
+/// One ranked list of the briefing: what it shows, how many there are, and the command
+/// that lists them all.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct Ranked {
+    pub hits: Vec<Hit>,
+    pub total: usize,
+    /// The `majordomus recall ...` that lists every one of them.
+    pub command: String,
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Briefing {
     pub open_questions: Vec<LedgerQuestion>,
+    /// The curated knowledge most relevant to the work at hand (with nothing to go on,
+    /// the most recently verified); the hits are those the budget left room for.
+    pub knowledge: Ranked,
+    /// Where the work at hand came from, in words (empty: nothing to go on).
+    pub at_hand: Vec<String>,
+    /// Decisions of episodes on this branch that no promotion or rejection settled yet.
+    pub decisions: Ranked,
+    /// The branch those decisions ran on (`None` on a detached HEAD).
+    pub branch: Option<String>,
     /// Candidates whose episode ran on this branch, and those this checkout cannot place
     /// (unassigned: never hidden).
     pub candidates: Vec<PendingCandidate>,
@@ -51,72 +74,32 @@ pub struct Briefing {
     /// Set when this read rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
+    /// Set when this read built the recall index anew (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_rebuilt: Option<String>,
 }
 
-/// Where each episode this checkout knows ran: from the tracked session records, else,
-/// until an episode's record is written, from its `session.opened` line.
-struct Episodes {
-    branches: HashMap<String, Option<String>>,
-}
-
-impl Episodes {
-    fn place(&self, id: &str) -> (Option<String>, Option<String>) {
-        let Some(episode) = id.get(..23).filter(|e| ids::is_episode_id(e)) else {
-            return (None, None);
-        };
-        match self.branches.get(episode) {
-            Some(branch) => (Some(episode.to_owned()), branch.clone()),
-            None => (None, None),
-        }
+/// The request that lists the briefing's knowledge: the work at hand, curated records.
+pub fn knowledge_request() -> RecallRequest {
+    RecallRequest {
+        kind: vec![RecallKind::Knowledge],
+        status: vec![HitStatus::Verified, HitStatus::Stale],
+        at_hand: true,
+        ..RecallRequest::default()
     }
 }
 
-/// Session records' branches (tracked and in the outbox): a record names the branch its
-/// episode closed on.
-fn recorded_branches(
-    ctx: &Ctx,
-    branches: &mut HashMap<String, Option<String>>,
-) -> Result<(), Error> {
-    let outbox = crate::store::outbox::Outbox::new(&ctx.layout);
-    for dir in [
-        ctx.layout.sessions_dir(),
-        outbox.shelf(crate::store::outbox::Shelf::Sessions),
-    ] {
-        for name in crate::store::outbox::list_markdown(&dir)? {
-            let Ok(text) = std::fs::read_to_string(dir.join(&name)) else {
-                continue;
-            };
-            if let Ok((record, _)) =
-                crate::store::frontmatter::parse::<crate::model::compose::SessionRecord>(&text)
-            {
-                branches.insert(record.id, record.branch);
-            }
-        }
+/// The request that lists the decisions of episodes on `branch` still unsettled.
+pub fn decisions_request(branch: &str) -> RecallRequest {
+    RecallRequest {
+        kind: vec![RecallKind::Decision],
+        status: vec![HitStatus::Candidate],
+        branch: Some(branch.to_owned()),
+        ..RecallRequest::default()
     }
-    Ok(())
 }
 
-/// Pending candidates (status `candidate`, in the work tree or the outbox), sorted, each
-/// placed on its episode and that episode's branch.
-fn pending_candidates(ctx: &Ctx, episodes: &Episodes) -> Result<Vec<PendingCandidate>, Error> {
-    let listing = crate::knowledge::candidates(ctx, CandidatesRequest::default())?;
-    let mut list: Vec<PendingCandidate> = listing
-        .candidates
-        .into_iter()
-        .map(|c| {
-            let (episode, branch) = episodes.place(&c.id);
-            PendingCandidate {
-                id: c.id,
-                episode,
-                branch,
-            }
-        })
-        .collect();
-    list.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(list)
-}
-
-fn last_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
+fn newest_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
     let dir = ctx.layout.handovers_dir();
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
@@ -151,201 +134,109 @@ fn next_action(path: &std::path::Path) -> Vec<String> {
 pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
     ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
-    // The index keeps the open questions folded and knows where each episode opened.
+    // The ledger index keeps the open questions folded.
     let index = ctx.index()?;
     let open_questions = index.open_questions();
-    let listing_ids: Vec<String> = crate::knowledge::candidates(ctx, CandidatesRequest::default())?
-        .candidates
+    let mut opened = crate::recall::sync::open(ctx)?;
+    let here = ctx.repo.head()?.branch;
+
+    // Pending candidates, each placed on its episode's branch.
+    let pending = opened
+        .db
+        .reader()
+        .knowledge_in(&["candidates", "outbox"], "candidate")
+        .map_err(index_error)?;
+    let episodes: Vec<String> = pending
         .iter()
-        .filter_map(|c| {
-            c.id.get(..23)
-                .filter(|e| ids::is_episode_id(e))
-                .map(str::to_owned)
+        .filter_map(|d| d.episode.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let places = opened
+        .db
+        .reader()
+        .episodes(&episodes)
+        .map_err(index_error)?;
+    let mut all: Vec<PendingCandidate> = pending
+        .into_iter()
+        .map(|d| {
+            let episode = d
+                .episode
+                .filter(|e| ids::is_episode_id(e) && places.contains_key(e));
+            let branch = episode
+                .as_ref()
+                .and_then(|e| places.get(e))
+                .and_then(|p| p.branch.clone());
+            PendingCandidate {
+                id: d.key,
+                episode,
+                branch,
+            }
         })
         .collect();
-    let mut branches = index.opened_branches(listing_ids.iter().map(String::as_str))?;
-    recorded_branches(ctx, &mut branches)?;
-    let here = ctx.repo.head()?.branch;
-    let all = pending_candidates(ctx, &Episodes { branches })?;
+    all.sort_by(|a, b| a.id.cmp(&b.id));
+    all.dedup_by(|a, b| a.id == b.id);
     let (candidates, elsewhere): (Vec<_>, Vec<_>) = all
         .into_iter()
         .partition(|c| c.episode.is_none() || c.branch == here);
-    let last_handover = last_handover(ctx)?;
+
+    let last_handover = newest_handover(ctx)?;
     let next_action = match &last_handover {
         Some(rel) => next_action(&ctx.layout.root().join(rel)),
         None => Vec::new(),
     };
+
+    // What the repository knows: as many as the budget could ever show, and the totals.
     let budget = policy.session.briefing_budget_lines;
-    let text = render(
-        &open_questions,
-        &candidates,
-        elsewhere.len(),
-        last_handover.as_deref(),
-        &next_action,
-        budget,
-    );
-    Ok(Briefing {
+    let most = usize::try_from(budget).unwrap_or(usize::MAX).clamp(1, 200);
+    let mut request = knowledge_request();
+    request.limit = Some(most);
+    let known = crate::recall::recall_in(ctx, &mut opened.db, &request)?;
+    let decisions = match &here {
+        Some(branch) => {
+            let mut request = decisions_request(branch);
+            request.limit = Some(most);
+            Some(crate::recall::recall_in(ctx, &mut opened.db, &request)?)
+        }
+        None => None,
+    };
+
+    let mut briefing = Briefing {
         open_questions,
+        knowledge: Ranked {
+            hits: known.hits,
+            total: known.total,
+            command: String::new(),
+        },
+        at_hand: known.context.at_hand,
+        decisions: match decisions {
+            Some(d) => Ranked {
+                hits: d.hits,
+                total: d.total,
+                command: String::new(),
+            },
+            None => Ranked::default(),
+        },
+        branch: here.clone(),
         candidates,
         other_branches: elsewhere.len(),
         last_handover,
         next_action,
         budget_lines: budget,
-        text,
+        text: String::new(),
         policy_error: policy_error.map(|e| e.to_string()),
         index_rebuilt: index.rebuilt().cloned(),
-    })
+        recall_rebuilt: opened.rebuilt,
+    };
+    let shown = render::render(&mut briefing);
+    briefing.text = shown;
+    Ok(briefing)
 }
 
-/// Renders the three blocks. Headings, counts and "more" lines are always shown; the
-/// item lines of the two lists share what the budget leaves, half each.
-fn render(
-    questions: &[LedgerQuestion],
-    candidates: &[PendingCandidate],
-    other_branches: usize,
-    handover: Option<&str>,
-    next_action: &[String],
-    budget: u64,
-) -> String {
-    // Three headings, the count line, two "more" lines, two blanks, the handover line and
-    // its two next-action lines.
-    const FIXED: u64 = 11;
-    let items = usize::try_from(budget.saturating_sub(FIXED)).unwrap_or(usize::MAX);
-    let per_list = (items / 2).max(1);
-    let mut out = String::new();
-    let _ = writeln!(out, "## Open questions ({})", questions.len());
-    if questions.is_empty() {
-        out.push_str("- none open\n");
+fn index_error(e: crate::store::recall::IndexError) -> Error {
+    StoreError::Malformed {
+        path: e.path.into(),
+        message: e.message,
     }
-    for q in questions.iter().take(per_list) {
-        let _ = writeln!(out, "- {}: {} (asked {})", q.id, q.text, q.asked);
-    }
-    if questions.len() > per_list {
-        let _ = writeln!(
-            out,
-            "- ... {} more: `majordomus history --event question.asked`",
-            questions.len() - per_list
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n## Candidates awaiting review ({})",
-        candidates.len()
-    );
-    let (assigned, unassigned): (Vec<_>, Vec<_>) =
-        candidates.iter().partition(|c| c.episode.is_some());
-    if candidates.is_empty() {
-        out.push_str("- none on this branch\n");
-    } else {
-        let _ = writeln!(
-            out,
-            "{} candidate(s) on this branch, {} unassigned",
-            candidates.len(),
-            unassigned.len()
-        );
-    }
-    if other_branches > 0 {
-        let _ = writeln!(
-            out,
-            "({other_branches} more from episodes on other branches: `majordomus knowledge candidates`)"
-        );
-    }
-    // Unassigned candidates are always named: a record the briefing cannot place is
-    // still a record someone has to review. The budget bounds the assigned ones.
-    let room = per_list.saturating_sub(unassigned.len()).max(1);
-    for c in assigned.iter().take(room) {
-        let _ = writeln!(out, "- {}", c.id);
-    }
-    if assigned.len() > room {
-        let _ = writeln!(
-            out,
-            "- ... {} more: `majordomus knowledge candidates`",
-            assigned.len() - room
-        );
-    }
-    for c in &unassigned {
-        let _ = writeln!(
-            out,
-            "- {} (unassigned: this checkout does not know its episode)",
-            c.id
-        );
-    }
-    out.push_str("\n## Last handover\n");
-    match handover {
-        Some(path) => {
-            let _ = writeln!(out, "- {path}");
-            for line in next_action {
-                let _ = writeln!(out, "  next: {line}");
-            }
-        }
-        None => out.push_str("- none\n"),
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn q(n: usize) -> LedgerQuestion {
-        LedgerQuestion {
-            id: format!("q-{n}"),
-            text: format!("question {n}"),
-            session: None,
-            asked: "2026-11-30T10:00:00Z".into(),
-            answer: None,
-        }
-    }
-
-    #[test]
-    fn empty_sections_say_so() {
-        let text = render(&[], &[], 0, None, &[], 40);
-        assert!(text.contains("## Open questions (0)\n- none open"));
-        assert!(text.contains("## Candidates awaiting review (0)\n- none on this branch"));
-        assert!(text.contains("## Last handover\n- none"));
-    }
-
-    #[test]
-    fn budget_bounds_the_lists_and_never_hides_the_count() {
-        let questions: Vec<_> = (0..50).map(q).collect();
-        let candidates: Vec<_> = (0..50)
-            .map(|n| PendingCandidate {
-                id: format!("c-{n:02}"),
-                episode: Some("E".into()),
-                branch: Some("main".into()),
-            })
-            .collect();
-        let text = render(&questions, &candidates, 3, None, &[], 20);
-        assert!(text.lines().count() <= 21, "{text}");
-        assert!(text.contains("## Open questions (50)"));
-        assert!(text.contains("- ... 46 more"), "{text}");
-        assert!(text.contains("50 candidate(s) on this branch, 0 unassigned"));
-        assert!(
-            text.contains("(3 more from episodes on other branches"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn unassigned_candidates_are_always_named() {
-        let candidates: Vec<_> = (0..30)
-            .map(|n| PendingCandidate {
-                id: format!("c-{n:02}"),
-                episode: (n % 2 == 0).then(|| "E".to_owned()),
-                branch: None,
-            })
-            .collect();
-        let text = render(&[], &candidates, 0, None, &[], 14);
-        for c in candidates.iter().filter(|c| c.episode.is_none()) {
-            assert!(
-                text.contains(&format!(
-                    "- {} (unassigned: this checkout does not know its episode)",
-                    c.id
-                )),
-                "{} is hidden:\n{text}",
-                c.id
-            );
-        }
-        assert!(text.contains("30 candidate(s) on this branch, 15 unassigned"));
-    }
+    .into()
 }

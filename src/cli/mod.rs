@@ -22,6 +22,7 @@ mod mcp;
 mod plan;
 mod question;
 mod reasoning;
+mod recall;
 mod rules;
 mod schema;
 mod serve;
@@ -81,6 +82,8 @@ pub enum Command {
     History(history::HistoryArgs),
     Briefing(briefing::BriefingArgs),
     Context(context::ContextArgs),
+    Recall(recall::RecallArgs),
+    Show(recall::ShowArgs),
     #[command(subcommand)]
     Task(task::TaskCommand),
     #[command(subcommand)]
@@ -229,6 +232,8 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::History(args) => history::run(&open_ctx(cli)?, args),
         Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
         Command::Context(args) => context::run(&open_ctx(cli)?, args),
+        Command::Recall(args) => recall::run(&open_ctx(cli)?, args, &directory(cli)?),
+        Command::Show(args) => recall::run_show(&open_ctx(cli)?, args),
         Command::Task(cmd) => task::run(&open_ctx(cli)?, cmd),
         Command::Intent(cmd) => intent::run(&open_ctx(cli)?, cmd),
         Command::Plan(cmd) => plan::run(&open_ctx(cli)?, cmd),

@@ -12,8 +12,9 @@ use crate::error::ErrorReport;
 pub const ROOT: &str = "/cockpit";
 
 /// The header nav: every page, in reading order, as `(path under ROOT, label)`.
-pub const NAV: [(&str, &str); 8] = [
+pub const NAV: [(&str, &str); 9] = [
     ("", "Context"),
+    ("/recall", "Recall"),
     ("/episodes", "Episodes"),
     ("/review", "Review"),
     ("/graph", "Graph"),

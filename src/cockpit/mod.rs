@@ -11,6 +11,7 @@ mod history;
 pub mod html;
 mod knowledge;
 mod reasoning;
+mod recall;
 mod review;
 mod tasks;
 
@@ -200,6 +201,7 @@ pub fn pages() -> Router<AppState> {
         .route(&format!("{ROOT}/knowledge/{{id}}"), get(knowledge::show))
         .route(&format!("{ROOT}/graph"), get(knowledge::graph))
         .route(&format!("{ROOT}/history"), get(history::page))
+        .route(&format!("{ROOT}/recall"), get(recall::page))
         .route(&format!("{ROOT}/doctor"), get(doctor::page))
         .route(&format!("{ROOT}/tasks"), get(tasks::page))
         .route(&format!("{ROOT}/reasoning"), get(reasoning::page))

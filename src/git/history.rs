@@ -157,6 +157,75 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// The files HEAD changed since it forked from the commit `reference` (a full ref
+    /// name) points at: `git diff --name-only $(git merge-base <ref> HEAD) HEAD`. `None`
+    /// when the ref does not exist, HEAD is unborn, or the two share no commit here (a
+    /// shallow clone's boundary); empty when HEAD is at or behind the ref.
+    pub fn changed_since_fork(&self, reference: &str) -> Result<Option<Vec<String>>, GitError> {
+        if self.repo.head()?.is_unborn() {
+            return Ok(None);
+        }
+        let Some(mut r) = self.repo.try_find_reference(reference)? else {
+            return Ok(None);
+        };
+        let Ok(tip) = r.peel_to_id() else {
+            return Ok(None);
+        };
+        let tip = tip.detach();
+        let head = self.repo.head_id()?.detach();
+        if tip == head {
+            return Ok(Some(Vec::new()));
+        }
+        let Ok(Some(base)) = self.repo.merge_base(head, tip) else {
+            return Ok(None);
+        };
+        let base = base.detach();
+        if base == head {
+            return Ok(Some(Vec::new()));
+        }
+        let mut state = gix::diff::tree::State::default();
+        let (mut old_buf, mut new_buf) = (Vec::new(), Vec::new());
+        let old_tree = self.repo.find_commit(base)?.tree_id()?.detach();
+        let new_tree = self.repo.find_commit(head)?.tree_id()?.detach();
+        let old = self
+            .repo
+            .objects
+            .find_tree_iter(&old_tree, &mut old_buf)
+            .map_err(plumbing)?;
+        let new = self
+            .repo
+            .objects
+            .find_tree_iter(&new_tree, &mut new_buf)
+            .map_err(plumbing)?;
+        let mut recorder = gix::diff::tree::Recorder::default();
+        gix::diff::tree(old, new, &mut state, &self.repo.objects, &mut recorder)
+            .map_err(plumbing)?;
+        let mut paths: Vec<String> = recorder
+            .records
+            .into_iter()
+            .filter_map(|change| {
+                use gix::diff::tree::recorder::Change;
+                let (mode, path) = match change {
+                    Change::Addition {
+                        entry_mode, path, ..
+                    }
+                    | Change::Deletion {
+                        entry_mode, path, ..
+                    }
+                    | Change::Modification {
+                        entry_mode, path, ..
+                    } => (entry_mode, path),
+                };
+                (!mode.is_tree()).then(|| path.to_str_lossy().into_owned())
+            })
+            .collect();
+        paths.sort();
+        paths.dedup();
+        Ok(Some(paths))
+    }
+}
+
 /// History from HEAD walked once, newest first, until each wanted path is placed: see
 /// [`Repo::last_changed`].
 #[derive(Debug, Clone, Default)]

@@ -45,12 +45,55 @@ const RESOURCES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// What the server says about itself when a client connects.
-const INSTRUCTIONS: &str = "majordomus is this repository's memory. Read majordomus_context first; record decisions, questions and checkpoints with the majordomus_*_record/ask tools as you work. Refusals carry a rule and a fix.";
+/// Resource templates: one record of each recall kind, read whole through `recall.show`
+/// (every recall hit names its URI).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "knowledge",
+        "A knowledge record (curated or candidate), whole.",
+    ),
+    (
+        "decision",
+        "A decision from the ledger, with the knowledge record it derived.",
+    ),
+    ("question", "An answered question and its answer."),
+    ("checkpoint", "A checkpoint from the ledger."),
+    ("session", "A closed episode's session record."),
+    ("handover", "A derived handover."),
+    ("conclusion", "A reasoning conclusion."),
+];
 
-/// An operation an agent may run: neither a human act nor an entry point.
+/// Every resource template of `registry` (none when it has no `recall.show`).
+pub fn resource_templates(registry: &Registry) -> Vec<rmcp::model::ResourceTemplate> {
+    if registry.get("recall.show").is_none() {
+        return Vec::new();
+    }
+    TEMPLATES
+        .iter()
+        .map(|(kind, description)| {
+            rmcp::model::ResourceTemplate::new(format!("majordomus://{kind}/{{id}}"), *kind)
+                .with_description(*description)
+                .with_mime_type("text/markdown")
+        })
+        .collect()
+}
+
+/// The recall reference a templated URI names (`majordomus://decision/<id>` →
+/// `decision:<id>`).
+fn templated(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("majordomus://")?;
+    let (kind, id) = rest.split_once('/')?;
+    (TEMPLATES.iter().any(|(k, _)| *k == kind) && !id.is_empty() && !id.contains('/'))
+        .then(|| format!("{kind}:{id}"))
+}
+
+/// What the server says about itself when a client connects.
+const INSTRUCTIONS: &str = "majordomus is this repository's memory. Read majordomus_context first; before you decide something or change an area, call majordomus_recall with the files or words at hand to see what earlier episodes decided and verified; record decisions, questions and checkpoints with the majordomus_*_record/ask tools as you work. Refusals carry a rule and a fix.";
+
+/// An operation an agent may run: neither a human act, nor an act on the repository's
+/// wiring, nor an entry point.
 pub fn exposed(operation: &Operation) -> bool {
-    !operation.human_act && !operation.entry_point
+    !operation.human_act && !operation.admin && !operation.entry_point
 }
 
 /// The tool name of an operation: SPEC's spelling when the registry gives one, else
@@ -139,6 +182,11 @@ fn simplify(value: &mut Value) {
                     map.insert("type".into(), "string".into());
                     map.insert("enum".into(), Value::Array(constants));
                 }
+            }
+            // An array's items are described by the array's own description; an enum's
+            // values name themselves.
+            if let Some(Value::Object(items)) = map.get_mut("items") {
+                items.remove("description");
             }
             map.values_mut().for_each(simplify);
         }
@@ -369,39 +417,66 @@ impl ServerHandler for Server {
         ))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        Ok(rmcp::model::ListResourceTemplatesResult::with_all_items(
+            resource_templates(&self.registry),
+        ))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let Some((operation, uri, _)) = RESOURCES
+        let (operation, uri, request) = match RESOURCES
             .iter()
             .find(|(op, uri, _)| *uri == request.uri && self.registry.get(op).is_some())
-        else {
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "{}: no such resource (resources/list names them)",
-                    request.uri
+        {
+            Some((operation, uri, _)) => (*operation, (*uri).to_owned(), Value::Null),
+            None => match templated(&request.uri)
+                .filter(|_| self.registry.get("recall.show").is_some())
+            {
+                Some(reference) => (
+                    "recall.show",
+                    request.uri.clone(),
+                    serde_json::json!({ "reference": reference }),
                 ),
-                None,
-            ));
+                None => {
+                    return Err(ErrorData::resource_not_found(
+                        format!(
+                            "{}: no such resource (resources/list and resources/templates/list name them)",
+                            request.uri
+                        ),
+                        None,
+                    ));
+                }
+            },
         };
-        match self.run(operation, Value::Null).await {
+        match self.run(operation, request).await {
             Ok(invoked) => {
                 let text = ResourceContents::TextResourceContents {
-                    uri: (*uri).to_owned(),
+                    uri: uri.clone(),
                     mime_type: Some("text/markdown".into()),
                     text: invoked.text,
                     meta: None,
                 };
                 let json = ResourceContents::TextResourceContents {
-                    uri: (*uri).to_owned(),
+                    uri,
                     mime_type: Some("application/json".into()),
                     text: invoked.value.to_string(),
                     meta: None,
                 };
                 Ok(ReadResourceResult::new(vec![text, json]).into())
             }
+            // A record that is not there is not there (-32002), like an unknown URI.
+            Err(report) if report.rule == "recall.known" => Err(ErrorData::resource_not_found(
+                format!("[{}] {}", report.rule, report.message),
+                Some(serde_json::json!({ "error": report })),
+            )),
             Err(report) => Err(ErrorData::internal_error(
                 format!("[{}] {}", report.rule, report.message),
                 Some(serde_json::json!({ "error": report })),

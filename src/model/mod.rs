@@ -12,6 +12,7 @@ pub mod knowledge;
 pub mod policy;
 pub mod question;
 pub mod reasoning;
+pub mod recall;
 pub mod redact;
 pub mod retention;
 pub mod rules;

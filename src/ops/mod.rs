@@ -58,6 +58,10 @@ pub struct Operation {
     pub writes: bool,
     /// A human act (promote, reject): never offered to agents.
     pub human_act: bool,
+    /// It changes how the repository is wired (`init`, `hooks install|uninstall`,
+    /// `rules vendor update`): never offered to agents, so none can remove the push gate;
+    /// over HTTP it needs the token like every write.
+    pub admin: bool,
     /// An entry point git or an agent client calls (a hook), or the command that wires
     /// one (`setup`): not a capability to offer on MCP or HTTP.
     pub entry_point: bool,
@@ -88,6 +92,7 @@ impl std::fmt::Debug for Operation {
             .field("cli", &self.cli)
             .field("writes", &self.writes)
             .field("human_act", &self.human_act)
+            .field("admin", &self.admin)
             .field("entry_point", &self.entry_point)
             .finish()
     }
@@ -136,6 +141,7 @@ where
         cli,
         writes: false,
         human_act: false,
+        admin: false,
         entry_point: false,
         idempotent: false,
         destructive: false,
@@ -177,6 +183,12 @@ impl Operation {
     pub fn human_act(mut self) -> Operation {
         self.writes = true;
         self.human_act = true;
+        self
+    }
+
+    /// Marks the operation as an act on the repository's wiring (never offered to agents).
+    pub fn admin(mut self) -> Operation {
+        self.admin = true;
         self
     }
 
@@ -240,6 +252,7 @@ impl Operation {
             cli: self.cli,
             writes: self.writes,
             human_act: self.human_act,
+            admin: self.admin,
             entry_point: self.entry_point,
             request: self.request_schema(),
             result: self.result_schema(),
@@ -255,6 +268,7 @@ pub struct OperationInfo {
     pub cli: &'static str,
     pub writes: bool,
     pub human_act: bool,
+    pub admin: bool,
     pub entry_point: bool,
     pub request: serde_json::Value,
     pub result: serde_json::Value,

@@ -3,14 +3,14 @@
 use super::{Registry, op};
 use crate::{
     authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
-    reasoning, rules, session, setup, task,
+    reasoning, recall, rules, session, setup, task,
 };
 
 impl Registry {
     /// Every operation of this build, in the order `majordomus schema` lists them.
     pub fn standard() -> Registry {
         let mut r = Registry::default();
-        r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes().idempotent())
+        r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes().idempotent().admin())
             .register(op("session.start", "session start", "Open an episode: record HEAD, branch and time, write the opening snapshot.", session::start).writes())
             .register(op("session.context", "session context", "Compose the open episode's working context now, from its record, git and its ledger window.", session::context))
             .register(op("session.snapshot", "session context", "The path of the open episode's frozen opening snapshot.", session::snapshot))
@@ -35,6 +35,8 @@ impl Registry {
             .register(op("reasoning.status", "reasoning status", "The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.", reasoning::status).mcp("majordomus_reasoning").http("/api/v1/reasoning"))
             .register(op("reasoning.explain", "reasoning explain", "The provenance chain of one conclusion.", reasoning::explain))
             .register(op("reasoning.check", "reasoning check", "No provider-independent source names an advisor; no CI names a model credential.", reasoning::check))
+            .register(op("recall", "recall", "Before deciding or changing an area, search what earlier episodes decided and verified: by words, paths, task or issue; each hit says why it ranked.", recall::recall))
+            .register(op("recall.show", "show", "Read one recall hit whole (<kind>:<id>).", recall::show).http("/api/v1/recall/show"))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
             .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))
@@ -47,11 +49,11 @@ impl Registry {
             .register(op("knowledge.show", "knowledge show", "One knowledge record: front matter, body, and whether each reference resolves.", knowledge::show).http("/api/v1/knowledge/{id}"))
             .register(op("knowledge.edges", "knowledge edges", "The knowledge graph: records and typed edges; ledger and git targets are external.", knowledge::edges))
             .register(op("doctor", "doctor", "Run every rule of the effective set (the vendored package and project rules), grouped; blocking findings fail.", doctor::doctor))
-            .register(op("rules.vendor-update", "rules vendor update", "Refresh the vendored rule package from the one built into majordomus, saying which rules changed.", rules::vendor_update).writes())
+            .register(op("rules.vendor-update", "rules vendor update", "Refresh the vendored rule package from the one built into majordomus, saying which rules changed.", rules::vendor_update).writes().admin())
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
-            .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent())
-            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive())
-            .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point())
+            .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent().admin())
+            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive().admin())
+            .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point().admin())
             .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point())
             .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point())
             .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point())

@@ -8,6 +8,8 @@ mod hooks;
 mod knowledge;
 mod plan;
 mod reasoning;
+mod recall;
+pub use recall::hit_lines;
 mod repository;
 mod session;
 mod setup;

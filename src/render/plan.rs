@@ -54,10 +54,25 @@ impl Report for TaskStartOutcome {
         if let Some(b) = &self.binding {
             out.push_str(&binding_lines(b));
         }
+        out.push('\n');
+        out.push_str(
+            &self
+                .knowledge
+                .lines("What the repository knows about this task"),
+        );
         out
     }
     fn note(&self) -> Option<String> {
-        self.advisory.as_ref().map(|a| format!("note: {a}"))
+        super::notes([
+            self.advisory.as_ref().map(|a| format!("note: {a}")),
+            self.knowledge_error
+                .as_ref()
+                .map(|e| format!("note: what the repository knows could not be read: {e}")),
+            self.knowledge
+                .index_rebuilt
+                .as_ref()
+                .map(|r| format!("note: {r}")),
+        ])
     }
 }
 

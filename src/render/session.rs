@@ -214,6 +214,25 @@ impl Report for Recorded {
                 "note: no episode is open; `majordomus session start` opens one".to_owned()
             }),
             super::index_note(self.index_rebuilt.as_ref()),
+            (!self.near_duplicates.is_empty()).then(|| {
+                self.near_duplicates
+                    .iter()
+                    .map(|d| {
+                        let what = match d.kind {
+                            crate::recall::RecallKind::Question => "open question".to_owned(),
+                            kind => format!("{} {}", d.status.name(), kind.name()),
+                        };
+                        format!(
+                            "note: this nearly repeats {what} {} ({}% alike): {} — {}",
+                            d.id,
+                            (d.similarity * 100.0).round(),
+                            d.line,
+                            d.read.command
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
         ])
     }
 }

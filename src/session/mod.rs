@@ -121,11 +121,16 @@ pub struct EpisodeContext {
     pub git: GitSinceOpen,
     pub window: EpisodeWindow,
     pub skipped: Vec<Skipped>,
+    /// What the repository knows about the files the episode changed (SPEC §11).
+    pub knowledge: crate::recall::Relevant,
     pub text: String,
     /// Set when reading the episode's lines rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
 }
+
+/// How many records `session context` shows of what the repository knows.
+pub const CONTEXT_KNOWLEDGE: usize = 5;
 
 /// Front matter of the opening snapshot.
 #[derive(Debug, Serialize)]
@@ -351,7 +356,7 @@ pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Er
     let read = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &read.lines);
     let git = git_since_open(ctx, &episode, &window)?;
-    let text = compose::compose_context(
+    let mut text = compose::compose_context(
         EpisodeSources {
             episode: &episode,
             git: &git,
@@ -359,11 +364,36 @@ pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Er
         },
         max_items(ctx),
     );
+    let files: Vec<String> = git
+        .changed_files
+        .iter()
+        .filter(|f| !f.starts_with(".ai/"))
+        .cloned()
+        .collect();
+    let knowledge = if files.is_empty() {
+        crate::recall::Relevant::default()
+    } else {
+        crate::recall::relevant_knowledge(
+            ctx,
+            crate::recall::RecallRequest {
+                path: files,
+                ..Default::default()
+            },
+            CONTEXT_KNOWLEDGE,
+        )?
+    };
+    text.push('\n');
+    if git.changed_files.is_empty() {
+        text.push_str("## What the repository knows about these files\n- no file changed in this episode yet; `majordomus recall --at-hand` ranks by the work at hand\n");
+    } else {
+        text.push_str(&knowledge.lines("## What the repository knows about these files"));
+    }
     Ok(EpisodeContext {
         episode,
         git,
         window,
         skipped: read.skipped,
+        knowledge,
         text,
         index_rebuilt: read.index_rebuilt,
     })

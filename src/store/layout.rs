@@ -90,6 +90,10 @@ impl Layout {
     pub fn ledger_index_dir(&self) -> PathBuf {
         self.state_dir().join("ledger-index")
     }
+    /// The recall index (SPEC §11): derived from the memory, rebuilt when missing.
+    pub fn recall_index(&self) -> PathBuf {
+        self.state_dir().join("recall.sqlite")
+    }
     pub fn handovers_dir(&self) -> PathBuf {
         self.state_dir().join("handovers")
     }

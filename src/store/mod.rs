@@ -11,6 +11,7 @@ pub mod ledger;
 pub mod outbox;
 pub mod plan;
 pub mod reasoning;
+pub mod recall;
 pub mod records;
 pub mod rules;
 pub mod skeleton;

@@ -48,7 +48,15 @@ pub struct TaskStartOutcome {
     /// Under `intent.binding: advisory`, a refusal the start went past.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advisory: Option<String>,
+    /// What the repository knows about the task's scope, issue and intent (SPEC §11).
+    pub knowledge: crate::recall::Relevant,
+    /// The knowledge could not be read (the task started all the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knowledge_error: Option<String>,
 }
+
+/// How many records `task start` shows of what the repository knows.
+pub const START_KNOWLEDGE: usize = 5;
 
 /// `task.finish`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -204,10 +212,25 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
             evidence_standing: task.evidence_standing.clone(),
         },
     )?;
+    // The task has started; what the repository knows about it is a reading, and a
+    // reading that fails is said, never a reason to undo the start.
+    let (knowledge, knowledge_error) = match crate::recall::relevant_knowledge(
+        ctx,
+        crate::recall::RecallRequest {
+            task: Some(task.id.clone()),
+            ..Default::default()
+        },
+        START_KNOWLEDGE,
+    ) {
+        Ok(k) => (k, None),
+        Err(e) => (crate::recall::Relevant::default(), Some(e.to_string())),
+    };
     Ok(TaskStartOutcome {
         task,
         binding,
         advisory,
+        knowledge,
+        knowledge_error,
     })
 }
 

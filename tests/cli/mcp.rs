@@ -170,7 +170,7 @@ fn text(result: &Value) -> &str {
 }
 
 #[test]
-fn tools_list_is_every_operation_but_human_acts_and_entry_points_under_16_kb() {
+fn tools_list_is_every_operation_but_human_acts_admin_acts_and_entry_points_under_16_kb() {
     let repo = TestRepo::initialised();
     let mut mcp = Mcp::start(&repo);
     mcp.send(&json!({"jsonrpc": "2.0", "id": 900, "method": "tools/list"}));
@@ -190,7 +190,7 @@ fn tools_list_is_every_operation_but_human_acts_and_entry_points_under_16_kb() {
     let registry = Registry::standard();
     let expected: BTreeSet<String> = registry
         .iter()
-        .filter(|op| !op.human_act && !op.entry_point)
+        .filter(|op| !op.human_act && !op.admin && !op.entry_point)
         .map(majordomus::mcp::tool_name)
         .collect();
     assert_eq!(names, expected);
@@ -217,12 +217,19 @@ fn tools_list_is_every_operation_but_human_acts_and_entry_points_under_16_kb() {
         "majordomus_reasoning",
         "majordomus_reasoning_explain",
         "majordomus_reasoning_check",
+        "majordomus_recall",
     ] {
         assert!(names.contains(spec_name), "SPEC §9 names {spec_name}");
     }
+    // Human acts, and the acts that change the repository's wiring: an agent must not be
+    // able to remove the push gate (SPEC §9).
     for hidden in [
         "majordomus_knowledge_promote",
         "majordomus_knowledge_reject",
+        "majordomus_init",
+        "majordomus_hooks_install",
+        "majordomus_hooks_uninstall",
+        "majordomus_rules_vendor_update",
         "majordomus_setup",
         "majordomus_hook_session_start",
         "majordomus_hook_post_commit",

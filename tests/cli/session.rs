@@ -886,7 +886,8 @@ fn multi_line_text_cannot_forge_a_section() {
             "Decisions (1)",
             "Questions (0 open, 1 resolved)",
             "Checkpoints (1)",
-            "Tasks (0)"
+            "Tasks (0)",
+            "What the repository knows about these files"
         ],
         "{context}"
     );

@@ -1,0 +1,421 @@
+//! The briefing's text, inside `session.briefing_budget_lines`: headings, counts and the
+//! "more" lines are always shown; the item lines of the four lists share what the budget
+//! leaves, the knowledge weighing twice, and room one list does not need goes to the
+//! others. A list that is cut says how many it left out and the command that lists them.
+
+use std::fmt::Write as _;
+
+use super::{Briefing, decisions_request, knowledge_request};
+use crate::recall::{Hit, command};
+
+/// Shares `items` lines among lists of `(demand, weight)`, a round at a time in list
+/// order, never giving a list more than it has.
+fn allocate(items: usize, lists: &[(usize, usize)]) -> Vec<usize> {
+    let mut alloc = vec![0; lists.len()];
+    let mut left = items;
+    while left > 0 {
+        let mut gave = false;
+        for (i, (demand, weight)) in lists.iter().enumerate() {
+            let give = (*weight).min(demand - alloc[i]).min(left);
+            if give > 0 {
+                alloc[i] += give;
+                left -= give;
+                gave = true;
+            }
+        }
+        if !gave {
+            break;
+        }
+    }
+    alloc
+}
+
+fn knowledge_line(hit: &Hit) -> String {
+    let why = hit
+        .why
+        .iter()
+        .find(|r| r.signal != "recency")
+        .map(|r| match r.signal.as_str() {
+            "terms" => format!(" — why: terms {};", r.detail),
+            _ => format!(" — why: {};", r.detail),
+        })
+        .unwrap_or_else(|| " —".to_owned());
+    format!(
+        "- [{}] {}{why} read: `{}`",
+        hit.status.name(),
+        hit.line,
+        hit.read.command
+    )
+}
+
+fn decision_line(hit: &Hit) -> String {
+    let day = hit.date.get(..10).unwrap_or(&hit.date);
+    format!("- {day} {} — read: `{}`", hit.line, hit.read.command)
+}
+
+/// Renders the briefing and keeps in it only the hits it shows, with the commands that
+/// list the rest.
+pub fn render(b: &mut Briefing) -> String {
+    let budget = usize::try_from(b.budget_lines).unwrap_or(usize::MAX);
+    let (assigned, unassigned): (Vec<_>, Vec<_>) =
+        b.candidates.iter().partition(|c| c.episode.is_some());
+    let handover_lines = 1 + if b.last_handover.is_some() {
+        b.next_action.len()
+    } else {
+        0
+    };
+    // Lines shown whatever the budget: headings, blanks, the "ranked by" line, an empty
+    // list's "none" line, the candidates' count line, the unassigned candidates. The
+    // decisions' sub-list is left out when it is empty.
+    let knowledge_head = if b.knowledge.hits.is_empty() {
+        1 + usize::from(!b.at_hand.is_empty())
+    } else {
+        1
+    };
+    let decisions_head = usize::from(b.branch.is_some() && b.decisions.total > 0);
+    let base = 1
+        + usize::from(b.open_questions.is_empty())
+        + 1
+        + 1
+        + knowledge_head
+        + decisions_head
+        + 3
+        + usize::from(b.other_branches > 0)
+        + unassigned.len()
+        + 1
+        + 1
+        + handover_lines;
+    // Knowledge, questions, decisions, candidates.
+    let demands = [
+        (b.knowledge.hits.len(), 2),
+        (b.open_questions.len(), 1),
+        (b.decisions.hits.len(), 1),
+        (assigned.len(), 1),
+    ];
+    let totals = [
+        b.knowledge.total,
+        b.open_questions.len(),
+        b.decisions.total,
+        assigned.len(),
+    ];
+    let mut alloc = allocate(budget.saturating_sub(base), &demands);
+    for _ in 0..4 {
+        let cut = alloc
+            .iter()
+            .zip(totals)
+            .filter(|(a, total)| **a < *total)
+            .count();
+        let next = allocate(budget.saturating_sub(base + cut), &demands);
+        if next == alloc {
+            break;
+        }
+        alloc = next;
+    }
+    // One record of what the repository knows is always shown when there is one.
+    if alloc[0] == 0 && demands[0].0 > 0 {
+        alloc[0] = 1;
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(out, "## Open questions ({})", b.open_questions.len());
+    if b.open_questions.is_empty() {
+        out.push_str("- none open\n");
+    }
+    for q in b.open_questions.iter().take(alloc[1]) {
+        let _ = writeln!(out, "- {}: {} (asked {})", q.id, q.text, q.asked);
+    }
+    if b.open_questions.len() > alloc[1] {
+        let _ = writeln!(
+            out,
+            "- ... {} more: `majordomus history --event question.asked`",
+            b.open_questions.len() - alloc[1]
+        );
+    }
+
+    let _ = writeln!(
+        out,
+        "\n## What the repository knows ({})",
+        b.knowledge.total
+    );
+    match (b.at_hand.is_empty(), b.knowledge.hits.is_empty()) {
+        (true, true) => out.push_str(
+            "- nothing verified yet (promote a candidate: `majordomus knowledge candidates`)\n",
+        ),
+        (true, false) => {
+            out.push_str("nothing at hand to rank by (no task, no branch changes, no handover): the most recently verified\n");
+        }
+        (false, empty) => {
+            let _ = writeln!(out, "ranked by the work at hand: {}", b.at_hand.join("; "));
+            if empty {
+                out.push_str("- nothing verified about this work yet (`majordomus recall` searches everything)\n");
+            }
+        }
+    }
+    let mut request = knowledge_request();
+    request.limit = Some(b.knowledge.total.clamp(1, crate::recall::MAX_LIMIT));
+    b.knowledge.command = command(&request);
+    b.knowledge.hits.truncate(alloc[0]);
+    for hit in &b.knowledge.hits {
+        out.push_str(&knowledge_line(hit));
+        out.push('\n');
+    }
+    if b.knowledge.total > b.knowledge.hits.len() {
+        let _ = writeln!(
+            out,
+            "- ... {} more: `{}`",
+            b.knowledge.total - b.knowledge.hits.len(),
+            b.knowledge.command
+        );
+    }
+    if let Some(branch) = b.branch.as_ref().filter(|_| b.decisions.total > 0) {
+        let _ = writeln!(
+            out,
+            "Decisions of earlier episodes on {branch}, not yet promoted or rejected ({})",
+            b.decisions.total
+        );
+        let mut request = decisions_request(branch);
+        request.limit = Some(b.decisions.total.clamp(1, crate::recall::MAX_LIMIT));
+        b.decisions.command = command(&request);
+        b.decisions.hits.truncate(alloc[2]);
+        for hit in &b.decisions.hits {
+            out.push_str(&decision_line(hit));
+            out.push('\n');
+        }
+        if b.decisions.total > b.decisions.hits.len() {
+            let _ = writeln!(
+                out,
+                "- ... {} more: `{}`",
+                b.decisions.total - b.decisions.hits.len(),
+                b.decisions.command
+            );
+        }
+    }
+
+    let _ = writeln!(
+        out,
+        "\n## Candidates awaiting review ({})",
+        b.candidates.len()
+    );
+    if b.candidates.is_empty() {
+        out.push_str("- none on this branch\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "{} candidate(s) on this branch, {} unassigned",
+            b.candidates.len(),
+            unassigned.len()
+        );
+    }
+    if b.other_branches > 0 {
+        let _ = writeln!(
+            out,
+            "({} more from episodes on other branches: `majordomus knowledge candidates`)",
+            b.other_branches
+        );
+    }
+    for c in assigned.iter().take(alloc[3]) {
+        let _ = writeln!(out, "- {}", c.id);
+    }
+    if assigned.len() > alloc[3] {
+        let _ = writeln!(
+            out,
+            "- ... {} more: `majordomus knowledge candidates`",
+            assigned.len() - alloc[3]
+        );
+    }
+    // Unassigned candidates are always named: a record the briefing cannot place is
+    // still a record someone has to review.
+    for c in &unassigned {
+        let _ = writeln!(
+            out,
+            "- {} (unassigned: this checkout does not know its episode)",
+            c.id
+        );
+    }
+
+    out.push_str("\n## Last handover\n");
+    match &b.last_handover {
+        Some(path) => {
+            let _ = writeln!(out, "- {path}");
+            for line in &b.next_action {
+                let _ = writeln!(out, "  next: {line}");
+            }
+        }
+        None => out.push_str("- none\n"),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::briefing::{PendingCandidate, Ranked};
+    use crate::model::question::LedgerQuestion;
+    use crate::model::recall::HitStatus;
+    use crate::recall::{Reason, RecallKind, read_hint};
+
+    fn q(n: usize) -> LedgerQuestion {
+        LedgerQuestion {
+            id: format!("q-{n}"),
+            text: format!("question {n}"),
+            session: None,
+            asked: "2026-11-30T10:00:00Z".into(),
+            answer: None,
+        }
+    }
+
+    fn hit(kind: RecallKind, n: usize) -> Hit {
+        let id = format!("20261130T100000Z-abcdef-{n:012}");
+        Hit {
+            kind,
+            id: id.clone(),
+            status: HitStatus::Verified,
+            line: format!("record {n}"),
+            date: "2026-11-30".into(),
+            episode: None,
+            branch: None,
+            task: None,
+            score: 1.0,
+            why: vec![Reason {
+                signal: "path".into(),
+                detail: "src/a.rs (it cites it)".into(),
+            }],
+            read: read_hint(kind, &id),
+            superseded_by: None,
+        }
+    }
+
+    fn briefing(questions: usize, known: usize, decisions: usize, candidates: usize) -> Briefing {
+        Briefing {
+            open_questions: (0..questions).map(q).collect(),
+            knowledge: Ranked {
+                hits: (0..known.min(40))
+                    .map(|n| hit(RecallKind::Knowledge, n))
+                    .collect(),
+                total: known,
+                command: String::new(),
+            },
+            at_hand: vec!["active task t-20261130-1a2b (scope src/)".into()],
+            decisions: Ranked {
+                hits: (0..decisions.min(40))
+                    .map(|n| hit(RecallKind::Decision, n))
+                    .collect(),
+                total: decisions,
+                command: String::new(),
+            },
+            branch: Some("feature".into()),
+            candidates: (0..candidates)
+                .map(|n| PendingCandidate {
+                    id: format!("c-{n:02}"),
+                    episode: Some("E".into()),
+                    branch: Some("feature".into()),
+                })
+                .collect(),
+            other_branches: 3,
+            last_handover: None,
+            next_action: Vec::new(),
+            budget_lines: 40,
+            text: String::new(),
+            policy_error: None,
+            index_rebuilt: None,
+            recall_rebuilt: None,
+        }
+    }
+
+    #[test]
+    fn empty_sections_say_so() {
+        let mut b = briefing(0, 0, 0, 0);
+        b.at_hand.clear();
+        b.other_branches = 0;
+        let text = render(&mut b);
+        assert!(
+            text.contains("## Open questions (0)\n- none open"),
+            "{text}"
+        );
+        assert!(
+            text.contains("## What the repository knows (0)\n- nothing verified yet"),
+            "{text}"
+        );
+        assert!(!text.contains("Decisions of earlier episodes"), "{text}");
+        assert!(text.contains("## Candidates awaiting review (0)\n- none on this branch"));
+        assert!(text.contains("## Last handover\n- none"));
+    }
+
+    #[test]
+    fn the_budget_holds_and_every_cut_names_its_count_and_command() {
+        for budget in [20, 30, 40, 60] {
+            let mut b = briefing(50, 120, 30, 50);
+            b.budget_lines = budget;
+            let text = render(&mut b);
+            assert!(
+                text.lines().count() <= budget as usize,
+                "{budget}: {} lines\n{text}",
+                text.lines().count()
+            );
+            assert!(text.contains("## Open questions (50)"));
+            assert!(text.contains("## What the repository knows (120)"));
+            let shown = b.knowledge.hits.len();
+            assert!(shown >= 1);
+            assert!(
+                text.contains(&format!(
+                    "- ... {} more: `majordomus recall --kind knowledge --status verified --status stale --at-hand --limit 120`",
+                    120 - shown
+                )),
+                "{text}"
+            );
+            assert!(
+                text.contains("more: `majordomus recall --kind decision --status candidate --branch feature --limit 30`"),
+                "{text}"
+            );
+            assert!(text.contains("50 candidate(s) on this branch, 0 unassigned"));
+            assert!(text.contains("(3 more from episodes on other branches"));
+        }
+    }
+
+    #[test]
+    fn room_a_list_does_not_need_goes_to_the_others() {
+        let mut b = briefing(1, 100, 0, 0);
+        let text = render(&mut b);
+        assert!(text.lines().count() <= 40, "{text}");
+        // Everything but the fixed lines goes to the knowledge.
+        assert!(b.knowledge.hits.len() >= 20, "{}", b.knowledge.hits.len());
+    }
+
+    #[test]
+    fn unassigned_candidates_are_always_named() {
+        let mut b = briefing(0, 0, 0, 0);
+        b.candidates = (0..30)
+            .map(|n| PendingCandidate {
+                id: format!("c-{n:02}"),
+                episode: (n % 2 == 0).then(|| "E".to_owned()),
+                branch: None,
+            })
+            .collect();
+        b.budget_lines = 14;
+        let text = render(&mut b);
+        for c in b.candidates.iter().filter(|c| c.episode.is_none()) {
+            assert!(
+                text.contains(&format!(
+                    "- {} (unassigned: this checkout does not know its episode)",
+                    c.id
+                )),
+                "{} is hidden:\n{text}",
+                c.id
+            );
+        }
+        assert!(text.contains("30 candidate(s) on this branch, 15 unassigned"));
+    }
+
+    #[test]
+    fn allocation_is_weighted_and_capped_by_demand() {
+        assert_eq!(
+            allocate(10, &[(100, 2), (100, 1), (100, 1), (100, 1)]),
+            [4, 2, 2, 2]
+        );
+        assert_eq!(
+            allocate(10, &[(1, 2), (100, 1), (0, 1), (100, 1)]),
+            [1, 5, 0, 4]
+        );
+        assert_eq!(allocate(0, &[(5, 2)]), [0]);
+    }
+}

@@ -1,0 +1,1041 @@
+//! Recall (SPEC §11), the reader of the memory: `majordomus recall` searches curated
+//! knowledge and candidates, decisions, answered questions, checkpoints, session records,
+//! handovers and reasoning conclusions, ranked by the work at hand and explained; `show`
+//! reads one hit whole. The same search serves the briefing's "What the repository
+//! knows", `task start`, `session context`, and the near-duplicate note of `decision` and
+//! `question`. The index behind it is derived (`sync`); the ranking is `model::recall`.
+
+pub mod search;
+pub mod sync;
+
+use std::collections::BTreeSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Ctx;
+use crate::error::{Error, Refusal, UsageError};
+use crate::model::ids::IdKind;
+use crate::model::input::{TEXT_LIMIT, check_size};
+use crate::model::recall::{
+    HitStatus, LinkKind, NEAR_DUPLICATE, PathHow, PathVia, content_terms, query_terms, similarity,
+};
+use crate::store::recall::{Column, literal_prefix};
+
+pub use search::Query;
+
+/// What a hit is: knowledge (curated or candidate), a decision, an answered question, a
+/// checkpoint, a session record, a handover, a reasoning conclusion.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RecallKind {
+    // A knowledge record: curated (verified) or a candidate.
+    Knowledge,
+    // A decision from the ledger.
+    Decision,
+    // An answered question.
+    Question,
+    // A checkpoint.
+    Checkpoint,
+    // A closed episode's session record.
+    Session,
+    // A derived handover.
+    Handover,
+    // A reasoning conclusion.
+    Conclusion,
+}
+
+impl RecallKind {
+    pub const ALL: [RecallKind; 7] = [
+        RecallKind::Knowledge,
+        RecallKind::Decision,
+        RecallKind::Question,
+        RecallKind::Checkpoint,
+        RecallKind::Session,
+        RecallKind::Handover,
+        RecallKind::Conclusion,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RecallKind::Knowledge => "knowledge",
+            RecallKind::Decision => "decision",
+            RecallKind::Question => "question",
+            RecallKind::Checkpoint => "checkpoint",
+            RecallKind::Session => "session",
+            RecallKind::Handover => "handover",
+            RecallKind::Conclusion => "conclusion",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<RecallKind> {
+        RecallKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// `recall`: what to look for; with nothing, the most recently verified knowledge.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecallRequest {
+    /// Words to search for (terms, never syntax).
+    #[serde(default)]
+    pub query: Option<String>,
+    /// Files or directories the work touches, from the repository root.
+    #[serde(default)]
+    pub path: Vec<String>,
+    /// A task: rank by its scope, issue and intent.
+    #[serde(default)]
+    pub task: Option<String>,
+    /// An issue: rank what serves it first.
+    #[serde(default)]
+    pub issue: Option<String>,
+    /// Only hits of these kinds.
+    #[serde(default)]
+    pub kind: Vec<RecallKind>,
+    /// Only hits with these statuses.
+    #[serde(default)]
+    pub status: Vec<HitStatus>,
+    /// Only hits of episodes that ran on this branch.
+    #[serde(default)]
+    pub branch: Option<String>,
+    /// Only hits dated at or after this (RFC 3339 or a date).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Hits to show (default 10, at most 1000).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Superseded records too.
+    #[serde(default)]
+    pub all: bool,
+    /// Rank by the work at hand, as the briefing does.
+    #[serde(default)]
+    pub at_hand: bool,
+}
+
+/// Hits shown when the request names no limit.
+pub const DEFAULT_LIMIT: usize = 10;
+/// The most hits one request shows.
+pub const MAX_LIMIT: usize = 1000;
+/// Paths one request ranks by (the work at hand may have more: the rest are counted).
+pub const MAX_PATHS: usize = 200;
+
+/// Why a hit ranked, one signal each.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Reason {
+    /// `terms`, `path`, `task`, `issue`, `intent`, `status`, `replaces` or `recency`.
+    pub signal: String,
+    pub detail: String,
+}
+
+/// How to read a hit whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ReadHint {
+    /// The command that prints it.
+    pub command: String,
+    /// The MCP resource that serves it.
+    pub uri: String,
+}
+
+/// One hit.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Hit {
+    pub kind: RecallKind,
+    pub id: String,
+    pub status: HitStatus,
+    /// One line of it: a title, a decision, a question and its answer.
+    pub line: String,
+    /// The day of its evidence (knowledge) or when it was recorded.
+    pub date: String,
+    pub episode: Option<String>,
+    /// The branch its episode ran on (`None`: detached, or unknown here).
+    pub branch: Option<String>,
+    pub task: Option<String>,
+    /// Relevance × status, as ranked.
+    pub score: f64,
+    /// Why it ranked: matched terms, matched paths, same task, issue or intent, status.
+    pub why: Vec<Reason>,
+    pub read: ReadHint,
+    /// The record that replaced it (superseded hits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+/// What a recall ranked by, as resolved from the request.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct RecallContext {
+    pub paths: Vec<String>,
+    /// Paths of the work at hand left out past [`MAX_PATHS`].
+    pub paths_left_out: usize,
+    pub task: Option<String>,
+    pub issue: Option<String>,
+    pub intent: Option<String>,
+    /// Where the work at hand came from (`--at-hand`), in words.
+    pub at_hand: Vec<String>,
+}
+
+/// `recall`'s result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Recall {
+    pub query: String,
+    /// The distinct terms searched for.
+    pub terms: Vec<String>,
+    /// Distinct terms past the limit of terms, not searched.
+    pub terms_left_out: usize,
+    pub context: RecallContext,
+    pub hits: Vec<Hit>,
+    /// Hits in all, before the limit.
+    pub total: usize,
+    pub limit: usize,
+    /// When hits were left out: the command that lists them all.
+    pub more: Option<String>,
+    /// Set when this read built the index anew (and why), or built one in memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<String>,
+}
+
+/// `majordomus recall`.
+pub fn recall(ctx: &Ctx, request: RecallRequest) -> Result<Recall, Error> {
+    ctx.require_initialised()?;
+    let mut opened = sync::open(ctx)?;
+    let mut found = recall_in(ctx, &mut opened.db, &request)?;
+    found.index_rebuilt = opened.rebuilt;
+    Ok(found)
+}
+
+/// [`recall`] over an index already open and current (the briefing runs several).
+pub fn recall_in(
+    ctx: &Ctx,
+    db: &mut crate::store::recall::RecallDb,
+    request: &RecallRequest,
+) -> Result<Recall, Error> {
+    let (query, context) = resolve(ctx, db, request)?;
+    let outcome = run_fresh(ctx, db, &query)?;
+    let hits = hits(ctx, db, &outcome, &query)?;
+    let more = (outcome.total > hits.len()).then(|| {
+        let mut all = request.clone();
+        all.limit = Some(outcome.total.min(MAX_LIMIT));
+        command(&all)
+    });
+    Ok(Recall {
+        query: request.query.clone().unwrap_or_default(),
+        terms: query.terms.clone(),
+        terms_left_out: query_terms(request.query.as_deref().unwrap_or("")).1,
+        context,
+        hits,
+        total: outcome.total,
+        limit: query.limit,
+        more,
+        index_rebuilt: None,
+    })
+}
+
+/// The search, with the files of the hits it shows checked against their stamps: a file
+/// edited in place (its folder unchanged) is re-read and the search run again, once.
+fn run_fresh(
+    ctx: &Ctx,
+    db: &mut crate::store::recall::RecallDb,
+    query: &Query,
+) -> Result<search::Outcome, Error> {
+    let outcome = search::search(ctx, db, query)?;
+    let files: Vec<String> = outcome
+        .found
+        .iter()
+        .filter_map(|f| f.doc.source.strip_prefix("file:").map(str::to_owned))
+        .collect();
+    if sync::refresh_files(ctx, db, &files)? {
+        return search::search(ctx, db, query);
+    }
+    Ok(outcome)
+}
+
+/// The request, checked and resolved into what the search ranks by.
+fn resolve(
+    ctx: &Ctx,
+    db: &mut crate::store::recall::RecallDb,
+    request: &RecallRequest,
+) -> Result<(Query, RecallContext), Error> {
+    let text = request.query.as_deref().unwrap_or("");
+    check_size("recall query", text, TEXT_LIMIT)?;
+    let limit = match request.limit {
+        None => DEFAULT_LIMIT,
+        Some(n) if (1..=MAX_LIMIT).contains(&n) => n,
+        Some(n) => {
+            return Err(UsageError::InvalidLimit {
+                value: n,
+                max: MAX_LIMIT,
+            }
+            .into());
+        }
+    };
+    let since = match &request.since {
+        Some(t) => Some(
+            crate::model::time::parse(t)
+                .ok_or_else(|| UsageError::InvalidSince { value: t.clone() })?,
+        ),
+        None => None,
+    };
+    let (terms, _) = query_terms(text);
+    let mut context = RecallContext::default();
+    let mut paths: Vec<String> = Vec::new();
+    for raw in &request.path {
+        check_size("--path", raw, 4096)?;
+        match normalise_path(ctx, raw) {
+            Ok(Some(p)) => paths.push(p),
+            Ok(None) => {}
+            Err(()) => {
+                let mut without = request.clone();
+                without.path.retain(|p| p != raw);
+                return Err(Refusal::RecallPathOutside {
+                    path: raw.clone(),
+                    fix: command(&without),
+                }
+                .into());
+            }
+        }
+    }
+    let mut links: Vec<(LinkKind, String)> = Vec::new();
+    let index_error = |e: crate::store::recall::IndexError| -> Error {
+        crate::store::StoreError::Malformed {
+            path: e.path.into(),
+            message: e.message,
+        }
+        .into()
+    };
+    if let Some(task) = &request.task {
+        Refusal::check_id(IdKind::Task, task)?;
+        let (scope, issue, intent) = match db.reader().task(task).map_err(index_error)? {
+            Some(row) => (row.scope, row.issue, row.intent),
+            None => match crate::store::tasks::read(&ctx.layout, task)? {
+                Some(record) => (record.scope, record.issue, record.intent),
+                None if !db
+                    .reader()
+                    .docs_where(Column::Task, std::slice::from_ref(task))
+                    .map_err(index_error)?
+                    .is_empty() =>
+                {
+                    (Vec::new(), None, None)
+                }
+                None => {
+                    let mut without = request.clone();
+                    without.task = None;
+                    return Err(Refusal::RecallUnknownTask {
+                        id: task.clone(),
+                        fix: command(&without),
+                    }
+                    .into());
+                }
+            },
+        };
+        links.push((LinkKind::Task, task.clone()));
+        paths.extend(scope.iter().map(|s| literal_prefix(s)));
+        if let Some(i) = issue.clone() {
+            links.push((LinkKind::Issue, i));
+        }
+        if let Some(i) = intent.clone() {
+            links.push((LinkKind::Intent, i));
+        }
+        context.task = Some(task.clone());
+        context.issue = issue;
+        context.intent = intent;
+    }
+    if let Some(issue) = &request.issue {
+        let plan = crate::store::plan::read_plan(&ctx.layout)?;
+        let planned = match &plan {
+            crate::model::intent::PlanInput::Plan(p) => p
+                .intents
+                .iter()
+                .flat_map(|i| i.issues.iter().map(move |x| (i, x)))
+                .find(|(_, x)| &x.id == issue)
+                .map(|(i, x)| (i.id.clone(), x.paths.clone())),
+            _ => None,
+        };
+        let known = planned.is_some() || db.reader().knows_issue(issue).map_err(index_error)?;
+        if !known {
+            let mut names: BTreeSet<String> = db
+                .reader()
+                .issues()
+                .map_err(index_error)?
+                .into_iter()
+                .collect();
+            if let crate::model::intent::PlanInput::Plan(p) = &plan {
+                names.extend(
+                    p.intents
+                        .iter()
+                        .flat_map(|i| i.issues.iter().map(|x| x.id.clone())),
+                );
+            }
+            let mut without = request.clone();
+            without.issue = None;
+            return Err(Refusal::RecallUnknownIssue {
+                issue: issue.clone(),
+                known: names.into_iter().take(12).collect(),
+                fix: command(&without),
+            }
+            .into());
+        }
+        if !links
+            .iter()
+            .any(|(k, v)| *k == LinkKind::Issue && v == issue)
+        {
+            links.push((LinkKind::Issue, issue.clone()));
+        }
+        if let Some((intent, issue_paths)) = planned {
+            paths.extend(issue_paths.iter().map(|p| literal_prefix(p)));
+            if !links.iter().any(|(k, _)| *k == LinkKind::Intent) {
+                links.push((LinkKind::Intent, intent.clone()));
+                context.intent.get_or_insert(intent);
+            }
+        }
+        context.issue.get_or_insert(issue.clone());
+    }
+    if request.at_hand {
+        let hand = at_hand(ctx, db)?;
+        for (kind, value) in hand.links {
+            if !links.iter().any(|(k, _)| *k == kind) {
+                match kind {
+                    LinkKind::Task => context.task.get_or_insert(value.clone()),
+                    LinkKind::Issue => context.issue.get_or_insert(value.clone()),
+                    LinkKind::Intent => context.intent.get_or_insert(value.clone()),
+                };
+                links.push((kind, value));
+            }
+        }
+        paths.extend(hand.paths);
+        context.at_hand = hand.said;
+    }
+    // One of each, in the order given; the empty path (the whole repository) ranks
+    // nothing apart.
+    let mut seen = BTreeSet::new();
+    paths.retain(|p| !p.is_empty() && seen.insert(p.clone()));
+    if paths.len() > MAX_PATHS {
+        context.paths_left_out = paths.len() - MAX_PATHS;
+        paths.truncate(MAX_PATHS);
+    }
+    context.paths = paths.clone();
+    let mut statuses = request.status.clone();
+    statuses.sort();
+    statuses.dedup();
+    let mut kinds = request.kind.clone();
+    kinds.sort();
+    kinds.dedup();
+    Ok((
+        Query {
+            terms,
+            paths,
+            links,
+            kinds,
+            statuses,
+            branch: request.branch.clone(),
+            since,
+            all: request.all,
+            limit,
+        },
+        context,
+    ))
+}
+
+/// A path as the index keeps it: relative to the root, `/`-separated, no `.` or `..`;
+/// `Ok(None)` for the root itself; `Err` for a path outside the repository.
+fn normalise_path(ctx: &Ctx, raw: &str) -> Result<Option<String>, ()> {
+    let root = ctx.layout.root();
+    let path = std::path::Path::new(raw);
+    let relative = if path.is_absolute() {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        match canonical
+            .strip_prefix(root)
+            .or_else(|_| path.strip_prefix(root))
+        {
+            Ok(rest) => rest.to_string_lossy().into_owned(),
+            Err(_) => return Err(()),
+        }
+    } else {
+        raw.to_owned()
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in relative.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err(());
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    Ok((!parts.is_empty()).then(|| parts.join("/")))
+}
+
+/// A path typed in `dir` (the current directory, or `-C`), as the repository root sees
+/// it: a relative path inside a subdirectory is taken from there, like git does; an
+/// absolute or `..`-escaping path is left for the request's check.
+pub fn from_directory(ctx: &Ctx, dir: &std::path::Path, path: &str) -> String {
+    let p = std::path::Path::new(path);
+    if p.is_absolute() {
+        return path.to_owned();
+    }
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    match dir.strip_prefix(ctx.layout.root()) {
+        Ok(sub) if !sub.as_os_str().is_empty() => {
+            format!("{}/{path}", sub.to_string_lossy().trim_end_matches('/'))
+        }
+        _ => path.to_owned(),
+    }
+}
+
+/// The work at hand: what the briefing ranks by.
+#[derive(Debug, Clone, Default)]
+pub struct AtHand {
+    pub paths: Vec<String>,
+    pub links: Vec<(LinkKind, String)>,
+    /// Each source, in words (for the briefing's and recall's context line).
+    pub said: Vec<String>,
+}
+
+/// The active task of the open episode, else the newest task; the files this branch
+/// changed against the trunk; the last handover's episode's files and task.
+pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtHand, Error> {
+    let mut hand = AtHand::default();
+    let open = ctx.episode()?;
+    let active = match &open {
+        Some(ep) => crate::store::tasks::active(&ctx.layout, &ep.id)?,
+        None => None,
+    };
+    let task = match active {
+        Some(t) => Some((t, "active")),
+        None => crate::store::tasks::list(&ctx.layout)?
+            .into_iter()
+            .max_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)))
+            .map(|t| (t, "last")),
+    };
+    if let Some((t, which)) = task {
+        let mut said = format!("{which} task {}", t.id);
+        if !t.scope.is_empty() {
+            said.push_str(&format!(" (scope {})", t.scope.join(", ")));
+        }
+        hand.links.push((LinkKind::Task, t.id.clone()));
+        if let Some(issue) = &t.issue {
+            said.push_str(&format!(", issue {issue}"));
+            hand.links.push((LinkKind::Issue, issue.clone()));
+        }
+        if let Some(intent) = &t.intent {
+            hand.links.push((LinkKind::Intent, intent.clone()));
+        }
+        hand.paths.extend(t.scope.iter().map(|s| literal_prefix(s)));
+        hand.said.push(said);
+    }
+    let head = ctx.repo.head()?;
+    if let (Some(branch), Some(trunk)) = (&head.branch, ctx.repo.trunk()?)
+        && *branch != trunk.branch
+    {
+        let reference = match &trunk.remote {
+            Some(remote) => format!("refs/remotes/{remote}/{}", trunk.branch),
+            None => format!("refs/heads/{}", trunk.branch),
+        };
+        if let Some(files) = ctx.repo.changed_since_fork(&reference)? {
+            let files: Vec<String> = files
+                .into_iter()
+                .filter(|f| !f.starts_with(".ai/"))
+                .collect();
+            if !files.is_empty() {
+                hand.said.push(format!(
+                    "{} file(s) {branch} changed against {}",
+                    files.len(),
+                    trunk.branch
+                ));
+                hand.paths.extend(files);
+            }
+        }
+    }
+    if let Some(newest) = newest_handover(ctx)? {
+        let files = db.reader().episode_files(&newest).unwrap_or_default();
+        if !files.is_empty() {
+            hand.said.push(format!(
+                "{} file(s) of the last handover's episode {newest}",
+                files.len()
+            ));
+            hand.paths.extend(files);
+        }
+    }
+    Ok(hand)
+}
+
+/// The episode of the newest handover file (episode ids sort by opening time).
+fn newest_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
+    let dir = ctx.layout.handovers_dir();
+    Ok(crate::store::outbox::list_markdown(&dir)?
+        .into_iter()
+        .filter_map(|n| n.strip_suffix(".md").map(str::to_owned))
+        .filter(|e| crate::model::ids::is_episode_id(e))
+        .max())
+}
+
+/// The hits of an outcome, each with why it ranked and how to read it.
+fn hits(
+    ctx: &Ctx,
+    db: &mut crate::store::recall::RecallDb,
+    outcome: &search::Outcome,
+    query: &Query,
+) -> Result<Vec<Hit>, Error> {
+    let _ = ctx;
+    let episodes: Vec<String> = outcome
+        .found
+        .iter()
+        .filter_map(|f| f.doc.episode.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let places = db.reader().episodes(&episodes).unwrap_or_default();
+    Ok(outcome
+        .found
+        .iter()
+        .map(|f| {
+            let mut why = Vec::new();
+            if !f.signals.terms.is_empty() {
+                why.push(Reason {
+                    signal: "terms".into(),
+                    detail: f.signals.terms.join(", "),
+                });
+            }
+            for m in f.signals.best_paths() {
+                let how = match (m.via, m.how) {
+                    (PathVia::Reference, PathHow::Exact) => format!("{} (it cites it)", m.query),
+                    (PathVia::Reference, PathHow::Prefix) => {
+                        format!("{} (it cites {})", m.query, m.path)
+                    }
+                    (PathVia::Reference, PathHow::Near) => {
+                        format!("near {} (it cites {})", m.query, m.path)
+                    }
+                    (PathVia::Episode, PathHow::Exact) => {
+                        format!("{} (its episode changed it)", m.query)
+                    }
+                    (PathVia::Episode, PathHow::Prefix) => {
+                        format!("{} (its episode changed {})", m.query, m.path)
+                    }
+                    (PathVia::Episode, PathHow::Near) => {
+                        format!("near {} (its episode changed {})", m.query, m.path)
+                    }
+                    (PathVia::Scope, PathHow::Near) => {
+                        format!("near {} (its task's scope {})", m.query, m.path)
+                    }
+                    (PathVia::Scope, _) => format!("{} (its task's scope {})", m.query, m.path),
+                };
+                why.push(Reason {
+                    signal: "path".into(),
+                    detail: how,
+                });
+            }
+            for (kind, value) in &f.signals.links {
+                why.push(Reason {
+                    signal: kind.name().into(),
+                    detail: format!("same {} {value}", kind.name()),
+                });
+            }
+            match f.status {
+                HitStatus::Stale => {
+                    let moved: Vec<String> = f
+                        .moved
+                        .iter()
+                        .map(|(p, change)| format!("{p} {change}"))
+                        .collect();
+                    let since = f
+                        .verified_in
+                        .as_ref()
+                        .map(|(c, _)| {
+                            format!(" since it was verified in {}", &c[..c.len().min(12)])
+                        })
+                        .unwrap_or_default();
+                    why.push(Reason {
+                        signal: "status".into(),
+                        detail: format!(
+                            "stale: {}{since}; re-verify or reject it",
+                            moved.join(", ")
+                        ),
+                    });
+                }
+                HitStatus::Superseded => why.push(Reason {
+                    signal: "status".into(),
+                    detail: match &f.doc.superseded_by {
+                        Some(by) => format!("superseded by {by}"),
+                        None => "rejected".into(),
+                    },
+                }),
+                _ => {}
+            }
+            if let Some(replaced) = &f.replaces {
+                why.push(Reason {
+                    signal: "replaces".into(),
+                    detail: format!("it superseded {replaced}, which ranked"),
+                });
+            }
+            if why.is_empty() {
+                why.push(Reason {
+                    signal: "recency".into(),
+                    detail: format!("recorded {}", f.doc.date),
+                });
+            }
+            let _ = query;
+            Hit {
+                kind: f.kind,
+                id: f.doc.key.clone(),
+                status: f.status,
+                line: f.doc.line.clone(),
+                date: f.doc.date.clone(),
+                branch: f
+                    .doc
+                    .episode
+                    .as_ref()
+                    .and_then(|e| places.get(e))
+                    .and_then(|p| p.branch.clone()),
+                episode: f.doc.episode.clone(),
+                task: f.doc.task.clone(),
+                score: f.score as f64 / 1e6,
+                why,
+                read: read_hint(f.kind, &f.doc.key),
+                superseded_by: (f.status == HitStatus::Superseded)
+                    .then(|| f.doc.superseded_by.clone())
+                    .flatten(),
+            }
+        })
+        .collect())
+}
+
+/// How to read a hit whole.
+pub fn read_hint(kind: RecallKind, id: &str) -> ReadHint {
+    ReadHint {
+        command: format!("majordomus show {}:{id}", kind.name()),
+        uri: format!("majordomus://{}/{id}", kind.name()),
+    }
+}
+
+/// The command line that runs `request` (what the briefing and a cut list print).
+pub fn command(request: &RecallRequest) -> String {
+    let mut out = vec!["majordomus".to_owned(), "recall".to_owned()];
+    if let Some(q) = request.query.as_deref().filter(|q| !q.trim().is_empty()) {
+        out.push(quote(q));
+    }
+    for p in &request.path {
+        out.push("--path".into());
+        out.push(quote(p));
+    }
+    if let Some(t) = &request.task {
+        out.push("--task".into());
+        out.push(quote(t));
+    }
+    if let Some(i) = &request.issue {
+        out.push("--issue".into());
+        out.push(quote(i));
+    }
+    for k in &request.kind {
+        out.push("--kind".into());
+        out.push(k.name().into());
+    }
+    for s in &request.status {
+        out.push("--status".into());
+        out.push(s.name().into());
+    }
+    if let Some(b) = &request.branch {
+        out.push("--branch".into());
+        out.push(quote(b));
+    }
+    if let Some(s) = &request.since {
+        out.push("--since".into());
+        out.push(quote(s));
+    }
+    if request.at_hand {
+        out.push("--at-hand".into());
+    }
+    if request.all {
+        out.push("--all".into());
+    }
+    if let Some(l) = request.limit {
+        out.push("--limit".into());
+        out.push(l.to_string());
+    }
+    out.join(" ")
+}
+
+/// `text` as one shell word: as it is when it is plain, else in single quotes.
+pub fn quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./:@=+,%".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// What `task start` and `session context` show: the knowledge relevant to some work,
+/// with the command that lists it all.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct Relevant {
+    pub hits: Vec<Hit>,
+    pub total: usize,
+    /// The command that lists them all.
+    pub command: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<String>,
+}
+
+impl Relevant {
+    /// The lines `task start` and `session context` show: a heading with the count, a
+    /// line a hit, and the command that lists the rest.
+    pub fn lines(&self, heading: &str) -> String {
+        use std::fmt::Write as _;
+        let mut out = format!("{heading} ({})\n", self.total);
+        if self.hits.is_empty() {
+            out.push_str("- nothing recorded about these files yet\n");
+        }
+        for hit in &self.hits {
+            let _ = writeln!(
+                out,
+                "- [{}] {} — read: `{}`",
+                hit.status.name(),
+                hit.line,
+                hit.read.command
+            );
+        }
+        if self.total > self.hits.len() {
+            let _ = writeln!(
+                out,
+                "- ... {} more: `{}`",
+                self.total - self.hits.len(),
+                self.command
+            );
+        }
+        out
+    }
+}
+
+/// The knowledge `request` finds (its kind set to knowledge), at most `limit`.
+pub fn relevant_knowledge(
+    ctx: &Ctx,
+    mut request: RecallRequest,
+    limit: usize,
+) -> Result<Relevant, Error> {
+    request.kind = vec![RecallKind::Knowledge];
+    request.limit = Some(limit);
+    let found = recall(ctx, request.clone())?;
+    request.limit = (found.total > limit).then(|| found.total.min(MAX_LIMIT));
+    Ok(Relevant {
+        hits: found.hits,
+        total: found.total,
+        command: command(&request),
+        index_rebuilt: found.index_rebuilt,
+    })
+}
+
+/// An existing record a new one nearly repeats.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct NearDuplicate {
+    pub kind: RecallKind,
+    pub id: String,
+    pub status: HitStatus,
+    pub line: String,
+    /// How alike, 0–1 (the Jaccard index of their content words), two decimals.
+    pub similarity: f64,
+    pub read: ReadHint,
+}
+
+/// Verified knowledge and open questions (but `except`) that `text` nearly repeats
+/// (advisory: at least [`NEAR_DUPLICATE`] alike), most alike first.
+pub fn near_duplicates(
+    ctx: &Ctx,
+    text: &str,
+    except: Option<&str>,
+) -> Result<Vec<NearDuplicate>, Error> {
+    let mine = content_terms(text);
+    if mine.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<NearDuplicate> = Vec::new();
+    let terms: Vec<&String> = mine.iter().collect();
+    let query: String = terms
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut opened = sync::open(ctx)?;
+    let found = recall_in(
+        ctx,
+        &mut opened.db,
+        &RecallRequest {
+            query: Some(query),
+            kind: vec![RecallKind::Knowledge],
+            status: vec![HitStatus::Verified, HitStatus::Stale],
+            limit: Some(5),
+            ..RecallRequest::default()
+        },
+    )?;
+    let ids: Vec<String> = found.hits.iter().map(|h| h.id.clone()).collect();
+    let rows = opened
+        .db
+        .reader()
+        .docs_where(Column::Key, &ids)
+        .unwrap_or_default();
+    let texts = opened
+        .db
+        .reader()
+        .texts(&rows.iter().map(|r| r.id).collect::<Vec<_>>())
+        .unwrap_or_default();
+    for hit in &found.hits {
+        let Some(row) = rows
+            .iter()
+            .find(|r| r.key == hit.id && r.kind == "knowledge")
+        else {
+            continue;
+        };
+        // The claim, not the evidence a promotion appended under `# Evidence`.
+        let text = texts.get(&row.id).map_or("", String::as_str);
+        let claim = text.split("\n# ").next().unwrap_or(text);
+        let s = similarity(&mine, &content_terms(claim))
+            .max(similarity(&mine, &content_terms(&row.line)));
+        if s >= NEAR_DUPLICATE {
+            out.push(NearDuplicate {
+                kind: hit.kind,
+                id: hit.id.clone(),
+                status: hit.status,
+                line: hit.line.clone(),
+                similarity: (s * 100.0).round() / 100.0,
+                read: hit.read.clone(),
+            });
+        }
+    }
+    let open = opened.db.reader().open_questions().unwrap_or_default();
+    for (id, question) in open.iter().filter(|(id, _)| Some(id.as_str()) != except) {
+        let s = similarity(&mine, &content_terms(question));
+        if s >= NEAR_DUPLICATE {
+            out.push(NearDuplicate {
+                kind: RecallKind::Question,
+                id: id.clone(),
+                status: HitStatus::Candidate,
+                line: format!("open: {}", sync::one_line(question)),
+                similarity: (s * 100.0).round() / 100.0,
+                read: ReadHint {
+                    command: format!("majordomus question resolve {id} \"<answer>\""),
+                    uri: format!("majordomus://question/{id}"),
+                },
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        b.similarity
+            .total_cmp(&a.similarity)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    Ok(out)
+}
+
+/// `recall.show`: one hit, whole.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowRequest {
+    /// `<kind>:<id>`, as a hit's read command names it (`knowledge:<id>`,
+    /// `decision:<id>`, `session:<episode>` ...).
+    pub reference: String,
+}
+
+/// One record, whole.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Shown {
+    pub kind: RecallKind,
+    pub id: String,
+    pub status: HitStatus,
+    /// Where it lives: a file relative to the root, or `ledger` (with its offset).
+    pub source: String,
+    pub episode: Option<String>,
+    pub task: Option<String>,
+    pub date: String,
+    /// The knowledge record a ledger line derived, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived: Option<String>,
+    pub text: String,
+}
+
+/// `majordomus show <kind>:<id>`.
+pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<Shown, Error> {
+    ctx.require_initialised()?;
+    check_size("reference", &request.reference, 1024)?;
+    let unknown = || -> Error {
+        Refusal::UnknownRecord {
+            reference: request.reference.clone(),
+        }
+        .into()
+    };
+    let (kind, id) = request.reference.split_once(':').ok_or_else(unknown)?;
+    let kind = RecallKind::from_name(kind).ok_or_else(unknown)?;
+    let opened = sync::open(ctx)?;
+    let r = opened.db.reader();
+    let rows = r
+        .docs_where(Column::Key, &[id.to_owned()])
+        .unwrap_or_default();
+    let row = rows
+        .into_iter()
+        .find(|d| d.kind == kind.name())
+        .ok_or_else(unknown)?;
+    let derived = row
+        .derives
+        .as_ref()
+        .and_then(|k| r.docs_where(Column::Key, std::slice::from_ref(k)).ok())
+        .and_then(|rows| rows.into_iter().find(|d| d.kind == "knowledge"));
+    let status = HitStatus::from_name(
+        derived
+            .as_ref()
+            .map_or(row.status.as_str(), |d| d.status.as_str()),
+    )
+    .unwrap_or(HitStatus::Candidate);
+    let text = match row.source.strip_prefix("file:") {
+        Some(rel) => {
+            let path = ctx.layout.root().join(rel);
+            std::fs::read_to_string(&path).map_err(|e| crate::store::StoreError::io(&path, e))?
+        }
+        None => r
+            .texts(&[row.id])
+            .unwrap_or_default()
+            .remove(&row.id)
+            .unwrap_or_default(),
+    };
+    let source = match row.offset {
+        Some(offset) if row.source == "ledger" => format!("ledger (byte {offset})"),
+        _ => row.source.trim_start_matches("file:").to_owned(),
+    };
+    Ok(Shown {
+        kind,
+        id: row.key.clone(),
+        status,
+        source,
+        episode: row.episode.clone(),
+        task: row.task.clone(),
+        date: row.date.clone(),
+        derived: derived.map(|d| d.key),
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_renders_as_the_command_that_runs_it() {
+        let request = RecallRequest {
+            query: Some("parser's error".into()),
+            path: vec!["src/a b.rs".into(), "src/c.rs".into()],
+            kind: vec![RecallKind::Knowledge],
+            status: vec![HitStatus::Verified, HitStatus::Stale],
+            at_hand: true,
+            limit: Some(23),
+            ..RecallRequest::default()
+        };
+        assert_eq!(
+            command(&request),
+            r"majordomus recall 'parser'\''s error' --path 'src/a b.rs' --path src/c.rs --kind knowledge --status verified --status stale --at-hand --limit 23"
+        );
+        assert_eq!(command(&RecallRequest::default()), "majordomus recall");
+    }
+}

@@ -1,0 +1,693 @@
+//! The search: every record that a term, a path or a link reaches, with its signals;
+//! statuses resolved (a ledger line takes its knowledge record's status, a verified record
+//! whose cited files moved is stale); filters; the order of `model::recall`; and for the
+//! records shown, why each ranked. Costs what it finds: the full-text match, indexed path
+//! and link lookups, and git lookups only for the verified records near the top.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use crate::Ctx;
+use crate::error::Error;
+use crate::model::recall::{
+    HitStatus, LinkKind, PathHow, PathMatch, PathVia, Ranked, Signals, order, score, tokens,
+};
+use crate::store::recall::{Column, DocRow, Reach, RecallDb, VerifiedAt};
+
+use super::RecallKind;
+
+/// What to look for, resolved: terms, paths (repository-relative), links, and filters.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub terms: Vec<String>,
+    pub paths: Vec<String>,
+    pub links: Vec<(LinkKind, String)>,
+    pub kinds: Vec<RecallKind>,
+    pub statuses: Vec<HitStatus>,
+    pub branch: Option<String>,
+    /// RFC 3339 or a date: records dated before it are left out.
+    pub since: Option<time::OffsetDateTime>,
+    /// Superseded records too.
+    pub all: bool,
+    pub limit: usize,
+}
+
+impl Query {
+    fn relevance_asked(&self) -> bool {
+        !self.terms.is_empty() || !self.paths.is_empty() || !self.links.is_empty()
+    }
+}
+
+/// One ranked record, before it becomes a hit.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub doc: DocRow,
+    pub kind: RecallKind,
+    pub status: HitStatus,
+    pub signals: Signals,
+    pub score: i64,
+    /// For a stale record: each cited path that moved, and how.
+    pub moved: Vec<(String, &'static str)>,
+    pub verified_in: Option<(String, String)>,
+    /// It is here because it replaced a superseded record that ranked.
+    pub replaces: Option<String>,
+}
+
+impl Ranked for Found {
+    fn score(&self) -> i64 {
+        self.score
+    }
+    fn date(&self) -> &str {
+        &self.doc.date
+    }
+    fn id(&self) -> &str {
+        &self.doc.key
+    }
+    fn superseded_by(&self) -> Option<&str> {
+        if self.status == HitStatus::Superseded {
+            self.doc.superseded_by.as_deref()
+        } else {
+            None
+        }
+    }
+}
+
+/// What a search found: the records to show, ranked, and how many there were in all.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub found: Vec<Found>,
+    pub total: usize,
+    /// Lexical matches past the pool: counted in `total`, never ranked.
+    pub unranked: usize,
+}
+
+/// How many lexical matches a search weighs with the other signals (a record reached by a
+/// path or a link is weighed with its text even beyond it); more are counted, not ranked.
+const LEXICAL_POOL: usize = 5000;
+/// Records a listing reads past its limit, for the filters that apply after it.
+const LISTING_SLACK: usize = 64;
+
+/// Runs `query` over the index.
+pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
+    let r = db.reader();
+    let fail = |e: crate::store::recall::IndexError| -> Error {
+        crate::store::StoreError::Malformed {
+            path: e.path.into(),
+            message: e.message,
+        }
+        .into()
+    };
+    let mut signals: HashMap<i64, Signals> = HashMap::new();
+    let mut docs: HashMap<i64, DocRow> = HashMap::new();
+    // The listing's own count, when nothing ranks and the newest are listed.
+    let mut listed: Option<usize> = None;
+    // Lexical matches beyond the pool, counted.
+    let mut beyond_pool = 0;
+
+    if query.relevance_asked() {
+        let pool = LEXICAL_POOL.max(query.limit * 4);
+        let lexical = r.lexical(&query.terms, pool).map_err(fail)?;
+        if lexical.len() == pool {
+            beyond_pool = r.lexical_count(&query.terms).map_err(fail)? - pool;
+        }
+        for (id, bm25) in lexical {
+            signals.entry(id).or_default().bm25 = bm25;
+        }
+        for path in &query.paths {
+            path_signals(r, path, &mut signals, &mut docs).map_err(fail)?;
+        }
+        for (kind, value) in &query.links {
+            let mut rows = r
+                .docs_where(kind_column(*kind), std::slice::from_ref(value))
+                .map_err(fail)?;
+            if *kind != LinkKind::Task {
+                let tasks = r.tasks_with(kind_column(*kind), value).map_err(fail)?;
+                rows.extend(r.docs_where(Column::Task, &tasks).map_err(fail)?);
+            }
+            for row in rows {
+                let s = signals.entry(row.id).or_default();
+                if !s.links.iter().any(|(k, _)| k == kind) {
+                    s.links.push((*kind, value.clone()));
+                }
+                docs.insert(row.id, row);
+            }
+        }
+        // Records reached by a path or a link but not among the lexical matches weigh
+        // their text too.
+        let missing: Vec<i64> = signals
+            .iter()
+            .filter(|(_, s)| s.bm25 == 0.0)
+            .map(|(id, _)| *id)
+            .collect();
+        for (id, bm25) in r.lexical_of(&query.terms, &missing).map_err(fail)? {
+            if let Some(s) = signals.get_mut(&id) {
+                s.bm25 = bm25;
+            }
+        }
+    } else {
+        // Nothing to rank by: the newest records (of the kinds asked, else verified
+        // knowledge), within the filters.
+        let kinds: Vec<&str> = if query.kinds.is_empty() {
+            vec![RecallKind::Knowledge.name()]
+        } else {
+            query.kinds.iter().map(|k| k.name()).collect()
+        };
+        let mut statuses: Vec<&str> = if !query.statuses.is_empty() {
+            query
+                .statuses
+                .iter()
+                .map(|s| match s {
+                    HitStatus::Stale => "verified",
+                    other => other.name(),
+                })
+                .collect()
+        } else if query.kinds.is_empty() {
+            vec!["verified"]
+        } else {
+            vec!["verified", "candidate"]
+        };
+        if query.all && !statuses.contains(&"superseded") {
+            statuses.push("superseded");
+        }
+        let episodes = match &query.branch {
+            Some(branch) => Some(r.episodes_on(branch).map_err(fail)?),
+            None => None,
+        };
+        let since = query.since.map(crate::model::time::rfc3339);
+        let (rows, total) = r
+            .listing(
+                &kinds,
+                &statuses,
+                episodes.as_deref(),
+                since.as_deref(),
+                query.limit + LISTING_SLACK,
+            )
+            .map_err(fail)?;
+        listed = Some(total);
+        for row in rows {
+            signals.entry(row.id).or_default();
+            docs.insert(row.id, row);
+        }
+    }
+
+    let wanted: Vec<i64> = signals
+        .keys()
+        .filter(|id| !docs.contains_key(id))
+        .copied()
+        .collect();
+    for row in r.docs(&wanted).map_err(fail)? {
+        docs.insert(row.id, row);
+    }
+
+    // A ledger line takes the status of the record its derivation wrote; where that record
+    // is itself a candidate here, the line is folded into it (one claim, one hit).
+    let derives: Vec<String> = docs
+        .values()
+        .filter_map(|d| d.derives.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut derived: HashMap<String, DocRow> = HashMap::new();
+    for row in r.docs_where(Column::Key, &derives).map_err(fail)? {
+        if row.kind == "knowledge" {
+            derived.insert(row.key.clone(), row);
+        }
+    }
+    let knowledge_wanted = query.kinds.is_empty() || query.kinds.contains(&RecallKind::Knowledge);
+
+    let episodes: Vec<String> = docs
+        .values()
+        .filter_map(|d| d.episode.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let places = r.episodes(&episodes).map_err(fail)?;
+
+    let mut found: Vec<Found> = Vec::new();
+    let mut folded: HashMap<String, Signals> = HashMap::new();
+    for (id, s) in signals {
+        let Some(doc) = docs.remove(&id) else {
+            continue;
+        };
+        let Some(kind) = RecallKind::from_name(&doc.kind) else {
+            continue;
+        };
+        let record = doc.derives.as_ref().and_then(|k| derived.get(k));
+        if knowledge_wanted
+            && kind != RecallKind::Knowledge
+            && let Some(record) = record
+        {
+            folded
+                .entry(record.key.clone())
+                .and_modify(|prev| merge(prev, &s))
+                .or_insert(s);
+            continue;
+        }
+        let status = match record {
+            Some(record) => status_of(&record.status),
+            None => status_of(&doc.status),
+        };
+        found.push(Found {
+            doc,
+            kind,
+            status,
+            signals: s,
+            score: 0,
+            moved: Vec::new(),
+            verified_in: None,
+            replaces: None,
+        });
+    }
+    // A folded line's record joins with the line's signals (it may not have matched by
+    // itself: it has no episode path when it was promoted from another checkout).
+    for (key, s) in folded {
+        match found
+            .iter_mut()
+            .find(|f| f.doc.key == key && f.kind == RecallKind::Knowledge)
+        {
+            Some(f) => merge(&mut f.signals, &s),
+            None => {
+                if let Some(row) = derived.get(&key) {
+                    found.push(Found {
+                        doc: row.clone(),
+                        kind: RecallKind::Knowledge,
+                        status: status_of(&row.status),
+                        signals: s,
+                        score: 0,
+                        moved: Vec::new(),
+                        verified_in: None,
+                        replaces: None,
+                    });
+                }
+            }
+        }
+    }
+
+    // Filters that do not depend on staleness.
+    found.retain(|f| {
+        (query.kinds.is_empty() || query.kinds.contains(&f.kind))
+            && (query.all
+                || f.status != HitStatus::Superseded
+                || query.statuses.contains(&HitStatus::Superseded))
+            && query.branch.as_ref().is_none_or(|b| {
+                f.doc
+                    .episode
+                    .as_ref()
+                    .and_then(|e| places.get(e))
+                    .and_then(|p| p.branch.as_ref())
+                    == Some(b)
+            })
+            && query.since.is_none_or(|since| {
+                crate::model::time::parse(&f.doc.date).is_some_and(|at| at >= since)
+            })
+    });
+    let top = found.iter().map(|f| f.signals.bm25).fold(0.0_f64, f64::max);
+    for f in &mut found {
+        f.signals.bm25_top = top;
+        // A path reached through the record's episode counts for less when the episode
+        // changed many files.
+        for m in &mut f.signals.paths {
+            if m.via == PathVia::Episode {
+                m.spread = f
+                    .doc
+                    .episode
+                    .as_ref()
+                    .and_then(|e| places.get(e))
+                    .map_or(1, |p| p.files.max(1));
+            }
+        }
+        f.score = score(&f.signals, f.status);
+    }
+
+    // Staleness: judged for verified records from the top down, until the records that
+    // will be shown are all judged (a stale record only falls, so an unjudged one below
+    // cannot pass it); all of them when the filter tells stale from verified.
+    let filter_splits =
+        query.statuses.contains(&HitStatus::Stale) != query.statuses.contains(&HitStatus::Verified);
+    let mut judged: HashSet<i64> = HashSet::new();
+    loop {
+        order(&mut found);
+        let window = if filter_splits {
+            found.len()
+        } else {
+            query.limit + 8
+        };
+        let batch: Vec<usize> = found
+            .iter()
+            .enumerate()
+            .take(window)
+            .filter(|(_, f)| {
+                f.status == HitStatus::Verified
+                    && f.kind == RecallKind::Knowledge
+                    && f.doc.place.as_deref() == Some("curated")
+                    && !judged.contains(&f.doc.id)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if batch.is_empty() {
+            break;
+        }
+        let judgements = judge(ctx, db, &found, &batch)?;
+        for (i, judgement) in batch.into_iter().zip(judgements) {
+            let f = &mut found[i];
+            judged.insert(f.doc.id);
+            if let Some((commit, subject, moved)) = judgement {
+                f.verified_in = Some((commit, subject));
+                if !moved.is_empty() {
+                    f.status = HitStatus::Stale;
+                    f.moved = moved;
+                    f.score = score(&f.signals, f.status);
+                }
+            }
+        }
+    }
+    if !query.statuses.is_empty() {
+        found.retain(|f| query.statuses.contains(&f.status));
+    }
+
+    // A superseded record shown is shown below its replacement: bring the replacement
+    // in when it did not rank by itself.
+    let present: HashSet<String> = found.iter().map(|f| f.doc.key.clone()).collect();
+    let replacements: Vec<String> = found
+        .iter()
+        .filter_map(|f| f.superseded_by().map(str::to_owned))
+        .filter(|by| !present.contains(by))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !replacements.is_empty() {
+        let r = db.reader();
+        for row in r.docs_where(Column::Key, &replacements).map_err(fail)? {
+            let Some(kind) = RecallKind::from_name(&row.kind) else {
+                continue;
+            };
+            let status = status_of(&row.status);
+            let replaced = found
+                .iter()
+                .find(|f| f.superseded_by() == Some(row.key.as_str()))
+                .map(|f| (f.doc.key.clone(), f.signals.clone()));
+            let Some((replaced, signals)) = replaced else {
+                continue;
+            };
+            found.push(Found {
+                score: score(&signals, status),
+                doc: row,
+                kind,
+                status,
+                signals,
+                moved: Vec::new(),
+                verified_in: None,
+                replaces: Some(replaced),
+            });
+        }
+    }
+    order(&mut found);
+    let total = match listed {
+        Some(n) => n.max(found.len()),
+        None => found.len() + beyond_pool,
+    };
+    found.truncate(query.limit);
+    let ids: Vec<i64> = found.iter().map(|f| f.doc.id).collect();
+    let mut texts = db.reader().texts(&ids).map_err(fail)?;
+    for f in &mut found {
+        f.doc.text = texts.remove(&f.doc.id).unwrap_or_default();
+        f.signals.terms = matched_terms(&f.doc.text, &query.terms);
+    }
+    Ok(Outcome {
+        found,
+        total,
+        unranked: beyond_pool,
+    })
+}
+
+fn kind_column(kind: LinkKind) -> Column {
+    match kind {
+        LinkKind::Task => Column::Task,
+        LinkKind::Issue => Column::Issue,
+        LinkKind::Intent => Column::Intent,
+    }
+}
+
+fn status_of(name: &str) -> HitStatus {
+    HitStatus::from_name(name).unwrap_or(HitStatus::Candidate)
+}
+
+fn merge(into: &mut Signals, from: &Signals) {
+    into.bm25 = into.bm25.max(from.bm25);
+    for m in &from.paths {
+        if !into.paths.contains(m) {
+            into.paths.push(m.clone());
+        }
+    }
+    for l in &from.links {
+        if !into.links.contains(l) {
+            into.links.push(l.clone());
+        }
+    }
+}
+
+/// The query terms a record's text holds, in the query's order.
+fn matched_terms(text: &str, terms: &[String]) -> Vec<String> {
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    let have: HashSet<String> = tokens(text).into_iter().collect();
+    terms
+        .iter()
+        .filter(|t| have.contains(*t))
+        .cloned()
+        .collect()
+}
+
+fn how(reach: Reach) -> PathHow {
+    match reach {
+        Reach::Exact => PathHow::Exact,
+        Reach::Below | Reach::Above => PathHow::Prefix,
+        Reach::Beside => PathHow::Near,
+    }
+}
+
+/// Every record `path` reaches: through its own references, its episode's changed files,
+/// and its task's scope.
+fn path_signals(
+    r: crate::store::recall::Reader<'_>,
+    path: &str,
+    signals: &mut HashMap<i64, Signals>,
+    docs: &mut HashMap<i64, DocRow>,
+) -> Result<(), crate::store::recall::IndexError> {
+    let mut add = |id: i64, m: PathMatch| {
+        let s = signals.entry(id).or_default();
+        if !s.paths.contains(&m) {
+            s.paths.push(m);
+        }
+    };
+    for f in r.refs_reaching(path)? {
+        if let Ok(id) = f.owner.parse::<i64>() {
+            add(
+                id,
+                PathMatch {
+                    query: path.to_owned(),
+                    path: f.path,
+                    via: PathVia::Reference,
+                    how: how(f.reach),
+                    spread: 0,
+                },
+            );
+        }
+    }
+    // Episodes: the best reach of each.
+    let mut by_episode: BTreeMap<String, (PathHow, String)> = BTreeMap::new();
+    for f in r.episode_files_reaching(path)? {
+        let h = how(f.reach);
+        let better = by_episode.get(&f.owner).is_none_or(|(b, _)| h < *b);
+        if better {
+            by_episode.insert(f.owner, (h, f.path));
+        }
+    }
+    if !by_episode.is_empty() {
+        let episodes: Vec<String> = by_episode.keys().cloned().collect();
+        for row in r.docs_where(Column::Episode, &episodes)? {
+            let Some((h, p)) = row.episode.as_ref().and_then(|e| by_episode.get(e)) else {
+                continue;
+            };
+            add(
+                row.id,
+                PathMatch {
+                    query: path.to_owned(),
+                    path: p.clone(),
+                    via: PathVia::Episode,
+                    how: *h,
+                    spread: 1,
+                },
+            );
+            docs.insert(row.id, row);
+        }
+    }
+    // Task scopes: a glob's literal directory was matched; the glob itself must cover
+    // the path for an exact or above reach.
+    let mut by_task: BTreeMap<String, (PathHow, String)> = BTreeMap::new();
+    for f in r.scopes_reaching(path)? {
+        let h = match f.reach {
+            Reach::Exact | Reach::Above => {
+                if crate::model::task::in_scope(std::slice::from_ref(&f.path), path) {
+                    if f.path.trim_end_matches('/') == path {
+                        PathHow::Exact
+                    } else {
+                        PathHow::Prefix
+                    }
+                } else {
+                    PathHow::Near
+                }
+            }
+            other => how(other),
+        };
+        let better = by_task.get(&f.owner).is_none_or(|(b, _)| h < *b);
+        if better {
+            by_task.insert(f.owner, (h, f.path));
+        }
+    }
+    if !by_task.is_empty() {
+        let tasks: Vec<String> = by_task.keys().cloned().collect();
+        for row in r.docs_where(Column::Task, &tasks)? {
+            let Some((h, p)) = row.task.as_ref().and_then(|t| by_task.get(t)) else {
+                continue;
+            };
+            add(
+                row.id,
+                PathMatch {
+                    query: path.to_owned(),
+                    path: p.clone(),
+                    via: PathVia::Scope,
+                    how: *h,
+                    spread: 0,
+                },
+            );
+            docs.insert(row.id, row);
+        }
+    }
+    Ok(())
+}
+
+/// `(verifying commit, its subject, moved targets)` for each record at `batch`; `None`
+/// for one that cannot be judged (not committed yet, beyond a shallow boundary, no cited
+/// file).
+type Judgement = Option<(String, String, Vec<(String, &'static str)>)>;
+
+/// Judges the verified records at `batch`: a cited file whose blob at HEAD differs from
+/// the one in the commit that verified the record (the newest commit that added or
+/// changed the record's file) moved. The verifying commit and what it held are kept in
+/// the index per record blob, so history is walked once per promotion, not per read.
+fn judge(
+    ctx: &Ctx,
+    db: &mut RecallDb,
+    found: &[Found],
+    batch: &[usize],
+) -> Result<Vec<Judgement>, Error> {
+    let files: Vec<String> = batch
+        .iter()
+        .map(|&i| {
+            found[i]
+                .doc
+                .source
+                .strip_prefix("file:")
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    // The cited paths are the record's refs.
+    let ids: Vec<i64> = batch.iter().map(|&i| found[i].doc.id).collect();
+    let cited = db.reader().refs_of(&ids).unwrap_or_default();
+    let blobs = ctx
+        .repo
+        .blob_ids_at(None, files.iter().map(String::as_str))?;
+    let cached = db.reader().verified(&files).unwrap_or_default();
+    let uncached: Vec<&str> = files
+        .iter()
+        .filter(|f| {
+            blobs
+                .get(*f)
+                .is_some_and(|b| cached.get(*f).is_none_or(|c| &c.blob != b))
+        })
+        .map(String::as_str)
+        .collect();
+    let mut fresh: HashMap<String, VerifiedAt> = HashMap::new();
+    if !uncached.is_empty() {
+        let history = ctx.repo.last_changed(uncached.iter().copied())?;
+        let mut by_commit: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+        for file in &uncached {
+            if let Some(at) = history.at.get(*file) {
+                by_commit.entry(*at).or_default().push(file);
+            }
+        }
+        for (at, group) in by_commit {
+            let commit = &history.commits[at];
+            let wanted: BTreeSet<&str> = group
+                .iter()
+                .flat_map(|file| {
+                    let i = files.iter().position(|f| f == file).unwrap_or(0);
+                    cited.get(&ids[i]).into_iter().flatten().map(String::as_str)
+                })
+                .collect();
+            let then = ctx
+                .repo
+                .blob_ids_at(Some(&commit.id), wanted.iter().copied())?;
+            for file in group {
+                let i = files.iter().position(|f| f == file).unwrap_or(0);
+                let targets: HashMap<String, String> = cited
+                    .get(&ids[i])
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| then.get(p).map(|b| (p.clone(), b.clone())))
+                    .collect();
+                fresh.insert(
+                    (*file).to_owned(),
+                    VerifiedAt {
+                        blob: blobs.get(file).cloned().unwrap_or_default(),
+                        commit: commit.id.clone(),
+                        subject: commit.subject.clone(),
+                        targets,
+                    },
+                );
+            }
+        }
+        if !fresh.is_empty() {
+            // A cache that cannot be written costs the next read a walk, nothing else.
+            let _ = db.write(|w| {
+                for (file, v) in &fresh {
+                    w.set_verified(file, v)?;
+                }
+                Ok(())
+            });
+        }
+    }
+    let all_targets: BTreeSet<&str> = ids
+        .iter()
+        .flat_map(|id| cited.get(id).into_iter().flatten().map(String::as_str))
+        .collect();
+    let at_head = ctx.repo.blob_ids_at(None, all_targets.iter().copied())?;
+    let mut out = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let Some(blob) = blobs.get(file) else {
+            out.push(None);
+            continue;
+        };
+        let verified = fresh
+            .get(file)
+            .or_else(|| cached.get(file).filter(|c| &c.blob == blob));
+        let Some(v) = verified else {
+            out.push(None);
+            continue;
+        };
+        let mut moved = Vec::new();
+        for path in cited.get(&ids[i]).into_iter().flatten() {
+            let change = match (v.targets.get(path), at_head.get(path)) {
+                (Some(a), Some(b)) if a != b => "changed",
+                (Some(_), None) => "deleted",
+                (None, Some(_)) => "added",
+                _ => continue,
+            };
+            moved.push((path.clone(), change));
+        }
+        out.push(Some((v.commit.clone(), v.subject.clone(), moved)));
+    }
+    Ok(out)
+}

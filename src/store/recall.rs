@@ -1,0 +1,1329 @@
+//! The recall index on disk (SPEC §11): `.ai/local/state/recall.sqlite`, a SQLite database
+//! with an FTS5 table, derived from the memory and never authoritative. This module owns
+//! the schema, opening (and rebuilding when the file is missing, of another format or
+//! unreadable), and the primitive reads and writes; which sources feed it, and how a hit
+//! is ranked, live above (`crate::recall`).
+//!
+//! SQLite writes the file through its own journal (a transaction is all or nothing, a
+//! killed process leaves the previous state), so this is the one derived file not written
+//! by [`super::write_atomic_derived`]; a rebuild is built beside it and renamed into place.
+//! `synchronous=OFF`: a power cut may leave it corrupt, and then the next read rebuilds it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+/// The schema's format; a database of another format is rebuilt.
+pub const FORMAT: i64 = 1;
+
+/// An index that could not be opened, read or written.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct IndexError {
+    pub path: String,
+    pub message: String,
+}
+
+impl IndexError {
+    fn new(path: &Option<PathBuf>, e: impl std::fmt::Display) -> IndexError {
+        IndexError {
+            path: path
+                .as_ref()
+                .map_or_else(|| "(in memory)".to_owned(), |p| p.display().to_string()),
+            message: e.to_string(),
+        }
+    }
+}
+
+const SCHEMA: &str = r#"
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE docs(
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  source TEXT NOT NULL,
+  status TEXT NOT NULL,
+  line TEXT NOT NULL,
+  text TEXT NOT NULL,
+  date TEXT NOT NULL,
+  episode TEXT,
+  task TEXT,
+  issue TEXT,
+  intent TEXT,
+  superseded_by TEXT,
+  derives TEXT,
+  place TEXT,
+  offset INTEGER
+);
+CREATE INDEX docs_key ON docs(key);
+CREATE INDEX docs_source ON docs(source);
+CREATE INDEX docs_episode ON docs(episode);
+CREATE INDEX docs_task ON docs(task);
+CREATE INDEX docs_issue ON docs(issue);
+CREATE INDEX docs_intent ON docs(intent);
+CREATE INDEX docs_derives ON docs(derives);
+CREATE INDEX docs_kind_date ON docs(kind, date);
+CREATE VIRTUAL TABLE fts USING fts5(head, body, tokenize='ascii', content='', contentless_delete=1);
+CREATE TABLE refs(doc INTEGER NOT NULL, path TEXT NOT NULL);
+CREATE INDEX refs_path ON refs(path);
+CREATE INDEX refs_doc ON refs(doc);
+CREATE TABLE episodes(episode TEXT NOT NULL, source TEXT NOT NULL, branch TEXT, files INTEGER NOT NULL, PRIMARY KEY(episode, source)) WITHOUT ROWID;
+CREATE TABLE episode_files(episode TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL);
+CREATE INDEX episode_files_path ON episode_files(path);
+CREATE INDEX episode_files_source ON episode_files(source);
+CREATE TABLE tasks(task TEXT PRIMARY KEY, episode TEXT, issue TEXT, intent TEXT, description TEXT NOT NULL, started TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX tasks_issue ON tasks(issue);
+CREATE TABLE scopes(task TEXT NOT NULL, pattern TEXT NOT NULL, prefix TEXT NOT NULL);
+CREATE INDEX scopes_prefix ON scopes(prefix);
+CREATE TABLE questions(id TEXT PRIMARY KEY, text TEXT NOT NULL, episode TEXT, task TEXT, asked TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE stamps(path TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE verified(file TEXT PRIMARY KEY, blob TEXT NOT NULL, commit_id TEXT NOT NULL, subject TEXT NOT NULL, targets TEXT NOT NULL) WITHOUT ROWID;
+"#;
+
+/// Why an index was built anew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fresh {
+    /// There was none.
+    Missing,
+    /// It was of another format.
+    Format,
+    /// It could not be read.
+    Unreadable,
+}
+
+/// One document as it goes into the index.
+#[derive(Debug, Clone, Default)]
+pub struct NewDoc {
+    pub kind: &'static str,
+    pub key: String,
+    /// `file:<rel path>` or `ledger`.
+    pub source: String,
+    pub status: &'static str,
+    pub line: String,
+    pub text: String,
+    pub date: String,
+    pub episode: Option<String>,
+    pub task: Option<String>,
+    pub issue: Option<String>,
+    pub intent: Option<String>,
+    pub superseded_by: Option<String>,
+    /// For a ledger line: the knowledge record id its derivation has.
+    pub derives: Option<String>,
+    /// For a knowledge record: candidates, curated or outbox.
+    pub place: Option<&'static str>,
+    /// For a ledger line: its byte offset.
+    pub offset: Option<u64>,
+    /// The tokens of the head (title, one line) and of the rest, space-joined.
+    pub head_tokens: String,
+    pub body_tokens: String,
+    /// Paths the record cites (`file:`/`test:`, evidence).
+    pub refs: Vec<String>,
+}
+
+/// One document as a read returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocRow {
+    pub id: i64,
+    pub kind: String,
+    pub key: String,
+    pub source: String,
+    pub status: String,
+    pub line: String,
+    pub text: String,
+    pub date: String,
+    pub episode: Option<String>,
+    pub task: Option<String>,
+    pub issue: Option<String>,
+    pub intent: Option<String>,
+    pub superseded_by: Option<String>,
+    pub derives: Option<String>,
+    pub place: Option<String>,
+    pub offset: Option<i64>,
+}
+
+/// Every column but the text, which is read for the records shown only.
+const DOC_COLUMNS: &str = "id, kind, key, source, status, line, '' AS text, date, episode, task, issue, intent, superseded_by, derives, place, offset";
+
+fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocRow> {
+    Ok(DocRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        key: r.get(2)?,
+        source: r.get(3)?,
+        status: r.get(4)?,
+        line: r.get(5)?,
+        text: r.get(6)?,
+        date: r.get(7)?,
+        episode: r.get(8)?,
+        task: r.get(9)?,
+        issue: r.get(10)?,
+        intent: r.get(11)?,
+        superseded_by: r.get(12)?,
+        derives: r.get(13)?,
+        place: r.get(14)?,
+        offset: r.get(15)?,
+    })
+}
+
+/// A staleness judgement kept for a curated file: what its verifying commit held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedAt {
+    /// The curated file's blob id at HEAD when this was worked out.
+    pub blob: String,
+    pub commit: String,
+    pub subject: String,
+    /// Each cited path's blob id in the verifying commit (absent: it did not hold it).
+    pub targets: HashMap<String, String>,
+}
+
+/// The recall index: one SQLite connection, on disk or in memory.
+#[derive(Debug)]
+pub struct RecallDb {
+    conn: Connection,
+    path: Option<PathBuf>,
+}
+
+impl RecallDb {
+    /// Opens the index at `path`, or builds an empty one there when it is missing, of
+    /// another format or unreadable (and says which, with what was found).
+    pub fn open(path: &Path) -> Result<(RecallDb, Option<(Fresh, String)>), IndexError> {
+        let where_ = Some(path.to_path_buf());
+        if path.exists() {
+            match Self::open_existing(path) {
+                Ok(Some(db)) => return Ok((db, None)),
+                Ok(None) => {
+                    let db = Self::create(path)?;
+                    return Ok((db, Some((Fresh::Format, "of another format".into()))));
+                }
+                Err(e) => {
+                    let db = Self::create(path)?;
+                    return Ok((db, Some((Fresh::Unreadable, e.message))));
+                }
+            }
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| IndexError::new(&where_, e))?;
+        }
+        let db = Self::create(path)?;
+        Ok((db, Some((Fresh::Missing, "no index yet".into()))))
+    }
+
+    /// An empty index in memory: what a read uses when the file cannot be written.
+    pub fn in_memory() -> Result<RecallDb, IndexError> {
+        let conn = Connection::open_in_memory().map_err(|e| IndexError::new(&None, e))?;
+        let db = RecallDb { conn, path: None };
+        db.init()?;
+        Ok(db)
+    }
+
+    /// Where it lives (`None`: in memory).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> IndexError {
+        IndexError::new(&self.path, e)
+    }
+
+    /// The database at `path` when it reads as this format; `None` when it is of another.
+    fn open_existing(path: &Path) -> Result<Option<RecallDb>, IndexError> {
+        let where_ = Some(path.to_path_buf());
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| IndexError::new(&where_, e))?;
+        let db = RecallDb { conn, path: where_ };
+        db.configure()?;
+        let version: i64 = db
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| db.err(e))?;
+        if version != FORMAT {
+            return Ok(None);
+        }
+        // A read of every table proves the file is a database of this schema.
+        db.conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM meta) + (SELECT count(*) FROM stamps)",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(|e| db.err(e))?;
+        Ok(Some(db))
+    }
+
+    /// A new, empty database at `path`: built beside it and renamed over whatever was
+    /// there, so a reader never opens half a schema.
+    fn create(path: &Path) -> Result<RecallDb, IndexError> {
+        let where_ = Some(path.to_path_buf());
+        let name = path.file_name().map_or_else(
+            || "recall.sqlite".into(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let temp = path.with_file_name(format!(".tmp.{name}.{}", std::process::id()));
+        let _ = std::fs::remove_file(&temp);
+        {
+            let conn = Connection::open(&temp).map_err(|e| IndexError::new(&where_, e))?;
+            let db = RecallDb {
+                conn,
+                path: Some(temp.clone()),
+            };
+            db.init()?;
+        }
+        // The journal of a database that was replaced belongs to the old file.
+        let _ = std::fs::remove_file(path.with_file_name(format!("{name}-journal")));
+        std::fs::rename(&temp, path).map_err(|e| IndexError::new(&where_, e))?;
+        let conn = Connection::open(path).map_err(|e| IndexError::new(&where_, e))?;
+        let db = RecallDb { conn, path: where_ };
+        db.configure()?;
+        Ok(db)
+    }
+
+    fn configure(&self) -> Result<(), IndexError> {
+        self.conn
+            .busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute_batch(
+                "PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE; PRAGMA temp_store=MEMORY;",
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    fn init(&self) -> Result<(), IndexError> {
+        self.configure()?;
+        self.conn
+            .execute_batch(&format!(
+                "BEGIN; {SCHEMA} PRAGMA user_version = {FORMAT}; COMMIT;"
+            ))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Runs `f` in one write transaction (taken at once, waiting for another writer):
+    /// all of it lands, or none.
+    pub fn write<T>(
+        &mut self,
+        f: impl FnOnce(&Writer<'_>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| IndexError::new(&path, e))?;
+        let out = f(&Writer {
+            conn: &tx,
+            path: &path,
+        })?;
+        tx.commit().map_err(|e| IndexError::new(&path, e))?;
+        Ok(out)
+    }
+
+    /// A reader over the current state.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader {
+            conn: &self.conn,
+            path: &self.path,
+        }
+    }
+}
+
+/// Reads, inside or outside a transaction.
+#[derive(Clone, Copy)]
+pub struct Reader<'a> {
+    conn: &'a Connection,
+    path: &'a Option<PathBuf>,
+}
+
+/// Writes, inside one transaction; reads too.
+pub struct Writer<'a> {
+    conn: &'a Connection,
+    path: &'a Option<PathBuf>,
+}
+
+impl Writer<'_> {
+    pub fn reader(&self) -> Reader<'_> {
+        Reader {
+            conn: self.conn,
+            path: self.path,
+        }
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> IndexError {
+        IndexError::new(self.path, e)
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn set_stamp(&self, path: &str, stamp: &str) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "INSERT INTO stamps(path, stamp) VALUES (?1, ?2) ON CONFLICT(path) DO UPDATE SET stamp = excluded.stamp",
+                params![path, stamp],
+            )
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn delete_stamp(&self, path: &str) -> Result<(), IndexError> {
+        self.conn
+            .execute("DELETE FROM stamps WHERE path = ?1", params![path])
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Stamps under `prefix` (a directory path ending in `/`), by path.
+    pub fn stamps_under(&self, prefix: &str) -> Result<HashMap<String, String>, IndexError> {
+        self.reader().stamps_under(prefix)
+    }
+
+    /// Adds one document (its text to the full-text table, its paths to `refs`).
+    pub fn insert_doc(&self, doc: &NewDoc) -> Result<i64, IndexError> {
+        self.conn
+            .execute(
+                "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                params![
+                    doc.kind,
+                    doc.key,
+                    doc.source,
+                    doc.status,
+                    doc.line,
+                    doc.text,
+                    doc.date,
+                    doc.episode,
+                    doc.task,
+                    doc.issue,
+                    doc.intent,
+                    doc.superseded_by,
+                    doc.derives,
+                    doc.place,
+                    doc.offset.map(|o| o as i64),
+                ],
+            )
+            .map_err(|e| self.err(e))?;
+        let id = self.conn.last_insert_rowid();
+        self.conn
+            .execute(
+                "INSERT INTO fts(rowid, head, body) VALUES (?1, ?2, ?3)",
+                params![id, doc.head_tokens, doc.body_tokens],
+            )
+            .map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("INSERT INTO refs(doc, path) VALUES (?1, ?2)")
+            .map_err(|e| self.err(e))?;
+        for path in &doc.refs {
+            stmt.execute(params![id, path]).map_err(|e| self.err(e))?;
+        }
+        Ok(id)
+    }
+
+    /// Removes every document, episode and file list that `source` gave.
+    pub fn delete_source(&self, source: &str) -> Result<(), IndexError> {
+        let ids: Vec<i64> = {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT id FROM docs WHERE source = ?1")
+                .map_err(|e| self.err(e))?;
+            stmt.query_map(params![source], |r| r.get(0))
+                .and_then(Iterator::collect)
+                .map_err(|e| self.err(e))?
+        };
+        for id in ids {
+            self.delete_doc(id)?;
+        }
+        self.conn
+            .execute("DELETE FROM episodes WHERE source = ?1", params![source])
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute(
+                "DELETE FROM episode_files WHERE source = ?1",
+                params![source],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Removes every document whose source lies under `prefix` (`file:<dir>/`).
+    pub fn delete_sources_under(&self, prefix: &str) -> Result<(), IndexError> {
+        let end = format!("{}0", prefix.trim_end_matches('/'));
+        let sources: Vec<String> = {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT DISTINCT source FROM docs WHERE source >= ?1 AND source < ?2",
+                )
+                .map_err(|e| self.err(e))?;
+            stmt.query_map(params![prefix, end], |r| r.get(0))
+                .and_then(Iterator::collect)
+                .map_err(|e| self.err(e))?
+        };
+        for source in sources {
+            self.delete_source(&source)?;
+        }
+        Ok(())
+    }
+
+    fn delete_doc(&self, id: i64) -> Result<(), IndexError> {
+        for sql in [
+            "DELETE FROM fts WHERE rowid = ?1",
+            "DELETE FROM refs WHERE doc = ?1",
+            "DELETE FROM docs WHERE id = ?1",
+        ] {
+            self.conn
+                .prepare_cached(sql)
+                .and_then(|mut s| s.execute(params![id]))
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Forgets everything the ledger gave (before reading it again from its first byte).
+    pub fn clear_ledger(&self) -> Result<(), IndexError> {
+        self.delete_source("ledger")?;
+        self.conn
+            .execute_batch("DELETE FROM tasks; DELETE FROM scopes; DELETE FROM questions;")
+            .map_err(|e| self.err(e))
+    }
+
+    /// An episode and the files it changed, as `source` tells them.
+    pub fn insert_episode(
+        &self,
+        episode: &str,
+        source: &str,
+        branch: Option<&str>,
+        files: &[String],
+    ) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "INSERT INTO episodes(episode, source, branch, files) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT(episode, source) DO UPDATE SET branch = excluded.branch, files = excluded.files",
+                params![episode, source, branch, files.len() as i64],
+            )
+            .map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("INSERT INTO episode_files(episode, source, path) VALUES (?1, ?2, ?3)")
+            .map_err(|e| self.err(e))?;
+        for path in files {
+            stmt.execute(params![episode, source, path])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// A task as its `task.started` line names it, with its scope (each entry with the
+    /// directory before its first glob character, for lookups).
+    pub fn insert_task(
+        &self,
+        task: &str,
+        episode: Option<&str>,
+        issue: Option<&str>,
+        intent: Option<&str>,
+        description: &str,
+        started: &str,
+        scope: &[String],
+    ) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "INSERT INTO tasks(task, episode, issue, intent, description, started) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+                 ON CONFLICT(task) DO UPDATE SET episode = excluded.episode, issue = excluded.issue, intent = excluded.intent, description = excluded.description, started = excluded.started",
+                params![task, episode, issue, intent, description, started],
+            )
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute("DELETE FROM scopes WHERE task = ?1", params![task])
+            .map_err(|e| self.err(e))?;
+        for pattern in scope {
+            self.conn
+                .execute(
+                    "INSERT INTO scopes(task, pattern, prefix) VALUES (?1, ?2, ?3)",
+                    params![task, pattern, literal_prefix(pattern)],
+                )
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    pub fn insert_question(
+        &self,
+        id: &str,
+        text: &str,
+        episode: Option<&str>,
+        task: Option<&str>,
+        asked: &str,
+    ) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "INSERT INTO questions(id, text, episode, task, asked) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT(id) DO UPDATE SET text = excluded.text, episode = excluded.episode, task = excluded.task, asked = excluded.asked",
+                params![id, text, episode, task, asked],
+            )
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn set_verified(&self, file: &str, v: &VerifiedAt) -> Result<(), IndexError> {
+        let targets = serde_json::to_string(&v.targets).expect("a map of strings serialises");
+        self.conn
+            .execute(
+                "INSERT INTO verified(file, blob, commit_id, subject, targets) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT(file) DO UPDATE SET blob = excluded.blob, commit_id = excluded.commit_id, subject = excluded.subject, targets = excluded.targets",
+                params![file, v.blob, v.commit, v.subject, targets],
+            )
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+}
+
+/// The directory part of a scope entry before its first glob character (`src/a/**` →
+/// `src/a`), without a trailing slash; the entry itself when it has none.
+pub fn literal_prefix(pattern: &str) -> String {
+    let cut = pattern
+        .find(['*', '?', '[', '{'])
+        .map_or(pattern, |i| &pattern[..i]);
+    let cut = if cut.len() < pattern.len() {
+        cut.rsplit_once('/').map_or("", |(dir, _)| dir)
+    } else {
+        cut
+    };
+    cut.trim_end_matches('/').to_owned()
+}
+
+/// A path's directories, nearest first (`a/b/c.rs` → `a/b`, `a`).
+pub fn ancestors(path: &str) -> Vec<&str> {
+    path.match_indices('/')
+        .map(|(i, _)| &path[..i])
+        .rev()
+        .collect()
+}
+
+/// How a path found in the index relates to the path asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    Exact,
+    /// The found path lies under the asked one (a directory asked about).
+    Below,
+    /// The found path is a directory above the asked one.
+    Above,
+    /// Same directory.
+    Beside,
+}
+
+/// One path found for a document, episode or task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The document id, episode id or task id.
+    pub owner: String,
+    pub path: String,
+    pub reach: Reach,
+}
+
+impl Reader<'_> {
+    fn err(&self, e: impl std::fmt::Display) -> IndexError {
+        IndexError::new(self.path, e)
+    }
+
+    /// How many documents the index holds.
+    pub fn count_all(&self) -> Result<usize, IndexError> {
+        self.conn
+            .query_row("SELECT count(*) FROM docs", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>, IndexError> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn stamp(&self, path: &str) -> Result<Option<String>, IndexError> {
+        self.conn
+            .prepare_cached("SELECT stamp FROM stamps WHERE path = ?1")
+            .and_then(|mut s| s.query_row(params![path], |r| r.get(0)).optional())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Stamps under `prefix` (a directory path ending in `/`), by path.
+    pub fn stamps_under(&self, prefix: &str) -> Result<HashMap<String, String>, IndexError> {
+        let end = format!("{}0", prefix.trim_end_matches('/'));
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, stamp FROM stamps WHERE path >= ?1 AND path < ?2")
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![prefix, end], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Documents matching any of `terms`, best first, at most `limit`, with their BM25
+    /// (positive; the head weighs twice the body).
+    pub fn lexical(&self, terms: &[String], limit: usize) -> Result<Vec<(i64, f64)>, IndexError> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT rowid, -bm25(fts, 2.0, 1.0) AS s FROM fts WHERE fts MATCH ?1 ORDER BY s DESC, rowid LIMIT ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![match_expr(terms), limit as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .and_then(Iterator::collect)
+        .map_err(|e| self.err(e))
+    }
+
+    /// The BM25 of each of `ids` that matches any of `terms`.
+    pub fn lexical_of(
+        &self,
+        terms: &[String],
+        ids: &[i64],
+    ) -> Result<HashMap<i64, f64>, IndexError> {
+        if terms.is_empty() || ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT rowid, -bm25(fts, 2.0, 1.0) FROM fts WHERE fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![match_expr(terms), json_ids(ids)], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .and_then(Iterator::collect)
+        .map_err(|e| self.err(e))
+    }
+
+    /// The whole text of each of `ids`.
+    pub fn texts(&self, ids: &[i64]) -> Result<HashMap<i64, String>, IndexError> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, text FROM docs WHERE id IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![json_ids(ids)], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The paths each of `ids` cites.
+    pub fn refs_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<String>>, IndexError> {
+        let mut out: HashMap<i64, Vec<String>> = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT doc, path FROM refs WHERE doc IN (SELECT value FROM json_each(?1)) ORDER BY doc, path")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(i64, String)> = stmt
+            .query_map(params![json_ids(ids)], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        for (doc, path) in rows {
+            out.entry(doc).or_default().push(path);
+        }
+        Ok(out)
+    }
+
+    /// How many documents match any of `terms`.
+    pub fn lexical_count(&self, terms: &[String]) -> Result<usize, IndexError> {
+        if terms.is_empty() {
+            return Ok(0);
+        }
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM fts WHERE fts MATCH ?1",
+                params![match_expr(terms)],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The newest documents of `kinds` whose status (a ledger line's: the status of the
+    /// knowledge record it derived, when there is one) is one of `statuses`, within
+    /// `episodes` when given and dated `since` or later; a ledger line whose record is
+    /// itself listed (knowledge among `kinds`) is left out for it. At most `limit`,
+    /// newest first, and how many there are in all.
+    pub fn listing(
+        &self,
+        kinds: &[&str],
+        statuses: &[&str],
+        episodes: Option<&[String]>,
+        since: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<DocRow>, usize), IndexError> {
+        let columns = DOC_COLUMNS
+            .split(", ")
+            .map(|c| {
+                if c.starts_with("''") {
+                    c.to_owned()
+                } else {
+                    format!("d.{c}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let filter = "FROM docs d LEFT JOIN docs k ON k.key = d.derives AND k.kind = 'knowledge' \
+             WHERE d.kind IN (SELECT value FROM json_each(?1)) \
+             AND COALESCE(k.status, d.status) IN (SELECT value FROM json_each(?2)) \
+             AND (?3 IS NULL OR d.episode IN (SELECT value FROM json_each(?3))) \
+             AND (?4 IS NULL OR CASE WHEN length(d.date) = 10 THEN d.date >= substr(?4, 1, 10) ELSE d.date >= ?4 END) \
+             AND NOT (k.id IS NOT NULL AND 'knowledge' IN (SELECT value FROM json_each(?1)))";
+        let kinds = serde_json::to_string(kinds).expect("strings serialise");
+        let statuses = serde_json::to_string(statuses).expect("strings serialise");
+        let episodes = episodes.map(|e| serde_json::to_string(e).expect("strings serialise"));
+        let sql = format!(
+            "SELECT {columns}, COALESCE(k.status, d.status) {filter} ORDER BY d.date DESC, d.key LIMIT ?5"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows: Vec<DocRow> = stmt
+            .query_map(
+                params![kinds, statuses, episodes, since, limit as i64],
+                |r| {
+                    let mut row = doc_row(r)?;
+                    row.status = r.get(16)?;
+                    Ok(row)
+                },
+            )
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        let total: i64 = self
+            .conn
+            .query_row(
+                &format!("SELECT count(*) {filter}"),
+                params![kinds, statuses, episodes, since],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        Ok((rows, total as usize))
+    }
+
+    /// The documents of `ids`, in no particular order.
+    pub fn docs(&self, ids: &[i64]) -> Result<Vec<DocRow>, IndexError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql =
+            format!("SELECT {DOC_COLUMNS} FROM docs WHERE id IN (SELECT value FROM json_each(?1))");
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(params![json_ids(ids)], doc_row)
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Documents whose `column` (episode, task, issue, intent, key or derives) is one of
+    /// `values`.
+    pub fn docs_where(&self, column: Column, values: &[String]) -> Result<Vec<DocRow>, IndexError> {
+        if values.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT {DOC_COLUMNS} FROM docs WHERE {} IN (SELECT value FROM json_each(?1))",
+            column.name()
+        );
+        let json = serde_json::to_string(values).expect("strings serialise");
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(params![json], doc_row)
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The newest documents of `kind` with `status`, newest first, at most `limit`.
+    pub fn newest(
+        &self,
+        kind: &str,
+        statuses: &[&str],
+        limit: usize,
+    ) -> Result<Vec<DocRow>, IndexError> {
+        let sql = format!(
+            "SELECT {DOC_COLUMNS} FROM docs WHERE kind = ?1 AND status IN (SELECT value FROM json_each(?2)) ORDER BY date DESC, key LIMIT ?3"
+        );
+        let json = serde_json::to_string(statuses).expect("strings serialise");
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(params![kind, json, limit as i64], doc_row)
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// How many documents of `kind` have one of `statuses`.
+    pub fn count(&self, kind: &str, statuses: &[&str]) -> Result<usize, IndexError> {
+        let json = serde_json::to_string(statuses).expect("strings serialise");
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM docs WHERE kind = ?1 AND status IN (SELECT value FROM json_each(?2))",
+                params![kind, json],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Knowledge documents in `place` with `status`, by key.
+    pub fn knowledge_in(&self, places: &[&str], status: &str) -> Result<Vec<DocRow>, IndexError> {
+        let sql = format!(
+            "SELECT {DOC_COLUMNS} FROM docs WHERE kind = 'knowledge' AND status = ?1 AND place IN (SELECT value FROM json_each(?2)) ORDER BY key"
+        );
+        let json = serde_json::to_string(places).expect("strings serialise");
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(params![status, json], doc_row)
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Paths cited by documents that reach `path`: the path itself, paths under it (it
+    /// is a directory), directories above it, and files beside it.
+    pub fn refs_reaching(&self, path: &str) -> Result<Vec<Found>, IndexError> {
+        self.reaching("SELECT doc, path FROM refs", "path", path)
+    }
+
+    /// The same for the files episodes changed; `owner` is the episode.
+    pub fn episode_files_reaching(&self, path: &str) -> Result<Vec<Found>, IndexError> {
+        self.reaching("SELECT episode, path FROM episode_files", "path", path)
+    }
+
+    fn reaching(&self, select: &str, column: &str, path: &str) -> Result<Vec<Found>, IndexError> {
+        let mut out = Vec::new();
+        let owner = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(String, String)> {
+            let owner: rusqlite::types::Value = r.get(0)?;
+            let owner = match owner {
+                rusqlite::types::Value::Integer(i) => i.to_string(),
+                rusqlite::types::Value::Text(t) => t,
+                _ => String::new(),
+            };
+            Ok((owner, r.get(1)?))
+        };
+        let mut run = |sql: String, params: &[&dyn rusqlite::ToSql], reach: Reach| {
+            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+            let rows: Vec<(String, String)> = stmt
+                .query_map(params, owner)
+                .and_then(Iterator::collect)
+                .map_err(|e| self.err(e))?;
+            out.extend(
+                rows.into_iter()
+                    .map(|(owner, path)| Found { owner, path, reach }),
+            );
+            Ok::<_, IndexError>(())
+        };
+        if path.is_empty() {
+            return Ok(out);
+        }
+        run(
+            format!("{select} WHERE {column} = ?1"),
+            &[&path],
+            Reach::Exact,
+        )?;
+        let below_lo = format!("{path}/");
+        let below_hi = format!("{path}0");
+        run(
+            format!("{select} WHERE {column} >= ?1 AND {column} < ?2"),
+            &[&below_lo, &below_hi],
+            Reach::Below,
+        )?;
+        let above = ancestors(path);
+        if !above.is_empty() {
+            let json = serde_json::to_string(&above).expect("strings serialise");
+            run(
+                format!("{select} WHERE {column} IN (SELECT value FROM json_each(?1))"),
+                &[&json],
+                Reach::Above,
+            )?;
+        }
+        if let Some(dir) = above.first() {
+            let lo = format!("{dir}/");
+            let hi = format!("{dir}0");
+            let start = (dir.len() + 2) as i64;
+            run(
+                format!(
+                    "{select} WHERE {column} >= ?1 AND {column} < ?2 AND instr(substr({column}, ?3), '/') = 0 AND {column} != ?4"
+                ),
+                &[&lo, &hi, &start, &path],
+                Reach::Beside,
+            )?;
+        }
+        Ok(out)
+    }
+
+    /// Task scope entries whose literal directory lies on `path`'s line (above, at or
+    /// below it, or beside it): `owner` is the task, `path` the scope entry.
+    pub fn scopes_reaching(&self, path: &str) -> Result<Vec<Found>, IndexError> {
+        let mut out = self.reaching("SELECT task, pattern FROM scopes", "prefix", path)?;
+        // A scope of the whole repository (an empty prefix) is above every path.
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT task, pattern FROM scopes WHERE prefix = ''")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        out.extend(rows.into_iter().map(|(owner, path)| Found {
+            owner,
+            path,
+            reach: Reach::Above,
+        }));
+        Ok(out)
+    }
+
+    /// How many files each of `episodes` changed (the largest any source says), and the
+    /// branch its session record names (else its `session.opened` line's).
+    pub fn episodes(&self, episodes: &[String]) -> Result<HashMap<String, EpisodeRow>, IndexError> {
+        if episodes.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let json = serde_json::to_string(episodes).expect("strings serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT episode, source, branch, files FROM episodes WHERE episode IN (SELECT value FROM json_each(?1)) ORDER BY episode, source",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, String, Option<String>, i64)> = stmt
+            .query_map(params![json], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        let mut out: HashMap<String, EpisodeRow> = HashMap::new();
+        for (episode, source, branch, files) in rows {
+            let entry = out.entry(episode).or_default();
+            entry.files = entry.files.max(files as usize);
+            let from_record = source != "ledger";
+            if from_record || !entry.from_record {
+                if from_record || entry.branch.is_none() {
+                    entry.branch = branch;
+                }
+                entry.from_record |= from_record;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The files an episode changed, as its session records list them.
+    pub fn episode_files(&self, episode: &str) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT path FROM episode_files WHERE episode = ?1 ORDER BY path",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![episode], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every episode the index knows that ran on `branch`.
+    pub fn episodes_on(&self, branch: &str) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT episode FROM episodes WHERE branch = ?1 ORDER BY episode",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![branch], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn task(&self, task: &str) -> Result<Option<TaskRow>, IndexError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT task, episode, issue, intent, description, started FROM tasks WHERE task = ?1",
+                params![task],
+                |r| {
+                    Ok(TaskRow {
+                        task: r.get(0)?,
+                        episode: r.get(1)?,
+                        issue: r.get(2)?,
+                        intent: r.get(3)?,
+                        description: r.get(4)?,
+                        started: r.get(5)?,
+                        scope: Vec::new(),
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let Some(mut row) = row else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT pattern FROM scopes WHERE task = ?1 ORDER BY rowid")
+            .map_err(|e| self.err(e))?;
+        row.scope = stmt
+            .query_map(params![task], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        Ok(Some(row))
+    }
+
+    /// Tasks naming `column` (issue or intent) = `value`.
+    pub fn tasks_with(&self, column: Column, value: &str) -> Result<Vec<String>, IndexError> {
+        let sql = format!(
+            "SELECT task FROM tasks WHERE {} = ?1 ORDER BY task",
+            column.name()
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(params![value], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// True when any document or task names the issue.
+    pub fn knows_issue(&self, issue: &str) -> Result<bool, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM docs WHERE issue = ?1) OR EXISTS(SELECT 1 FROM tasks WHERE issue = ?1)",
+                params![issue],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// Issues the index knows, by name (for a refusal's message).
+    pub fn issues(&self) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT issue FROM docs WHERE issue IS NOT NULL UNION SELECT issue FROM tasks WHERE issue IS NOT NULL ORDER BY 1",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map([], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Questions asked and not answered, in asking order: `(id, text)`.
+    pub fn open_questions(&self) -> Result<Vec<(String, String)>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT q.id, q.text FROM questions q WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.kind = 'question' AND d.key = q.id) ORDER BY q.asked, q.id",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The question `id` as it was asked.
+    pub fn question(
+        &self,
+        id: &str,
+    ) -> Result<Option<(String, Option<String>, Option<String>, String)>, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT text, episode, task, asked FROM questions WHERE id = ?1",
+                params![id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn verified(&self, files: &[String]) -> Result<HashMap<String, VerifiedAt>, IndexError> {
+        if files.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let json = serde_json::to_string(files).expect("strings serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT file, blob, commit_id, subject, targets FROM verified WHERE file IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, String, String, String, String)> = stmt
+            .query_map(params![json], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(file, blob, commit, subject, targets)| {
+                let targets = serde_json::from_str(&targets).unwrap_or_default();
+                (
+                    file,
+                    VerifiedAt {
+                        blob,
+                        commit,
+                        subject,
+                        targets,
+                    },
+                )
+            })
+            .collect())
+    }
+}
+
+/// An episode as the index knows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EpisodeRow {
+    pub branch: Option<String>,
+    pub files: usize,
+    /// A session record told it (not only the ledger).
+    pub from_record: bool,
+}
+
+/// A task as its `task.started` line named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskRow {
+    pub task: String,
+    pub episode: Option<String>,
+    pub issue: Option<String>,
+    pub intent: Option<String>,
+    pub description: String,
+    pub started: String,
+    pub scope: Vec<String>,
+}
+
+/// The columns [`Reader::docs_where`] and [`Reader::tasks_with`] filter on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    Episode,
+    Task,
+    Issue,
+    Intent,
+    Key,
+    Derives,
+}
+
+impl Column {
+    fn name(self) -> &'static str {
+        match self {
+            Column::Episode => "episode",
+            Column::Task => "task",
+            Column::Issue => "issue",
+            Column::Intent => "intent",
+            Column::Key => "key",
+            Column::Derives => "derives",
+        }
+    }
+}
+
+/// An FTS5 query that ORs the terms, each quoted: the terms are searched for, never read
+/// as syntax (a term is letters and digits only; see `model::recall::tokens`).
+fn match_expr(terms: &[String]) -> String {
+    terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
+fn json_ids(ids: &[i64]) -> String {
+    serde_json::to_string(ids).expect("integers serialise")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(key: &str, head: &str, body: &str) -> NewDoc {
+        NewDoc {
+            kind: "knowledge",
+            key: key.into(),
+            source: format!("file:{key}"),
+            status: "verified",
+            line: head.into(),
+            text: body.into(),
+            date: "2026-11-30".into(),
+            head_tokens: crate::model::recall::tokens(head).join(" "),
+            body_tokens: crate::model::recall::tokens(body).join(" "),
+            refs: vec!["src/a/b.rs".into(), "src/c".into()],
+            ..NewDoc::default()
+        }
+    }
+
+    #[test]
+    fn literal_prefixes_and_ancestors() {
+        assert_eq!(literal_prefix("src/a/**"), "src/a");
+        assert_eq!(literal_prefix("src/a/*.rs"), "src/a");
+        assert_eq!(literal_prefix("src/a/"), "src/a");
+        assert_eq!(literal_prefix("src/a.rs"), "src/a.rs");
+        assert_eq!(literal_prefix("**/*.rs"), "");
+        assert_eq!(ancestors("a/b/c.rs"), ["a/b", "a"]);
+        assert!(ancestors("c.rs").is_empty());
+    }
+
+    #[test]
+    fn documents_are_found_by_terms_and_paths_and_deleted_by_source() {
+        let mut db = RecallDb::in_memory().expect("memory index");
+        db.write(|w| {
+            w.insert_doc(&doc(
+                "k1",
+                "Parse YAML with yaml_serde",
+                "the parser reads front matter",
+            ))?;
+            w.insert_doc(&doc(
+                "k2",
+                "Ledger appends take the lock",
+                "one write per line",
+            ))?;
+            Ok(())
+        })
+        .expect("write");
+        let r = db.reader();
+        let hits = r.lexical(&["yaml".into()], 10).expect("lexical");
+        assert_eq!(hits.len(), 1);
+        assert!(hits[0].1 > 0.0);
+        // Syntax in a term is never syntax.
+        assert!(r.lexical(&["\"AND".into(), "*".into()], 10).is_ok());
+        let found = r.refs_reaching("src/a/b.rs").expect("refs");
+        assert!(found.iter().any(|f| f.reach == Reach::Exact));
+        let found = r.refs_reaching("src/a/x.rs").expect("refs");
+        assert!(found.iter().all(|f| f.reach == Reach::Beside), "{found:?}");
+        let found = r.refs_reaching("src").expect("refs");
+        assert!(found.iter().all(|f| f.reach == Reach::Below));
+        let found = r.refs_reaching("src/c/d/e.rs").expect("refs");
+        assert!(
+            found
+                .iter()
+                .any(|f| f.reach == Reach::Above && f.path == "src/c")
+        );
+        db.write(|w| w.delete_source("file:k1")).expect("delete");
+        assert!(
+            db.reader()
+                .lexical(&["yaml".into()], 10)
+                .expect("lexical")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_rebuilt() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("recall.sqlite");
+        std::fs::write(&path, b"garbage, not a database").expect("write");
+        let (db, fresh) = RecallDb::open(&path).expect("open");
+        assert!(matches!(fresh, Some((Fresh::Unreadable, _))), "{fresh:?}");
+        assert_eq!(db.reader().meta("x").expect("meta"), None);
+        drop(db);
+        let (_, fresh) = RecallDb::open(&path).expect("reopen");
+        assert!(fresh.is_none());
+    }
+}
