@@ -267,6 +267,7 @@ impl Refusal {
                 "episode" => "majordomus history --event session.opened (lists episode ids)".into(),
                 "knowledge" => "majordomus knowledge candidates (lists candidate ids)".into(),
                 "question" => "majordomus history --event question.asked (lists question ids)".into(),
+                "task" => "majordomus task list".into(),
                 _ => "majordomus history (lists the ids this ledger knows)".into(),
             }),
         }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::recall::{
-    HitStatus, LinkKind, PathHow, PathMatch, PathVia, Ranked, Signals, order, score, tokens,
+    HitStatus, LinkKind, PathHow, PathMatch, PathVia, Ranked, Signals, order, score,
 };
 use crate::store::recall::{Column, DocRow, Reach, RecallDb, VerifiedAt};
 
@@ -408,9 +408,13 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     found.truncate(query.limit);
     let ids: Vec<i64> = found.iter().map(|f| f.doc.id).collect();
     let mut texts = db.reader().texts(&ids).map_err(fail)?;
+    let searched = db.reader().searched(&ids).map_err(fail)?;
     for f in &mut found {
         f.doc.text = texts.remove(&f.doc.id).unwrap_or_default();
-        f.signals.terms = matched_terms(&f.doc.text, &query.terms);
+        f.signals.terms = matched_terms(
+            searched.get(&f.doc.id).map_or("", String::as_str),
+            &query.terms,
+        );
     }
     Ok(Outcome {
         found,
@@ -445,15 +449,16 @@ fn merge(into: &mut Signals, from: &Signals) {
     }
 }
 
-/// The query terms a record's text holds, in the query's order.
-fn matched_terms(text: &str, terms: &[String]) -> Vec<String> {
+/// The query terms a record was indexed under (its space-joined tokens), in the query's
+/// order.
+fn matched_terms(searched: &str, terms: &[String]) -> Vec<String> {
     if terms.is_empty() {
         return Vec::new();
     }
-    let have: HashSet<String> = tokens(text).into_iter().collect();
+    let have: HashSet<&str> = searched.split(' ').collect();
     terms
         .iter()
-        .filter(|t| have.contains(*t))
+        .filter(|t| have.contains(t.as_str()))
         .cloned()
         .collect()
 }

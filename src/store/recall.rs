@@ -46,6 +46,7 @@ CREATE TABLE docs(
   status TEXT NOT NULL,
   line TEXT NOT NULL,
   text TEXT NOT NULL,
+  searched TEXT NOT NULL,
   date TEXT NOT NULL,
   episode TEXT,
   task TEXT,
@@ -390,8 +391,8 @@ impl Writer<'_> {
     pub fn insert_doc(&self, doc: &NewDoc) -> Result<i64, IndexError> {
         self.conn
             .execute(
-                "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset, searched) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![
                     doc.kind,
                     doc.key,
@@ -408,6 +409,7 @@ impl Writer<'_> {
                     doc.derives,
                     doc.place,
                     doc.offset.map(|o| o as i64),
+                    format!("{} {}", doc.head_tokens, doc.body_tokens),
                 ],
             )
             .map_err(|e| self.err(e))?;
@@ -709,6 +711,22 @@ impl Reader<'_> {
         })
         .and_then(Iterator::collect)
         .map_err(|e| self.err(e))
+    }
+
+    /// The tokens each of `ids` was indexed under (space-joined).
+    pub fn searched(&self, ids: &[i64]) -> Result<HashMap<i64, String>, IndexError> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, searched FROM docs WHERE id IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![json_ids(ids)], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
     }
 
     /// The whole text of each of `ids`.

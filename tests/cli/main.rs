@@ -27,6 +27,7 @@ mod mcp;
 mod outbox;
 mod policy;
 mod reasoning;
+mod recall;
 mod registry;
 mod retention;
 mod rules;

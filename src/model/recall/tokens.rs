@@ -105,20 +105,33 @@ pub fn content_terms(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// How alike two statements are: the Jaccard index of their content terms (shared over
-/// all), 0 when either has none.
+/// How alike two statements are, 0 to 1: the Jaccard index of their content terms
+/// (shared over all); or, when the shorter holds at least [`CONTAINED_MIN_TERMS`] terms,
+/// [`CONTAINED_WEIGHT`] × the share of the shorter's terms the longer holds, if that is
+/// more (a shorter restatement of a longer record is still the same statement).
 pub fn similarity(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
     let shared = a.intersection(b).count();
     let all = a.len() + b.len() - shared;
-    shared as f64 / all as f64
+    let jaccard = shared as f64 / all as f64;
+    let shorter = a.len().min(b.len());
+    if shorter >= CONTAINED_MIN_TERMS {
+        jaccard.max(CONTAINED_WEIGHT * shared as f64 / shorter as f64)
+    } else {
+        jaccard
+    }
 }
 
 /// Two statements at least this alike are near duplicates (advisory: `decision` and
 /// `question` name the existing one). docs/RECALL.md gives examples either side.
 pub const NEAR_DUPLICATE: f64 = 0.7;
+/// Content terms the shorter statement needs before containment counts ("use gix" is
+/// contained in too much to mean anything).
+pub const CONTAINED_MIN_TERMS: usize = 4;
+/// What containment weighs against the Jaccard index.
+pub const CONTAINED_WEIGHT: f64 = 0.9;
 
 #[cfg(test)]
 mod tests {
@@ -202,5 +215,14 @@ mod tests {
             ) < NEAR_DUPLICATE
         );
         assert!(sim("", "anything") == 0.0);
+        // A shorter restatement of a longer record is the same statement ...
+        assert!(
+            sim(
+                "Ledger appends take the file lock",
+                "Ledger appends take the file lock, one write per line"
+            ) >= NEAR_DUPLICATE
+        );
+        // ... but a short phrase is contained in too much to count.
+        assert!(sim("Use gix", "Use gix for every git read and write") < NEAR_DUPLICATE);
     }
 }

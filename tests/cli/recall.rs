@@ -1,0 +1,1037 @@
+//! Recall (SPEC §11): the search and its ranking (terms, paths, links, status, recency),
+//! the reader where agents look (the briefing, `hook session-start`, `task start`,
+//! `session context`, near duplicates), `show`, the index (derived, incremental, rebuilt
+//! when corrupt, never loaded by the post-commit hook), the same hits on every surface,
+//! and every refusal with a fix that works.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::{TestRepo, knowledge_record};
+use crate::http::Served;
+use crate::mcp::Mcp;
+
+const CANDIDATES: &str = ".ai/repo/knowledge/candidates";
+const CURATED: &str = ".ai/repo/knowledge/curated";
+const INDEX: &str = ".ai/local/state/recall.sqlite";
+
+/// One episode: opened, `decision` recorded, `files` committed, closed (which derives its
+/// candidates). Returns the episode id and the id of the decision's candidate.
+fn episode(repo: &TestRepo, decision: &str, files: &[(&str, &str)]) -> (String, String) {
+    let episode = repo.start_episode();
+    repo.run(&["decision", decision]).success();
+    for (path, contents) in files {
+        repo.commit(path, contents, &format!("Change {path}"));
+    }
+    repo.run(&["session", "close"]).success();
+    let id = candidate_titled(repo, &episode, decision);
+    (episode, id)
+}
+
+/// The candidate of `episode` whose title is `title`.
+fn candidate_titled(repo: &TestRepo, episode: &str, title: &str) -> String {
+    for dir in [CANDIDATES, ".ai/local/state/outbox/candidates"] {
+        for id in repo.record_ids(dir) {
+            if id.starts_with(episode)
+                && repo
+                    .read(&format!("{dir}/{id}.md"))
+                    .contains(&format!("title: {title}\n"))
+            {
+                return id;
+            }
+        }
+    }
+    panic!("no candidate of {episode} titled {title}")
+}
+
+fn promote(repo: &TestRepo, id: &str) {
+    repo.run_with_stdin(
+        &["knowledge", "promote", id],
+        "tests/recall.rs exercises it end to end",
+    )
+    .success();
+}
+
+/// The hits of `majordomus recall ARGS --format json`, as `(kind, id, status)`.
+fn hits(repo: &TestRepo, args: &[&str]) -> Vec<(String, String, String)> {
+    hits_in(repo, repo.root(), args)
+}
+
+fn hits_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> Vec<(String, String, String)> {
+    let mut all = vec!["recall", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = repo.run_in(dir, &all).success();
+    triples(&run.json()["hits"])
+}
+
+fn triples(hits: &Value) -> Vec<(String, String, String)> {
+    hits.as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| {
+            (
+                h["kind"].as_str().expect("kind").to_owned(),
+                h["id"].as_str().expect("id").to_owned(),
+                h["status"].as_str().expect("status").to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn ids(hits: &[(String, String, String)]) -> Vec<&str> {
+    hits.iter().map(|(_, id, _)| id.as_str()).collect()
+}
+
+/// Three episodes in three areas, each decision promoted: the parser, the ledger, the
+/// docs. Returns the three knowledge ids in that order.
+fn three_areas(repo: &mut TestRepo) -> [String; 3] {
+    repo.now("2026-11-27T10:00:00Z");
+    let (_, parser) = episode(
+        repo,
+        "The parser reports errors with line and column",
+        &[
+            ("src/parser/mod.rs", "pub fn parse() {}\n"),
+            ("src/parser/error.rs", "pub struct Error;\n"),
+        ],
+    );
+    repo.now("2026-11-28T10:00:00Z");
+    let (_, ledger) = episode(
+        repo,
+        "Ledger appends take the file lock, one write per line",
+        &[("src/store/ledger.rs", "pub fn append() {}\n")],
+    );
+    repo.now("2026-11-29T10:00:00Z");
+    let (_, docs) = episode(
+        repo,
+        "User docs are written for a newcomer",
+        &[("docs/GUIDE.md", "# Guide\n")],
+    );
+    for id in [&parser, &ledger, &docs] {
+        promote(repo, id);
+    }
+    repo.now("2026-11-30T10:00:00Z");
+    [parser, ledger, docs]
+}
+
+#[test]
+fn recall_finds_a_decision_by_its_words_and_says_why_and_how_to_read_it() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    let run = repo.run(&["recall", "ledger lock"]).success();
+    insta::assert_snapshot!("recall_words", repo.redact(run.stdout()));
+    let json = repo
+        .run(&["recall", "ledger lock", "--format", "json"])
+        .success()
+        .json();
+    let first = &json["hits"][0];
+    assert_eq!(first["id"], ledger.as_str());
+    assert_eq!(first["kind"], "knowledge");
+    assert_eq!(first["status"], "verified");
+    assert_eq!(first["branch"], "main");
+    assert_eq!(first["why"][0]["signal"], "terms");
+    assert_eq!(first["why"][0]["detail"], "ledger, lock");
+    assert_eq!(
+        first["read"]["command"],
+        format!("majordomus show knowledge:{ledger}").as_str()
+    );
+    assert_eq!(
+        first["read"]["uri"],
+        format!("majordomus://knowledge/{ledger}").as_str()
+    );
+    // The command a hit names reads it whole.
+    let shown = repo
+        .run(&["show", &format!("knowledge:{ledger}")])
+        .success();
+    assert!(
+        shown.stdout().contains("Ledger appends take the file lock"),
+        "{shown}"
+    );
+    assert!(shown.stdout().contains("# Evidence"), "{shown}");
+}
+
+#[test]
+fn a_path_ranks_its_area_first_and_an_exact_path_beats_a_directory() {
+    let mut repo = TestRepo::initialised();
+    let [parser, ledger, docs] = three_areas(&mut repo);
+    let found = hits(
+        &repo,
+        &["--path", "src/store/ledger.rs", "--kind", "knowledge"],
+    );
+    assert_eq!(ids(&found), [ledger.as_str()], "{found:?}");
+    // A directory reaches both source areas, the docs not at all.
+    let found = hits(&repo, &["--path", "src", "--kind", "knowledge"]);
+    let found = ids(&found);
+    assert!(found.contains(&parser.as_str()) && found.contains(&ledger.as_str()));
+    assert!(!found.contains(&docs.as_str()), "{found:?}");
+    // A file beside one the parser episode changed reaches it, below the exact file.
+    let found = hits(
+        &repo,
+        &[
+            "--path",
+            "src/parser/lexer.rs",
+            "--path",
+            "src/store/ledger.rs",
+            "--kind",
+            "knowledge",
+        ],
+    );
+    assert_eq!(ids(&found), [ledger.as_str(), parser.as_str()], "{found:?}");
+    let json = repo
+        .run(&[
+            "recall",
+            "--path",
+            "src/parser/lexer.rs",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    let why = json["hits"][0]["why"][0]["detail"].as_str().expect("why");
+    assert!(
+        why.starts_with("near src/parser/lexer.rs (its episode changed src/parser/"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_path_typed_in_a_subdirectory_is_taken_from_there() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    let sub = repo.path("src/store");
+    let found = hits_in(&repo, &sub, &["--path", "ledger.rs", "--kind", "knowledge"]);
+    assert_eq!(ids(&found), [ledger.as_str()]);
+}
+
+#[test]
+fn superseded_is_hidden_unless_all_and_never_above_its_replacement() {
+    let repo = TestRepo::initialised();
+    let (_, old) = episode(
+        &repo,
+        "Parse the policy with serde_yaml",
+        &[("src/policy.rs", "// v1\n")],
+    );
+    let (_, new) = episode(
+        &repo,
+        "Parse the policy with yaml_serde, the maintained fork",
+        &[("src/policy.rs", "// v2\n")],
+    );
+    repo.run(&[
+        "knowledge",
+        "reject",
+        &old,
+        "--reason",
+        "serde_yaml is unmaintained",
+        "--by",
+        &new,
+    ])
+    .success();
+    // The old record matches the query better ("serde_yaml" is only its word) ...
+    let found = hits(&repo, &["serde_yaml policy"]);
+    assert!(!ids(&found).contains(&old.as_str()), "{found:?}");
+    // ... and with --all it is shown, below the record that replaced it, and names it.
+    let json = repo
+        .run(&["recall", "serde_yaml policy", "--all", "--format", "json"])
+        .success()
+        .json();
+    let order: Vec<&str> = json["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter(|h| h["kind"] == "knowledge")
+        .map(|h| h["id"].as_str().expect("id"))
+        .collect();
+    let (at_new, at_old) = (
+        order
+            .iter()
+            .position(|i| *i == new)
+            .expect("the replacement"),
+        order
+            .iter()
+            .position(|i| *i == old)
+            .expect("the superseded record"),
+    );
+    assert!(at_new < at_old, "{order:?}");
+    let superseded = json["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .find(|h| h["id"] == old.as_str())
+        .expect("old");
+    assert_eq!(superseded["status"], "superseded");
+    assert_eq!(superseded["superseded_by"], new.as_str());
+}
+
+/// A curated record citing `file`, committed with the file.
+fn curated_citing(repo: &TestRepo, n: u32, file: &str, title: &str) -> String {
+    let id = format!("20261130T100000Z-0a0b0c-{n:012x}");
+    let record = knowledge_record(&id, "verified", &[&format!("file:{file}")], "", "A claim.")
+        .replace(
+            "title: The ledger is append-only",
+            &format!("title: {title}"),
+        );
+    repo.write(&format!("{CURATED}/{id}.md"), &record);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", &format!("Verify {id}")]);
+    id
+}
+
+#[test]
+fn a_stale_record_ranks_below_its_fresh_peer_and_is_marked() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/a.rs", "a\n", "Add a");
+    repo.commit("src/b.rs", "b\n", "Add b");
+    let a = curated_citing(&repo, 1, "src/a.rs", "Retries back off exponentially");
+    let b = curated_citing(&repo, 2, "src/b.rs", "Retries back off exponentially");
+    // Equal otherwise, the id decides: a first.
+    let found = hits(&repo, &["retries"]);
+    assert_eq!(ids(&found), [a.as_str(), b.as_str()]);
+    // src/a.rs changes after a was verified: a is stale, below b, and says why.
+    repo.commit("src/a.rs", "a changed\n", "Change a");
+    let json = repo
+        .run(&["recall", "retries", "--format", "json"])
+        .success()
+        .json();
+    let found = triples(&json["hits"]);
+    assert_eq!(
+        found,
+        [
+            ("knowledge".to_owned(), b.clone(), "verified".to_owned()),
+            ("knowledge".to_owned(), a.clone(), "stale".to_owned())
+        ]
+    );
+    let why: Vec<&str> = json["hits"][1]["why"]
+        .as_array()
+        .expect("why")
+        .iter()
+        .map(|r| r["detail"].as_str().expect("detail"))
+        .collect();
+    assert!(
+        why.iter()
+            .any(|w| w.starts_with("stale: src/a.rs changed since it was verified in ")),
+        "{why:?}"
+    );
+    // Only the stale ones, and only the fresh ones.
+    assert_eq!(
+        ids(&hits(&repo, &["retries", "--status", "stale"])),
+        [a.as_str()]
+    );
+    assert_eq!(
+        ids(&hits(&repo, &["retries", "--status", "verified"])),
+        [b.as_str()]
+    );
+}
+
+#[test]
+fn two_copies_of_one_store_give_the_same_order_whatever_built_their_index() {
+    let mut repo = TestRepo::initialised();
+    // This copy's index is built piece by piece: a recall after every step.
+    repo.now("2026-11-27T10:00:00Z");
+    let (_, first) = episode(
+        &repo,
+        "Hooks never block a provider",
+        &[("src/hooks.rs", "x\n")],
+    );
+    repo.run(&["recall", "hooks"]).success();
+    repo.now("2026-11-28T10:00:00Z");
+    let (_, second) = episode(&repo, "Hooks record commits", &[("src/hooks.rs", "y\n")]);
+    repo.run(&["recall", "hooks"]).success();
+    promote(&repo, &first);
+    repo.run(&["recall", "hooks"]).success();
+    repo.run(&[
+        "knowledge",
+        "reject",
+        &second,
+        "--reason",
+        "covered by the first",
+    ])
+    .success();
+    repo.run(&["recall", "hooks", "--path", "src/hooks.rs"])
+        .success();
+    // The copy's index is removed: it is built in one go from the same store.
+    let copy = repo.copy();
+    std::fs::remove_file(copy.path(INDEX)).expect("remove the copy's index");
+    for args in [
+        vec!["hooks"],
+        vec!["hooks", "--all"],
+        vec!["--path", "src/hooks.rs", "--all"],
+        vec![],
+        vec![
+            "record commits provider",
+            "--kind",
+            "decision",
+            "--kind",
+            "knowledge",
+        ],
+    ] {
+        let mut all = vec!["recall", "--format", "json"];
+        all.extend(args.iter().copied());
+        let here = repo.run(&all).success().json();
+        let there = copy.run(&all).success().json();
+        assert_eq!(here["hits"], there["hits"], "{args:?}");
+        assert_eq!(here["total"], there["total"], "{args:?}");
+    }
+}
+
+#[test]
+fn a_fresh_clone_without_a_ledger_recalls_by_path() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Memory"]);
+    repo.git_in(repo.base(), &["clone", "-q", "repo", "clone"]);
+    let clone = repo.base().join("clone");
+    assert!(!clone.join(".ai/local/ledger.jsonl").exists());
+    let found = hits_in(
+        &repo,
+        &clone,
+        &["--path", "src/store/ledger.rs", "--kind", "knowledge"],
+    );
+    assert_eq!(ids(&found), [ledger.as_str()], "{found:?}");
+    // The episode's branch comes from its session record.
+    let json = repo
+        .run_in(
+            &clone,
+            &[
+                "recall",
+                "--path",
+                "src/store/ledger.rs",
+                "--format",
+                "json",
+            ],
+        )
+        .success()
+        .json();
+    assert_eq!(json["hits"][0]["branch"], "main");
+}
+
+#[test]
+fn cli_mcp_and_http_return_the_same_hits() {
+    let mut repo = TestRepo::initialised();
+    three_areas(&mut repo);
+    let cli = repo
+        .run(&[
+            "recall",
+            "parser errors",
+            "--path",
+            "src/parser",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    assert!(!cli["hits"].as_array().expect("hits").is_empty());
+
+    let mut mcp = Mcp::start(&repo);
+    let result = mcp.call(
+        "majordomus_recall",
+        json!({"query": "parser errors", "path": ["src/parser"]}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(result["structuredContent"]["hits"], cli["hits"]);
+    // A hit's URI reads it whole.
+    let uri = cli["hits"][0]["read"]["uri"]
+        .as_str()
+        .expect("uri")
+        .to_owned();
+    let read = mcp.request("resources/read", json!({ "uri": uri }));
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("The parser reports errors"), "{read}");
+    let templates = mcp.request("resources/templates/list", json!({}));
+    let listed: Vec<&str> = templates["result"]["resourceTemplates"]
+        .as_array()
+        .expect("templates")
+        .iter()
+        .map(|t| t["uriTemplate"].as_str().expect("uriTemplate"))
+        .collect();
+    assert!(
+        listed.contains(&"majordomus://knowledge/{id}"),
+        "{listed:?}"
+    );
+    assert!(listed.contains(&"majordomus://decision/{id}"), "{listed:?}");
+    // An unknown record is an unknown resource.
+    let missing = mcp.request(
+        "resources/read",
+        json!({"uri": "majordomus://knowledge/20261130T100000Z-0a0b0c-000000000000"}),
+    );
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    mcp.close();
+
+    let served = Served::start(&repo);
+    let answer = served.get("/api/v1/recall?query=parser%20errors&path=src/parser");
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.json()["hits"], cli["hits"]);
+    let first = cli["hits"][0]["kind"].as_str().expect("kind").to_owned()
+        + ":"
+        + cli["hits"][0]["id"].as_str().expect("id");
+    let shown = served.get(&format!("/api/v1/recall/show?reference={first}"));
+    assert_eq!(shown.status(), 200);
+    // The cockpit's search page shows the same first hit.
+    let page = served.get("/cockpit/recall?q=parser+errors&path=src/parser");
+    assert_eq!(page.status(), 200);
+    let html = String::from_utf8_lossy(&page.body).into_owned();
+    assert!(
+        html.contains(cli["hits"][0]["id"].as_str().expect("id")),
+        "{html}"
+    );
+}
+
+#[test]
+fn a_corrupt_index_is_rebuilt_and_said_and_the_answer_is_the_same() {
+    let mut repo = TestRepo::initialised();
+    three_areas(&mut repo);
+    let before = repo
+        .run(&["recall", "ledger", "--format", "json"])
+        .success()
+        .json();
+    std::fs::write(repo.path(INDEX), b"this is not a database, not even close").expect("corrupt");
+    let run = repo.run(&["recall", "ledger"]).success();
+    assert!(
+        run.stderr().contains("the recall index could not be read"),
+        "{run}"
+    );
+    assert!(run.stderr().contains("rebuilt"), "{run}");
+    let after = repo
+        .run(&["recall", "ledger", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(before["hits"], after["hits"]);
+    // A missing index is built, and said.
+    std::fs::remove_file(repo.path(INDEX)).expect("remove");
+    let run = repo.run(&["recall", "ledger"]).success();
+    assert!(run.stderr().contains("built the recall index"), "{run}");
+    // One that cannot be written is built in memory for the read; the read still answers.
+    std::fs::remove_file(repo.path(INDEX)).expect("remove");
+    std::fs::create_dir_all(repo.path(INDEX)).expect("a directory in its place");
+    let run = repo
+        .run(&["recall", "ledger", "--format", "json"])
+        .success();
+    assert_eq!(run.json()["hits"], before["hits"]);
+    assert!(
+        run.json()["index_rebuilt"]
+            .as_str()
+            .is_some_and(|s| s.contains("in memory")),
+        "{run}"
+    );
+}
+
+#[test]
+fn query_text_is_terms_never_syntax() {
+    let mut repo = TestRepo::initialised();
+    three_areas(&mut repo);
+    for query in [
+        "\"ledger",
+        "ledger AND lock",
+        "ledg*",
+        "title:ledger",
+        "ledger^2",
+        "ledger~",
+        "ledger\tlock",
+        "NEAR(ledger lock)",
+        "-ledger",
+        "' OR 1=1 --",
+        "*",
+        "\"\"\"",
+        "((((",
+        "ledger\u{7}\u{1b}[31m",
+    ] {
+        // After `--` a query that starts with a dash is a query, as for every command.
+        let run = repo.run(&["recall", "--format", "json", "--", query]);
+        assert_eq!(run.code(), 0, "{query:?}: {run}");
+    }
+    // The words of a query are searched for: "AND" is a word like any other (the parser's
+    // record says "line and column"), below the record holding all three.
+    let json = repo
+        .run(&[
+            "recall",
+            "ledger AND lock",
+            "--kind",
+            "knowledge",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    assert_eq!(json["terms"], json!(["ledger", "and", "lock"]));
+    let found = triples(&json["hits"]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        json["hits"][0]["line"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("Ledger appends")),
+        "{json}"
+    );
+    // 64 KiB of text answers; one byte more is refused by the input limit.
+    let long: String = "ledger lock appends ".repeat(64 * 1024 / 20 + 1);
+    let long = &long[..64 * 1024];
+    let run = repo.run(&["recall", long, "--format", "json"]).success();
+    assert!(run.json()["terms_left_out"].as_u64().is_some());
+    let over = format!("{long}x");
+    repo.run(&["recall", &over, "--format", "json"])
+        .json_error(3, "input.size");
+}
+
+#[test]
+fn every_refusal_names_its_rule_and_a_fix_that_works_as_printed() {
+    let mut repo = TestRepo::initialised();
+    three_areas(&mut repo);
+    let cases: [(&[&str], i32, &str); 5] = [
+        (
+            &["recall", "ledger", "--task", "t-20261130-ffff"],
+            3,
+            "task.known",
+        ),
+        (&["recall", "ledger", "--task", "../x"], 3, "id.shape"),
+        (
+            &["recall", "ledger", "--issue", "no-such-issue"],
+            3,
+            "recall.issue",
+        ),
+        (
+            &["recall", "ledger", "--path", "../outside.rs"],
+            3,
+            "recall.path",
+        ),
+        (&["recall", "ledger", "--limit", "0"], 2, "recall.limit"),
+    ];
+    for (args, code, rule) in cases {
+        let mut json_args = args.to_vec();
+        json_args.extend(["--format", "json"]);
+        let error = repo.run(&json_args).json_error(code, rule);
+        let fix = error["fix"].as_str().expect("a fix").to_owned();
+        if fix.starts_with("majordomus ") {
+            let out = repo.sh_in(repo.root(), &fix);
+            assert!(out.status.success(), "{rule}: `{fix}` fails: {out:?}");
+        }
+    }
+    // An absolute path outside the repository, too.
+    repo.run(&["recall", "--path", "/etc/passwd", "--format", "json"])
+        .json_error(3, "recall.path");
+    repo.run(&["recall", "--kind", "bogus"]).expect_code(2);
+    repo.run(&["show", "knowledge:nope", "--format", "json"])
+        .json_error(3, "recall.known");
+    repo.run(&["show", "nonsense", "--format", "json"])
+        .json_error(3, "recall.known");
+}
+
+#[test]
+fn with_nothing_given_the_most_recently_verified_knowledge_is_listed() {
+    let mut repo = TestRepo::initialised();
+    let [parser, ledger, docs] = three_areas(&mut repo);
+    let found = hits(&repo, &[]);
+    assert_eq!(
+        ids(&found),
+        [docs.as_str(), ledger.as_str(), parser.as_str()]
+    );
+    assert!(
+        found
+            .iter()
+            .all(|(k, _, s)| k == "knowledge" && s == "verified")
+    );
+    let run = repo.run(&["recall", "--limit", "2"]).success();
+    assert!(
+        run.stdout().contains("1 more: majordomus recall --limit 3"),
+        "{run}"
+    );
+}
+
+/// An origin whose default branch is `main`, then `feature` checked out.
+fn on_a_branch(repo: &TestRepo) {
+    repo.add_origin();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+}
+
+#[test]
+fn the_briefing_ranks_the_branchs_area_first_and_names_its_cut_with_a_working_command() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    // Many more verified records about the docs, so the budget cuts.
+    for n in 0..12 {
+        curated_citing(&repo, 100 + n, "docs/GUIDE.md", &format!("Guide rule {n}"));
+    }
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Memory", "--allow-empty"]);
+    on_a_branch(&repo);
+    repo.commit(
+        "src/store/ledger.rs",
+        "pub fn append_fast() {}\n",
+        "Faster appends",
+    );
+    repo.write_policy("session:\n  briefing_budget_lines: 20\n");
+    let run = repo.run(&["briefing", "--format", "json"]).success();
+    let json = run.json();
+    let text = json["text"].as_str().expect("text");
+    assert!(text.lines().count() <= 20, "{text}");
+    assert_eq!(
+        json["knowledge"]["hits"][0]["id"],
+        ledger.as_str(),
+        "{text}"
+    );
+    assert!(
+        text.contains("ranked by the work at hand: 1 file(s) feature changed against main"),
+        "{text}"
+    );
+    // Nothing in the docs area is relevant to this branch: it is not listed, and the
+    // total is what is relevant.
+    let total = json["knowledge"]["total"].as_u64().expect("total");
+    let shown = json["knowledge"]["hits"].as_array().expect("hits").len() as u64;
+    if total > shown {
+        let command = json["knowledge"]["command"].as_str().expect("command");
+        assert!(
+            text.contains(&format!("{} more: `{command}`", total - shown)),
+            "{text}"
+        );
+        let out = repo.sh_in(repo.root(), &format!("{command} --format json"));
+        assert!(out.status.success(), "{command}: {out:?}");
+        let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(listed["hits"].as_array().expect("hits").len() as u64, total);
+        assert_eq!(listed["hits"][0]["id"], ledger.as_str());
+    }
+}
+
+#[test]
+fn the_briefing_cuts_say_how_many_and_the_command_lists_exactly_them() {
+    let repo = TestRepo::initialised();
+    for n in 0..30 {
+        curated_citing(&repo, n, "src/a.rs", &format!("Rule {n} of module a"));
+    }
+    repo.write_policy("session:\n  briefing_budget_lines: 20\n");
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    let text = json["text"].as_str().expect("text");
+    assert!(text.lines().count() <= 20, "{text}");
+    let shown = json["knowledge"]["hits"].as_array().expect("hits").len();
+    assert!(shown >= 1 && shown < 30, "{text}");
+    let command = json["knowledge"]["command"].as_str().expect("command");
+    assert!(
+        text.contains(&format!("- ... {} more: `{command}`", 30 - shown)),
+        "{text}"
+    );
+    let out = repo.sh_in(repo.root(), &format!("{command} --format json"));
+    assert!(out.status.success(), "{out:?}");
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let listed: Vec<&str> = listed["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(listed.len(), 30);
+    let briefed: Vec<&str> = json["knowledge"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(&listed[..shown], briefed.as_slice(), "the same order");
+}
+
+#[test]
+fn the_session_start_hook_gives_the_model_the_areas_knowledge_first() {
+    let mut repo = TestRepo::initialised();
+    let [parser, _, _] = three_areas(&mut repo);
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Memory", "--allow-empty"]);
+    on_a_branch(&repo);
+    repo.commit(
+        "src/parser/mod.rs",
+        "pub fn parse_fast() {}\n",
+        "Faster parsing",
+    );
+    let payload =
+        json!({"session_id": "s1", "hook_event_name": "SessionStart", "cwd": repo.root()});
+    let run = repo
+        .run_with_stdin(
+            &["hook", "session-start", "--provider", "claude-code"],
+            &payload.to_string(),
+        )
+        .success();
+    let text = run.stdout();
+    let section = text
+        .split("## What the repository knows")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no section:\n{text}"));
+    let first = section
+        .lines()
+        .find(|l| l.starts_with("- ["))
+        .unwrap_or_else(|| panic!("no record:\n{text}"));
+    assert!(first.contains("The parser reports errors"), "{text}");
+    assert!(first.contains(&parser), "{text}");
+}
+
+#[test]
+fn task_start_returns_what_the_repository_knows_about_its_scope() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    repo.start_episode();
+    let json = repo
+        .run(&[
+            "task",
+            "start",
+            "Batch appends",
+            "--scope",
+            "src/store/",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    let hits = triples(&json["knowledge"]["hits"]);
+    assert_eq!(ids(&hits)[0], ledger.as_str(), "{json}");
+    let text = repo.run(&["task", "finish"]).success();
+    drop(text);
+    let run = repo
+        .run(&[
+            "task",
+            "start",
+            "More batching",
+            "--scope",
+            "src/store/ledger.rs",
+        ])
+        .success();
+    assert!(
+        run.stdout()
+            .contains("What the repository knows about this task (1)"),
+        "{run}"
+    );
+    assert!(
+        run.stdout().contains("Ledger appends take the file lock"),
+        "{run}"
+    );
+}
+
+#[test]
+fn session_context_shows_what_the_repository_knows_about_the_files_changed() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    repo.start_episode();
+    repo.commit(
+        "src/store/ledger.rs",
+        "pub fn append2() {}\n",
+        "Append again",
+    );
+    let json = repo
+        .run(&["session", "context", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        json["knowledge"]["hits"][0]["id"],
+        ledger.as_str(),
+        "{json}"
+    );
+    let text = json["text"].as_str().expect("text");
+    assert!(
+        text.contains("## What the repository knows about these files (1)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_decision_or_question_names_the_record_it_nearly_repeats() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    repo.start_episode();
+    let run = repo
+        .run(&[
+            "decision",
+            "Ledger appends take the file lock, one write a line",
+        ])
+        .success();
+    assert!(
+        run.stderr().contains(&format!(
+            "note: this nearly repeats verified knowledge {ledger}"
+        )),
+        "{run}"
+    );
+    let json = repo
+        .run(&[
+            "decision",
+            "Ledger appends take the file lock",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    assert_eq!(json["near_duplicates"][0]["id"], ledger.as_str());
+    // Something else is no near duplicate.
+    let json = repo
+        .run(&[
+            "decision",
+            "The cockpit needs no JavaScript",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    assert!(json.get("near_duplicates").is_none(), "{json}");
+    // A question already open is named; the question itself is not its own duplicate.
+    let first = repo
+        .run(&[
+            "question",
+            "Should the index live under state?",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    assert!(first.get("near_duplicates").is_none(), "{first}");
+    let again = repo
+        .run(&[
+            "question",
+            "Should the index live under state",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    assert_eq!(again["near_duplicates"][0]["id"], first["id"]);
+    assert_eq!(again["near_duplicates"][0]["kind"], "question");
+}
+
+#[test]
+fn show_reads_every_kind_whole() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    repo.run(&["decision", "Show reads each kind"]).success();
+    let qid = repo
+        .run(&["question", "Does show read answers?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.run(&["question", "resolve", &qid, "Yes, with the question"])
+        .success();
+    repo.run(&["checkpoint", "Show is half done"]).success();
+    repo.commit("src/show.rs", "x\n", "Add show");
+    repo.run_with_stdin(&["session", "close"], "Built show.")
+        .success();
+    repo.run(&["handover", "--derive", "--episode", &episode])
+        .success();
+    let all = repo
+        .run(&["recall", "show", "--limit", "50", "--format", "json"])
+        .success()
+        .json();
+    let kinds: std::collections::BTreeSet<&str> = all["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["kind"].as_str().expect("kind"))
+        .collect();
+    for kind in ["knowledge", "checkpoint", "session", "handover"] {
+        assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+    }
+    for hit in all["hits"].as_array().expect("hits") {
+        let command = hit["read"]["command"].as_str().expect("command");
+        let out = repo.sh_in(repo.root(), command);
+        assert!(out.status.success(), "{command}: {out:?}");
+        assert!(!out.stdout.is_empty(), "{command}");
+    }
+    let decisions = hits(&repo, &["show", "--kind", "decision"]);
+    assert_eq!(decisions.len(), 1);
+    let out = repo
+        .run(&["show", &format!("decision:{}", decisions[0].1)])
+        .success();
+    assert!(out.stdout().contains("Show reads each kind"), "{out}");
+    assert!(out.stdout().contains("knowledge record: "), "{out}");
+}
+
+#[test]
+fn an_edit_in_place_is_seen_by_the_next_read() {
+    let repo = TestRepo::initialised();
+    let id = curated_citing(&repo, 1, "src/a.rs", "Retries back off exponentially");
+    assert_eq!(ids(&hits(&repo, &["retries"])), [id.as_str()]);
+    // Rewrite the file's bytes in place (an editor that truncates and writes): the folder
+    // itself does not change.
+    let path = repo.path(&format!("{CURATED}/{id}.md"));
+    let text = std::fs::read_to_string(&path).expect("read").replace(
+        "Retries back off exponentially",
+        "Timeouts double on every attempt",
+    );
+    {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&path)
+            .expect("open in place");
+        file.write_all(text.as_bytes()).expect("write in place");
+    }
+    assert!(hits(&repo, &["exponentially"]).is_empty());
+    assert_eq!(ids(&hits(&repo, &["timeouts"])), [id.as_str()]);
+}
+
+#[test]
+fn the_post_commit_hook_never_opens_the_recall_index() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    // Session start read it for the briefing; with it gone, a commit must not bring it back.
+    assert!(repo.exists(INDEX));
+    std::fs::remove_file(repo.path(INDEX)).expect("remove the index");
+    repo.commit("src/x.rs", "x\n", "Add x");
+    repo.run(&["hook", "post-commit"]).success();
+    assert_eq!(repo.ledger_events("commit.recorded").len(), 1);
+    assert!(
+        !repo.exists(INDEX),
+        "the post-commit hook opened the recall index"
+    );
+}
+
+#[test]
+fn an_issue_and_a_task_rank_what_serves_them() {
+    let repo = TestRepo::initialised();
+    repo.write(
+        ".ai/repo/intents/parsing.yaml",
+        "id: parsing\nstatus: active\nstatement: Parse everything\ncriteria:\n  - id: fast\n    text: It is fast\nissues:\n  - id: parser-speed\n    title: Speed up the parser\n    status: open\n    paths: [\"src/parser/**\"]\n    serves: [fast]\ncritiques:\n  - commit: abc\n    plan_revision: x\n    findings: []\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Plan"]);
+    let episode = repo.start_episode();
+    let task = repo
+        .run(&[
+            "task",
+            "start",
+            "Speed up",
+            "--issue",
+            "parser-speed",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json()["task"]["id"]
+        .as_str()
+        .expect("task id")
+        .to_owned();
+    repo.run(&["decision", "Inline the hot lexer loop"])
+        .success();
+    repo.run(&["task", "finish"]).success();
+    repo.run(&["session", "close"]).success();
+    let _ = episode;
+    let json = repo
+        .run(&[
+            "recall",
+            "--issue",
+            "parser-speed",
+            "--kind",
+            "knowledge",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    let first = &json["hits"][0];
+    assert!(
+        first["why"]
+            .as_array()
+            .expect("why")
+            .iter()
+            .any(|r| r["detail"] == "same issue parser-speed"),
+        "{json}"
+    );
+    let json = repo
+        .run(&["recall", "--task", &task, "--format", "json"])
+        .success()
+        .json();
+    assert!(!json["hits"].as_array().expect("hits").is_empty());
+    assert_eq!(json["context"]["issue"], "parser-speed");
+}
