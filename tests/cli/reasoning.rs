@@ -851,3 +851,187 @@ fn a_signal_cancels_the_consult_keeps_what_answered_and_kills_the_rest() {
     }
     assert!(!running(), "the cancelled advisor's child survived");
 }
+
+/// The id of a `--format json` write.
+fn id_of(written: &Value) -> String {
+    written["id"].as_str().expect("an id").to_owned()
+}
+
+#[test]
+fn a_consultation_is_written_by_consult_only_on_every_surface() {
+    let b = Bench::new(CATALOGUE);
+    let a = b.assessment("high");
+    let planned = b
+        .run(
+            &["--format", "json", "reasoning", "plan", "--assessment", &a],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(planned["decision"]["selected"], json!(["alpha", "beta"]));
+    let plan = id_of(&planned["plan"]);
+    let invented = |advisor: &str| {
+        json!({"kind": "consultation", "plan": plan, "advisor": advisor, "status": "completed",
+            "conclusion": "The lock, certainly", "stance": "supports", "duration_ms": 1200})
+    };
+    let fix = format!(
+        "majordomus reasoning consult --assessment {a} (runs the advisors its plan selects and records what they answer)"
+    );
+    // The CLI: two hand-written reviews would have counted two independent reviews.
+    for advisor in ["alpha", "beta"] {
+        let error = b.refused(invented(advisor), "reasoning.consultation-by-consult");
+        assert_eq!(error["fix"], fix.as_str(), "{error}");
+    }
+    let run = b.run(&["reasoning", "record"], &invented("alpha").to_string());
+    run.assert_human_error(3, "consultations are written by `reasoning consult`");
+    assert!(run.stderr().contains(&format!("fix: {fix}")), "{run}");
+    // MCP and HTTP are the same operation.
+    let mut mcp = crate::mcp::Mcp::start(&b.repo);
+    let refused = mcp.call(
+        "majordomus_reasoning_record",
+        json!({"record": invented("alpha")}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"]["rule"],
+        "reasoning.consultation-by-consult"
+    );
+    mcp.close();
+    let served = crate::http::Served::start(&b.repo);
+    let answer = served.post(
+        "/api/v1/reasoning/records",
+        &json!({"record": invented("beta")}),
+    );
+    let error = answer.error(409, "reasoning.consultation-by-consult");
+    assert_eq!(error["fix"], fix.as_str());
+    drop(served);
+    let status = b
+        .run(&["--format", "json", "reasoning", "status"], "")
+        .success()
+        .json();
+    assert_eq!(status["consultations"], json!([]), "nothing was stored");
+
+    // The fix, run as printed, consults the advisors; their answers are what count.
+    b.answer(
+        "alpha",
+        json!({"answer": {"conclusion": "The lock", "stance": "supports"}}),
+    );
+    b.answer("beta", json!({"failure": {"kind": "timeout"}}));
+    let command = fix.split(" (").next().expect("a command");
+    let mut args = vec!["--format", "json"];
+    args.extend(command.split(' ').skip(1));
+    let consulted = b.run(&args, "").success().json();
+    let weighed: Vec<String> = consulted["consultations"]
+        .as_array()
+        .expect("consultations")
+        .iter()
+        .map(id_of)
+        .collect();
+    assert_eq!(weighed.len(), 2, "{consulted}");
+    let concluded = b.record(json!({
+        "kind": "conclusion", "assessment": a, "decision": "Shard the lock",
+        "rationale": "alpha supports it; beta did not answer",
+        "evidence": ["command:cargo bench => 40% lock wait"],
+        "consultations": weighed, "validation_plan": "bench again",
+    }));
+    assert_eq!(concluded["reviewed_by"], json!(["alpha"]));
+    assert_eq!(concluded["independent_review_count"], 1);
+}
+
+#[test]
+fn a_decision_of_another_task_is_reused_and_new_evidence_names_what_it_supersedes() {
+    let b = Bench::new(CATALOGUE);
+    let assess = |subject: &str, new_evidence: bool| {
+        let mut a = json!({"kind": "assessment", "subject": subject, "materiality": "low",
+            "confidence": "medium", "hypothesis": "The ledger lock serialises writers"});
+        if new_evidence {
+            a["new_evidence"] = json!(true);
+        }
+        id_of(&b.record(a))
+    };
+    let task = |description: &str| {
+        let started = b
+            .run(&["--format", "json", "task", "start", description], "")
+            .success()
+            .json();
+        started["task"]["id"]
+            .as_str()
+            .expect("a task id")
+            .to_owned()
+    };
+    // The first task decides.
+    task("Speed up ingest");
+    let first = assess("Why is ingest slow?", false);
+    let decided = id_of(&b.record(json!({"kind": "conclusion", "assessment": first,
+        "decision": "Shard the ledger lock", "rationale": "the bench shows lock waits"})));
+    b.run(&["task", "finish"], "").success();
+    // Another task, in another episode, asks the same question again.
+    b.run(&["session", "close"], "").success();
+    b.run(&["session", "start"], "").success();
+    task("Ingest, part two");
+    let again = assess("why is INGEST slow", false);
+    let planned = b
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "plan",
+                "--assessment",
+                &again,
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(planned["decision"]["reuses"], decided.as_str(), "{planned}");
+    assert_eq!(planned["decision"]["selected"], json!([]));
+
+    // New evidence reopens it: the new conclusion names the other task's.
+    let reopened = assess("Why is ingest slow?", true);
+    let planned = b
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "plan",
+                "--assessment",
+                &reopened,
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert!(planned["decision"]["reuses"].is_null(), "{planned}");
+    let conclusion = json!({"kind": "conclusion", "assessment": reopened,
+        "decision": "Batch the appends", "rationale": "the new profile shows syscalls"});
+    let error = b.refused(conclusion.clone(), "reasoning.conclusion-supersedes");
+    let fix = format!(
+        "add \"supersedes\": \"{decided}\" (majordomus reasoning explain {decided} shows what it decided)"
+    );
+    assert_eq!(error["fix"], fix.as_str(), "{error}");
+    // The fix, done as it says.
+    let mut superseding = conclusion;
+    superseding["supersedes"] = json!(decided);
+    let concluded = b.record(superseding);
+    assert_eq!(concluded["supersedes"], decided.as_str());
+    b.run(&["reasoning", "explain", &decided], "").success();
+    // The new conclusion is what stands now, for any later task.
+    let later = assess("Why is ingest slow", false);
+    let planned = b
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "plan",
+                "--assessment",
+                &later,
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(planned["decision"]["reuses"], concluded["id"], "{planned}");
+}
