@@ -671,10 +671,26 @@ fn reasoning_check_runs_only_where_advisors_are_declared_optional() {
         ".ai/repo/rules/project/advisors.yaml",
         "rules:\n  - id: project.advisors-are-optional\n    severity: blocking\n    description: Advisors are optional.\n",
     );
-    repo.write("src/lib.rs", "// calls claude directly\n");
+    // The shipped catalogue's first executable and credential (read, not spelled here:
+    // this file is a provider-independent source of the repository that ships it).
+    let shipped = include_str!("../../share/advisors.yaml");
+    let value_of = |key: &str| {
+        shipped
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .map(|v| v.trim().to_owned())
+            .expect("the shipped catalogue has the key")
+    };
+    repo.write(
+        "src/lib.rs",
+        &format!("// calls {} directly\n", value_of("executable:")),
+    );
     repo.write(
         ".github/workflows/ci.yml",
-        "env:\n  ANTHROPIC_API_KEY: ${{ secrets.KEY }}\n",
+        &format!(
+            "env:\n  {}: ${{{{ secrets.KEY }}}}\n",
+            value_of("credential:")
+        ),
     );
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "Name an advisor"]);
@@ -1034,4 +1050,152 @@ fn a_decision_of_another_task_is_reused_and_new_evidence_names_what_it_supersede
         .success()
         .json();
     assert_eq!(planned["decision"]["reuses"], concluded["id"], "{planned}");
+}
+
+/// The rule file that declares advisors optional, with the given exceptions block.
+fn advisors_optional(exceptions: &str) -> String {
+    format!(
+        "rules:\n  - id: project.advisors-are-optional\n    severity: blocking\n    description: Advisors are optional.\n{exceptions}"
+    )
+}
+
+#[test]
+fn reasoning_check_reads_every_tracked_source_and_hook_managers_as_gates() {
+    let b = Bench::new(
+        "advisors:\n  - id: oracle\n    title: Oracle\n    adapter: process\n    provider: oracle-labs\n    executable: oracle-cli\n    credential: ORACLE_API_KEY\n    capabilities: [independent_reasoning]\n",
+    );
+    let repo = &b.repo;
+    repo.write(
+        ".ai/repo/rules/project/advisors.yaml",
+        &advisors_optional(
+            "    exceptions:\n      - path: src/setup/\n        because: setup installs the hooks of the agent clients it names\n",
+        ),
+    );
+    repo.write("tests/review.rs", "// asks oracle-cli for a review\n");
+    repo.write("scripts/review.sh", "#!/bin/sh\noracle-cli --json\n");
+    repo.write(
+        "src/setup/clients.rs",
+        "// oracle-cli reads its hooks here\n",
+    );
+    repo.write(
+        "docs/ADVISORS.md",
+        "Install oracle-cli to get a second opinion.\n",
+    );
+    repo.write(".husky/pre-push", "#!/bin/sh\nexport ORACLE_API_KEY\n");
+    repo.write(".pre-commit-config.yaml", "env: [ORACLE_API_KEY]\n");
+    repo.write("lefthook.yml", "pre-push:\n  env: ORACLE_API_KEY\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Review with an advisor"]);
+    let run = repo.run(&["--format", "json", "reasoning", "check"]);
+    assert_eq!(run.code(), 3, "{run}");
+    let report = run.json();
+    let found: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().expect("file").to_owned(),
+                f["rule"].as_str().expect("rule").to_owned(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = [
+        (".husky/pre-push:2", "reasoning.ci-credential"),
+        (".pre-commit-config.yaml:1", "reasoning.ci-credential"),
+        ("lefthook.yml:2", "reasoning.ci-credential"),
+        ("scripts/review.sh:2", "reasoning.provider-independent"),
+        ("tests/review.rs:1", "reasoning.provider-independent"),
+    ]
+    .iter()
+    .map(|(f, r)| ((*f).to_owned(), (*r).to_owned()))
+    .collect();
+    assert_eq!(found, expected, "{report}");
+    assert_eq!(
+        report["exceptions"],
+        json!([{"path": "src/setup/", "because": "setup installs the hooks of the agent clients it names", "files": 1}])
+    );
+    // Doctor says what it read and what the rule excepts.
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let rule = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "project.advisors-are-optional")
+        .expect("the declared rule ran")
+        .clone();
+    assert!(
+        rule["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("1 file(s) under 1 declared exception(s)")),
+        "{rule}"
+    );
+    // An exception without its reason is refused where the rule set is read.
+    repo.write(
+        ".ai/repo/rules/project/advisors.yaml",
+        &advisors_optional("    exceptions:\n      - path: tests/\n        because: \"\"\n"),
+    );
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    assert!(
+        doctor
+            .to_string()
+            .contains("an exception names a path and says why"),
+        "{doctor}"
+    );
+}
+
+#[test]
+fn reasoning_check_runs_clean_on_the_majordomus_repository_itself() {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(manifest)
+        .output()
+        .expect("git ls-files");
+    assert!(
+        out.status.success(),
+        "git ls-files in {}",
+        manifest.display()
+    );
+    let repo = TestRepo::initialised();
+    let mut copied = Vec::new();
+    for path in String::from_utf8(out.stdout)
+        .expect("UTF-8 paths")
+        .split('\0')
+    {
+        let from = manifest.join(path);
+        // The test's own repository keeps its skeleton: only the crate's files are copied.
+        if path.is_empty() || !from.is_file() || path == ".gitignore" {
+            continue;
+        }
+        let to = repo.root().join(path);
+        std::fs::create_dir_all(to.parent().expect("a parent")).expect("mkdir");
+        std::fs::copy(&from, &to).expect("copy");
+        copied.push(path.to_owned());
+    }
+    assert!(
+        copied
+            .iter()
+            .any(|p| p == ".ai/repo/rules/project/advisors.yaml"),
+        "the majordomus repository declares project.advisors-are-optional"
+    );
+    let list = repo.base().join("copied.txt");
+    std::fs::write(&list, copied.join("\n")).expect("write the list");
+    repo.git(&["add", &format!("--pathspec-from-file={}", list.display())]);
+    repo.git(&["commit", "-q", "-m", "majordomus itself"]);
+    let run = repo.run(&["--format", "json", "reasoning", "check"]);
+    let report = run.json();
+    assert_eq!(report["declared"], true, "{run}");
+    assert_eq!(report["findings"], json!([]), "{run}");
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(
+        report["sources"].as_u64().is_some_and(|n| n > 200),
+        "tests, benches, fixtures and hooks are read, not only src/: {report}"
+    );
+    for exception in report["exceptions"].as_array().expect("exceptions") {
+        assert!(
+            exception["files"].as_u64().is_some_and(|n| n > 0),
+            "an exception that covers nothing is stale: {exception}"
+        );
+    }
 }
