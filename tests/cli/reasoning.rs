@@ -955,6 +955,71 @@ fn a_consultation_is_written_by_consult_only_on_every_surface() {
 }
 
 #[test]
+fn the_consult_fix_names_the_task_the_records_belong_to() {
+    let b = Bench::new(CATALOGUE);
+    let started = b
+        .run(
+            &["--format", "json", "task", "start", "Speed up ingest"],
+            "",
+        )
+        .success()
+        .json();
+    let task = started["task"]["id"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let a = b.assessment("high");
+    let planned = b
+        .run(
+            &["--format", "json", "reasoning", "plan", "--assessment", &a],
+            "",
+        )
+        .success()
+        .json();
+    let plan = id_of(&planned["plan"]);
+    b.run(&["task", "finish"], "").success();
+    // Written to the finished task by name: the fix must name it too.
+    let invented = json!({"kind": "consultation", "plan": plan, "advisor": "alpha",
+        "status": "completed", "conclusion": "yes", "stance": "supports", "duration_ms": 1});
+    let error = b
+        .run(
+            &["--format", "json", "reasoning", "record", "--task", &task],
+            &invented.to_string(),
+        )
+        .json_error(3, "reasoning.consultation-by-consult");
+    let fix = error["fix"].as_str().expect("a fix");
+    let command = fix.split(" (").next().expect("a command");
+    assert_eq!(
+        command,
+        format!("majordomus reasoning consult --assessment {a} --task {task}")
+    );
+    b.answer(
+        "alpha",
+        json!({"answer": {"conclusion": "The lock", "stance": "supports"}}),
+    );
+    b.answer(
+        "beta",
+        json!({"answer": {"conclusion": "The lock", "stance": "supports"}}),
+    );
+    let mut args = vec!["--format", "json"];
+    args.extend(command.split(' ').skip(1));
+    let consulted = b.run(&args, "").success().json();
+    assert_eq!(
+        consulted["consultations"].as_array().map(Vec::len),
+        Some(2),
+        "{consulted}"
+    );
+    let status = b
+        .run(
+            &["--format", "json", "reasoning", "status", "--task", &task],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(status["consultations"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
 fn a_decision_of_another_task_is_reused_and_new_evidence_names_what_it_supersedes() {
     let b = Bench::new(CATALOGUE);
     let assess = |subject: &str, new_evidence: bool| {
