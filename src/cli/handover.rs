@@ -13,8 +13,13 @@ use crate::{Ctx, Error};
 /// the sections of `handover.sections` (Done, Next Action, Open Questions, Reasoning,
 /// Knowledge). The session-end hook derives it after the close.
 ///
-/// `--resolve` re-asks the binding with the handover's names and answers `unchanged`,
-/// `evidence_moved`, `plan_changed` (wins when both moved) or `unknown`, with why.
+/// The pins are the task's own, from its `task.started` line: what the work began under,
+/// so a plan or evidence change made during the task shows when the handover is resolved.
+///
+/// `--resolve` re-asks the binding with the handover's names (a maintenance task's: its
+/// scope) and answers `unchanged`, `evidence_moved`, `plan_changed` (wins when both moved)
+/// or `unknown`, with why. The exit code tells them apart: 0 unchanged, 3 unknown, 11
+/// evidence_moved or plan_changed (the plan or its evidence moved under the work).
 ///
 /// Examples:
 ///   majordomus handover --derive
@@ -37,12 +42,18 @@ pub struct HandoverArgs {
 
 pub fn run(ctx: &Ctx, args: &HandoverArgs) -> Result<Output, Error> {
     match &args.resolve {
-        Some(file) => Ok(Output::report(&crate::handover::resolve(
-            ctx,
-            ResolveRequest {
-                file: Some(file.clone()).filter(|f| !f.is_empty()),
-            },
-        )?)),
+        Some(file) => {
+            let mut out = Output::report(&crate::handover::resolve(
+                ctx,
+                ResolveRequest {
+                    file: Some(file.clone()).filter(|f| !f.is_empty()),
+                },
+            )?);
+            // A moved plan or evidence exits 11 here as under `watch`: a script resolving
+            // a handover must be able to stop on it (SPEC §4).
+            out.watching = true;
+            Ok(out)
+        }
         None => Ok(Output::report(&crate::handover::derive(
             ctx,
             DeriveRequest {

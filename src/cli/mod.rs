@@ -129,7 +129,8 @@ pub struct Output {
     /// Printed to stderr in human mode (the JSON carries the same facts).
     pub note: Option<String>,
     pub verdict: Verdict,
-    /// `watch` ran it: an advisory verdict exits 11.
+    /// An advisory verdict exits 11: `watch` ran it, or `handover --resolve` (whose
+    /// moved answers a script must tell from `unchanged`).
     pub watching: bool,
 }
 

@@ -429,9 +429,12 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             Check::AdvisorsOptional => {
                 let report =
                     crate::reasoning::check::check(ctx, crate::reasoning::check::CheckRequest {})?;
+                let excepted: usize = report.exceptions.iter().map(|e| e.files).sum();
                 note = Some(format!(
-                    "{} provider-independent source(s) and {} CI file(s) read",
-                    report.sources, report.ci_files
+                    "{} provider-independent source(s) and {} CI and gate file(s) read; {excepted} file(s) under {} declared exception(s)",
+                    report.sources,
+                    report.ci_files,
+                    report.exceptions.len()
                 ));
                 // The declared severity decides, as for every project rule.
                 for f in report.findings {
@@ -523,7 +526,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             declared_in: "not declared".to_owned(),
             status: RuleStatus::Skipped,
             note: Some(
-                "skipped: this repository does not declare it (an adopter), so reasoning check's claims and CI checks do not run; declare it in .ai/repo/rules/project/<file>.yaml to run them (docs/REASONING.md)".to_owned(),
+                "skipped: this repository does not declare it (an adopter), so reasoning check's source and CI checks do not run; declare it in .ai/repo/rules/project/<file>.yaml to run them (docs/REASONING.md)".to_owned(),
             ),
             findings: Vec::new(),
         });

@@ -11,9 +11,9 @@ use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::intent::BindingAsk;
 use crate::knowledge::CandidatesRequest;
-use crate::model::event::{CheckpointRecorded, HandoverDerived};
+use crate::model::event::{CheckpointRecorded, HandoverDerived, TaskStarted};
 use crate::model::ids::IdKind;
-use crate::model::intent::{Answer, Binding, BindingStatus, resolve_handover};
+use crate::model::intent::{Answer, Binding, resolve_handover};
 use crate::model::policy::HandoverSection;
 use crate::model::task::{TaskRecord, TaskState};
 use crate::model::{EpisodeWindow, Event, LedgerLine};
@@ -52,6 +52,11 @@ pub struct HandoverFront {
     pub intent: Option<String>,
     pub exemption: Option<String>,
     pub because: Option<String>,
+    /// The task's scope: what `--resolve` re-asks with when the task names no issue,
+    /// intent or exemption (maintenance work under a milestone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scope: Vec<String>,
+    /// The pins the task began under (its `task.started` line), never re-derived.
     pub plan_revision: Option<String>,
     pub evidence_standing: Option<String>,
 }
@@ -94,18 +99,19 @@ fn episode_task(ctx: &Ctx, episode: &str) -> Result<Option<TaskRecord>, Error> {
         .cloned())
 }
 
-fn ask_for(task: &TaskRecord) -> BindingAsk {
-    BindingAsk {
-        issue: task.issue.clone(),
-        intent: task.intent.clone(),
-        scope: if task.issue.is_some() || task.intent.is_some() {
-            Vec::new()
-        } else {
-            task.scope.clone()
-        },
-        exempt: task.exemption.clone(),
-        because: task.because.clone(),
-    }
+/// The pins `task` began under: those of its `task.started` line among the episode's
+/// `lines`, else (a line pruned or never read) those its task record kept from the same
+/// start. Never re-derived: a plan or evidence change during the task must show at
+/// `--resolve`, and a task whose issue is done since, or maintenance work, keeps its pins.
+fn started_pins(task: &TaskRecord, lines: &[LedgerLine]) -> (Option<String>, Option<String>) {
+    lines
+        .iter()
+        .filter(|l| l.task.as_deref() == Some(task.id.as_str()))
+        .find_map(LedgerLine::payload::<TaskStarted>)
+        .map_or_else(
+            || (task.plan_revision.clone(), task.evidence_standing.clone()),
+            |started| (started.plan_revision, started.evidence_standing),
+        )
 }
 
 /// `majordomus handover --derive`: composes and writes `state/handovers/<episode>.md`
@@ -138,15 +144,9 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
     let window = EpisodeWindow::from_lines(&episode, &lines);
     let commits = crate::knowledge::derive::episode_commits(ctx, &episode, &lines)?;
     let task = episode_task(ctx, &episode)?;
-    let binding = match &task {
-        Some(t) if t.issue.is_some() || t.intent.is_some() || t.exemption.is_some() => {
-            Some(crate::intent::ask(ctx, &ask_for(t), &[])?)
-        }
-        _ => None,
-    };
-    let pinned = binding
+    let (plan_revision, evidence_standing) = task
         .as_ref()
-        .filter(|b| b.status != BindingStatus::Refused);
+        .map_or((None, None), |t| started_pins(t, &lines));
     let front = HandoverFront {
         episode: episode.clone(),
         schema: HANDOVER_SCHEMA.to_owned(),
@@ -156,8 +156,9 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
         intent: task.as_ref().and_then(|t| t.intent.clone()),
         exemption: task.as_ref().and_then(|t| t.exemption.clone()),
         because: task.as_ref().and_then(|t| t.because.clone()),
-        plan_revision: pinned.and_then(|b| b.plan_revision.clone()),
-        evidence_standing: pinned.and_then(|b| b.evidence_standing.clone()),
+        scope: task.as_ref().map(|t| t.scope.clone()).unwrap_or_default(),
+        plan_revision,
+        evidence_standing,
     };
     let candidates: Vec<String> = crate::knowledge::candidates(ctx, CandidatesRequest::default())?
         .candidates
@@ -344,18 +345,25 @@ pub fn resolve(ctx: &Ctx, request: ResolveRequest) -> Result<Resolution, Error> 
             path: path.clone(),
             message,
         })?;
-    if front.issue.is_none() && front.intent.is_none() && front.exemption.is_none() {
+    let named = front.issue.is_some() || front.intent.is_some() || front.exemption.is_some();
+    // Maintenance work names nothing; its scope and pins are what it began under.
+    let maintenance = !named && !front.scope.is_empty() && front.plan_revision.is_some();
+    if !named && !maintenance {
         return Ok(Resolution {
             file,
             answer: Answer::Unknown,
-            reason: "the handover names no issue, intent or exemption, so there is nothing to re-ask; start from the briefing".into(),
+            reason: "the handover names no issue, intent or exemption and pins no scope, so there is nothing to re-ask; start from the briefing".into(),
             binding: None,
         });
     }
     let ask = BindingAsk {
         issue: front.issue.clone(),
         intent: front.intent.clone(),
-        scope: Vec::new(),
+        scope: if named {
+            Vec::new()
+        } else {
+            front.scope.clone()
+        },
         exempt: front.exemption.clone(),
         because: front.because.clone(),
     };

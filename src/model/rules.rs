@@ -1,5 +1,5 @@
 //! Rule packages (SPEC §5.5): the declarations `doctor` runs (`id`, `severity`,
-//! `description`, `drift`, `needs_policy`), parsed strictly, and what changed between two
+//! `description`, `drift`, `needs_policy`, `exceptions`), parsed strictly, and what changed between two
 //! versions of a package. Which declared id has a check is the doctor's business.
 
 use std::collections::BTreeMap;
@@ -15,6 +15,10 @@ pub const STANDARD_RULES: &str = include_str!("../../share/standard/rules/majord
 /// The standard package's file name, in `share/standard/rules/` and in the vendored copy.
 pub const STANDARD_FILE: &str = "majordomus.yaml";
 
+/// The project rule whose check is `reasoning check`, and the one rule that reads
+/// `exceptions`.
+pub const ADVISORS_ARE_OPTIONAL: &str = "project.advisors-are-optional";
+
 /// One rule as a package declares it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -28,6 +32,19 @@ pub struct RuleDecl {
     /// It reads the policy, so it cannot run while the policy is unreadable.
     #[serde(default)]
     pub needs_policy: bool,
+    /// Files the rule's check leaves out, each with why: for
+    /// `project.advisors-are-optional`, the code whose job is to name agent clients (the
+    /// setup that installs their hooks, the hooks they call).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exceptions: Vec<RuleException>,
+}
+
+/// A declared exception to a rule: a path (a file, a directory, or a glob) and the reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleException {
+    pub path: String,
+    pub because: String,
 }
 
 /// A rule file: `rules: [...]`.
@@ -47,7 +64,7 @@ struct PackageFile {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PackageError {
     #[error(
-        "{file}: unknown key `{key}`{at} (a rule has id, severity, description, drift, needs_policy)"
+        "{file}: unknown key `{key}`{at} (a rule has id, severity, description, drift, needs_policy, exceptions)"
     )]
     UnknownKey {
         file: String,
@@ -116,6 +133,29 @@ impl Package {
                 file: file.to_owned(),
                 id: twice.id.clone(),
             });
+        }
+        for rule in &package.rules {
+            let invalid = |message: String| PackageError::Invalid {
+                file: file.to_owned(),
+                message,
+            };
+            if !rule.exceptions.is_empty() && rule.id != ADVISORS_ARE_OPTIONAL {
+                // Silently ignored, an exception would look like it excused something.
+                return Err(invalid(format!(
+                    "rule `{}`: `exceptions` is read only by {ADVISORS_ARE_OPTIONAL}",
+                    rule.id
+                )));
+            }
+            if let Some(e) = rule
+                .exceptions
+                .iter()
+                .find(|e| e.path.trim().is_empty() || e.because.trim().is_empty())
+            {
+                return Err(invalid(format!(
+                    "rule `{}`: an exception names a path and says why (`because`); got path {:?}, because {:?}",
+                    rule.id, e.path, e.because
+                )));
+            }
         }
         Ok(package)
     }
@@ -235,6 +275,38 @@ mod tests {
                 file: FILE.into(),
                 id: "a".into()
             }
+        );
+    }
+
+    #[test]
+    fn exceptions_belong_to_advisors_are_optional_and_say_why() {
+        let text = "rules:\n  - id: project.advisors-are-optional\n    severity: blocking\n    description: x\n    exceptions:\n      - {path: src/setup/, because: setup names the clients whose hooks it installs}\n";
+        let package = Package::parse(text, FILE).expect("parses");
+        assert_eq!(
+            package.rules[0].exceptions,
+            vec![RuleException {
+                path: "src/setup/".into(),
+                because: "setup names the clients whose hooks it installs".into()
+            }]
+        );
+        let err = Package::parse(
+            &text.replace(
+                "because: setup names the clients whose hooks it installs",
+                "because: \"\"",
+            ),
+            FILE,
+        )
+        .expect_err("an exception says why");
+        assert!(err.to_string().contains("says why"), "{err}");
+        let err = Package::parse(
+            "rules:\n  - id: majordomus.ledger-health\n    severity: advisory\n    description: x\n    exceptions: [{path: src/, because: b}]\n",
+            FILE,
+        )
+        .expect_err("no other rule reads exceptions");
+        assert!(
+            err.to_string()
+                .contains("read only by project.advisors-are-optional"),
+            "{err}"
         );
     }
 

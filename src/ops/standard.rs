@@ -28,7 +28,7 @@ impl Registry {
             .register(op("plan.start", "plan start", "Move an issue to active in its intent file, after the binding check.", intent::plan_start).writes().destructive())
             .register(op("handover.derive", "handover", "Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.", handover::derive).writes())
             .register(op("handover.resolve", "handover", "Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.", handover::resolve))
-            .register(op("reasoning.record", "reasoning record", "Record a typed reasoning record (assessment, consultation, disagreement, resolution, conclusion, validation, attempt).", reasoning::record).writes().http("/api/v1/reasoning/records"))
+            .register(op("reasoning.record", "reasoning record", "Record a typed reasoning record (assessment, disagreement, resolution, conclusion, validation, attempt).", reasoning::record).writes().http("/api/v1/reasoning/records"))
             .register(op("reasoning.advisors", "reasoning advisors", "The advisor catalogue and each advisor's availability now.", reasoning::advisors))
             .register(op("reasoning.plan", "reasoning plan", "The plan for an assessment (stored), or a dry run for a materiality and capabilities.", reasoning::plan).writes())
             .register(op("reasoning.consult", "reasoning consult", "Plan an assessment and consult the selected advisors as child processes, under a deadline.", reasoning::consult).writes().open_world())

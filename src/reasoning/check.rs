@@ -1,7 +1,10 @@
 //! `reasoning check` (SPEC §7): in a repository that declares
-//! `project.advisors-are-optional`, no provider-independent source names a catalogue
-//! advisor, executable, vendor or model, and no CI workflow or gate names a model
-//! credential. For adopters (who do not declare it) the checks do not run, and it says so.
+//! `project.advisors-are-optional`, no provider-independent file names a catalogue
+//! advisor, executable, vendor or model, and no CI workflow or gate (hook managers
+//! included) names a model credential. Every tracked file is provider-independent but the
+//! documentation, the catalogues, the rule files and the exceptions the rule declares
+//! (the setup and hook code whose job is to name agent clients), each with its reason.
+//! For adopters (who do not declare it) the checks do not run, and it says so.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -10,24 +13,36 @@ use crate::Ctx;
 use crate::error::Error;
 use crate::knowledge::{Finding, Severity};
 use crate::model::Verdict;
+use crate::model::rules::RuleException;
 
 /// The project rule that makes advisors optional by construction.
-pub const ADVISORS_ARE_OPTIONAL: &str = "project.advisors-are-optional";
+pub const ADVISORS_ARE_OPTIONAL: &str = crate::model::rules::ADVISORS_ARE_OPTIONAL;
 
 /// `reasoning.check` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckRequest {}
 
+/// A declared exception and the tracked files it left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ExceptionUse {
+    pub path: String,
+    pub because: String,
+    /// Tracked files it covers (an exception that covers none is said, never an error).
+    pub files: usize,
+}
+
 /// What `reasoning check` found.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ReasoningCheck {
     /// The repository declares `project.advisors-are-optional`.
     pub declared: bool,
-    /// Provider-independent sources read.
+    /// Provider-independent files read (CI and gate files not counted).
     pub sources: usize,
-    /// CI workflow and gate files read.
+    /// CI workflow and gate files read (hook managers' files included).
     pub ci_files: usize,
+    /// The rule's declared exceptions, with how many files each left out.
+    pub exceptions: Vec<ExceptionUse>,
     pub findings: Vec<Finding>,
     /// Why the checks did not run (adopters).
     pub note: Option<String>,
@@ -56,24 +71,77 @@ pub fn declares(ctx: &Ctx, id: &str) -> Result<bool, Error> {
         .any(|r| r.decl.id == id))
 }
 
-/// CI workflows and gates: where a model credential must never be named.
-fn is_ci_file(path: &str) -> bool {
-    path.starts_with(".github/workflows/")
-        || path.starts_with(".circleci/")
-        || path.starts_with(".buildkite/")
-        || path.starts_with(".ci/")
-        || matches!(
-            path,
-            ".gitlab-ci.yml" | "azure-pipelines.yml" | "Jenkinsfile" | ".travis.yml"
-        )
+/// CI workflows and the gates a commit or push passes: where a model credential must never
+/// be named. Hook managers' files are gates like a workflow (they run on every commit).
+fn is_gate(path: &str) -> bool {
+    const DIRECTORIES: [&str; 10] = [
+        ".github/workflows/",
+        ".github/actions/",
+        ".circleci/",
+        ".buildkite/",
+        ".ci/",
+        ".woodpecker/",
+        // Hook managers: husky, lefthook's script folder, a `core.hooksPath` folder.
+        ".husky/",
+        ".lefthook/",
+        ".githooks/",
+        ".git-hooks/",
+    ];
+    const FILES: [&str; 20] = [
+        ".gitlab-ci.yml",
+        "azure-pipelines.yml",
+        "Jenkinsfile",
+        ".travis.yml",
+        "bitbucket-pipelines.yml",
+        ".drone.yml",
+        ".woodpecker.yml",
+        "appveyor.yml",
+        ".appveyor.yml",
+        // Hook managers: the pre-commit framework, lefthook, overcommit, simple-git-hooks.
+        ".pre-commit-config.yaml",
+        ".pre-commit-config.yml",
+        ".pre-commit-hooks.yaml",
+        "lefthook.yml",
+        "lefthook.yaml",
+        ".lefthook.yml",
+        ".lefthook.yaml",
+        "lefthook-local.yml",
+        "lefthook-local.yaml",
+        ".overcommit.yml",
+        ".simple-git-hooks.json",
+    ];
+    DIRECTORIES.iter().any(|d| path.starts_with(d)) || FILES.contains(&path)
 }
 
-/// Provider-independent sources: the code and the repository's memory, but not the
-/// catalogues (whose job is to name advisors) nor documentation.
-fn is_independent_source(path: &str) -> bool {
-    (path.starts_with("src/") || path.starts_with(".ai/repo/"))
-        && !path.ends_with("advisors.yaml")
-        && !path.starts_with(".ai/repo/rules/")
+/// Documentation: prose about the product, which may name what it supports. The
+/// repository's memory under `.ai/repo/` is not documentation, whatever its extension.
+fn is_documentation(path: &str) -> bool {
+    if path.starts_with(".ai/") {
+        return false;
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let upper = name.to_ascii_uppercase();
+    path.starts_with("docs/")
+        || path.starts_with("doc/")
+        || [".md", ".markdown", ".rst", ".adoc"]
+            .iter()
+            .any(|ext| name.to_ascii_lowercase().ends_with(ext))
+        || [
+            "LICENSE",
+            "LICENCE",
+            "COPYING",
+            "NOTICE",
+            "CHANGELOG",
+            "AUTHORS",
+        ]
+        .iter()
+        .any(|stem| upper == *stem || upper.starts_with(&format!("{stem}.")))
+}
+
+/// What names advisors by design: a catalogue, and the rule files (which may list the
+/// exceptions by name).
+fn names_advisors_by_design(path: &str) -> bool {
+    path.rsplit('/').next() == Some("advisors.yaml") || path.starts_with(".ai/repo/rules/")
 }
 
 /// Whole-word occurrences of `needle` in `line`.
@@ -86,6 +154,16 @@ fn names(line: &str, needle: &str) -> bool {
     })
 }
 
+/// The declared exceptions of `project.advisors-are-optional` in the effective rule set.
+fn declared_exceptions(ctx: &Ctx) -> Result<Vec<RuleException>, Error> {
+    Ok(crate::rules::rule_set(ctx)?
+        .rules
+        .into_iter()
+        .filter(|r| r.decl.id == ADVISORS_ARE_OPTIONAL)
+        .flat_map(|r| r.decl.exceptions)
+        .collect())
+}
+
 /// `majordomus reasoning check`.
 pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error> {
     ctx.require_initialised()?;
@@ -94,6 +172,7 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error>
             declared: false,
             sources: 0,
             ci_files: 0,
+            exceptions: Vec::new(),
             findings: Vec::new(),
             note: Some(format!(
                 "this repository does not declare {ADVISORS_ARE_OPTIONAL}: as an adopter's, its sources and CI are not checked for advisor names or model credentials"
@@ -113,20 +192,37 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error>
     needles.retain(|(_, n)| n.len() >= 3);
     needles.sort();
     needles.dedup();
+    let mut exceptions: Vec<ExceptionUse> = declared_exceptions(ctx)?
+        .into_iter()
+        .map(|e| ExceptionUse {
+            path: e.path,
+            because: e.because,
+            files: 0,
+        })
+        .collect();
     let mut findings = Vec::new();
     let mut sources = 0;
     let mut ci_files = 0;
     for path in ctx.repo.tracked_files_under("")? {
-        let ci = is_ci_file(&path);
-        let independent = is_independent_source(&path);
-        if !ci && !independent {
+        let gate = is_gate(&path);
+        // A gate is never excepted: CI never contacts a model, whatever else it may name.
+        let excepted = exceptions
+            .iter_mut()
+            .find(|e| crate::model::task::in_scope(std::slice::from_ref(&e.path), &path));
+        let independent =
+            !is_documentation(&path) && !names_advisors_by_design(&path) && excepted.is_none();
+        if let Some(e) = excepted {
+            e.files += 1;
+        }
+        if !gate && !independent {
             continue;
         }
         let full = ctx.layout.root().join(&path);
+        // A binary file, or one deleted from the work tree, has no line to name anything.
         let Ok(text) = std::fs::read_to_string(&full) else {
             continue;
         };
-        if ci {
+        if gate {
             ci_files += 1;
         } else {
             sources += 1;
@@ -143,13 +239,13 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error>
                                 "names the catalogue {kind} `{needle}`; advisors are optional, so provider-independent code and memory never name one"
                             ),
                             fix: format!(
-                                "edit {path}: refer to a capability (e.g. independent_reasoning) instead of `{needle}`; advisors belong in advisors.yaml"
+                                "edit {path}: refer to a capability (e.g. independent_reasoning) instead of `{needle}`; advisors belong in advisors.yaml (code whose job is to name agent clients is listed under the rule's `exceptions` with why: docs/RULES.md)"
                             ),
                         });
                     }
                 }
             }
-            if ci {
+            if gate {
                 for credential in &credentials {
                     if names(line, credential) {
                         findings.push(Finding {
@@ -159,7 +255,7 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error>
                             message: format!(
                                 "names the model credential `{credential}`; CI and gates never contact a model"
                             ),
-                            fix: format!("edit {path}: remove `{credential}` from the workflow"),
+                            fix: format!("edit {path}: remove `{credential}` from it"),
                         });
                     }
                 }
@@ -171,7 +267,70 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error>
         declared: true,
         sources,
         ci_files,
+        exceptions,
         findings,
         note: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_managers_are_gates_like_ci() {
+        for gate in [
+            ".github/workflows/ci.yml",
+            ".husky/pre-commit",
+            ".husky/_/husky.sh",
+            ".pre-commit-config.yaml",
+            "lefthook.yml",
+            ".lefthook/pre-push/check.sh",
+            ".githooks/pre-push",
+            ".gitlab-ci.yml",
+        ] {
+            assert!(is_gate(gate), "{gate}");
+        }
+        for other in [
+            "src/ci.rs",
+            "hooks/pre-push",
+            "docs/.husky.md",
+            "x/lefthook.yml",
+        ] {
+            assert!(!is_gate(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn documentation_is_prose_outside_the_memory() {
+        for doc in [
+            "docs/A.txt",
+            "README.md",
+            "src/README.md",
+            "LICENSE",
+            "CHANGELOG.md",
+        ] {
+            assert!(is_documentation(doc), "{doc}");
+        }
+        for source in [
+            "src/lib.rs",
+            "tests/cli/setup.rs",
+            ".ai/repo/knowledge/curated/x.md",
+            "fixtures/field.sh",
+            "Cargo.toml",
+        ] {
+            assert!(!is_documentation(source), "{source}");
+        }
+        assert!(names_advisors_by_design("share/advisors.yaml"));
+        assert!(names_advisors_by_design(".ai/repo/advisors.yaml"));
+        assert!(!names_advisors_by_design("src/my-advisors.yaml"));
+    }
+
+    #[test]
+    fn names_are_whole_words() {
+        assert!(names("run oracle now", "oracle"));
+        assert!(!names("oracle-cli", "oracle"));
+        assert!(!names("oracle_key", "oracle"));
+        assert!(names("provider: oracle-cli", "oracle-cli"));
+    }
 }

@@ -247,6 +247,7 @@ fn wait_until(until: Instant, cancel: &Cancel) -> bool {
 }
 
 /// Passes a record the transport built through the writer's validation and stores it.
+/// Its author is `consult`: the only writer of consultations.
 fn write_value(ctx: &Ctx, work: &super::Work, value: &serde_json::Value) -> Result<Written, Error> {
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let context = WriteContext {
@@ -254,9 +255,12 @@ fn write_value(ctx: &Ctx, work: &super::Work, value: &serde_json::Value) -> Resu
         episode: work.episode.as_deref(),
         now: ctx.clock.now(),
         records: &records,
+        // A consultation and a disagreement read the task's records only.
+        checkout: &records,
         redact: &super::redaction,
     };
-    let accepted = validate::validate(value, &context).map_err(refusal)?;
+    let accepted =
+        validate::validate(value, validate::Author::Consult, &context).map_err(refusal)?;
     store(ctx, accepted)
 }
 

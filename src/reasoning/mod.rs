@@ -180,7 +180,17 @@ pub(crate) fn snapshot(
     env: &Environment,
 ) -> Result<Snapshot, Error> {
     let records = crate::store::reasoning::read_all(&ctx.layout)?;
-    Ok(availability::snapshot(
+    Ok(snapshot_of(ctx, catalogue, env, &records))
+}
+
+/// Every advisor's availability now, from `records` (every record of this checkout).
+fn snapshot_of(
+    ctx: &Ctx,
+    catalogue: &Catalogue,
+    env: &Environment,
+    records: &[StoredRecord],
+) -> Snapshot {
+    availability::snapshot(
         catalogue,
         presence,
         &Conditions {
@@ -189,8 +199,8 @@ pub(crate) fn snapshot(
             cooldown_override: env.cooldown_override,
             now: ctx.clock.now(),
         },
-        &records,
-    ))
+        records,
+    )
 }
 
 fn redaction(text: &str) -> Redaction {
@@ -321,14 +331,18 @@ pub fn record(ctx: &Ctx, request: RecordRequest) -> Result<Written, Error> {
     }
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
+    let checkout = crate::store::reasoning::read_all(&ctx.layout)?;
     let context = WriteContext {
         task: &work.folder,
         episode: work.episode.as_deref(),
         now: ctx.clock.now(),
         records: &records,
+        checkout: &checkout,
         redact: &redaction,
     };
-    let accepted = validate::validate(&request.record, &context).map_err(refusal)?;
+    // Every surface's caller: consultations are `consult`'s to write.
+    let accepted =
+        validate::validate(&request.record, validate::Author::Caller, &context).map_err(refusal)?;
     store(ctx, accepted)
 }
 
@@ -431,7 +445,9 @@ pub(crate) fn find_assessment<'r>(
         })
 }
 
-/// Computes (and with an assessment, stores) a plan.
+/// Computes (and with an assessment, stores) a plan. Reuse looks for a standing
+/// conclusion on the same subject across every task and episode of this checkout, and the
+/// circuit reads every record, so both read the whole store once.
 pub(crate) fn make_plan(
     ctx: &Ctx,
     work: &Work,
@@ -441,7 +457,8 @@ pub(crate) fn make_plan(
     let assessment = find_assessment(records, assessment_id)?;
     let (catalogue, _) = catalogue(ctx)?;
     let env = environment(ctx)?;
-    let snap = snapshot(ctx, &catalogue, &env)?;
+    let checkout = crate::store::reasoning::read_all(&ctx.layout)?;
+    let snap = snapshot_of(ctx, &catalogue, &env, &checkout);
     let plan = plan::plan(
         assessment_id,
         &plan::PlanInputs {
@@ -449,7 +466,7 @@ pub(crate) fn make_plan(
             mode: env.mode.mode,
             catalogue: &catalogue,
             availability: &snap,
-            records,
+            records: &checkout,
         },
     );
     let context = WriteContext {
@@ -457,6 +474,7 @@ pub(crate) fn make_plan(
         episode: work.episode.as_deref(),
         now: ctx.clock.now(),
         records,
+        checkout: &checkout,
         redact: &redaction,
     };
     let accepted = validate::seal(Record::Plan(plan), &context).map_err(refusal)?;

@@ -174,6 +174,16 @@ impl Report for crate::handover::Handover {
 }
 
 impl Report for crate::handover::Resolution {
+    /// SPEC §4: unchanged passes, `unknown` is never a pass (refused, exit 3), and a moved
+    /// plan or evidence is advisory (exit 11: the CLI lets `--resolve` stop on it).
+    fn verdict(&self) -> Verdict {
+        match self.answer {
+            crate::model::intent::Answer::Unchanged => Verdict::Pass,
+            crate::model::intent::Answer::Unknown => Verdict::Refused,
+            crate::model::intent::Answer::EvidenceMoved
+            | crate::model::intent::Answer::PlanChanged => Verdict::Advisory,
+        }
+    }
     fn text(&self) -> String {
         let answer = match self.answer {
             crate::model::intent::Answer::Unchanged => "unchanged",

@@ -208,11 +208,18 @@ impl Report for ReasoningCheck {
             return format!("reasoning check: not run: {note}\n");
         }
         let mut out = format!(
-            "reasoning check: {} source(s), {} CI file(s), {} finding(s)\n",
+            "reasoning check: {} source(s), {} CI and gate file(s), {} finding(s)\n",
             self.sources,
             self.ci_files,
             self.findings.len()
         );
+        for e in &self.exceptions {
+            let _ = writeln!(
+                out,
+                "except {} ({} file(s)): {}",
+                e.path, e.files, e.because
+            );
+        }
         for f in &self.findings {
             let sev = match f.severity {
                 Severity::Blocking => "BLOCK",

@@ -116,7 +116,7 @@ pub fn rule_set(ctx: &Ctx) -> Result<RuleSet, Error> {
                     &file,
                     e.reason(),
                     format!(
-                        "correct {} (a rule has id, severity, description and optional drift, needs_policy: docs/RULES.md), or remove it",
+                        "correct {} (a rule has id, severity, description and optional drift, needs_policy, exceptions: docs/RULES.md), or remove it",
                         file.path
                     ),
                 ));

@@ -733,7 +733,7 @@ fn a_provider_hook_records_into_the_worktree_its_payload_names() {
             "hook",
             "session-start",
             "--provider",
-            "claude-code",
+            "example-agent",
         ],
         &payload,
     );

@@ -55,10 +55,20 @@ fn bound_task() -> (TestRepo, String, String) {
     (repo, episode, task)
 }
 
+/// `handover --resolve --format json`; checks that the exit code tells the answer (SPEC
+/// §4: 0 unchanged, 3 unknown, 11 evidence_moved or plan_changed).
+#[track_caller]
 fn resolve(repo: &TestRepo) -> Value {
-    repo.run(&["--format", "json", "handover", "--resolve"])
-        .success()
-        .json()
+    let run = repo.run(&["--format", "json", "handover", "--resolve"]);
+    let answer = run.json();
+    let expected = match answer["answer"].as_str() {
+        Some("unchanged") => 0,
+        Some("unknown") => 3,
+        Some("evidence_moved" | "plan_changed") => 11,
+        other => panic!("not an answer: {other:?} in {run}"),
+    };
+    assert_eq!(run.code(), expected, "{run}");
+    answer
 }
 
 #[test]
@@ -138,8 +148,161 @@ fn a_handover_pins_the_plan_and_resolves_each_way() {
 
     // Human form names the answer and the file.
     repo.write(".ai/repo/intents/parser.yaml", INTENT);
-    let run = repo.run(&["handover", "--resolve", &path]).success();
+    let run = repo.run(&["handover", "--resolve", &path]).expect_code(11);
     assert!(run.stdout().starts_with("evidence_moved: "), "{run}");
+}
+
+#[test]
+fn a_plan_changed_during_the_task_resolves_plan_changed() {
+    let (repo, episode, _) = bound_task();
+    let started = repo.ledger_events("task.started");
+    let pinned = started[0]["data"]["plan_revision"].clone();
+    assert!(pinned.is_string(), "{started:?}");
+    // The plan moves while the work goes on, before the handover is derived.
+    repo.write(
+        ".ai/repo/intents/parser.yaml",
+        &INTENT.replace("Parsing is fast", "Parsing is fast and streams"),
+    );
+    let derived = repo
+        .run(&["--format", "json", "handover", "--derive"])
+        .success()
+        .json();
+    assert_eq!(
+        derived["front"]["plan_revision"], pinned,
+        "the handover carries the pin the task began under, never one derived now"
+    );
+    let text = repo.read(&format!(".ai/local/state/handovers/{episode}.md"));
+    assert!(
+        text.contains(&format!(
+            "plan_revision: {}",
+            pinned.as_str().unwrap_or_default()
+        )),
+        "{text}"
+    );
+    let answer = resolve(&repo);
+    assert_eq!(answer["answer"], "plan_changed", "{answer}");
+    let run = repo.run(&["handover", "--resolve"]).expect_code(11);
+    assert!(run.stdout().starts_with("plan_changed: "), "{run}");
+}
+
+#[test]
+fn evidence_moved_during_the_task_shows_at_resolve() {
+    let (repo, _, _) = bound_task();
+    repo.commit(
+        "src/parser/lib.rs",
+        "pub fn parse() { /* rewritten */ }\n",
+        "Rewrite the parser",
+    );
+    repo.run(&["handover", "--derive"]).success();
+    assert_eq!(resolve(&repo)["answer"], "evidence_moved");
+}
+
+#[test]
+fn a_task_whose_issue_is_done_keeps_its_pins() {
+    let (repo, episode, _) = bound_task();
+    let started = repo.ledger_events("task.started");
+    repo.write(
+        ".ai/repo/intents/parser.yaml",
+        &INTENT.replace("status: open", "status: done"),
+    );
+    let derived = repo
+        .run(&["--format", "json", "handover", "--derive"])
+        .success()
+        .json();
+    assert_eq!(derived["front"]["issue"], "parser-nom");
+    assert_eq!(
+        derived["front"]["plan_revision"],
+        started[0]["data"]["plan_revision"]
+    );
+    assert_eq!(
+        derived["front"]["evidence_standing"],
+        started[0]["data"]["evidence_standing"]
+    );
+    assert!(
+        repo.read(&format!(".ai/local/state/handovers/{episode}.md"))
+            .contains("evidence_standing: "),
+        "the pins are written"
+    );
+    // Re-asked now, the binding refuses the done issue: unknown, with why, exit 3.
+    let answer = resolve(&repo);
+    assert_eq!(answer["answer"], "unknown", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("issue_done")),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_maintenance_task_keeps_its_pins_and_resolves_by_its_scope() {
+    let repo = TestRepo::initialised();
+    repo.write_policy("intent:\n  binding: advisory\n");
+    repo.write(
+        ".ai/repo/intents/milestones.yaml",
+        "milestones:\n  - id: upkeep\n    paths: [build/**]\n",
+    );
+    repo.write(".ai/repo/intents/parser.yaml", INTENT);
+    repo.write("src/parser/lib.rs", "pub fn parse() {}\n");
+    repo.write("build/ci.sh", "#!/bin/sh\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "A plan with a milestone"]);
+    repo.start_episode();
+    let started = repo
+        .run(&[
+            "--format",
+            "json",
+            "task",
+            "start",
+            "Speed up CI",
+            "--scope",
+            "build/ci.sh",
+        ])
+        .success()
+        .json();
+    assert_eq!(started["binding"]["status"], "maintenance", "{started}");
+    let derived = repo
+        .run(&["--format", "json", "handover", "--derive"])
+        .success()
+        .json();
+    assert_eq!(derived["front"]["issue"], Value::Null);
+    assert_eq!(
+        derived["front"]["scope"],
+        serde_json::json!(["build/ci.sh"])
+    );
+    assert_eq!(
+        derived["front"]["plan_revision"],
+        started["task"]["plan_revision"]
+    );
+    assert!(derived["front"]["plan_revision"].is_string(), "{derived}");
+    assert_eq!(resolve(&repo)["answer"], "unchanged");
+
+    // An intent now claims the paths: the maintenance work serves a plan.
+    repo.write(
+        ".ai/repo/intents/parser.yaml",
+        &INTENT.replace(
+            "paths: [\"src/parser/**\"]",
+            "paths: [\"src/parser/**\", \"build/**\"]",
+        ),
+    );
+    let answer = resolve(&repo);
+    assert_eq!(answer["answer"], "plan_changed", "{answer}");
+}
+
+#[test]
+fn resolve_exit_codes_tell_unchanged_unknown_and_moved_apart() {
+    let (repo, _, _) = bound_task();
+    repo.run(&["handover", "--derive"]).success();
+    repo.run(&["handover", "--resolve"]).expect_code(0);
+    repo.write(".ai/repo/intents/parser.yaml", "id: parser\nstatus: [\n");
+    let run = repo.run(&["handover", "--resolve"]).expect_code(3);
+    assert!(run.stdout().starts_with("unknown: "), "{run}");
+    repo.write(
+        ".ai/repo/intents/parser.yaml",
+        &INTENT.replace("consider error recovery", "consider error recovery first"),
+    );
+    let run = repo.run(&["handover", "--resolve"]).expect_code(11);
+    assert!(run.stdout().starts_with("plan_changed: "), "{run}");
 }
 
 #[test]

@@ -110,7 +110,7 @@ fn help_examples_keep_one_command_per_line() {
     for (args, example) in [
         (
             &["session", "start", "--help"][..],
-            "majordomus session start --provider claude-code",
+            "majordomus session start --provider example-agent",
         ),
         (&["env", "--help"][..], "majordomus env --format json"),
         (&["demo", "--help"][..], "majordomus demo --keep"),

@@ -4,6 +4,7 @@
 mod common;
 
 mod authored;
+mod briefing_accounting;
 mod cockpit;
 mod compat;
 mod concurrency;

@@ -671,10 +671,26 @@ fn reasoning_check_runs_only_where_advisors_are_declared_optional() {
         ".ai/repo/rules/project/advisors.yaml",
         "rules:\n  - id: project.advisors-are-optional\n    severity: blocking\n    description: Advisors are optional.\n",
     );
-    repo.write("src/lib.rs", "// calls claude directly\n");
+    // The shipped catalogue's first executable and credential (read, not spelled here:
+    // this file is a provider-independent source of the repository that ships it).
+    let shipped = include_str!("../../share/advisors.yaml");
+    let value_of = |key: &str| {
+        shipped
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .map(|v| v.trim().to_owned())
+            .expect("the shipped catalogue has the key")
+    };
+    repo.write(
+        "src/lib.rs",
+        &format!("// calls {} directly\n", value_of("executable:")),
+    );
     repo.write(
         ".github/workflows/ci.yml",
-        "env:\n  ANTHROPIC_API_KEY: ${{ secrets.KEY }}\n",
+        &format!(
+            "env:\n  {}: ${{{{ secrets.KEY }}}}\n",
+            value_of("credential:")
+        ),
     );
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "Name an advisor"]);
@@ -850,4 +866,401 @@ fn a_signal_cancels_the_consult_keeps_what_answered_and_kills_the_rest() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!running(), "the cancelled advisor's child survived");
+}
+
+/// The id of a `--format json` write.
+fn id_of(written: &Value) -> String {
+    written["id"].as_str().expect("an id").to_owned()
+}
+
+#[test]
+fn a_consultation_is_written_by_consult_only_on_every_surface() {
+    let b = Bench::new(CATALOGUE);
+    let a = b.assessment("high");
+    let planned = b
+        .run(
+            &["--format", "json", "reasoning", "plan", "--assessment", &a],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(planned["decision"]["selected"], json!(["alpha", "beta"]));
+    let plan = id_of(&planned["plan"]);
+    let invented = |advisor: &str| {
+        json!({"kind": "consultation", "plan": plan, "advisor": advisor, "status": "completed",
+            "conclusion": "The lock, certainly", "stance": "supports", "duration_ms": 1200})
+    };
+    let fix = format!(
+        "majordomus reasoning consult --assessment {a} (runs the advisors its plan selects and records what they answer)"
+    );
+    // The CLI: two hand-written reviews would have counted two independent reviews.
+    for advisor in ["alpha", "beta"] {
+        let error = b.refused(invented(advisor), "reasoning.consultation-by-consult");
+        assert_eq!(error["fix"], fix.as_str(), "{error}");
+    }
+    let run = b.run(&["reasoning", "record"], &invented("alpha").to_string());
+    run.assert_human_error(3, "consultations are written by `reasoning consult`");
+    assert!(run.stderr().contains(&format!("fix: {fix}")), "{run}");
+    // MCP and HTTP are the same operation.
+    let mut mcp = crate::mcp::Mcp::start(&b.repo);
+    let refused = mcp.call(
+        "majordomus_reasoning_record",
+        json!({"record": invented("alpha")}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"]["rule"],
+        "reasoning.consultation-by-consult"
+    );
+    mcp.close();
+    let served = crate::http::Served::start(&b.repo);
+    let answer = served.post(
+        "/api/v1/reasoning/records",
+        &json!({"record": invented("beta")}),
+    );
+    let error = answer.error(409, "reasoning.consultation-by-consult");
+    assert_eq!(error["fix"], fix.as_str());
+    drop(served);
+    let status = b
+        .run(&["--format", "json", "reasoning", "status"], "")
+        .success()
+        .json();
+    assert_eq!(status["consultations"], json!([]), "nothing was stored");
+
+    // The fix, run as printed, consults the advisors; their answers are what count.
+    b.answer(
+        "alpha",
+        json!({"answer": {"conclusion": "The lock", "stance": "supports"}}),
+    );
+    b.answer("beta", json!({"failure": {"kind": "timeout"}}));
+    let command = fix.split(" (").next().expect("a command");
+    let mut args = vec!["--format", "json"];
+    args.extend(command.split(' ').skip(1));
+    let consulted = b.run(&args, "").success().json();
+    let weighed: Vec<String> = consulted["consultations"]
+        .as_array()
+        .expect("consultations")
+        .iter()
+        .map(id_of)
+        .collect();
+    assert_eq!(weighed.len(), 2, "{consulted}");
+    let concluded = b.record(json!({
+        "kind": "conclusion", "assessment": a, "decision": "Shard the lock",
+        "rationale": "alpha supports it; beta did not answer",
+        "evidence": ["command:cargo bench => 40% lock wait"],
+        "consultations": weighed, "validation_plan": "bench again",
+    }));
+    assert_eq!(concluded["reviewed_by"], json!(["alpha"]));
+    assert_eq!(concluded["independent_review_count"], 1);
+}
+
+#[test]
+fn the_consult_fix_names_the_task_the_records_belong_to() {
+    let b = Bench::new(CATALOGUE);
+    let started = b
+        .run(
+            &["--format", "json", "task", "start", "Speed up ingest"],
+            "",
+        )
+        .success()
+        .json();
+    let task = started["task"]["id"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let a = b.assessment("high");
+    let planned = b
+        .run(
+            &["--format", "json", "reasoning", "plan", "--assessment", &a],
+            "",
+        )
+        .success()
+        .json();
+    let plan = id_of(&planned["plan"]);
+    b.run(&["task", "finish"], "").success();
+    // Written to the finished task by name: the fix must name it too.
+    let invented = json!({"kind": "consultation", "plan": plan, "advisor": "alpha",
+        "status": "completed", "conclusion": "yes", "stance": "supports", "duration_ms": 1});
+    let error = b
+        .run(
+            &["--format", "json", "reasoning", "record", "--task", &task],
+            &invented.to_string(),
+        )
+        .json_error(3, "reasoning.consultation-by-consult");
+    let fix = error["fix"].as_str().expect("a fix");
+    let command = fix.split(" (").next().expect("a command");
+    assert_eq!(
+        command,
+        format!("majordomus reasoning consult --assessment {a} --task {task}")
+    );
+    b.answer(
+        "alpha",
+        json!({"answer": {"conclusion": "The lock", "stance": "supports"}}),
+    );
+    b.answer(
+        "beta",
+        json!({"answer": {"conclusion": "The lock", "stance": "supports"}}),
+    );
+    let mut args = vec!["--format", "json"];
+    args.extend(command.split(' ').skip(1));
+    let consulted = b.run(&args, "").success().json();
+    assert_eq!(
+        consulted["consultations"].as_array().map(Vec::len),
+        Some(2),
+        "{consulted}"
+    );
+    let status = b
+        .run(
+            &["--format", "json", "reasoning", "status", "--task", &task],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(status["consultations"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_decision_of_another_task_is_reused_and_new_evidence_names_what_it_supersedes() {
+    let b = Bench::new(CATALOGUE);
+    let assess = |subject: &str, new_evidence: bool| {
+        let mut a = json!({"kind": "assessment", "subject": subject, "materiality": "low",
+            "confidence": "medium", "hypothesis": "The ledger lock serialises writers"});
+        if new_evidence {
+            a["new_evidence"] = json!(true);
+        }
+        id_of(&b.record(a))
+    };
+    let task = |description: &str| {
+        let started = b
+            .run(&["--format", "json", "task", "start", description], "")
+            .success()
+            .json();
+        started["task"]["id"]
+            .as_str()
+            .expect("a task id")
+            .to_owned()
+    };
+    // The first task decides.
+    task("Speed up ingest");
+    let first = assess("Why is ingest slow?", false);
+    let decided = id_of(&b.record(json!({"kind": "conclusion", "assessment": first,
+        "decision": "Shard the ledger lock", "rationale": "the bench shows lock waits"})));
+    b.run(&["task", "finish"], "").success();
+    // Another task, in another episode, asks the same question again.
+    b.run(&["session", "close"], "").success();
+    b.run(&["session", "start"], "").success();
+    task("Ingest, part two");
+    let again = assess("why is INGEST slow", false);
+    let planned = b
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "plan",
+                "--assessment",
+                &again,
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(planned["decision"]["reuses"], decided.as_str(), "{planned}");
+    assert_eq!(planned["decision"]["selected"], json!([]));
+
+    // New evidence reopens it: the new conclusion names the other task's.
+    let reopened = assess("Why is ingest slow?", true);
+    let planned = b
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "plan",
+                "--assessment",
+                &reopened,
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert!(planned["decision"]["reuses"].is_null(), "{planned}");
+    let conclusion = json!({"kind": "conclusion", "assessment": reopened,
+        "decision": "Batch the appends", "rationale": "the new profile shows syscalls"});
+    let error = b.refused(conclusion.clone(), "reasoning.conclusion-supersedes");
+    let fix = format!(
+        "add \"supersedes\": \"{decided}\" (majordomus reasoning explain {decided} shows what it decided)"
+    );
+    assert_eq!(error["fix"], fix.as_str(), "{error}");
+    // The fix, done as it says.
+    let mut superseding = conclusion;
+    superseding["supersedes"] = json!(decided);
+    let concluded = b.record(superseding);
+    assert_eq!(concluded["supersedes"], decided.as_str());
+    b.run(&["reasoning", "explain", &decided], "").success();
+    // The new conclusion is what stands now, for any later task.
+    let later = assess("Why is ingest slow", false);
+    let planned = b
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "plan",
+                "--assessment",
+                &later,
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(planned["decision"]["reuses"], concluded["id"], "{planned}");
+}
+
+/// The rule file that declares advisors optional, with the given exceptions block.
+fn advisors_optional(exceptions: &str) -> String {
+    format!(
+        "rules:\n  - id: project.advisors-are-optional\n    severity: blocking\n    description: Advisors are optional.\n{exceptions}"
+    )
+}
+
+#[test]
+fn reasoning_check_reads_every_tracked_source_and_hook_managers_as_gates() {
+    let b = Bench::new(
+        "advisors:\n  - id: oracle\n    title: Oracle\n    adapter: process\n    provider: oracle-labs\n    executable: oracle-cli\n    credential: ORACLE_API_KEY\n    capabilities: [independent_reasoning]\n",
+    );
+    let repo = &b.repo;
+    repo.write(
+        ".ai/repo/rules/project/advisors.yaml",
+        &advisors_optional(
+            "    exceptions:\n      - path: src/setup/\n        because: setup installs the hooks of the agent clients it names\n",
+        ),
+    );
+    repo.write("tests/review.rs", "// asks oracle-cli for a review\n");
+    repo.write("scripts/review.sh", "#!/bin/sh\noracle-cli --json\n");
+    repo.write(
+        "src/setup/clients.rs",
+        "// oracle-cli reads its hooks here\n",
+    );
+    repo.write(
+        "docs/ADVISORS.md",
+        "Install oracle-cli to get a second opinion.\n",
+    );
+    repo.write(".husky/pre-push", "#!/bin/sh\nexport ORACLE_API_KEY\n");
+    repo.write(".pre-commit-config.yaml", "env: [ORACLE_API_KEY]\n");
+    repo.write("lefthook.yml", "pre-push:\n  env: ORACLE_API_KEY\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Review with an advisor"]);
+    let run = repo.run(&["--format", "json", "reasoning", "check"]);
+    assert_eq!(run.code(), 3, "{run}");
+    let report = run.json();
+    let found: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().expect("file").to_owned(),
+                f["rule"].as_str().expect("rule").to_owned(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = [
+        (".husky/pre-push:2", "reasoning.ci-credential"),
+        (".pre-commit-config.yaml:1", "reasoning.ci-credential"),
+        ("lefthook.yml:2", "reasoning.ci-credential"),
+        ("scripts/review.sh:2", "reasoning.provider-independent"),
+        ("tests/review.rs:1", "reasoning.provider-independent"),
+    ]
+    .iter()
+    .map(|(f, r)| ((*f).to_owned(), (*r).to_owned()))
+    .collect();
+    assert_eq!(found, expected, "{report}");
+    assert_eq!(
+        report["exceptions"],
+        json!([{"path": "src/setup/", "because": "setup installs the hooks of the agent clients it names", "files": 1}])
+    );
+    // Doctor says what it read and what the rule excepts.
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let rule = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "project.advisors-are-optional")
+        .expect("the declared rule ran")
+        .clone();
+    assert!(
+        rule["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("1 file(s) under 1 declared exception(s)")),
+        "{rule}"
+    );
+    // An exception without its reason is refused where the rule set is read.
+    repo.write(
+        ".ai/repo/rules/project/advisors.yaml",
+        &advisors_optional("    exceptions:\n      - path: tests/\n        because: \"\"\n"),
+    );
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    assert!(
+        doctor
+            .to_string()
+            .contains("an exception names a path and says why"),
+        "{doctor}"
+    );
+}
+
+#[test]
+fn reasoning_check_runs_clean_on_the_majordomus_repository_itself() {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(manifest)
+        .output()
+        .expect("git ls-files");
+    assert!(
+        out.status.success(),
+        "git ls-files in {}",
+        manifest.display()
+    );
+    let repo = TestRepo::initialised();
+    let mut copied = Vec::new();
+    for path in String::from_utf8(out.stdout)
+        .expect("UTF-8 paths")
+        .split('\0')
+    {
+        let from = manifest.join(path);
+        // The test's own repository keeps its skeleton: only the crate's files are copied.
+        if path.is_empty() || !from.is_file() || path == ".gitignore" {
+            continue;
+        }
+        let to = repo.root().join(path);
+        std::fs::create_dir_all(to.parent().expect("a parent")).expect("mkdir");
+        std::fs::copy(&from, &to).expect("copy");
+        copied.push(path.to_owned());
+    }
+    assert!(
+        copied
+            .iter()
+            .any(|p| p == ".ai/repo/rules/project/advisors.yaml"),
+        "the majordomus repository declares project.advisors-are-optional"
+    );
+    let list = repo.base().join("copied.txt");
+    std::fs::write(&list, copied.join("\n")).expect("write the list");
+    repo.git(&["add", &format!("--pathspec-from-file={}", list.display())]);
+    repo.git(&["commit", "-q", "-m", "majordomus itself"]);
+    let run = repo.run(&["--format", "json", "reasoning", "check"]);
+    let report = run.json();
+    assert_eq!(report["declared"], true, "{run}");
+    assert_eq!(report["findings"], json!([]), "{run}");
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(
+        report["sources"].as_u64().is_some_and(|n| n > 200),
+        "tests, benches, fixtures and hooks are read, not only src/: {report}"
+    );
+    for exception in report["exceptions"].as_array().expect("exceptions") {
+        assert!(
+            exception["files"].as_u64().is_some_and(|n| n > 0),
+            "an exception that covers nothing is stale: {exception}"
+        );
+    }
 }

@@ -16,7 +16,7 @@ struct Busy {
 /// with git, a checkpoint, and an untracked file left in the work tree.
 fn busy_episode(repo: &mut TestRepo) -> Busy {
     let head_at_open = repo.head();
-    repo.run(&["session", "start", "--provider", "claude-code"])
+    repo.run(&["session", "start", "--provider", "example-agent"])
         .success();
     let episode = repo.episode_id();
     repo.now("2026-11-30T10:05:00Z");
@@ -79,7 +79,7 @@ fn start_records_the_episode_and_writes_the_opening_snapshot() {
     let repo = TestRepo::initialised();
     let head = repo.head();
     let run = repo
-        .run(&["session", "start", "--provider", "claude-code"])
+        .run(&["session", "start", "--provider", "example-agent"])
         .success();
 
     let state = repo.episode_state().expect("episode.json written");
@@ -92,7 +92,7 @@ fn start_records_the_episode_and_writes_the_opening_snapshot() {
         id.starts_with("20261130T100000Z-"),
         "id carries the open time: {id}"
     );
-    assert_eq!(state["provider"], "claude-code");
+    assert_eq!(state["provider"], "example-agent");
     assert_eq!(state["branch"], "main");
     assert_eq!(state["head_at_open"], head.as_str());
     assert_eq!(state["opened"], NOW);
@@ -101,7 +101,7 @@ fn start_records_the_episode_and_writes_the_opening_snapshot() {
     assert_eq!(
         run.stdout(),
         format!(
-            "opened episode {id} (provider claude-code, branch main, HEAD {})\nsnapshot: {snapshot_rel}\n",
+            "opened episode {id} (provider example-agent, branch main, HEAD {})\nsnapshot: {snapshot_rel}\n",
             &head[..12]
         )
     );
@@ -122,7 +122,7 @@ fn start_records_the_episode_and_writes_the_opening_snapshot() {
     assert_eq!(opened.len(), 1);
     assert_eq!(opened[0]["session"], id.as_str());
     assert_eq!(opened[0]["ts"], NOW);
-    assert_eq!(opened[0]["data"]["provider"], "claude-code");
+    assert_eq!(opened[0]["data"]["provider"], "example-agent");
     assert_eq!(opened[0]["data"]["branch"], "main");
     assert_eq!(opened[0]["data"]["head"], head.as_str());
 }
@@ -289,7 +289,7 @@ fn context_composes_the_episode_git_and_the_ledger_window() {
         text,
         &format!("# Working context of episode {}", busy.episode),
     );
-    assert_has_line(text, "- provider: claude-code");
+    assert_has_line(text, "- provider: example-agent");
     assert_has_line(text, "- opened: 2026-11-30T10:00:00Z");
     assert_has_line(text, "- branch at open: main");
     assert_has_line(text, &format!("- HEAD at open: {}", busy.head_at_open));
@@ -514,7 +514,7 @@ fn close_writes_the_record_composed_from_the_episode() {
     );
     assert_eq!(front["id"], busy.episode.as_str());
     assert_eq!(front["schema"], "session/v1");
-    assert_eq!(front["provider"], "claude-code");
+    assert_eq!(front["provider"], "example-agent");
     assert_eq!(front["branch"], "main");
     assert_eq!(front["head_at_open"], busy.head_at_open.as_str());
     assert_eq!(front["head"], busy.commit.as_str());

@@ -179,7 +179,7 @@ fn hooks_print_their_phase() {
     let payload = r#"{"session_id": "s", "hook_event_name": "PreCompact"}"#;
     let phases = timed(
         &repo,
-        &["hook", "compact", "--provider", "claude-code"],
+        &["hook", "compact", "--provider", "example-agent"],
         payload,
     );
     let names: Vec<&str> = phases.iter().map(|(p, _)| p.as_str()).collect();

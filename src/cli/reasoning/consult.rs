@@ -17,6 +17,7 @@ use crate::{Ctx, Error};
 /// Examples:
 ///   majordomus reasoning consult --assessment assessment-0123456789ab
 ///   majordomus reasoning consult --assessment assessment-0123456789ab --timeout 30
+///   majordomus reasoning consult --assessment assessment-0123456789ab --task t-20261130-1a2b
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ConsultArgs {
@@ -32,6 +33,9 @@ pub struct ConsultArgs {
     /// A prior answer to show, marked as an opinion.
     #[arg(long, value_name = "O")]
     pub prior_opinion: Option<String>,
+    /// The task whose assessment it is (default: the active task, else the episode).
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
 }
 
 pub fn run(ctx: &Ctx, args: &ConsultArgs) -> Result<Output, Error> {
@@ -42,7 +46,7 @@ pub fn run(ctx: &Ctx, args: &ConsultArgs) -> Result<Output, Error> {
             question: args.question.clone(),
             timeout: Some(args.timeout),
             prior_opinion: args.prior_opinion.clone(),
-            task: None,
+            task: args.task.clone(),
         },
     )?))
 }

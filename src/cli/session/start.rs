@@ -13,7 +13,7 @@ use crate::{Ctx, Error};
 ///
 /// Examples:
 ///   majordomus session start
-///   majordomus session start --provider claude-code
+///   majordomus session start --provider example-agent
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct StartArgs {

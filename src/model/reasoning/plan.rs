@@ -158,7 +158,8 @@ pub struct PlanInputs<'a> {
     pub catalogue: &'a Catalogue,
     /// Every catalogue advisor's availability now.
     pub availability: &'a Snapshot,
-    /// The task's records, searched for a standing conclusion on the same subject.
+    /// Every record of this checkout (every task and episode), searched for a standing
+    /// conclusion on the same subject.
     pub records: &'a [StoredRecord],
 }
 
@@ -337,11 +338,18 @@ pub fn local_review(assessment: &Assessment) -> LocalReview {
 
 /// The id of the newest conclusion that still stands on an assessment with the same
 /// normalised subject: not superseded by another conclusion, and not failed by its latest
-/// validation.
+/// validation. `records` are every record of the checkout, so a conclusion of another
+/// task or episode stands as well as one of this task.
 pub fn standing_conclusion(subject: &str, records: &[StoredRecord]) -> Option<String> {
+    standing_conclusions(subject, records).pop()
+}
+
+/// Every conclusion that stands on the normalised `subject`, oldest first (by
+/// `recorded_at`, then id).
+pub fn standing_conclusions(subject: &str, records: &[StoredRecord]) -> Vec<String> {
     let wanted = normalise_subject(subject);
     if wanted.is_empty() {
-        return None;
+        return Vec::new();
     }
     let superseded: BTreeSet<&str> = records
         .iter()
@@ -350,23 +358,26 @@ pub fn standing_conclusion(subject: &str, records: &[StoredRecord]) -> Option<St
             _ => None,
         })
         .collect();
-    records
+    let on_subject: BTreeSet<&str> = records
         .iter()
-        .filter_map(|r| match &r.record {
-            Record::Conclusion(c) => Some((r, c)),
-            _ => None,
+        .filter(|a| {
+            matches!(&a.record, Record::Assessment(x) if normalise_subject(&x.subject) == wanted)
         })
-        .filter(|(r, c)| {
-            let same_subject = records.iter().any(|a| {
-                a.id == c.assessment
-                    && matches!(&a.record, Record::Assessment(x) if normalise_subject(&x.subject) == wanted)
-            });
-            same_subject
-                && !superseded.contains(r.id.as_str())
-                && latest_validation(&r.id, records) != Some(Outcome::Fail)
+        .map(|a| a.id.as_str())
+        .collect();
+    let mut standing: Vec<&StoredRecord> = records
+        .iter()
+        .filter(|r| match &r.record {
+            Record::Conclusion(c) => {
+                on_subject.contains(c.assessment.as_str())
+                    && !superseded.contains(r.id.as_str())
+                    && latest_validation(&r.id, records) != Some(Outcome::Fail)
+            }
+            _ => false,
         })
-        .max_by(|(a, _), (b, _)| (a.recorded_time(), &a.id).cmp(&(b.recorded_time(), &b.id)))
-        .map(|(r, _)| r.id.clone())
+        .collect();
+    standing.sort_by(|a, b| (a.recorded_time(), &a.id).cmp(&(b.recorded_time(), &b.id)));
+    standing.into_iter().map(|r| r.id.clone()).collect()
 }
 
 /// The outcome of the newest validation of `conclusion`.

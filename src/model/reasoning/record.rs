@@ -746,13 +746,13 @@ impl Record {
     }
 }
 
-/// A record as the caller gives it to the writer: every kind but `plan`, and a conclusion
-/// without its computed review.
+/// A record as the caller gives it to the writer: every kind but `plan` (the writer's)
+/// and `consultation` (`consult`'s, from an adapter's answer), and a conclusion without
+/// its computed review.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RecordInput {
     Assessment(Assessment),
-    Consultation(Consultation),
     Disagreement(Disagreement),
     Resolution(Resolution),
     Conclusion(ConclusionInput),

@@ -8,10 +8,10 @@ use time::macros::datetime;
 use super::availability::{self, Conditions, Disabled, Presence};
 use super::catalogue::Catalogue;
 use super::plan::{PlanInputs, plan};
-use super::record::{Consultation, Record, RecordInput, StoredRecord};
+use super::record::{Consultation, Record, StoredRecord};
 use super::transport::{self, Answer, Failure};
 use super::validate::{
-    Accepted, RecordRefusal, Redaction, WriteContext, no_redaction, seal, validate,
+    Accepted, Author, RecordRefusal, Redaction, WriteContext, no_redaction, seal, validate,
 };
 use crate::model::policy::ReasoningMode;
 
@@ -28,7 +28,12 @@ advisors:
 pub struct World {
     pub catalogue: Catalogue,
     pub mode: ReasoningMode,
+    /// The task's records.
     pub records: Vec<StoredRecord>,
+    /// Records of other tasks and episodes of the checkout.
+    pub elsewhere: Vec<StoredRecord>,
+    /// The task the world writes in.
+    pub task: &'static str,
     pub now: OffsetDateTime,
     pub redact: fn(&str) -> Redaction,
 }
@@ -39,6 +44,8 @@ impl World {
             catalogue: Catalogue::parse(FIXTURE_CATALOGUE, "advisors.yaml").expect("valid"),
             mode: ReasoningMode::Strict,
             records: Vec::new(),
+            elsewhere: Vec::new(),
+            task: "task-1",
             now: T0,
             redact: no_redaction,
         }
@@ -48,18 +55,32 @@ impl World {
         self.now += time::Duration::minutes(1);
     }
 
-    /// Gives `input` to the writer; stores what it accepts.
+    /// Gives `input` to the writer as a caller of `reasoning record`; stores what it
+    /// accepts.
     pub fn write(&mut self, input: Value) -> Result<Accepted, RecordRefusal> {
+        self.write_as(input, Author::Caller)
+    }
+
+    /// Gives `input` to the writer as `author`; stores what it accepts. The task's
+    /// records are this world's; the checkout holds them and `elsewhere`.
+    pub fn write_as(&mut self, input: Value, author: Author) -> Result<Accepted, RecordRefusal> {
         self.tick();
         let redact = self.redact;
+        let checkout: Vec<StoredRecord> = self
+            .elsewhere
+            .iter()
+            .chain(&self.records)
+            .cloned()
+            .collect();
         let ctx = WriteContext {
-            task: "task-1",
+            task: self.task,
             episode: Some("20261021T120000Z-abcdef"),
             now: self.now,
             records: &self.records,
+            checkout: &checkout,
             redact: &redact,
         };
-        let accepted = validate(&input, &ctx)?;
+        let accepted = validate(&input, author, &ctx)?;
         if !accepted.unchanged {
             self.records.push(accepted.record.clone());
         }
@@ -77,6 +98,22 @@ impl World {
     /// The rule that refuses `input`; panics if it is accepted.
     pub fn refused(&mut self, input: Value) -> RecordRefusal {
         match self.write(input.clone()) {
+            Ok(a) => panic!("accepted {input}: {}", a.record.id),
+            Err(e) => e,
+        }
+    }
+
+    /// Writes a consultation as `consult` does and returns its id; panics on a refusal.
+    pub fn consulted(&mut self, input: Value) -> String {
+        match self.write_as(input.clone(), Author::Consult) {
+            Ok(a) => a.record.id,
+            Err(e) => panic!("refused {input}: {e} [{}]", e.rule()),
+        }
+    }
+
+    /// The rule that refuses a consultation `consult` writes; panics if it is accepted.
+    pub fn consult_refused(&mut self, input: Value) -> RecordRefusal {
+        match self.write_as(input.clone(), Author::Consult) {
             Ok(a) => panic!("accepted {input}: {}", a.record.id),
             Err(e) => e,
         }
@@ -113,6 +150,12 @@ impl World {
             cooldown_override: None,
             now: self.now,
         };
+        let checkout: Vec<StoredRecord> = self
+            .elsewhere
+            .iter()
+            .chain(&self.records)
+            .cloned()
+            .collect();
         let snapshot = availability::snapshot(
             &self.catalogue,
             |_| Presence {
@@ -120,7 +163,7 @@ impl World {
                 credential_set: true,
             },
             &conditions,
-            &self.records,
+            &checkout,
         );
         let plan = plan(
             assessment,
@@ -129,15 +172,16 @@ impl World {
                 mode: self.mode,
                 catalogue: &self.catalogue,
                 availability: &snapshot,
-                records: &self.records,
+                records: &checkout,
             },
         );
         let redact = self.redact;
         let ctx = WriteContext {
-            task: "task-1",
+            task: self.task,
             episode: Some("20261021T120000Z-abcdef"),
             now: self.now,
             records: &self.records,
+            checkout: &checkout,
             redact: &redact,
         };
         let accepted = seal(Record::Plan(plan), &ctx).expect("no redaction");
@@ -154,7 +198,7 @@ impl World {
         outcome: Result<Answer, Failure>,
     ) -> Value {
         let c: Consultation = transport::consultation(plan, advisor, outcome, 1200);
-        serde_json::to_value(RecordInput::Consultation(c)).expect("serialises")
+        serde_json::to_value(Record::Consultation(c)).expect("serialises")
     }
 
     pub fn answer(stance: &str, conclusion: &str) -> Result<Answer, Failure> {
@@ -163,5 +207,12 @@ impl World {
 
     pub fn get(&self, id: &str) -> &StoredRecord {
         self.records.iter().find(|r| r.id == id).expect("recorded")
+    }
+
+    /// Moves on to another task of the same checkout: the records so far become another
+    /// task's.
+    pub fn next_task(&mut self, task: &'static str) {
+        self.elsewhere.append(&mut self.records);
+        self.task = task;
     }
 }

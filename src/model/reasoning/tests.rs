@@ -14,7 +14,7 @@ fn consult(w: &mut World, plan: &str, fixtures: &[(&str, &str)]) -> Vec<String> 
         .iter()
         .map(|(advisor, fixture)| {
             let script = parse_fixture(fixture, &format!("{advisor}.json")).expect("valid fixture");
-            w.ok(World::consultation_input(plan, advisor, script.outcome))
+            w.consulted(World::consultation_input(plan, advisor, script.outcome))
         })
         .collect()
 }
@@ -263,12 +263,95 @@ fn a_later_assessment_of_the_same_subject_reuses_the_conclusion() {
         Some(c.as_str())
     );
     // Reused: consulting anyone under that plan is refused.
-    let e = w.refused(World::consultation_input(
+    let e = w.consult_refused(World::consultation_input(
         &plan.id,
         "alpha",
         World::answer("supports", "y"),
     ));
     assert_eq!(e.rule(), "reasoning.consultation-selected");
+}
+
+/// A low assessment concluded without review, in the world's current task.
+fn concluded(w: &mut World, subject: &str) -> (String, String) {
+    let a = w.assessment(subject, "low");
+    let c = w.ok(json!({"kind": "conclusion", "assessment": a, "decision": "keep the reflog", "rationale": "r"}));
+    (a, c)
+}
+
+#[test]
+fn a_standing_conclusion_of_another_task_is_reused_not_rediscovered() {
+    let mut w = World::new();
+    let (_, c) = concluded(&mut w, "Date landings by the forge's merge record?");
+    w.next_task("task-2");
+    let again = w.assessment("date landings by the FORGE'S merge record", "high");
+    let plan = w.plan(&again);
+    let Record::Plan(p) = &plan.record else {
+        panic!("a plan")
+    };
+    assert_eq!(p.reuses.as_deref(), Some(c.as_str()), "{p:?}");
+    assert!(p.selected.is_empty());
+    assert_eq!(
+        status(&w.records).assessments[0].reuses.as_deref(),
+        Some(c.as_str())
+    );
+}
+
+#[test]
+fn new_evidence_concludes_again_naming_what_it_supersedes_in_any_task() {
+    let mut w = World::new();
+    let (_, old) = concluded(&mut w, "Date landings by the forge's merge record?");
+    let (_, unrelated) = concluded(&mut w, "Which lock guards the ledger?");
+    w.next_task("task-2");
+    let a = w.ok(
+        json!({"kind": "assessment", "subject": "date landings by the forge's merge record",
+        "materiality": "low", "confidence": "medium", "hypothesis": "the merge record is late",
+        "new_evidence": true}),
+    );
+    let plan = w.plan(&a);
+    let Record::Plan(p) = &plan.record else {
+        panic!("a plan")
+    };
+    assert_eq!(p.reuses, None, "new evidence reviews again");
+    let conclusion = |supersedes: Option<&str>| {
+        let mut c = json!({"kind": "conclusion", "assessment": a, "decision": "date by the merge record", "rationale": "r"});
+        if let Some(s) = supersedes {
+            c["supersedes"] = json!(s);
+        }
+        c
+    };
+    let e = w.refused(conclusion(None));
+    assert_eq!(e.rule(), "reasoning.conclusion-supersedes");
+    assert!(e.to_string().contains(&old), "{e}");
+    assert!(
+        e.fix().contains(&format!("\"supersedes\": \"{old}\"")),
+        "{}",
+        e.fix()
+    );
+    let e = w.refused(conclusion(Some(&unrelated)));
+    assert_eq!(e.rule(), "reasoning.conclusion-supersedes");
+    assert!(
+        e.to_string().contains("does not stand on that subject"),
+        "{e}"
+    );
+    let e = w.refused(conclusion(Some("conclusion-0123456789ab")));
+    assert_eq!(e.rule(), "reasoning.known-record");
+    assert!(e.to_string().contains("this checkout"), "{e}");
+
+    // Naming the other task's conclusion is accepted, and it stops standing.
+    let new = w.ok(conclusion(Some(&old)));
+    let mut checkout = w.elsewhere.clone();
+    checkout.extend(w.records.iter().cloned());
+    assert_eq!(
+        super::plan::standing_conclusion("Date landings by the forge's merge record", &checkout),
+        Some(new)
+    );
+
+    // New evidence on a subject nothing concluded supersedes nothing.
+    let fresh = w.ok(
+        json!({"kind": "assessment", "subject": "a subject nobody concluded",
+        "materiality": "low", "confidence": "medium", "hypothesis": "h", "new_evidence": true}),
+    );
+    w.ok(json!({"kind": "conclusion", "assessment": fresh, "decision": "d", "rationale": "r"}));
 }
 
 #[test]
@@ -348,11 +431,10 @@ fn every_api_type_has_a_json_schema() {
         let text = serde_json::to_string(&schema).expect("a schema serialises");
         assert!(text.len() > 50, "{name}: {text}");
     }
-    // The input union names every kind a caller writes, and no plan.
+    // The input union names every kind a caller writes, and no plan or consultation.
     let input = serde_json::to_string(&schema_for!(super::record::RecordInput)).unwrap();
     for kind in [
         "assessment",
-        "consultation",
         "disagreement",
         "resolution",
         "conclusion",
@@ -362,6 +444,7 @@ fn every_api_type_has_a_json_schema() {
         assert!(input.contains(&format!("\"const\":\"{kind}\"")), "{kind}");
     }
     assert!(!input.contains("\"const\":\"plan\""));
+    assert!(!input.contains("\"const\":\"consultation\""));
 }
 
 /// Property tests: the writer redacts every secret shape (SPEC §0) from every string it

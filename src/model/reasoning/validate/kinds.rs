@@ -282,6 +282,7 @@ pub(super) fn resolution(
 pub(super) fn conclusion(
     c: ConclusionInput,
     records: &[StoredRecord],
+    checkout: &[StoredRecord],
 ) -> Result<Conclusion, RecordRefusal> {
     let kind = RecordKind::Conclusion;
     non_blank(
@@ -298,14 +299,33 @@ pub(super) fn conclusion(
         as_assessment,
     )?;
     if let Some(old) = &c.supersedes {
+        // Any conclusion of this checkout: the one superseded may be another task's.
         cited(
-            records,
+            checkout,
             kind,
             "supersedes",
             old,
             RecordKind::Conclusion,
             as_conclusion,
-        )?;
+        )
+        .map_err(|e| match e {
+            RecordRefusal::UnknownRecord { id, .. } => RecordRefusal::UnknownSuperseded { id },
+            e => e,
+        })?;
+    }
+    // New evidence reopens a standing decision: the new conclusion names the one it
+    // replaces, so the old one stops standing and nobody rediscovers it.
+    if assessment.new_evidence == Some(true) {
+        let standing = super::super::plan::standing_conclusions(&assessment.subject, checkout);
+        if let Some(newest) = standing.last()
+            && !c.supersedes.as_ref().is_some_and(|s| standing.contains(s))
+        {
+            return Err(RecordRefusal::SupersedesMissing {
+                assessment: c.assessment.clone(),
+                standing: newest.clone(),
+                named: c.supersedes.clone(),
+            });
+        }
     }
     let mut reviewed_by = Vec::new();
     for (i, id) in c.consultations.iter().enumerate() {

@@ -1,10 +1,11 @@
 //! The writer's validation: a caller's JSON and the task's records in, the record to store
 //! or a typed refusal (rule + one-line fix) out.
 //!
-//! Order: shape (object, kind, computed and unknown fields, field types, evidence and id
-//! shapes), redaction of every string, the kind's own rules, references to records that
-//! must exist, the computed fields and id, and then the rules that read other records. A
-//! record whose id is already stored comes back `unchanged`.
+//! Order: who may write the kind (plans are the writer's, consultations `consult`'s), shape
+//! (object, kind, computed and unknown fields, field types, evidence and id shapes),
+//! redaction of every string, the kind's own rules, references to records that must
+//! exist, the computed fields and id, and then the rules that read other records. A record
+//! whose id is already stored comes back `unchanged`.
 
 use std::cell::Cell;
 use std::collections::BTreeSet;
@@ -45,6 +46,17 @@ pub fn no_redaction(text: &str) -> Redaction {
     }
 }
 
+/// Who hands a record to the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Author {
+    /// A caller of `reasoning record` (CLI, MCP, HTTP): every kind but a plan and a
+    /// consultation. A review count the caller could write is a review it could invent.
+    Caller,
+    /// `reasoning consult`, from an adapter's answer: its consultations and the
+    /// disagreement it detects.
+    Consult,
+}
+
 /// Everything the writer needs besides the caller's JSON.
 #[derive(Clone, Copy)]
 pub struct WriteContext<'a> {
@@ -53,6 +65,10 @@ pub struct WriteContext<'a> {
     pub now: OffsetDateTime,
     /// The task's stored records.
     pub records: &'a [StoredRecord],
+    /// Every stored record of this checkout, the task's included: a conclusion's
+    /// `supersedes` may name another task's conclusion, and the standing conclusion on its
+    /// subject may be anywhere.
+    pub checkout: &'a [StoredRecord],
     /// Applied to every string of the record before anything else reads it.
     pub redact: &'a dyn Fn(&str) -> Redaction,
 }
@@ -64,6 +80,7 @@ impl std::fmt::Debug for WriteContext<'_> {
             .field("episode", &self.episode)
             .field("now", &self.now)
             .field("records", &self.records.len())
+            .field("checkout", &self.checkout.len())
             .finish_non_exhaustive()
     }
 }
@@ -79,7 +96,7 @@ pub struct Accepted {
 fn caller_kinds() -> Vec<&'static str> {
     RecordKind::ALL
         .into_iter()
-        .filter(|k| *k != RecordKind::Plan)
+        .filter(|k| !matches!(k, RecordKind::Plan | RecordKind::Consultation))
         .map(RecordKind::name)
         .collect()
 }
@@ -121,9 +138,13 @@ fn input_shape(kind: RecordKind) -> InputShape {
     }
 }
 
-/// Validates the caller's JSON against the kind's rules and the task's records; returns
-/// the record to store, or why not.
-pub fn validate(input: &Value, ctx: &WriteContext<'_>) -> Result<Accepted, RecordRefusal> {
+/// Validates the JSON `author` hands the writer against the kind's rules and the task's
+/// records; returns the record to store, or why not.
+pub fn validate(
+    input: &Value,
+    author: Author,
+    ctx: &WriteContext<'_>,
+) -> Result<Accepted, RecordRefusal> {
     let object = input.as_object().ok_or(RecordRefusal::NotAnObject)?;
     let kind = match object.get("kind") {
         Some(Value::String(name)) => RecordKind::from_name(name)
@@ -137,6 +158,19 @@ pub fn validate(input: &Value, ctx: &WriteContext<'_>) -> Result<Accepted, Recor
     };
     if kind == RecordKind::Plan {
         return Err(RecordRefusal::PlanSupplied);
+    }
+    if kind == RecordKind::Consultation && author == Author::Caller {
+        // The assessment its plan was made for, when the task has that plan: the fix
+        // consults on it.
+        let assessment = object
+            .get("plan")
+            .and_then(Value::as_str)
+            .and_then(|plan| plan_assessment(ctx.records, plan))
+            .map(str::to_owned);
+        return Err(RecordRefusal::ConsultationSupplied {
+            assessment,
+            task: (!ctx.task.starts_with("_episode-")).then(|| ctx.task.to_owned()),
+        });
     }
     // Computed fields first: `reviewed_by` on a conclusion is a forged review, not a typo.
     if let Some(field) = COMPUTED_FIELDS
@@ -184,9 +218,11 @@ pub fn validate(input: &Value, ctx: &WriteContext<'_>) -> Result<Accepted, Recor
         RecordKind::Resolution => {
             Record::Resolution(resolution(parse(kind, &fields)?, ctx.records)?)
         }
-        RecordKind::Conclusion => {
-            Record::Conclusion(conclusion(parse(kind, &fields)?, ctx.records)?)
-        }
+        RecordKind::Conclusion => Record::Conclusion(conclusion(
+            parse(kind, &fields)?,
+            ctx.records,
+            ctx.checkout,
+        )?),
         RecordKind::Validation => {
             Record::Validation(validation(parse(kind, &fields)?, ctx.records)?)
         }

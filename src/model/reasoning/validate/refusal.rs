@@ -12,6 +12,15 @@ pub enum RecordRefusal {
     UnknownKind { kind: String },
     #[error("plans are computed by the writer, never supplied")]
     PlanSupplied,
+    #[error(
+        "consultations are written by `reasoning consult` from an advisor's answer, never supplied: a review the caller can write is a review the caller can invent"
+    )]
+    ConsultationSupplied {
+        /// The assessment the consultation's plan was made for, when the task has it.
+        assessment: Option<String>,
+        /// The task the record was for (`None`: the open episode's records).
+        task: Option<String>,
+    },
     #[error("{kind}: `{field}` is computed by the writer and cannot be supplied")]
     ComputedField { kind: RecordKind, field: String },
     #[error("{kind}: unknown field `{field}`")]
@@ -117,6 +126,21 @@ pub enum RecordRefusal {
     },
     #[error("conclusion: consultation {consultation} answered another assessment ({other})")]
     ForeignConsultation { consultation: String, other: String },
+    #[error("conclusion: `supersedes` names {id}, and this checkout has no such conclusion")]
+    UnknownSuperseded { id: String },
+    #[error(
+        "conclusion: {assessment} declares new_evidence over the standing conclusion {standing} on the same subject, and {}",
+        match named {
+            Some(other) => format!("`supersedes` names {other}, which does not stand on that subject"),
+            None => "`supersedes` is missing".to_owned(),
+        }
+    )]
+    SupersedesMissing {
+        assessment: String,
+        /// The newest conclusion standing on the subject.
+        standing: String,
+        named: Option<String>,
+    },
     #[error("conclusion: {assessment} is {materiality}, and its conclusion has no {missing}")]
     ConclusionEvidence {
         assessment: String,
@@ -132,6 +156,7 @@ impl RecordRefusal {
         match self {
             NotAnObject | UnknownKind { .. } => "reasoning.record-shape",
             PlanSupplied => "reasoning.plan-computed",
+            ConsultationSupplied { .. } => "reasoning.consultation-by-consult",
             ComputedField { .. } => "reasoning.computed-field",
             UnknownField { .. } => "reasoning.unknown-field",
             InvalidField { .. } => "reasoning.field",
@@ -154,6 +179,8 @@ impl RecordRefusal {
             NotWeighed { .. } => "reasoning.conclusion-weighed",
             ForeignConsultation { .. } => "reasoning.conclusion-consultations",
             ConclusionEvidence { .. } => "reasoning.conclusion-evidence",
+            UnknownSuperseded { .. } => "reasoning.known-record",
+            SupersedesMissing { .. } => "reasoning.conclusion-supersedes",
         }
     }
 
@@ -166,6 +193,14 @@ impl RecordRefusal {
             }
             UnknownKind { .. } => format!("set `kind` to one of {}", caller_kinds().join(", ")),
             PlanSupplied => "majordomus reasoning plan --assessment <assessment-id> (the writer computes and records the plan)".into(),
+            ConsultationSupplied { assessment: Some(a), task } => format!(
+                "majordomus reasoning consult --assessment {a}{} (runs the advisors its plan selects and records what they answer)",
+                task.as_deref().map(|t| format!(" --task {t}")).unwrap_or_default()
+            ),
+            ConsultationSupplied { assessment: None, task } => format!(
+                "record the assessment, then run `majordomus reasoning consult --assessment <its id>{}` (it runs the advisors its plan selects and records what they answer)",
+                task.as_deref().map(|t| format!(" --task {t}")).unwrap_or_default()
+            ),
             ComputedField { field, .. } => format!("remove `{field}`: the writer computes it"),
             UnknownField { kind, field } => format!(
                 "remove `{field}` (fields of {kind}: {})",
@@ -230,6 +265,10 @@ impl RecordRefusal {
             ConclusionEvidence { .. } => {
                 "add `validation_plan`: the check that will show the decision holds".into()
             }
+            UnknownSuperseded { .. } => "cite a stored conclusion's id as the writer printed it (`majordomus reasoning status --task <task>` lists a task's conclusions)".into(),
+            SupersedesMissing { standing, .. } => format!(
+                "add \"supersedes\": \"{standing}\" (majordomus reasoning explain {standing} shows what it decided)"
+            ),
         }
     }
 }

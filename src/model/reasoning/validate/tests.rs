@@ -167,7 +167,7 @@ fn references_must_resolve_and_be_id_shaped() {
     assert_eq!(rule(&e), "reasoning.known-record");
     let e = w.refused(json!({"kind": "resolution", "disagreement": "disagreement-0123456789ab", "experiment": "e", "result": "r", "favours": "none", "evidence": ["test:x"]}));
     assert_eq!(rule(&e), "reasoning.known-record");
-    let e = w.refused(World::consultation_input(
+    let e = w.consult_refused(World::consultation_input(
         "plan-0123456789ab",
         "alpha",
         World::answer("supports", "c"),
@@ -189,7 +189,7 @@ fn consultation_refusals() {
         Record::Plan(p) => assert_eq!(p.selected, vec!["alpha"]),
         other => panic!("{other:?}"),
     }
-    let e = w.refused(World::consultation_input(
+    let e = w.consult_refused(World::consultation_input(
         &plan.id,
         "beta",
         World::answer("supports", "c"),
@@ -201,7 +201,7 @@ fn consultation_refusals() {
         World::consultation_input(&plan.id, "alpha", World::answer("supports", "c"));
     no_conclusion.as_object_mut().unwrap().remove("conclusion");
     assert_eq!(
-        w.refused(no_conclusion),
+        w.consult_refused(no_conclusion),
         RecordRefusal::CompletedWithoutConclusion
     );
 
@@ -217,7 +217,7 @@ fn consultation_refusals() {
         "conclusion",
         json!("c"),
     );
-    let e = w.refused(failed_with);
+    let e = w.consult_refused(failed_with);
     assert_eq!(
         (rule(&e), e.to_string().contains("timeout")),
         ("reasoning.consultation-failed", true)
@@ -228,7 +228,7 @@ fn consultation_refusals() {
         json!("opposes"),
     );
     assert_eq!(
-        rule(&w.refused(failed_with)),
+        rule(&w.consult_refused(failed_with)),
         "reasoning.consultation-failed"
     );
     let retry = with(
@@ -236,7 +236,7 @@ fn consultation_refusals() {
         "retry_after_seconds",
         json!(30),
     );
-    let e = w.refused(retry);
+    let e = w.consult_refused(retry);
     assert_eq!(
         e,
         RecordRefusal::RetryAfterWithoutRateLimit {
@@ -245,12 +245,12 @@ fn consultation_refusals() {
     );
 
     let first = World::consultation_input(&plan.id, "alpha", timeout());
-    let id = w.ok(first.clone());
+    let id = w.consulted(first.clone());
     // The same record again is unchanged; another outcome for the same advisor is not.
-    let again = w.write(first).unwrap();
+    let again = w.write_as(first, Author::Consult).unwrap();
     assert!(again.unchanged);
     assert_eq!(again.record.id, id);
-    let e = w.refused(World::consultation_input(
+    let e = w.consult_refused(World::consultation_input(
         &plan.id,
         "alpha",
         World::answer("supports", "c"),
@@ -260,16 +260,56 @@ fn consultation_refusals() {
 }
 
 #[test]
+fn a_caller_cannot_hand_in_a_consultation() {
+    let mut w = World::new();
+    let a = w.assessment("s", "high");
+    let plan = w.plan(&a);
+    // Two hand-written completed consultations would count two independent reviews.
+    for advisor in ["alpha", "beta"] {
+        let e = w.refused(World::consultation_input(
+            &plan.id,
+            advisor,
+            World::answer("supports", "yes"),
+        ));
+        assert_eq!(rule(&e), "reasoning.consultation-by-consult");
+        assert_eq!(
+            e.fix(),
+            format!(
+                "majordomus reasoning consult --assessment {a} --task task-1 (runs the advisors its plan selects and records what they answer)"
+            )
+        );
+    }
+    // Whatever it carries: a failure, or a plan this task does not have.
+    let e = w.refused(json!({"kind": "consultation", "plan": "plan-0123456789ab", "advisor": "alpha", "status": "timeout", "duration_ms": 1}));
+    assert_eq!(rule(&e), "reasoning.consultation-by-consult");
+    assert!(e.fix().contains("<its id>"), "{}", e.fix());
+    assert!(
+        !w.records
+            .iter()
+            .any(|r| r.kind() == RecordKind::Consultation)
+    );
+    // `consult` writes them from the adapters' answers.
+    w.consulted(World::consultation_input(
+        &plan.id,
+        "alpha",
+        World::answer("supports", "yes"),
+    ));
+    // A caller's UnknownKind fix no longer offers the kind.
+    let e = w.refused(json!({"kind": "review"}));
+    assert!(!e.fix().contains("consultation"), "{}", e.fix());
+}
+
+#[test]
 fn disagreement_and_resolution_refusals() {
     let mut w = World::new();
     let a = w.assessment("s", "critical");
     let plan = w.plan(&a);
-    let alpha = w.ok(World::consultation_input(
+    let alpha = w.consulted(World::consultation_input(
         &plan.id,
         "alpha",
         World::answer("opposes", "no"),
     ));
-    let beta = w.ok(World::consultation_input(
+    let beta = w.consulted(World::consultation_input(
         &plan.id,
         "beta",
         Err(Failure {
@@ -322,12 +362,12 @@ fn conclusion_refusals_and_computed_review() {
     let mut w = World::new();
     let a = w.assessment("s", "high");
     let plan = w.plan(&a);
-    let alpha = w.ok(World::consultation_input(
+    let alpha = w.consulted(World::consultation_input(
         &plan.id,
         "alpha",
         World::answer("supports", "yes"),
     ));
-    let beta = w.ok(World::consultation_input(
+    let beta = w.consulted(World::consultation_input(
         &plan.id,
         "beta",
         Err(Failure {
@@ -383,7 +423,7 @@ fn conclusion_refusals_and_computed_review() {
 
     let other = w.assessment("another", "high");
     let other_plan = w.plan(&other);
-    let foreign = w.ok(World::consultation_input(
+    let foreign = w.consulted(World::consultation_input(
         &other_plan.id,
         "alpha",
         World::answer("supports", "y"),
