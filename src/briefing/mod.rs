@@ -33,6 +33,9 @@ pub struct PendingCandidate {
     /// The branch that episode ran on (its session record's, else its `session.opened`
     /// line's); `None` for a detached HEAD or an unknown episode.
     pub branch: Option<String>,
+    /// It waits in the trunk's outbox (on no branch yet: the next episode boundary on a
+    /// branch moves it into the tree).
+    pub outbox: bool,
 }
 
 /// One ranked list of the briefing: what it shows, how many there are, and the command
@@ -57,10 +60,12 @@ pub struct Briefing {
     pub decisions: Ranked,
     /// The branch those decisions ran on (`None` on a detached HEAD).
     pub branch: Option<String>,
-    /// Candidates whose episode ran on this branch, and those this checkout cannot place
-    /// (unassigned: never hidden).
+    /// The candidates of this work tree (tracked here, or untracked from an episode on
+    /// this branch or one this checkout cannot place: unassigned, never hidden), then
+    /// those waiting in the outbox.
     pub candidates: Vec<PendingCandidate>,
-    /// Pending candidates of episodes that ran on other branches (counted, not listed).
+    /// Untracked candidates left in the tree by episodes that ran on other branches
+    /// (counted, not listed).
     pub other_branches: usize,
     /// The newest handover, relative to the repository root.
     pub last_handover: Option<String>,
@@ -157,7 +162,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         .reader()
         .episodes(&episodes)
         .map_err(index_error)?;
-    let mut all: Vec<PendingCandidate> = pending
+    let mut all: Vec<(PendingCandidate, Option<String>)> = pending
         .into_iter()
         .map(|d| {
             let episode = d
@@ -167,18 +172,41 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
                 .as_ref()
                 .and_then(|e| places.get(e))
                 .and_then(|p| p.branch.clone());
-            PendingCandidate {
-                id: d.key,
-                episode,
-                branch,
-            }
+            let file = d.source.strip_prefix("file:").map(str::to_owned);
+            (
+                PendingCandidate {
+                    id: d.key,
+                    episode,
+                    branch,
+                    outbox: d.place.as_deref() == Some("outbox"),
+                },
+                file,
+            )
         })
         .collect();
-    all.sort_by(|a, b| a.id.cmp(&b.id));
-    all.dedup_by(|a, b| a.id == b.id);
-    let (candidates, elsewhere): (Vec<_>, Vec<_>) = all
-        .into_iter()
-        .partition(|c| c.episode.is_none() || c.branch == here);
+    all.sort_by(|(a, _), (b, _)| (a.outbox, &a.id).cmp(&(b.outbox, &b.id)));
+    all.dedup_by(|(a, _), (b, _)| a.id == b.id && a.outbox == b.outbox);
+    // A file git tracks in this tree is on this branch, whichever branch's episode derived
+    // it (a merge, a fresh clone or worktree); only an untracked file left behind by an
+    // episode on another branch is elsewhere. The git index is read only when one could be.
+    let elsewhere_maybe = all
+        .iter()
+        .any(|(c, _)| !c.outbox && c.episode.is_some() && c.branch != here);
+    let tracked: std::collections::HashSet<String> = if elsewhere_maybe {
+        ctx.repo
+            .tracked_files_under(".ai/repo/knowledge/candidates/")?
+            .into_iter()
+            .collect()
+    } else {
+        Default::default()
+    };
+    let (candidates, elsewhere): (Vec<_>, Vec<_>) = all.into_iter().partition(|(c, file)| {
+        c.outbox
+            || c.episode.is_none()
+            || c.branch == here
+            || file.as_ref().is_some_and(|f| tracked.contains(f))
+    });
+    let candidates: Vec<PendingCandidate> = candidates.into_iter().map(|(c, _)| c).collect();
 
     let last_handover = newest_handover(ctx)?;
     let next_action = match &last_handover {

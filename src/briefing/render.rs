@@ -57,8 +57,10 @@ fn decision_line(hit: &Hit) -> String {
 /// list the rest.
 pub fn render(b: &mut Briefing) -> String {
     let budget = usize::try_from(b.budget_lines).unwrap_or(usize::MAX);
-    let (assigned, unassigned): (Vec<_>, Vec<_>) =
-        b.candidates.iter().partition(|c| c.episode.is_some());
+    let (assigned, unassigned): (Vec<_>, Vec<_>) = b
+        .candidates
+        .iter()
+        .partition(|c| c.episode.is_some() || c.outbox);
     let handover_lines = 1 + if b.last_handover.is_some() {
         b.next_action.len()
     } else {
@@ -196,13 +198,21 @@ pub fn render(b: &mut Briefing) -> String {
         "\n## Candidates awaiting review ({})",
         b.candidates.len()
     );
+    let parked = b.candidates.iter().filter(|c| c.outbox).count();
     if b.candidates.is_empty() {
         out.push_str("- none on this branch\n");
-    } else {
+    } else if parked == 0 {
         let _ = writeln!(
             out,
             "{} candidate(s) on this branch, {} unassigned",
             b.candidates.len(),
+            unassigned.len()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{} candidate(s) on this branch, {} unassigned, {parked} in the outbox (on the trunk: they move into the tree at the next episode boundary on a branch)",
+            b.candidates.len() - parked,
             unassigned.len()
         );
     }
@@ -214,7 +224,11 @@ pub fn render(b: &mut Briefing) -> String {
         );
     }
     for c in assigned.iter().take(alloc[3]) {
-        let _ = writeln!(out, "- {}", c.id);
+        if c.outbox {
+            let _ = writeln!(out, "- {} (outbox)", c.id);
+        } else {
+            let _ = writeln!(out, "- {}", c.id);
+        }
     }
     if assigned.len() > alloc[3] {
         let _ = writeln!(
@@ -309,6 +323,7 @@ mod tests {
                     id: format!("c-{n:02}"),
                     episode: Some("E".into()),
                     branch: Some("feature".into()),
+                    outbox: false,
                 })
                 .collect(),
             other_branches: 3,
@@ -389,6 +404,7 @@ mod tests {
                 id: format!("c-{n:02}"),
                 episode: (n % 2 == 0).then(|| "E".to_owned()),
                 branch: None,
+                outbox: false,
             })
             .collect();
         b.budget_lines = 14;

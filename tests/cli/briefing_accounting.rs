@@ -43,7 +43,6 @@ fn episode_with_a_decision(repo: &TestRepo, dir: &std::path::Path, decision: &st
 }
 
 #[test]
-#[ignore = "briefing accounting: fixed on the recall branch"]
 fn on_the_trunk_the_outbox_candidates_are_the_outboxs_not_this_branchs() {
     let repo = TestRepo::initialised();
     repo.add_origin();
@@ -73,7 +72,6 @@ fn on_the_trunk_the_outbox_candidates_are_the_outboxs_not_this_branchs() {
 }
 
 #[test]
-#[ignore = "briefing accounting: fixed on the recall branch"]
 fn a_fresh_worktree_lists_the_candidates_tracked_in_it() {
     let repo = TestRepo::initialised();
     repo.git(&["checkout", "-q", "-b", "feature"]);
@@ -107,7 +105,6 @@ fn a_fresh_worktree_lists_the_candidates_tracked_in_it() {
 }
 
 #[test]
-#[ignore = "briefing accounting: fixed on the recall branch"]
 fn a_fresh_clone_lists_the_candidates_tracked_on_its_branch() {
     let repo = TestRepo::initialised();
     repo.git(&["checkout", "-q", "-b", "feature"]);
