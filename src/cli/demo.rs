@@ -25,7 +25,9 @@ use crate::{Clock, Ctx, Error};
 /// intent, opens an episode, starts the issue and a task bound to it, records a decision,
 /// asks and answers a question, commits, checkpoints, finishes the task, shows the derived
 /// working context, closes the episode (its record, its derived knowledge candidates),
-/// hands over, promotes a candidate, and runs `knowledge check` and `doctor`. Nothing
+/// hands over, promotes a candidate, opens the next session (whose briefing reads the
+/// promoted knowledge back), recalls by words and path, and runs `knowledge check` and
+/// `doctor`. Nothing
 /// outside the temporary directory is touched, and it is removed afterwards unless
 /// `--keep` is given. No network.
 ///
@@ -393,6 +395,40 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "Commit the record and the knowledge so they travel with the repository",
         "git add .ai && git commit -m \"majordomus: session record and knowledge\"",
         committed(&sha, "majordomus: session record and knowledge"),
+    ));
+    // The next session: what the repository knows reaches it where an agent looks.
+    let next = crate::session::start(
+        &ctx,
+        StartRequest {
+            provider: Some("demo".into()),
+            replace: false,
+        },
+    )?;
+    steps.push(Step::new(
+        "The next session opens",
+        "majordomus session start --provider demo",
+        Output::report(&next),
+    ));
+    steps.push(Step::new(
+        "Its briefing (the opening snapshot, what an agent client injects) reads back what the repository knows",
+        "majordomus briefing",
+        Output::report(&crate::briefing::briefing(
+            &ctx,
+            crate::briefing::BriefingRequest {},
+        )?),
+    ));
+    steps.push(Step::new(
+        "Recall searches the whole memory by words and paths, each hit saying why it ranked",
+        "majordomus recall whitespace --path src/parser.rs",
+        Output::report(&crate::recall::recall(
+            &ctx,
+            crate::recall::RecallRequest {
+                query: Some("whitespace".into()),
+                path: vec!["src/parser.rs".into()],
+                limit: Some(3),
+                ..Default::default()
+            },
+        )?),
     ));
     steps.push(Step::new(
         "Every record is checked: schema, ids, provenance, every reference resolves",

@@ -71,8 +71,9 @@ fn demo_json_parses() {
     let steps = json["steps"].as_array().expect("steps");
     // init, commit, intent, start, plan start, task start, decision, question, answer,
     // assessment, consult, resolution, conclusion, commit, checkpoint, task finish,
-    // context, close, handover, candidates, rerun derive, promote, commit, check, doctor.
-    assert_eq!(steps.len(), 25);
+    // context, close, handover, candidates, rerun derive, promote, commit, the next
+    // session, its briefing, recall, check, doctor.
+    assert_eq!(steps.len(), 28);
     for step in steps {
         assert!(
             step["title"].is_string() && step["command"].is_string(),
