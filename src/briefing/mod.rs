@@ -216,7 +216,11 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
 
     // What the repository knows: as many as the budget could ever show, and the totals.
     let budget = policy.session.briefing_budget_lines;
-    let most = usize::try_from(budget).unwrap_or(usize::MAX).clamp(1, 200);
+    // No list can get more item lines than the budget less the lines always shown.
+    let most = usize::try_from(budget)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(render::ALWAYS_SHOWN)
+        .clamp(1, 200);
     let mut request = knowledge_request();
     request.limit = Some(most);
     let known = crate::recall::recall_in(ctx, &mut opened.db, &request)?;

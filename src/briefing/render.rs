@@ -8,6 +8,9 @@ use std::fmt::Write as _;
 use super::{Briefing, decisions_request, knowledge_request};
 use crate::recall::{Hit, command};
 
+/// The fewest lines a briefing shows besides its items: headings, blanks, count lines.
+pub const ALWAYS_SHOWN: usize = 11;
+
 /// Shares `items` lines among lists of `(demand, weight)`, a round at a time in list
 /// order, never giving a list more than it has.
 fn allocate(items: usize, lists: &[(usize, usize)]) -> Vec<usize> {

@@ -267,6 +267,39 @@ impl Repo {
     }
 
     /// The blob id of each of `paths` that is a file in commit `commit`'s tree (HEAD's
+    /// when `None`), looked up one by one through a cache of the trees on their way: what
+    /// a read of a few records costs, whatever the size of the tree.
+    pub fn blob_ids_looked_up<'a>(
+        &self,
+        commit: Option<&str>,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>, GitError> {
+        let wanted: HashSet<&str> = paths.into_iter().collect();
+        if wanted.is_empty() {
+            return Ok(Default::default());
+        }
+        let mut repo = self.repo.clone();
+        repo.object_cache_size_if_unset(1 << 20);
+        let tree = match commit {
+            None if repo.head()?.is_unborn() => return Ok(Default::default()),
+            None => repo.head_tree()?,
+            Some(c) => {
+                let id = gix::ObjectId::from_hex(c.as_bytes()).map_err(plumbing)?;
+                repo.find_commit(id)?.tree()?
+            }
+        };
+        let mut out = std::collections::HashMap::new();
+        for path in wanted {
+            if let Some(entry) = tree.lookup_entry_by_path(path)?
+                && !entry.mode().is_tree()
+            {
+                out.insert(path.to_owned(), entry.object_id().to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The blob id of each of `paths` that is a file in commit `commit`'s tree (HEAD's
     /// when `None`): one traversal of the tree, or a lookup each for a few paths.
     pub fn blob_ids_at<'a>(
         &self,
@@ -283,8 +316,12 @@ impl Repo {
                 self.repo.find_commit(id)?.tree()?
             }
         };
-        // A few paths are cheaper to look up one by one than to traverse the whole tree.
+        // A few paths are cheaper to look up one by one than to traverse the whole tree;
+        // the trees on their way are read once (a cache on a handle of this lookup's own).
         if wanted.len() <= LOOKUP_AT_MOST {
+            let mut repo = self.repo.clone();
+            repo.object_cache_size_if_unset(1 << 20);
+            let tree = repo.find_tree(tree.id)?;
             let mut out = std::collections::HashMap::new();
             for path in wanted {
                 if let Some(entry) = tree.lookup_entry_by_path(path)?

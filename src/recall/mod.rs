@@ -210,6 +210,17 @@ pub fn recall_in(
     db: &mut crate::store::recall::RecallDb,
     request: &RecallRequest,
 ) -> Result<Recall, Error> {
+    db.hold();
+    let found = recall_held(ctx, db, request);
+    db.release();
+    found
+}
+
+fn recall_held(
+    ctx: &Ctx,
+    db: &mut crate::store::recall::RecallDb,
+    request: &RecallRequest,
+) -> Result<Recall, Error> {
     let (query, context) = resolve(ctx, db, request)?;
     let outcome = run_fresh(ctx, db, &query)?;
     let hits = hits(ctx, db, &outcome, &query)?;
@@ -579,15 +590,7 @@ fn hits(
     outcome: &search::Outcome,
     query: &Query,
 ) -> Result<Vec<Hit>, Error> {
-    let _ = ctx;
-    let episodes: Vec<String> = outcome
-        .found
-        .iter()
-        .filter_map(|f| f.doc.episode.clone())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let places = db.reader().episodes(&episodes).unwrap_or_default();
+    let _ = (ctx, db);
     Ok(outcome
         .found
         .iter()
@@ -683,12 +686,7 @@ fn hits(
                 status: f.status,
                 line: f.doc.line.clone(),
                 date: f.doc.date.clone(),
-                branch: f
-                    .doc
-                    .episode
-                    .as_ref()
-                    .and_then(|e| places.get(e))
-                    .and_then(|p| p.branch.clone()),
+                branch: f.doc.branch.clone(),
                 episode: f.doc.episode.clone(),
                 task: f.doc.task.clone(),
                 score: f.score as f64 / 1e6,

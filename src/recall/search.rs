@@ -84,7 +84,7 @@ pub struct Outcome {
 /// path or a link is weighed with its text even beyond it); more are counted, not ranked.
 const LEXICAL_POOL: usize = 5000;
 /// Records a listing reads past its limit, for the filters that apply after it.
-const LISTING_SLACK: usize = 64;
+const LISTING_SLACK: usize = 16;
 
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
@@ -168,20 +168,25 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         if query.all && !statuses.contains(&"superseded") {
             statuses.push("superseded");
         }
-        let episodes = match &query.branch {
-            Some(branch) => Some(r.episodes_on(branch).map_err(fail)?),
-            None => None,
-        };
         let since = query.since.map(crate::model::time::rfc3339);
-        let (rows, total) = r
-            .listing(
-                &kinds,
-                &statuses,
-                episodes.as_deref(),
-                since.as_deref(),
-                query.limit + LISTING_SLACK,
-            )
-            .map_err(fail)?;
+        // A ledger line whose record is listed too is folded into it.
+        let fold = kinds.contains(&RecallKind::Knowledge.name());
+        let mut rows = Vec::new();
+        let mut total = 0;
+        for kind in &kinds {
+            let (some, all) = r
+                .listing(
+                    kind,
+                    &statuses,
+                    query.branch.as_deref(),
+                    since.as_deref(),
+                    fold,
+                    query.limit + LISTING_SLACK,
+                )
+                .map_err(fail)?;
+            rows.extend(some);
+            total += all;
+        }
         listed = Some(total);
         for row in rows {
             signals.entry(row.id).or_default();
@@ -242,10 +247,8 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
                 .or_insert(s);
             continue;
         }
-        let status = match record {
-            Some(record) => status_of(&record.status),
-            None => status_of(&doc.status),
-        };
+        // A ledger line's stored status is already its record's.
+        let status = status_of(&doc.status);
         found.push(Found {
             doc,
             kind,
@@ -288,14 +291,10 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
             && (query.all
                 || f.status != HitStatus::Superseded
                 || query.statuses.contains(&HitStatus::Superseded))
-            && query.branch.as_ref().is_none_or(|b| {
-                f.doc
-                    .episode
-                    .as_ref()
-                    .and_then(|e| places.get(e))
-                    .and_then(|p| p.branch.as_ref())
-                    == Some(b)
-            })
+            && query
+                .branch
+                .as_ref()
+                .is_none_or(|b| f.doc.branch.as_ref() == Some(b))
             && query.since.is_none_or(|since| {
                 crate::model::time::parse(&f.doc.date).is_some_and(|at| at >= since)
             })
@@ -603,7 +602,7 @@ fn judge(
     let cited = db.reader().refs_of(&ids).unwrap_or_default();
     let blobs = ctx
         .repo
-        .blob_ids_at(None, files.iter().map(String::as_str))?;
+        .blob_ids_looked_up(None, files.iter().map(String::as_str))?;
     let cached = db.reader().verified(&files).unwrap_or_default();
     let uncached: Vec<&str> = files
         .iter()
@@ -634,7 +633,7 @@ fn judge(
                 .collect();
             let then = ctx
                 .repo
-                .blob_ids_at(Some(&commit.id), wanted.iter().copied())?;
+                .blob_ids_looked_up(Some(&commit.id), wanted.iter().copied())?;
             for file in group {
                 let i = files.iter().position(|f| f == file).unwrap_or(0);
                 let targets: HashMap<String, String> = cited
@@ -668,7 +667,9 @@ fn judge(
         .iter()
         .flat_map(|id| cited.get(id).into_iter().flatten().map(String::as_str))
         .collect();
-    let at_head = ctx.repo.blob_ids_at(None, all_targets.iter().copied())?;
+    let at_head = ctx
+        .repo
+        .blob_ids_looked_up(None, all_targets.iter().copied())?;
     let mut out = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let Some(blob) = blobs.get(file) else {

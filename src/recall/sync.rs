@@ -172,6 +172,33 @@ fn inode(_meta: &Metadata) -> u64 {
     0
 }
 
+/// Whether a file whose stamp was `before` is unchanged now. A racy stamp (too young to
+/// trust the clock) is kept with the hash of the bytes read; equal bytes are unchanged.
+fn unchanged(before: Option<&str>, now_stamp: &str, abs: &Path) -> bool {
+    let Some(before) = before else {
+        return false;
+    };
+    if !now_stamp.starts_with("racy:") {
+        return before == now_stamp;
+    }
+    match before
+        .strip_prefix(now_stamp)
+        .and_then(|rest| rest.strip_prefix('#'))
+    {
+        Some(hash) => std::fs::read(abs).is_ok_and(|bytes| sha(&bytes) == hash),
+        None => false,
+    }
+}
+
+/// The stamp kept for a file read now: a racy one with the hash of its bytes.
+fn kept_stamp(now_stamp: &str, bytes: &[u8]) -> String {
+    if now_stamp.starts_with("racy:") {
+        format!("{now_stamp}#{}", sha(bytes))
+    } else {
+        now_stamp.to_owned()
+    }
+}
+
 fn stat(path: &Path) -> Result<Option<Metadata>, Error> {
     match std::fs::metadata(path) {
         Ok(m) => Ok(Some(m)),
@@ -358,7 +385,7 @@ fn sync_folder(
         let rel = format!("{prefix}{name}");
         let now_stamp = stamp(stat(&abs)?.as_ref(), now);
         let before = known.remove(&rel);
-        if before.as_deref() == Some(now_stamp.as_str()) && !now_stamp.starts_with("racy:") {
+        if unchanged(before.as_deref(), &now_stamp, &abs) {
             continue;
         }
         if let Err(e) = reindex_file(ctx, w, folder.kind, &abs, &rel, &now_stamp)? {
@@ -388,13 +415,14 @@ fn reindex_file(
     if let Err(e) = w.delete_source(&source) {
         return Ok(Err(e));
     }
-    let text = match std::fs::read(abs) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+    let bytes = match std::fs::read(abs) {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(w.delete_stamp(rel));
         }
         Err(e) => return Err(StoreError::io(abs, e).into()),
     };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let doc = match kind {
         FileKind::Knowledge(place) => knowledge_doc(&text, &source, place),
         FileKind::Session => match session_doc(&text, &source) {
@@ -414,7 +442,7 @@ fn reindex_file(
         return Ok(Err(e));
     }
     let _ = ctx;
-    Ok(w.set_stamp(rel, now_stamp))
+    Ok(w.set_stamp(rel, &kept_stamp(now_stamp, &bytes)))
 }
 
 /// Re-reads one file now (a hit whose file changed in place, which leaves its folder's
@@ -433,7 +461,7 @@ pub fn refresh_files(ctx: &Ctx, db: &mut RecallDb, rels: &[String]) -> Result<bo
         let abs = ctx.layout.root().join(rel);
         let now_stamp = stamp(stat(&abs)?.as_ref(), now);
         let known = db.reader().stamp(rel).ok().flatten();
-        if known.as_deref() != Some(now_stamp.as_str()) && !now_stamp.starts_with("racy:") {
+        if !unchanged(known.as_deref(), &now_stamp, &abs) {
             changed.push((folder.clone(), abs, rel.clone(), now_stamp));
         }
     }

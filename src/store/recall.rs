@@ -55,7 +55,8 @@ CREATE TABLE docs(
   superseded_by TEXT,
   derives TEXT,
   place TEXT,
-  offset INTEGER
+  offset INTEGER,
+  branch TEXT
 );
 CREATE INDEX docs_key ON docs(key);
 CREATE INDEX docs_source ON docs(source);
@@ -64,7 +65,10 @@ CREATE INDEX docs_task ON docs(task);
 CREATE INDEX docs_issue ON docs(issue);
 CREATE INDEX docs_intent ON docs(intent);
 CREATE INDEX docs_derives ON docs(derives);
-CREATE INDEX docs_kind_date ON docs(kind, date);
+CREATE INDEX docs_kind_date ON docs(kind, date DESC, key);
+CREATE INDEX docs_kind_status ON docs(kind, status);
+CREATE INDEX docs_branch_date ON docs(kind, branch, date DESC, key);
+CREATE INDEX docs_branch_status ON docs(kind, branch, status);
 CREATE VIRTUAL TABLE fts USING fts5(head, body, tokenize='ascii', content='', contentless_delete=1);
 CREATE TABLE refs(doc INTEGER NOT NULL, path TEXT NOT NULL);
 CREATE INDEX refs_path ON refs(path);
@@ -141,10 +145,13 @@ pub struct DocRow {
     pub derives: Option<String>,
     pub place: Option<String>,
     pub offset: Option<i64>,
+    /// The branch its episode ran on (its session record's, else its `session.opened`
+    /// line's), kept current as records arrive.
+    pub branch: Option<String>,
 }
 
 /// Every column but the text, which is read for the records shown only.
-const DOC_COLUMNS: &str = "id, kind, key, source, status, line, '' AS text, date, episode, task, issue, intent, superseded_by, derives, place, offset";
+const DOC_COLUMNS: &str = "id, kind, key, source, status, line, '' AS text, date, episode, task, issue, intent, superseded_by, derives, place, offset, branch";
 
 fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocRow> {
     Ok(DocRow {
@@ -164,6 +171,7 @@ fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocRow> {
         derives: r.get(13)?,
         place: r.get(14)?,
         offset: r.get(15)?,
+        branch: r.get(16)?,
     })
 }
 
@@ -183,6 +191,8 @@ pub struct VerifiedAt {
 pub struct RecallDb {
     conn: Connection,
     path: Option<PathBuf>,
+    /// A read transaction is held ([`RecallDb::hold`]).
+    held: bool,
 }
 
 impl RecallDb {
@@ -213,7 +223,11 @@ impl RecallDb {
     /// An empty index in memory: what a read uses when the file cannot be written.
     pub fn in_memory() -> Result<RecallDb, IndexError> {
         let conn = Connection::open_in_memory().map_err(|e| IndexError::new(&None, e))?;
-        let db = RecallDb { conn, path: None };
+        let db = RecallDb {
+            conn,
+            path: None,
+            held: false,
+        };
         db.init()?;
         Ok(db)
     }
@@ -235,7 +249,11 @@ impl RecallDb {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| IndexError::new(&where_, e))?;
-        let db = RecallDb { conn, path: where_ };
+        let db = RecallDb {
+            conn,
+            path: where_,
+            held: false,
+        };
         db.configure()?;
         let version: i64 = db
             .conn
@@ -270,6 +288,7 @@ impl RecallDb {
             let db = RecallDb {
                 conn,
                 path: Some(temp.clone()),
+                held: false,
             };
             db.init()?;
         }
@@ -277,7 +296,11 @@ impl RecallDb {
         let _ = std::fs::remove_file(path.with_file_name(format!("{name}-journal")));
         std::fs::rename(&temp, path).map_err(|e| IndexError::new(&where_, e))?;
         let conn = Connection::open(path).map_err(|e| IndexError::new(&where_, e))?;
-        let db = RecallDb { conn, path: where_ };
+        let db = RecallDb {
+            conn,
+            path: where_,
+            held: false,
+        };
         db.configure()?;
         Ok(db)
     }
@@ -308,6 +331,20 @@ impl RecallDb {
         &mut self,
         f: impl FnOnce(&Writer<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
+        // A write ends a held read (and holds again after it).
+        let held = self.held;
+        self.release();
+        let out = self.write_now(f);
+        if held {
+            self.hold();
+        }
+        out
+    }
+
+    fn write_now<T>(
+        &mut self,
+        f: impl FnOnce(&Writer<'_>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
         let path = self.path.clone();
         let tx = self
             .conn
@@ -319,6 +356,23 @@ impl RecallDb {
         })?;
         tx.commit().map_err(|e| IndexError::new(&path, e))?;
         Ok(out)
+    }
+
+    /// Holds one read transaction until [`RecallDb::release`] (or the next write): the
+    /// reads between see one state and share SQLite's page cache and lock, instead of
+    /// taking the lock and checking the file anew for every statement.
+    pub fn hold(&mut self) {
+        if !self.held && self.conn.is_autocommit() && self.conn.execute_batch("BEGIN").is_ok() {
+            self.held = true;
+        }
+    }
+
+    /// Ends the read transaction [`RecallDb::hold`] began.
+    pub fn release(&mut self) {
+        if self.held {
+            let _ = self.conn.execute_batch("COMMIT");
+            self.held = false;
+        }
     }
 
     /// A reader over the current state.
@@ -391,8 +445,9 @@ impl Writer<'_> {
     pub fn insert_doc(&self, doc: &NewDoc) -> Result<i64, IndexError> {
         self.conn
             .execute(
-                "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset, searched) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset, searched, branch) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+                 (SELECT branch FROM episodes WHERE episode = ?8 ORDER BY source = 'ledger' LIMIT 1))",
                 params![
                     doc.kind,
                     doc.key,
@@ -414,6 +469,13 @@ impl Writer<'_> {
             )
             .map_err(|e| self.err(e))?;
         let id = self.conn.last_insert_rowid();
+        // A ledger line's status is its record's; a record's status is its lines'.
+        if let Some(derives) = &doc.derives {
+            self.settle_lines(derives)?;
+        }
+        if doc.kind == "knowledge" {
+            self.settle_lines(&doc.key)?;
+        }
         self.conn
             .execute(
                 "INSERT INTO fts(rowid, head, body) VALUES (?1, ?2, ?3)",
@@ -430,23 +492,66 @@ impl Writer<'_> {
         Ok(id)
     }
 
+    /// The status of the ledger lines (decisions, answers) whose derivation is the
+    /// record `key`: that record's (verified above superseded above candidate, when two
+    /// copies lie in two places), `candidate` when there is none.
+    fn settle_lines(&self, key: &str) -> Result<(), IndexError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE docs SET status = COALESCE((SELECT k.status FROM docs k WHERE k.key = ?1 AND k.kind = 'knowledge' \
+                 ORDER BY CASE k.status WHEN 'verified' THEN 0 WHEN 'superseded' THEN 1 ELSE 2 END LIMIT 1), 'candidate') \
+                 WHERE derives = ?1 AND kind IN ('decision', 'question')",
+            )
+            .and_then(|mut s| s.execute(params![key]))
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The branch of every document of `episode`: its session record's, else its
+    /// `session.opened` line's.
+    fn settle_branch(&self, episode: &str) -> Result<(), IndexError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE docs SET branch = (SELECT branch FROM episodes WHERE episode = ?1 ORDER BY source = 'ledger' LIMIT 1) \
+                 WHERE episode = ?1",
+            )
+            .and_then(|mut s| s.execute(params![episode]))
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
     /// Removes every document, episode and file list that `source` gave.
     pub fn delete_source(&self, source: &str) -> Result<(), IndexError> {
-        let ids: Vec<i64> = {
+        let ids: Vec<(i64, String, String)> = {
             let mut stmt = self
                 .conn
-                .prepare_cached("SELECT id FROM docs WHERE source = ?1")
+                .prepare_cached("SELECT id, kind, key FROM docs WHERE source = ?1")
+                .map_err(|e| self.err(e))?;
+            stmt.query_map(params![source], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .and_then(Iterator::collect)
+                .map_err(|e| self.err(e))?
+        };
+        for (id, kind, key) in ids {
+            self.delete_doc(id)?;
+            if kind == "knowledge" {
+                self.settle_lines(&key)?;
+            }
+        }
+        let episodes: Vec<String> = {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT episode FROM episodes WHERE source = ?1")
                 .map_err(|e| self.err(e))?;
             stmt.query_map(params![source], |r| r.get(0))
                 .and_then(Iterator::collect)
                 .map_err(|e| self.err(e))?
         };
-        for id in ids {
-            self.delete_doc(id)?;
-        }
         self.conn
             .execute("DELETE FROM episodes WHERE source = ?1", params![source])
             .map_err(|e| self.err(e))?;
+        for episode in episodes {
+            self.settle_branch(&episode)?;
+        }
         self.conn
             .execute(
                 "DELETE FROM episode_files WHERE source = ?1",
@@ -521,7 +626,7 @@ impl Writer<'_> {
             stmt.execute(params![episode, source, path])
                 .map_err(|e| self.err(e))?;
         }
-        Ok(())
+        self.settle_branch(episode)
     }
 
     /// A task as its `task.started` line names it, with its scope (each entry with the
@@ -780,17 +885,19 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// The newest documents of `kinds` whose status (a ledger line's: the status of the
-    /// knowledge record it derived, when there is one) is one of `statuses`, within
-    /// `episodes` when given and dated `since` or later; a ledger line whose record is
-    /// itself listed (knowledge among `kinds`) is left out for it. At most `limit`,
-    /// newest first, and how many there are in all.
+    /// The newest documents of `kind` whose status (a ledger line's is the status of the
+    /// knowledge record it derived) is one of `statuses`, on `branch` when given and dated
+    /// `since` or later; with `fold`, a ledger line whose record exists is left out (the
+    /// record stands for it). At most `limit`, newest first (ties by key), and how many
+    /// there are in all. Indexes on (kind, branch, date) and (kind, branch, status) serve
+    /// the order and the count: the newest are read first and the walk stops at `limit`.
     pub fn listing(
         &self,
-        kinds: &[&str],
+        kind: &str,
         statuses: &[&str],
-        episodes: Option<&[String]>,
+        branch: Option<&str>,
         since: Option<&str>,
+        fold: bool,
         limit: usize,
     ) -> Result<(Vec<DocRow>, usize), IndexError> {
         let columns = DOC_COLUMNS
@@ -804,37 +911,35 @@ impl Reader<'_> {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        let filter = "FROM docs d LEFT JOIN docs k ON k.key = d.derives AND k.kind = 'knowledge' \
-             WHERE d.kind IN (SELECT value FROM json_each(?1)) \
-             AND COALESCE(k.status, d.status) IN (SELECT value FROM json_each(?2)) \
-             AND (?3 IS NULL OR d.episode IN (SELECT value FROM json_each(?3))) \
-             AND (?4 IS NULL OR CASE WHEN length(d.date) = 10 THEN d.date >= substr(?4, 1, 10) ELSE d.date >= ?4 END) \
-             AND NOT (k.id IS NOT NULL AND 'knowledge' IN (SELECT value FROM json_each(?1)))";
-        let kinds = serde_json::to_string(kinds).expect("strings serialise");
-        let statuses = serde_json::to_string(statuses).expect("strings serialise");
-        let episodes = episodes.map(|e| serde_json::to_string(e).expect("strings serialise"));
-        let sql = format!(
-            "SELECT {columns}, COALESCE(k.status, d.status) {filter} ORDER BY d.date DESC, d.key LIMIT ?5"
+        let fold = if fold && matches!(kind, "decision" | "question") {
+            "AND NOT EXISTS (SELECT 1 FROM docs k WHERE k.key = d.derives AND k.kind = 'knowledge')"
+        } else {
+            ""
+        };
+        let on_branch = if branch.is_some() {
+            "AND d.branch = ?3"
+        } else {
+            "AND ?3 IS NULL"
+        };
+        let filter = format!(
+            "FROM docs d WHERE d.kind = ?1 {on_branch} \
+             AND d.status IN (SELECT value FROM json_each(?2)) \
+             AND (?4 IS NULL OR CASE WHEN length(d.date) = 10 THEN d.date >= substr(?4, 1, 10) ELSE d.date >= ?4 END) {fold}"
         );
+        let statuses = serde_json::to_string(statuses).expect("strings serialise");
+        let sql = format!("SELECT {columns} {filter} ORDER BY d.date DESC, d.key LIMIT ?5");
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows: Vec<DocRow> = stmt
             .query_map(
-                params![kinds, statuses, episodes, since, limit as i64],
-                |r| {
-                    let mut row = doc_row(r)?;
-                    row.status = r.get(16)?;
-                    Ok(row)
-                },
+                params![kind, statuses, branch, since, limit as i64],
+                doc_row,
             )
             .and_then(Iterator::collect)
             .map_err(|e| self.err(e))?;
         let total: i64 = self
             .conn
-            .query_row(
-                &format!("SELECT count(*) {filter}"),
-                params![kinds, statuses, episodes, since],
-                |r| r.get(0),
-            )
+            .prepare_cached(&format!("SELECT count(*) {filter}"))
+            .and_then(|mut s| s.query_row(params![kind, statuses, branch, since], |r| r.get(0)))
             .map_err(|e| self.err(e))?;
         Ok((rows, total as usize))
     }
