@@ -368,7 +368,13 @@ fn file_calls(ctx: &Ctx, file: &Path, text: &str, name: &str, out: &mut Followed
             ));
             return;
         }
+        // husky v8's husky.sh runs the file again (husky 9's is a stub that only warns).
+        let reruns = husky_sh
+            .as_deref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .is_some_and(|t| t.contains("husky_skip_init"));
         if let Some(block) = find_block_start(text)
+            && reruns
             && text[..block].lines().count() <= at
         {
             out.calls.push(file.to_owned());
