@@ -65,10 +65,10 @@ fn finding(blob: &AddedBlob, shapes: &[&str]) -> Finding {
     let short = &blob.commit[..blob.commit.len().min(12)];
     let rebase = match &blob.parent {
         Some(parent) => format!(
-            "git rebase -i --empty=drop {}",
+            "git rebase -i --autostash --empty=drop {}",
             &parent[..parent.len().min(12)]
         ),
-        None => "git rebase -i --empty=drop --root".to_owned(),
+        None => "git rebase -i --autostash --empty=drop --root".to_owned(),
     };
     let subject = crate::model::redact::redact(&blob.subject).text;
     Finding {

@@ -94,7 +94,11 @@ struct Followed {
 pub fn reach(ctx: &Ctx) -> HooksState {
     let dir = ctx.repo.hooks_dir();
     let display = |p: &Path| ctx.layout.display(p);
-    let missing_dir = (!dir.is_dir()).then(|| missing_dir(ctx, &dir));
+    let missing_dir = if dir.is_dir() {
+        husky8_missing_here(ctx, &dir)
+    } else {
+        Some(missing_dir(ctx, &dir))
+    };
     let mut installed = false;
     let mut hooks = Vec::new();
     for (name, _) in SCRIPTS {
@@ -204,6 +208,36 @@ fn missing_dir(ctx: &Ctx, dir: &Path) -> (String, String) {
         }
     }
     (said, "majordomus hooks install".to_owned())
+}
+
+/// husky v8 in a linked worktree: `core.hooksPath=.husky` names this work tree's
+/// `.husky/`, whose tracked hook files are here, but husky's `_/husky.sh` is git-ignored and
+/// is not: every husky hook stops at its `husky.sh` line (the team's included), so no
+/// commit gets as far as majordomus. A copy of the main work tree's `_` mends it.
+fn husky8_missing_here(ctx: &Ctx, dir: &Path) -> Option<(String, String)> {
+    let setting = ctx.repo.hooks_path_setting()?;
+    let main = ctx.repo.main_worktree()?;
+    let theirs = main.join(&setting).join("_");
+    let ours = dir.join("_");
+    if !setting.is_relative()
+        || !theirs.join("husky.sh").is_file()
+        || ours.join("husky.sh").is_file()
+    {
+        return None;
+    }
+    Some((
+        format!(
+            "husky's {} is git-ignored and missing in this work tree, so every husky hook here stops at its husky.sh line before majordomus (present in the main work tree {})",
+            ours.join("husky.sh").display(),
+            main.display()
+        ),
+        format!(
+            "mkdir -p {} && cp -R {} {}",
+            sh_quote(dir),
+            sh_quote(&theirs),
+            sh_quote(&ours)
+        ),
+    ))
 }
 
 /// A path as one `sh` word.

@@ -1821,6 +1821,62 @@ fn husky_v8_runs_majordomus_once_per_hook_and_honours_husky_0() {
         "one more, once"
     );
 
+    // A linked worktree: husky's `.husky/_` is git-ignored, so husky.sh is missing there and
+    // every husky hook stops at its first line. doctor says so; its fix, as printed, mends it.
+    repo.git(&["add", ".husky"]);
+    repo.git(&["commit", "-q", "-m", "Share majordomus's hooks"]);
+    let worktree = repo.base().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        worktree.to_str().expect("utf-8"),
+    ]);
+    let doctor = repo
+        .run_in(&worktree, &["--format", "json", "doctor"])
+        .json();
+    let found: Vec<Value> = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["rule"] == "majordomus.hooks-reached")
+        .collect();
+    assert_eq!(found.len(), 3, "{found:#?}");
+    let message = found[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains("is git-ignored and missing in this work tree, so every husky hook here stops at its husky.sh line"),
+        "{message}"
+    );
+    let fix = found[0]["fix"].as_str().expect("fix").to_owned();
+    let ran = repo.sh_in(&worktree, &fix);
+    assert!(
+        ran.status.success(),
+        "{fix}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let doctor = repo
+        .run_in(&worktree, &["--format", "json", "doctor"])
+        .json();
+    assert!(
+        doctor["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .any(|r| r["rule"] == "majordomus.hooks-reached" && r["status"] == "pass"),
+        "{doctor:#}"
+    );
+    repo.git(&[
+        "worktree",
+        "remove",
+        "--force",
+        worktree.to_str().expect("utf-8"),
+    ]);
+    repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    repo.git(&["reset", "-q"]);
+
     repo.run(&["hooks", "uninstall"]).success();
     assert_same_tree(&pristine, &tree(&husky));
 }
@@ -2122,13 +2178,13 @@ fn a_secret_added_and_removed_before_the_push_is_refused_with_a_fix_that_works()
     assert!(message.contains(&leak[..12]), "names the commit: {message}");
     let fix = finding["fix"].as_str().expect("fix");
     assert!(fix.starts_with("rotate the secret"), "{fix}");
-    let rebase = format!("git rebase -i --empty=drop {}", &pushed[..12]);
+    let rebase = format!("git rebase -i --autostash --empty=drop {}", &pushed[..12]);
     assert!(fix.contains(&format!("rewrite the commit that added it: {rebase}, on the line of commit {} change `pick` to `edit`", &leak[..12])), "{fix}");
 
     // The fix as printed; the person at the editor is a sed that marks the line `edit`.
     let mut rebase_cmd = repo.git_command_in(
         repo.root(),
-        &["rebase", "-i", "--empty=drop", &pushed[..12]],
+        &["rebase", "-i", "--autostash", "--empty=drop", &pushed[..12]],
     );
     rebase_cmd.env(
         "GIT_SEQUENCE_EDITOR",
