@@ -12,16 +12,22 @@ use crate::{Ctx, Error};
 pub enum HooksCommand {
     /// Install the hooks into the directory git uses (respects core.hooksPath).
     ///
-    /// Where no hook is, majordomus writes its own script. Where one is, it adds a marked
-    /// block (# >>> majordomus >>> ... # <<< majordomus <<<) after its first line: the hook
+    /// Where no hook is, majordomus writes its own: in .git/hooks a file whose first line
+    /// starts this binary directly (#!<binary> hook-script; rerun install after moving
+    /// majordomus), elsewhere a sh script. Where one is, it adds a marked block
+    /// (# >>> majordomus >>> ... # <<< majordomus <<<) after its first line: the hook
     /// keeps its name, its exit status and git's stdin. Under husky v9 the block goes into
-    /// .husky/<hook>, the file husky runs. A hook majordomus cannot edit safely (not a
-    /// shell script, a symbolic link) is refused (exit 3) with the exact line to add by
-    /// hand. Also undoes an install by an earlier version and removes its post-checkout
-    /// and post-merge hooks. Idempotent.
+    /// .husky/<hook>, the file husky runs; under husky v8 after its husky.sh line (it runs
+    /// once, and HUSKY=0 skips it); behind the pre-commit framework into <hook>.legacy,
+    /// which pre-commit runs first. A hook majordomus cannot edit safely (not a shell
+    /// script, a symbolic link) is refused (exit 3) with the exact line to add by hand.
+    /// Also undoes an install by an earlier version and removes its post-checkout and
+    /// post-merge hooks. Idempotent. `majordomus doctor` says when a hook is no longer
+    /// reached.
     ///
-    /// Example:
+    /// Examples:
     ///   majordomus hooks install
+    ///   ./target/debug/majordomus hooks install   # the hooks start this build
     #[command(verbatim_doc_comment)]
     Install,
     /// Remove the hooks: every file is restored byte for byte (content and mode).

@@ -364,10 +364,43 @@ fn post_commit_hook(args: &[std::ffi::OsString]) -> Option<Cli> {
     }
 }
 
+/// The command line of a direct hook (`#!<binary> hook-script`, written by `hooks install`
+/// into git's own hooks directory: no shell in front of majordomus): the kernel runs
+/// `<binary> hook-script <hook file> <git's arguments>`. The hook is the file's name
+/// (`post-commit`, `pre-push`, `post-rewrite`, or the same with `.legacy`, where the
+/// pre-commit framework moved it, which runs it the same way).
+fn direct_hook(args: &[std::ffi::OsString]) -> Option<Cli> {
+    let [_, marker, file, rest @ ..] = args else {
+        return None;
+    };
+    if marker != crate::hooks::DIRECT {
+        return None;
+    }
+    let program = std::path::Path::new(file).file_name()?.to_str()?;
+    let name = program.strip_suffix(".legacy").unwrap_or(program);
+    let rest: Vec<String> = rest
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let command = match name {
+        "post-commit" => hook::HookCommand::PostCommit,
+        "pre-push" => hook::HookCommand::PrePush(hook::GitArgs { args: rest }),
+        "post-rewrite" => hook::HookCommand::PostRewrite(hook::PostRewriteArgs {
+            by: rest.into_iter().next(),
+        }),
+        _ => return None,
+    };
+    Some(Cli {
+        format: Format::Human,
+        directory: None,
+        command: Command::Hook(command),
+    })
+}
+
 /// Parses the command line, runs the command, prints its output and returns its exit code.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let parsed = match post_commit_hook(&args) {
+    let parsed = match post_commit_hook(&args).or_else(|| direct_hook(&args)) {
         Some(cli) => Ok(cli),
         None => Cli::try_parse_from(args),
     };

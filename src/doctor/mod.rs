@@ -44,10 +44,11 @@ enum Check {
     IntentValidated,
     AdvisorsOptional,
     TempFiles,
+    HooksReached,
 }
 
 impl Check {
-    const ALL: [Check; 11] = [
+    const ALL: [Check; 12] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -59,6 +60,7 @@ impl Check {
         Check::IntentValidated,
         Check::AdvisorsOptional,
         Check::TempFiles,
+        Check::HooksReached,
     ];
 
     /// The rule id a package declares it by.
@@ -75,6 +77,7 @@ impl Check {
             Check::IntentValidated => "majordomus.intent-validated",
             Check::AdvisorsOptional => crate::reasoning::check::ADVISORS_ARE_OPTIONAL,
             Check::TempFiles => "majordomus.temp-files",
+            Check::HooksReached => "majordomus.hooks-reached",
         }
     }
 
@@ -458,6 +461,27 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                         severity: decl.severity,
                         ..f
                     });
+                }
+            }
+            Check::HooksReached => {
+                let state = crate::hooks::reach(ctx);
+                if !state.installed {
+                    note = Some(format!(
+                        "no git hook of majordomus is installed in {} (majordomus hooks install installs them)",
+                        state.dir
+                    ));
+                }
+                for hook in state.problems() {
+                    finding(
+                        &hook.runs,
+                        format!(
+                            "{} {}: {}",
+                            hook.hook,
+                            hook.reach.name(),
+                            hook.reason.as_deref().unwrap_or_default()
+                        ),
+                        hook.fix.clone().unwrap_or_default(),
+                    );
                 }
             }
             Check::TempFiles => {

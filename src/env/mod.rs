@@ -42,6 +42,8 @@ pub struct EnvReport {
     pub clock_pinned: bool,
     /// The reasoning mode and each advisor's availability, on one line.
     pub advisors: Option<String>,
+    /// How git reaches majordomus from each of its hooks here.
+    pub hooks: crate::hooks::HooksState,
 }
 
 pub fn env(ctx: &Ctx, _request: EnvRequest) -> Result<EnvReport, Error> {
@@ -60,6 +62,7 @@ pub fn env(ctx: &Ctx, _request: EnvRequest) -> Result<EnvReport, Error> {
     });
     Ok(EnvReport {
         advisors,
+        hooks: crate::hooks::reach(ctx),
         versions: Versions {
             majordomus: env!("CARGO_PKG_VERSION"),
             gix: "0.90",

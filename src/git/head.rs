@@ -19,6 +19,18 @@ pub struct HeadState {
     pub unborn: bool,
 }
 
+/// An operation git is in the middle of, as its state on disk says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operation {
+    /// gix's name for it, lower case (`rebaseinteractive`, `cherrypick`, ...).
+    pub name: String,
+    /// A cherry-pick or a revert (single or a sequence): git's sequencer making a new
+    /// commit per pick and running post-commit for each while `CHERRY_PICK_HEAD` (or
+    /// `REVERT_HEAD`) is still on disk. A rebase's picks are not this (its state wins:
+    /// its commits are rewrites, which post-rewrite records).
+    pub picking: bool,
+}
+
 /// The repository's trunk (SPEC §5.7) and where the answer came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Trunk {
@@ -120,6 +132,30 @@ impl Repo {
         self.repo.common_dir().join("hooks")
     }
 
+    /// git's own hooks directory (`<common dir>/hooks`), used when `core.hooksPath` is
+    /// not set; never shared by a clone or committed.
+    pub fn default_hooks_dir(&self) -> PathBuf {
+        self.repo.common_dir().join("hooks")
+    }
+
+    /// `core.hooksPath` as configured (before resolving a relative value), when set.
+    pub fn hooks_path_setting(&self) -> Option<PathBuf> {
+        let config = self.repo.config_snapshot();
+        config.trusted_path("core.hooksPath").ok().flatten()
+    }
+
+    /// The main work tree, when this is a linked worktree (`git worktree add`).
+    pub fn main_worktree(&self) -> Option<PathBuf> {
+        if self.repo.git_dir() == self.repo.common_dir() {
+            return None;
+        }
+        let common = self.repo.common_dir();
+        let common = common.canonicalize().unwrap_or_else(|_| common.to_owned());
+        (common.file_name()? == ".git")
+            .then(|| common.parent().map(std::path::Path::to_path_buf))
+            .flatten()
+    }
+
     /// HEAD's commit id and subject; `None` on an unborn branch. Reads HEAD once and the
     /// commit once (the post-commit hook runs it on every commit).
     pub fn head_subject(&self) -> Result<Option<(String, String)>, GitError> {
@@ -158,8 +194,18 @@ impl Repo {
     }
 
     /// The operation git is in the middle of (rebase, merge, cherry-pick, bisect, ...).
-    pub fn operation_in_progress(&self) -> Option<String> {
-        self.repo.state().map(|s| format!("{s:?}").to_lowercase())
+    pub fn operation_in_progress(&self) -> Option<Operation> {
+        use gix::state::InProgress;
+        self.repo.state().map(|s| Operation {
+            name: format!("{s:?}").to_lowercase(),
+            picking: matches!(
+                s,
+                InProgress::CherryPick
+                    | InProgress::CherryPickSequence
+                    | InProgress::Revert
+                    | InProgress::RevertSequence
+            ),
+        })
     }
 }
 

@@ -1,16 +1,18 @@
 //! The one gix adapter: every git read and write of majordomus goes through `Repo`:
-//! HEAD and the trunk (`head`), history and changed paths (`history`), trees, blobs and
-//! the index (`tree`), and the demo's commit writer (`write`).
+//! HEAD and the trunk (`head`), history and changed paths (`history`), what a push sends
+//! (`push`), trees, blobs and the index (`tree`), and the demo's commit writer (`write`).
 
 mod head;
 mod history;
+mod push;
 mod tree;
 mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use head::{HeadState, Trunk, TrunkSource};
+pub use head::{HeadState, Operation, Trunk, TrunkSource};
 pub use history::LastChanged;
+pub use push::{AddedBlob, Pushed};
 pub use tree::Baseline;
 pub use write::Identity;
 

@@ -52,6 +52,14 @@ pub const BLOCK_END: &str = "# <<< majordomus <<<";
 /// its `$0`); install puts such a hook back under its own name.
 pub const CHAINED_SUFFIX: &str = ".pre-majordomus";
 
+/// Where the pre-commit framework keeps the hook it found when it installed its own, and
+/// runs it from its script (with the hook's arguments; for pre-push also git's stdin).
+pub const LEGACY_SUFFIX: &str = ".legacy";
+
+/// The line husky v5–v8 hook files start with (after `#!`): it runs the file again under
+/// `sh -e` with `husky_skip_init` set, and exits 0 under `HUSKY=0`.
+pub const HUSKY8_LINE: &str = ". \"$(dirname -- \"$0\")/_/husky.sh\"";
+
 /// The interpreters a marked block (POSIX sh) can go into.
 const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"];
 
@@ -106,6 +114,10 @@ impl HookAction {
 pub enum HookManager {
     /// husky v9: `core.hooksPath=.husky/_`, whose shims run `.husky/<hook>`.
     Husky,
+    /// husky v8 (and 5–7): `core.hooksPath=.husky`, whose files source `.husky/_/husky.sh`,
+    /// which runs the file again under `sh -e` and skips it under `HUSKY=0`.
+    #[serde(rename = "husky-v8")]
+    Husky8,
     /// lefthook: a hook script that calls `lefthook run <hook>`.
     Lefthook,
     /// pre-commit: the script `pre-commit install` generates.
@@ -116,6 +128,7 @@ impl HookManager {
     pub fn name(self) -> &'static str {
         match self {
             HookManager::Husky => "husky",
+            HookManager::Husky8 => "husky v8",
             HookManager::Lefthook => "lefthook",
             HookManager::PreCommit => "pre-commit",
         }
@@ -133,6 +146,10 @@ pub struct HookChange {
     pub manager: Option<HookManager>,
     /// A hook earlier versions installed that this one no longer uses.
     pub retired: bool,
+    /// Where the hook starts the majordomus binary directly (`#!<binary> hook-script`):
+    /// that binary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starts: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -187,6 +204,11 @@ struct Place<'a> {
     dir: PathBuf,
     /// husky v9: the directory of the user's hook files (`.husky/`), run by `_/h`.
     husky: Option<PathBuf>,
+    /// husky v8: `dir` is `.husky`, whose files source `_/husky.sh`.
+    husky8: bool,
+    /// Where a hook of our own starts this binary directly (`#!<binary> hook-script`)
+    /// instead of through `sh`: git's own hooks directory (never shared, never committed).
+    direct: Option<PathBuf>,
 }
 
 /// One file operation of a plan.
@@ -240,8 +262,42 @@ impl Found {
     }
 }
 
+/// The argument git's direct hooks start majordomus with (`#!<binary> hook-script`): the
+/// kernel runs `<binary> hook-script <hook file> <git's arguments>`, no shell in between.
+pub const DIRECT: &str = "hook-script";
+
+/// The binary a direct hook of ours starts: the one running, as the kernel names it,
+/// when its path fits a `#!` line (no white space, short enough for every kernel).
+fn this_binary() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let text = exe.to_str()?;
+    let fits = text.len() + DIRECT.len() + 4 <= 127
+        && !text
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control());
+    fits.then_some(exe)
+}
+
+/// Our hook for git's own hooks directory: a `#!` line that starts this binary directly
+/// (git waits for one process, which reads the hook's name from the file it is given),
+/// the marker line, and what it is.
+pub fn direct_script(name: &str, binary: &Path) -> String {
+    format!(
+        "#!{} {DIRECT}\n{MARKER} {name}\n# Written by `majordomus hooks install` where no {name} hook was: git starts majordomus directly\n# (the line above; no shell in between). `majordomus hooks uninstall` deletes it; rerun install after moving majordomus.\n",
+        binary.display()
+    )
+}
+
+/// The binary a direct hook of ours starts, if `text` is one.
+pub(crate) fn direct_binary(text: &str) -> Option<PathBuf> {
+    let first = text.lines().next()?.strip_prefix("#!")?;
+    let binary = first.strip_suffix(&format!(" {DIRECT}"))?;
+    Some(PathBuf::from(binary))
+}
+
 /// Whole scripts of ours carry the marker line; a block alone never does.
-fn is_ours(bytes: &[u8]) -> bool {
+pub(crate) fn is_ours(bytes: &[u8]) -> bool {
     std::str::from_utf8(bytes).is_ok_and(|t| t.lines().any(|l| l.starts_with(MARKER)))
 }
 
@@ -272,7 +328,17 @@ impl<'a> Place<'a> {
     fn find(ctx: &'a Ctx) -> Place<'a> {
         let dir = ctx.repo.hooks_dir();
         let husky = husky_user_dir(&dir);
-        Place { ctx, dir, husky }
+        let husky8 = husky.is_none() && is_husky8_dir(&dir);
+        let direct = (cfg!(unix) && dir == ctx.repo.default_hooks_dir())
+            .then(this_binary)
+            .flatten();
+        Place {
+            ctx,
+            dir,
+            husky,
+            husky8,
+            direct,
+        }
     }
 
     fn display(&self, path: &Path) -> String {
@@ -300,6 +366,7 @@ impl<'a> Place<'a> {
             path: self.display(path),
             manager,
             retired: RETIRED.contains(&name),
+            starts: None,
         }
     }
 
@@ -356,12 +423,76 @@ impl<'a> Place<'a> {
                 ));
             }
             found = Found::read(&self.target(name))?;
+        } else if self.husky8 {
+            manager = Some(HookManager::Husky8);
         }
-        let target = self.target(name);
+        let mut target = self.target(name);
+        // pre-commit in front: majordomus goes into `<name>.legacy`, which pre-commit runs
+        // first with the hook's arguments (and, for pre-push, git's stdin), and which
+        // `pre-commit install` keeps. post-rewrite's `.legacy` gets no stdin from
+        // pre-commit: there the block goes into pre-commit's script.
+        if let Found::Foreign(bytes, _) = &found
+            && std::str::from_utf8(bytes)
+                .is_ok_and(|t| manager_of(t) == Some(HookManager::PreCommit))
+        {
+            manager = Some(HookManager::PreCommit);
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let legacy = self.dir.join(format!("{name}{LEGACY_SUFFIX}"));
+            let legacy_found = Found::read(&legacy)?;
+            if name == "post-rewrite" {
+                // Ours out of `.legacy` (it would run without git's pairs), into the script.
+                match &legacy_found {
+                    Found::Ours(_) => {
+                        steps.push(Step::Remove { path: legacy });
+                    }
+                    Found::Foreign(lbytes, lmode) => {
+                        if let Ok(ltext) = std::str::from_utf8(lbytes)
+                            && let Ok(Some(range)) = find_block(ltext)
+                        {
+                            steps.push(Step::Write {
+                                path: legacy,
+                                bytes: remove_range(ltext, range).into_bytes(),
+                                mode: *lmode,
+                            });
+                        }
+                    }
+                    Found::Missing | Found::Symlink => {}
+                }
+            } else if legacy_runs(&legacy_found) {
+                // The script of pre-commit never carries ours as well (that ran twice).
+                if let Ok(Some(range)) = find_block(&text) {
+                    let mode = match &found {
+                        Found::Foreign(_, mode) => *mode,
+                        _ => 0o755,
+                    };
+                    steps.push(Step::Write {
+                        path: target.clone(),
+                        bytes: remove_range(&text, range).into_bytes(),
+                        mode,
+                    });
+                }
+                target = legacy;
+                found = legacy_found;
+            }
+        }
+        // Our own hook: in git's own hooks directory a `#!` line that starts this binary
+        // (no shell in front of majordomus); elsewhere (shared or committed directories,
+        // husky's files) the shipped script, which finds majordomus on each machine.
+        let direct = self
+            .direct
+            .as_ref()
+            .filter(|_| target.parent() == Some(self.dir.as_path()));
+        let own_script = match direct {
+            Some(binary) => direct_script(name, binary),
+            None if self.husky8 => husky8_script(script),
+            None => script.to_owned(),
+        };
         let (action, write) = match found {
-            Found::Missing => (HookAction::Installed, Some((script.to_owned(), 0o755))),
-            Found::Ours(text) if text == script => (HookAction::Unchanged, None),
-            Found::Ours(_) => (HookAction::Updated, Some((script.to_owned(), 0o755))),
+            Found::Missing => (HookAction::Installed, Some((own_script.clone(), 0o755))),
+            Found::Ours(text) if text == own_script && is_executable(&target) => {
+                (HookAction::Unchanged, None)
+            }
+            Found::Ours(_) => (HookAction::Updated, Some((own_script.clone(), 0o755))),
             Found::Symlink => {
                 // The file it links to may serve several hooks (a dispatcher reading
                 // `$0`): a block there would run for all of them. Wired by hand is fine.
@@ -435,11 +566,15 @@ impl<'a> Place<'a> {
                 }
             }
         };
-        let action = if upgrading {
-            HookAction::Upgraded
-        } else {
-            action
+        // Taking ours out of another file (pre-commit's script, a `.legacy`) is an update.
+        let action = match action {
+            _ if upgrading => HookAction::Upgraded,
+            HookAction::Unchanged if !steps.is_empty() => HookAction::Updated,
+            action => action,
         };
+        let starts = direct
+            .filter(|_| own_script_is(&target, &write, &own_script))
+            .map(|b| b.display().to_string());
         if let Some((text, mode)) = write {
             steps.push(Step::Write {
                 path: target.clone(),
@@ -447,10 +582,9 @@ impl<'a> Place<'a> {
                 mode,
             });
         }
-        Ok(Plan {
-            change: self.change(name, action, &target, manager),
-            steps,
-        })
+        let mut change = self.change(name, action, &target, manager);
+        change.starts = starts;
+        Ok(Plan { change, steps })
     }
 
     /// Takes ours out of one hook: our script, our block, and an earlier version's rename.
@@ -459,7 +593,8 @@ impl<'a> Place<'a> {
         let chained = self.dir.join(format!("{name}{CHAINED_SUFFIX}"));
         let mut steps = Vec::new();
         let mut action = None;
-        if let Found::Ours(_) = Found::read(&in_dir)? {
+        let in_dir_found = Found::read(&in_dir)?;
+        if let Found::Ours(_) = in_dir_found {
             if chained.exists() {
                 steps.push(Step::Rename {
                     from: chained,
@@ -475,7 +610,11 @@ impl<'a> Place<'a> {
         }
         let target = self.target(name);
         let mut shown = in_dir.clone();
-        let mut manager = self.husky.as_ref().map(|_| HookManager::Husky);
+        let mut manager = self
+            .husky
+            .as_ref()
+            .map(|_| HookManager::Husky)
+            .or(self.husky8.then_some(HookManager::Husky8));
         if action.is_none() || target != in_dir {
             let found = Found::read(&target)?;
             let here = match found {
@@ -529,7 +668,38 @@ impl<'a> Place<'a> {
                 }
             });
         }
-        let action = action.expect("one of the branches above decided");
+        let mut action = action.expect("one of the branches above decided");
+        // What the pre-commit framework moved aside (`<name>.legacy`, which it runs) may be
+        // ours: removed, or our block taken out of it.
+        let legacy = self.dir.join(format!("{name}{LEGACY_SUFFIX}"));
+        let from_legacy = match Found::read(&legacy)? {
+            Found::Ours(_) => {
+                steps.push(Step::Remove {
+                    path: legacy.clone(),
+                });
+                Some(HookAction::Removed)
+            }
+            Found::Foreign(bytes, mode) => match std::str::from_utf8(&bytes).map(find_block) {
+                Ok(Ok(Some(range))) => {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    steps.push(Step::Write {
+                        path: legacy.clone(),
+                        bytes: remove_range(&text, range).into_bytes(),
+                        mode,
+                    });
+                    Some(HookAction::Restored)
+                }
+                _ => None,
+            },
+            Found::Missing | Found::Symlink => None,
+        };
+        if let Some(done) = from_legacy
+            && matches!(action, HookAction::Absent | HookAction::Foreign)
+        {
+            action = done;
+            shown = legacy;
+            manager = manager.or(Some(HookManager::PreCommit));
+        }
         Ok(Plan {
             change: self.change(name, action, &shown, manager),
             steps,
@@ -594,7 +764,32 @@ fn notes(hooks: &[HookChange], husky: Option<String>) -> Vec<String> {
                 .into(),
         );
     }
-    if touched(HookManager::PreCommit) {
+    if touched(HookManager::Husky8) {
+        notes.push(
+            "husky v8 runs the hook files in .husky/: majordomus is a marked block after their husky.sh line, so it runs once and HUSKY=0 skips it (commit them to share it; a teammate without majordomus skips the block)"
+                .into(),
+        );
+    }
+    let pre_commit = |legacy: bool| {
+        hooks.iter().any(|h| {
+            h.manager == Some(HookManager::PreCommit)
+                && h.path.ends_with(LEGACY_SUFFIX) == legacy
+                && matches!(
+                    h.action,
+                    HookAction::Installed
+                        | HookAction::Chained
+                        | HookAction::Updated
+                        | HookAction::Unchanged
+                )
+        })
+    };
+    if pre_commit(true) {
+        notes.push(
+            "pre-commit runs <hook>.legacy before its own hooks: majordomus is there, which `pre-commit install` keeps (`pre-commit install -f` deletes it: rerun majordomus hooks install then; docs/HOOKS.md#pre-commit)"
+                .into(),
+        );
+    }
+    if pre_commit(false) {
         notes.push(
             "`pre-commit install` rewrites its hook scripts, dropping the block: rerun majordomus hooks install after it (docs/HOOKS.md#pre-commit)"
                 .into(),
@@ -648,6 +843,88 @@ fn find_block(text: &str) -> Result<Option<Range<usize>>, ()> {
     }
 }
 
+/// Whether the hook file at `target` ends up as our own script `own` (written now, or
+/// already there).
+fn own_script_is(target: &Path, write: &Option<(String, u32)>, own: &str) -> bool {
+    match write {
+        Some((text, _)) => text == own,
+        None => std::fs::read_to_string(target).is_ok_and(|t| t == own),
+    }
+}
+
+/// Whether pre-commit runs a `<name>.legacy` found like this (or one install writes):
+/// nothing there yet, ours, or an executable shell script our block can join.
+fn legacy_runs(found: &Found) -> bool {
+    match found {
+        Found::Missing | Found::Ours(_) => true,
+        Found::Foreign(bytes, mode) => {
+            mode & 0o111 != 0 && std::str::from_utf8(bytes).is_ok_and(|t| shell_of(t).is_ok())
+        }
+        Found::Symlink => false,
+    }
+}
+
+/// Whether git would run the file at `path` (it ignores a hook that is not executable).
+pub(crate) fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// Our script as a husky v8 hook file: husky's line after `#!`, so husky runs it once, and
+/// not at all under `HUSKY=0`, like every other hook of the team.
+fn husky8_script(script: &str) -> String {
+    let rest = script.split_once('\n').map_or("", |(_, rest)| rest);
+    format!("#!/usr/bin/env sh\n{HUSKY8_LINE}\n{rest}")
+}
+
+/// husky v5–v8 keep `core.hooksPath=.husky`, with `husky.sh` in `.husky/_`.
+fn is_husky8_dir(dir: &Path) -> bool {
+    dir.file_name().is_some_and(|n| n != "_") && dir.join("_").join("husky.sh").is_file()
+}
+
+/// Whether `line` runs husky's `husky.sh` (any husky v5–v8 spelling of the line).
+pub(crate) fn sources_husky_sh(line: &str) -> bool {
+    let line = line.trim();
+    (line.starts_with(". ") || line.starts_with("source ")) && line.contains("_/husky.sh")
+}
+
+/// Where the block goes in `text`: the end of the line that sources husky's `husky.sh`
+/// (before it, the block would run twice: husky runs the file again), else the end of the
+/// `#!` line; `None` when it goes first. `Some(len)` with no newline at the end: the
+/// line ends the file without one.
+fn block_position(text: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if sources_husky_sh(line) {
+            return Some(offset + line.len());
+        }
+        offset += line.len();
+    }
+    if !text.starts_with("#!") {
+        return None;
+    }
+    Some(text.find('\n').map_or(text.len(), |i| i + 1))
+}
+
+/// Where our block's start marker line begins in `text`, if it has one.
+pub(crate) fn find_block_start(text: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_end_matches(['\n', '\r']) == BLOCK_START {
+            return Some(offset);
+        }
+        offset += line.len();
+    }
+    None
+}
+
 fn remove_range(text: &str, range: Range<usize>) -> String {
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..range.start]);
@@ -656,15 +933,16 @@ fn remove_range(text: &str, range: Range<usize>) -> String {
 }
 
 /// `text` with `block` after its `#!` line (so the block runs first, whatever the hook
-/// does after it: `exec`, `exit`), or first when it has no `#!` line. Exactly undone by
+/// does after it: `exec`, `exit`), or after husky v8's `husky.sh` line (so it runs once,
+/// and not under `HUSKY=0`), or first when it has neither. Exactly undone by
 /// [`find_block`] + [`remove_range`].
 fn insert_block(text: &str, block: &str) -> String {
-    if !text.starts_with("#!") {
-        return format!("{block}{text}");
-    }
-    match text.find('\n') {
-        Some(i) => format!("{}{block}{}", &text[..=i], &text[i + 1..]),
-        None => format!("{text}\n{}", block.trim_end_matches('\n')),
+    match block_position(text) {
+        None => format!("{block}{text}"),
+        Some(at) if at == text.len() && !text.ends_with('\n') => {
+            format!("{text}\n{}", block.trim_end_matches('\n'))
+        }
+        Some(at) => format!("{}{block}{}", &text[..at], &text[at..]),
     }
 }
 
@@ -690,7 +968,7 @@ fn shell_of(text: &str) -> Result<(), String> {
 
 /// A hook that already calls `majordomus hook <name>` (wired by hand, in any language):
 /// a line that is not a comment naming `majordomus`, then `hook`, then the hook.
-fn calls_majordomus(text: &str, name: &str) -> bool {
+pub(crate) fn calls_majordomus(text: &str, name: &str) -> bool {
     text.lines().any(|line| {
         if line.trim_start().starts_with('#') {
             return false;
@@ -724,7 +1002,7 @@ fn husky_user_dir(dir: &Path) -> Option<PathBuf> {
 
 /// husky's shim: `#!/usr/bin/env sh` and one line sourcing `h` beside it
 /// (`. "$(dirname "$0")/h"` in 9.1, `. "${0%/*}/h"` in 9.0).
-fn is_husky_shim(bytes: &[u8]) -> bool {
+pub(crate) fn is_husky_shim(bytes: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };

@@ -2,12 +2,16 @@
 //! (in `install`) putting the git hook scripts in place. Hooks only ever touch `.ai/`.
 
 mod install;
+mod push;
+mod reach;
 mod rewrite;
 
 pub use install::{
-    BLOCK_END, BLOCK_START, BLOCKS, CHAINED_SUFFIX, HookAction, HookChange, HookManager,
-    HooksReport, RETIRED, SCRIPTS, install, uninstall,
+    BLOCK_END, BLOCK_START, BLOCKS, CHAINED_SUFFIX, DIRECT, HookAction, HookChange, HookManager,
+    HooksReport, RETIRED, SCRIPTS, direct_script, install, uninstall,
 };
+pub use push::{PUSH_SECRET, PushScan, SCANNED_PREFIX};
+pub use reach::{HookReach, HooksState, Reach, reach};
 pub use rewrite::{PostRewriteRequest, RewriteOutcome, post_rewrite};
 
 use schemars::JsonSchema;
@@ -55,16 +59,28 @@ pub struct SteppedAside {
 }
 
 /// A hook steps aside in an uninitialised repository and while git is in the middle of
-/// a rebase, merge, cherry-pick, revert, am or bisect.
+/// a rebase, merge, cherry-pick, revert, am or bisect (post-commit records a cherry-pick's
+/// and a revert's commits: see [`steps_aside`]).
 pub fn step_aside(ctx: &Ctx) -> Option<SteppedAside> {
+    steps_aside(ctx, false)
+}
+
+/// Like [`step_aside`], but a cherry-pick or a revert does not make the hook step aside
+/// when `picks_count` (post-commit: git runs it for each commit they make while their
+/// state is still on disk, and each is a new commit of the branch; a rebase's picks are
+/// rewrites, which post-rewrite records).
+fn steps_aside(ctx: &Ctx, picks_count: bool) -> Option<SteppedAside> {
     if !ctx.layout.is_initialised() {
         return Some(SteppedAside {
             reason: "repository not initialised".into(),
         });
     }
-    ctx.repo.operation_in_progress().map(|op| SteppedAside {
-        reason: format!("git is in the middle of: {op}"),
-    })
+    ctx.repo
+        .operation_in_progress()
+        .filter(|op| !(picks_count && op.picking))
+        .map(|op| SteppedAside {
+            reason: format!("git is in the middle of: {}", op.name),
+        })
 }
 
 /// What a git hook did.
@@ -78,7 +94,12 @@ pub enum GitHookOutcome {
         session: String,
     },
     NoOpenEpisode,
-    Checked(CheckReport),
+    Checked {
+        #[serde(flatten)]
+        report: CheckReport,
+        /// What the secret scan of the pushed commits read.
+        scanned: PushScan,
+    },
 }
 
 impl GitHookOutcome {
@@ -86,7 +107,7 @@ impl GitHookOutcome {
     /// refuses anything.
     pub fn verdict(&self) -> Verdict {
         match self {
-            GitHookOutcome::Checked(report) => report.verdict(),
+            GitHookOutcome::Checked { report, .. } => report.verdict(),
             _ => Verdict::Pass,
         }
     }
@@ -97,7 +118,7 @@ impl GitHookOutcome {
 /// as the commit it records: synced only when git syncs loose objects (`core.fsync`),
 /// which it does not by default (docs/PERFORMANCE.md).
 pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, Error> {
-    if let Some(aside) = step_aside(ctx) {
+    if let Some(aside) = steps_aside(ctx, true) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
     let Some(episode) = ctx.episode()? else {
@@ -128,19 +149,27 @@ pub fn post_commit(ctx: &Ctx, _request: HooksRequest) -> Result<GitHookOutcome, 
     })
 }
 
-/// `hook pre-push`: `knowledge check` of what is pushed; a blocking finding refuses the
-/// push.
+/// `hook pre-push`: `knowledge check` of what is pushed, and the secret scan of every
+/// commit it sends; a blocking finding refuses the push.
 pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Error> {
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
+    let (scanned, secrets) = push::scan(ctx, &request.refs)?;
     let mut report = crate::knowledge::check_pushed(
         ctx,
         &request.refs,
         request.args.first().map(String::as_str),
     )?;
+    // A record the scan found a secret in is said once, with the fix that takes it out of
+    // history ("edit the file" would push it inside history).
+    report
+        .findings
+        .retain(|f| f.rule != "knowledge.secret" || !secrets.iter().any(|s| s.file == f.file));
+    report.findings.extend(secrets);
+    report.findings.sort();
     report.findings.extend(scope_notes(ctx, &request.refs)?);
-    Ok(GitHookOutcome::Checked(report))
+    Ok(GitHookOutcome::Checked { report, scanned })
 }
 
 /// SPEC §6 scope: when the push carries HEAD and the open episode's active task has a

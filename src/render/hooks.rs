@@ -13,6 +13,9 @@ impl Report for HooksReport {
         let mut human = format!("hooks directory: {}\n", self.dir);
         for h in &self.hooks {
             let mut line = format!("  {:<14} {:<10} {}", h.hook, h.action.name(), h.path);
+            if let Some(binary) = &h.starts {
+                let _ = write!(line, " (starts {binary})");
+            }
             if let Some(manager) = h.manager {
                 let _ = write!(line, " ({})", manager.name());
             }
@@ -51,16 +54,20 @@ impl Report for GitHookOutcome {
             GitHookOutcome::SteppedAside(_)
             | GitHookOutcome::CommitRecorded { .. }
             | GitHookOutcome::NoOpenEpisode => String::new(),
-            GitHookOutcome::Checked(report) => {
+            GitHookOutcome::Checked { report, scanned } => {
+                let scan = format!(
+                    "pre-push: the push sends {} commit(s); {} file version(s) under .ai/repo/ scanned for secrets\n",
+                    scanned.commits, scanned.blobs
+                );
                 if report.blocking() > 0 {
                     format!(
-                        "{}majordomus: push refused: fix the blocking findings above, then push again\n",
+                        "{scan}{}majordomus: push refused: fix the blocking findings above, then push again\n",
                         report.text()
                     )
                 } else if report.findings.is_empty() {
                     String::new()
                 } else {
-                    report.text()
+                    format!("{scan}{}", report.text())
                 }
             }
         };

@@ -183,6 +183,33 @@ impl Report for EnvReport {
         if let Some(advisors) = &self.advisors {
             let _ = writeln!(human, "advisors: {advisors}");
         }
+        let hooks = &self.hooks;
+        if !hooks.installed {
+            let _ = writeln!(
+                human,
+                "hooks: not installed in {} (majordomus hooks install)",
+                hooks.dir
+            );
+        } else if hooks.problems().next().is_none() {
+            let _ = writeln!(human, "hooks: {} (each reached once)", hooks.dir);
+        } else {
+            let _ = writeln!(human, "hooks: {}", hooks.dir);
+            for h in &hooks.hooks {
+                match (&h.reason, &h.fix) {
+                    (Some(reason), Some(fix)) if h.reach != crate::hooks::Reach::Reached => {
+                        let _ = writeln!(
+                            human,
+                            "  {} {}: {reason}\n    fix: {fix}",
+                            h.hook,
+                            h.reach.name()
+                        );
+                    }
+                    _ => {
+                        let _ = writeln!(human, "  {} {}", h.hook, h.reach.name());
+                    }
+                }
+            }
+        }
         if self.clock_pinned {
             human.push_str("clock: pinned by MAJORDOMUS_NOW\n");
         }

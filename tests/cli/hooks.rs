@@ -333,26 +333,42 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The binary under test as the kernel names it: what `hooks install` starts from git's own
+/// hooks directory.
+fn linked_binary() -> PathBuf {
+    bin().canonicalize().expect("canonical binary path")
+}
+
+/// The hook `hooks install` writes into git's own hooks directory: a `#!` line that starts
+/// the binary directly (no shell in between), the marker line, what it is.
+fn direct_script(name: &str) -> String {
+    format!(
+        "#!{} hook-script\n# majordomus-hook: {name}\n# Written by `majordomus hooks install` where no {name} hook was: git starts majordomus directly\n# (the line above; no shell in between). `majordomus hooks uninstall` deletes it; rerun install after moving majordomus.\n",
+        linked_binary().display()
+    )
+}
+
 #[test]
-fn install_writes_the_three_scripts_and_is_idempotent() {
+fn install_writes_the_three_hooks_that_start_the_binary_and_is_idempotent() {
     let repo = TestRepo::initialised();
     let dir = repo.path(".git/hooks");
     let run = repo.run(&["hooks", "install"]).success();
     assert_eq!(
         run.stdout(),
         format!(
-            "hooks directory: {}\n  post-commit    installed  .git/hooks/post-commit\n  pre-push       installed  .git/hooks/pre-push\n  post-rewrite   installed  .git/hooks/post-rewrite\n",
-            dir.display()
+            "hooks directory: {}\n  post-commit    installed  .git/hooks/post-commit (starts {b})\n  pre-push       installed  .git/hooks/pre-push (starts {b})\n  post-rewrite   installed  .git/hooks/post-rewrite (starts {b})\n",
+            dir.display(),
+            b = linked_binary().display()
         )
     );
     for name in HOOKS {
         let path = dir.join(name);
-        let text = std::fs::read_to_string(&path).expect("installed hook");
-        assert_eq!(text, shipped(name), "{name} is the shipped script");
-        assert!(
-            text.lines()
-                .any(|l| l == format!("# majordomus-hook: {name}")),
-            "{name} carries the marker line"
+        // git's own hooks directory is never shared or committed: no shell in front of
+        // majordomus, the kernel starts the binary named on the `#!` line.
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("installed hook"),
+            direct_script(name),
+            "{name}"
         );
         assert!(is_executable(&path), "{name} is executable");
         repo.backdate(&format!(".git/hooks/{name}"));
@@ -377,6 +393,98 @@ fn install_writes_the_three_scripts_and_is_idempotent() {
     for name in ["post-checkout", "post-merge"] {
         assert!(!dir.join(name).exists(), "{name} is no longer installed");
     }
+
+    // The script an earlier version wrote, one that lost its executable bit, and one
+    // naming a binary that is gone are all rewritten to start this one.
+    write_file(&dir.join("post-commit"), &shipped("post-commit"), 0o755);
+    write_file(&dir.join("pre-push"), &direct_script("pre-push"), 0o644);
+    write_file(
+        &dir.join("post-rewrite"),
+        &direct_script("post-rewrite")
+            .replace(&linked_binary().display().to_string(), "/gone/majordomus"),
+        0o755,
+    );
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let messages: Vec<String> = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["rule"] == "majordomus.hooks-reached")
+        .map(|f| {
+            format!(
+                "{} | {}",
+                f["message"].as_str().unwrap_or(""),
+                f["fix"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        vec![
+            "pre-push not reached: .git/hooks/pre-push is not executable, so git does not run it | majordomus hooks install".to_owned(),
+            "post-rewrite not reached: .git/hooks/post-rewrite starts /gone/majordomus, which is gone, so git cannot run it (a push fails with `cannot run .git/hooks/post-rewrite`) | majordomus hooks install".to_owned(),
+        ]
+    );
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(actions(&report), all("updated"));
+    for name in HOOKS {
+        assert_eq!(
+            repo.read(&format!(".git/hooks/{name}")),
+            direct_script(name)
+        );
+        assert!(is_executable(&dir.join(name)), "{name} is executable");
+    }
+    let report = repo
+        .run(&["--format", "json", "hooks", "uninstall"])
+        .success()
+        .json();
+    assert_eq!(actions(&report), all("removed"));
+    let left: Vec<_> = HOOKS.iter().filter(|n| dir.join(n).exists()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Where git's own hooks directory is not the one git uses (`core.hooksPath`, a manager's
+/// directory), the hook of our own is the shipped script: such a directory may be shared
+/// or committed, and a link names one machine's binary.
+#[test]
+fn a_core_hooks_path_gets_the_shipped_scripts() {
+    let repo = TestRepo::initialised();
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let dir = repo.path(".githooks");
+    repo.run(&["hooks", "install"]).success();
+    for name in HOOKS {
+        let path = dir.join(name);
+        let text = std::fs::read_to_string(&path).expect("installed hook");
+        assert_eq!(text, shipped(name), "{name} is the shipped script");
+        assert!(
+            text.lines()
+                .any(|l| l == format!("# majordomus-hook: {name}")),
+            "{name} carries the marker line"
+        );
+        assert!(is_executable(&path), "{name} is executable");
+        repo.backdate(&format!(".githooks/{name}"));
+    }
+    let mtimes = || -> Vec<_> {
+        HOOKS
+            .iter()
+            .map(|n| {
+                std::fs::metadata(dir.join(n))
+                    .and_then(|m| m.modified())
+                    .expect("mtime")
+            })
+            .collect()
+    };
+    let before = mtimes();
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(actions(&report), all("unchanged"));
+    assert_eq!(before, mtimes(), "an idempotent install rewrites nothing");
 }
 
 #[test]
@@ -739,65 +847,6 @@ fn a_lefthook_dispatcher_keeps_dispatching() {
     );
 }
 
-/// The script `pre-commit install --hook-type pre-push` generates (pre-commit 3.x).
-fn pre_commit_script(python: &Path) -> String {
-    format!(
-        r#"#!/usr/bin/env bash
-# File generated by pre-commit: https://pre-commit.com
-# ID: 138fd403232d2ddd5efb44317e38bf03
-
-# start templated
-INSTALL_PYTHON={}
-ARGS=(hook-impl --config=.pre-commit-config.yaml --hook-type=pre-push)
-# end templated
-
-HERE="$(cd "$(dirname "$0")" && pwd)"
-ARGS+=(--hook-dir "$HERE" -- "$@")
-
-if [ -x "$INSTALL_PYTHON" ]; then
-    exec "$INSTALL_PYTHON" -mpre_commit "${{ARGS[@]}}"
-elif command -v pre-commit > /dev/null; then
-    exec pre-commit "${{ARGS[@]}}"
-else
-    echo '`pre-commit` not found.  Did you forget to activate your virtualenv?' 1>&2
-    exit 1
-fi
-"#,
-        python.display()
-    )
-}
-
-#[test]
-fn a_pre_commit_dispatcher_keeps_dispatching() {
-    let repo = TestRepo::initialised();
-    let logs = logs(&repo);
-    let dir = repo.path(".git/hooks");
-    // A stand-in for pre-commit's Python: runs the team's check for `--hook-type`.
-    let python = logs.join("python");
-    write_file(
-        &python,
-        &format!(
-            "#!/bin/sh\nfor a in \"$@\"; do case $a in --hook-type=*) printf '%s\\n' \"${{a#--hook-type=}}\" > '{}/their-name';; esac; done\n{}",
-            logs.display(),
-            their_check(&logs)
-        ),
-        0o755,
-    );
-    write_file(&dir.join("pre-push"), &pre_commit_script(&python), 0o755);
-    let report = install_gate_uninstall(
-        &repo,
-        &dir,
-        &dir.join("pre-push"),
-        &[
-            ("post-commit", "installed"),
-            ("pre-push", "chained"),
-            ("post-rewrite", "installed"),
-        ],
-        &[],
-    );
-    assert_eq!(report["hooks"][1]["manager"], "pre-commit");
-}
-
 /// The script majordomus 0.1 installed for `name` (it renamed an existing hook aside).
 fn old_script(name: &str) -> String {
     format!(
@@ -834,8 +883,9 @@ fn an_earlier_install_upgrades_and_uninstall_still_restores_it() {
     assert_eq!(
         run.stdout(),
         format!(
-            "hooks directory: {}\n  post-commit    updated    .git/hooks/post-commit\n  pre-push       upgraded   .git/hooks/pre-push\n  post-rewrite   installed  .git/hooks/post-rewrite\n  post-checkout  restored   .git/hooks/post-checkout (no longer used by majordomus)\n  post-merge     removed    .git/hooks/post-merge (no longer used by majordomus)\n",
-            dir.display()
+            "hooks directory: {}\n  post-commit    updated    .git/hooks/post-commit (starts {b})\n  pre-push       upgraded   .git/hooks/pre-push\n  post-rewrite   installed  .git/hooks/post-rewrite (starts {b})\n  post-checkout  restored   .git/hooks/post-checkout (no longer used by majordomus)\n  post-merge     removed    .git/hooks/post-merge (no longer used by majordomus)\n",
+            dir.display(),
+            b = linked_binary().display()
         )
     );
     assert_eq!(
@@ -845,7 +895,10 @@ fn an_earlier_install_upgrades_and_uninstall_still_restores_it() {
     );
     assert!(!dir.join("post-merge").exists());
     assert!(!dir.join("pre-push.pre-majordomus").exists());
-    assert_eq!(repo.read(".git/hooks/post-commit"), shipped("post-commit"));
+    assert_eq!(
+        repo.read(".git/hooks/post-commit"),
+        direct_script("post-commit")
+    );
     let origin = repo.add_origin();
     assert_the_push_gate_holds(&repo, &origin, &dir.join("pre-push"), &[]);
     repo.run(&["hooks", "uninstall"]).success();
@@ -1475,4 +1528,916 @@ fn a_miswired_provider_hook_still_exits_0() {
     assert!(repo.episode_state().is_none());
     // A git hook is not a provider hook: a usage error there is still exit 2.
     assert_eq!(repo.run(&["hook", "post-commit", "--bogus"]).code(), 2);
+}
+
+// --- real hook managers: husky v8 (npm) and the pre-commit framework (PyPI) -------------
+
+/// Whether the external `tool` a test needs is here. Under `CI=true` a missing tool fails
+/// the test (`.ci/run` installs it); elsewhere the test says SKIPPED loudly, past the
+/// harness's capture, and does nothing else.
+fn have_tool(tool: &str, found: bool, install: &str) -> bool {
+    if found {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{tool} is missing under CI=true ({install}; .ci/run installs it)"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {tool} not found ({install}); this hook-manager test did not run"
+    );
+    false
+}
+
+/// `cmd` run to completion in the pinned environment; its output when it succeeded.
+fn tool_run(repo: &TestRepo, program: &str, args: &[&str]) -> Output {
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args)
+        .current_dir(repo.root())
+        .stdin(Stdio::null())
+        .env("MAJORDOMUS_BIN", bin());
+    for (key, value) in pinned_env(repo) {
+        cmd.env(key, value);
+    }
+    cmd.output()
+        .unwrap_or_else(|e| panic!("spawn {program}: {e}"))
+}
+
+/// The variables git runs get in tests, for the tools that run git themselves.
+fn pinned_env(repo: &TestRepo) -> Vec<(String, String)> {
+    let home = repo.base().join("home");
+    vec![
+        ("HOME".into(), home.display().to_string()),
+        ("TMPDIR".into(), repo.tmpdir().display().to_string()),
+        ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+        ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+        ("GIT_AUTHOR_NAME".into(), "Ada Tester".into()),
+        ("GIT_AUTHOR_EMAIL".into(), "ada@example.invalid".into()),
+        ("GIT_COMMITTER_NAME".into(), "Ada Tester".into()),
+        ("GIT_COMMITTER_EMAIL".into(), "ada@example.invalid".into()),
+        (
+            "PRE_COMMIT_HOME".into(),
+            repo.base().join("pre-commit-cache").display().to_string(),
+        ),
+        // The machine's npm cache (`.ci/run` fills it), not the test's empty HOME.
+        (
+            "npm_config_cache".into(),
+            std::env::var("npm_config_cache")
+                .unwrap_or_else(|_| format!("{}/.npm", std::env::var("HOME").unwrap_or_default())),
+        ),
+        ("npm_config_update_notifier".into(), "false".into()),
+        ("npm_config_fund".into(), "false".into()),
+        ("npm_config_audit".into(), "false".into()),
+    ]
+}
+
+#[track_caller]
+fn assert_tool_ok(what: &str, output: &Output) {
+    assert!(
+        output.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Real husky v8 from npm in the test repository (`npm install husky@8`, `npx husky
+/// install`), or `None` when npm cannot install it outside CI.
+fn real_husky8(repo: &TestRepo) -> Option<()> {
+    let npm = std::process::Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_tool("npm", npm, "apt-get install npm") {
+        return None;
+    }
+    repo.write(
+        "package.json",
+        "{\"name\": \"team\", \"version\": \"1.0.0\", \"private\": true}\n",
+    );
+    repo.write(
+        ".gitignore",
+        &format!("{}node_modules/\n", repo.read(".gitignore")),
+    );
+    let installed = tool_run(
+        repo,
+        "npm",
+        &["install", "--prefer-offline", "--silent", "husky@8"],
+    );
+    if !have_tool(
+        "husky v8",
+        installed.status.success(),
+        "npm install husky@8 failed",
+    ) {
+        return None;
+    }
+    assert_tool_ok(
+        "npx husky install",
+        &tool_run(repo, "npx", &["--no", "husky", "install"]),
+    );
+    Some(())
+}
+
+/// The team's husky v8 hook `name`, added the way husky's docs say (`npx husky add`): it
+/// appends a line to `logs/team-<name>` and fails while `logs/fail` exists.
+fn husky8_add(repo: &TestRepo, logs: &Path, name: &str) {
+    let l = logs.display();
+    let command = format!("echo {name} >> '{l}/team-{name}'; test ! -e '{l}/fail'");
+    assert_tool_ok(
+        "npx husky add",
+        &tool_run(
+            repo,
+            "npx",
+            &["--no", "husky", "add", &format!(".husky/{name}"), &command],
+        ),
+    );
+}
+
+fn log_lines(logs: &Path, name: &str) -> usize {
+    std::fs::read_to_string(logs.join(name)).map_or(0, |t| t.lines().count())
+}
+
+/// A session record carrying a GitHub token: a secret the push must refuse.
+fn leaky_session_record() -> String {
+    format!(
+        "---\nschema: session/v1\nnote: pasted by mistake\n---\nThe token was ghp_{}.\n",
+        "a1B2".repeat(9)
+    )
+}
+
+#[test]
+fn husky_v8_runs_majordomus_once_per_hook_and_honours_husky_0() {
+    let repo = TestRepo::initialised();
+    if real_husky8(&repo).is_none() {
+        return;
+    }
+    let logs = logs(&repo);
+    husky8_add(&repo, &logs, "post-commit");
+    husky8_add(&repo, &logs, "pre-push");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Add husky v8"]);
+    let origin = repo.add_origin();
+    let husky = repo.path(".husky");
+    let pristine = tree(&husky);
+
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report),
+        pairs(&[
+            ("post-commit", "chained"),
+            ("pre-push", "chained"),
+            ("post-rewrite", "installed"),
+        ]),
+        "{report:#}"
+    );
+    assert!(
+        report["hooks"]
+            .as_array()
+            .expect("hooks")
+            .iter()
+            .all(|h| h["manager"] == "husky-v8"),
+        "{report:#}"
+    );
+    // The block comes after husky's line, which runs the file again under `sh -e`.
+    let post_commit = repo.read(".husky/post-commit");
+    let husky_line = post_commit
+        .find("/_/husky.sh\"")
+        .expect("husky's line is kept");
+    let block = post_commit.find("# >>> majordomus >>>").expect("the block");
+    assert!(husky_line < block, "{post_commit}");
+    assert!(
+        repo.read(".husky/post-rewrite")
+            .starts_with("#!/usr/bin/env sh\n. \"$(dirname -- \"$0\")/_/husky.sh\"\n"),
+        "our own file sources husky.sh too"
+    );
+
+    let episode = repo.start_episode();
+    let theirs = log_lines(&logs, "team-post-commit");
+    repo.write("a.txt", "a\n");
+    repo.git(&["add", "a.txt"]);
+    assert_git_ok(&git_with_hooks(&repo, &["commit", "-q", "-m", "Add a"]));
+    let recorded = repo.ledger_events("commit.recorded");
+    assert_eq!(recorded.len(), 1, "one commit.recorded per commit");
+    assert_eq!(recorded[0]["session"], episode.as_str());
+    assert_eq!(
+        log_lines(&logs, "team-post-commit"),
+        theirs + 1,
+        "the team's hook ran once"
+    );
+
+    // HUSKY=0 skips majordomus like every other hook.
+    repo.write("b.txt", "b\n");
+    repo.git(&["add", "b.txt"]);
+    let mut commit = repo.git_command_in(repo.root(), &["commit", "-q", "-m", "Add b"]);
+    commit.env("MAJORDOMUS_BIN", bin()).env("HUSKY", "0");
+    assert_git_ok(&commit.output().expect("git commit"));
+    assert_eq!(
+        repo.ledger_events("commit.recorded").len(),
+        1,
+        "HUSKY=0 skips it"
+    );
+    assert_eq!(log_lines(&logs, "team-post-commit"), theirs + 1);
+
+    // The push check runs once: a refused push says so once.
+    repo.write(".ai/repo/sessions/leak.md", &leaky_session_record());
+    repo.git(&["add", ".ai/repo/sessions/leak.md"]);
+    assert_git_ok(&git_with_hooks(&repo, &["commit", "-q", "-m", "Leak"]));
+    let before = repo.git_in(&origin, &["rev-parse", "main"]);
+    let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("majordomus: push refused").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        log_lines(&logs, "team-pre-push"),
+        0,
+        "husky stops at our failure"
+    );
+    assert_eq!(repo.git_in(&origin, &["rev-parse", "main"]), before);
+    repo.git(&["reset", "-q", "--keep", "HEAD~1"]);
+
+    // doctor: every hook reached once.
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let rule = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "majordomus.hooks-reached")
+        .expect("the rule runs")
+        .clone();
+    assert_eq!(rule["status"], "pass", "{rule:#}");
+
+    // An earlier version put the block before husky's line: it ran twice. doctor says so,
+    // and its fix, run as printed, puts it after.
+    let text = repo.read(".husky/post-commit");
+    let block_text = &text[block..text.find("# <<< majordomus <<<\n").expect("end") + 21];
+    let without = text.replacen(block_text, "", 1);
+    let before_line = without.replacen(
+        "#!/usr/bin/env sh\n",
+        &format!("#!/usr/bin/env sh\n{block_text}"),
+        1,
+    );
+    std::fs::write(repo.path(".husky/post-commit"), &before_line).expect("write");
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let finding = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .find(|f| f["rule"] == "majordomus.hooks-reached")
+        .expect("a hooks-reached finding");
+    assert!(
+        finding["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("post-commit reached twice: ")),
+        "{finding:#}"
+    );
+    let fix = finding["fix"].as_str().expect("fix").to_owned();
+    assert_eq!(fix, "majordomus hooks install");
+    let ran = repo.sh_in(repo.root(), &fix);
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(
+        repo.read(".husky/post-commit"),
+        text,
+        "the block is after husky's line again"
+    );
+    repo.write("c.txt", "c\n");
+    repo.git(&["add", "c.txt"]);
+    assert_git_ok(&git_with_hooks(&repo, &["commit", "-q", "-m", "Add c"]));
+    assert_eq!(
+        repo.ledger_events("commit.recorded").len(),
+        3,
+        "one more, once"
+    );
+
+    // A linked worktree: husky's `.husky/_` is git-ignored, so husky.sh is missing there and
+    // every husky hook stops at its first line. doctor says so; its fix, as printed, mends it.
+    repo.git(&["add", ".husky"]);
+    repo.git(&["commit", "-q", "-m", "Share majordomus's hooks"]);
+    let worktree = repo.base().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        worktree.to_str().expect("utf-8"),
+    ]);
+    let doctor = repo
+        .run_in(&worktree, &["--format", "json", "doctor"])
+        .json();
+    let found: Vec<Value> = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["rule"] == "majordomus.hooks-reached")
+        .collect();
+    assert_eq!(found.len(), 3, "{found:#?}");
+    let message = found[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains("is git-ignored and missing in this work tree, so every husky hook here stops at its husky.sh line"),
+        "{message}"
+    );
+    let fix = found[0]["fix"].as_str().expect("fix").to_owned();
+    let ran = repo.sh_in(&worktree, &fix);
+    assert!(
+        ran.status.success(),
+        "{fix}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let doctor = repo
+        .run_in(&worktree, &["--format", "json", "doctor"])
+        .json();
+    assert!(
+        doctor["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .any(|r| r["rule"] == "majordomus.hooks-reached" && r["status"] == "pass"),
+        "{doctor:#}"
+    );
+    repo.git(&[
+        "worktree",
+        "remove",
+        "--force",
+        worktree.to_str().expect("utf-8"),
+    ]);
+    repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    repo.git(&["reset", "-q"]);
+
+    repo.run(&["hooks", "uninstall"]).success();
+    assert_same_tree(&pristine, &tree(&husky));
+}
+
+/// Real pre-commit (PyPI) with a local hook the team runs at pre-push and post-commit.
+fn real_pre_commit(repo: &TestRepo, logs: &Path) -> Option<()> {
+    let found = std::process::Command::new("pre-commit")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_tool("pre-commit", found, "python3 -m pip install pre-commit") {
+        return None;
+    }
+    let l = logs.display();
+    repo.write(
+        ".pre-commit-config.yaml",
+        &format!(
+            "default_install_hook_types: [pre-push, post-commit]\nrepos:\n- repo: local\n  hooks:\n  - id: team\n    name: the team's check\n    entry: sh -c 'echo \"$PRE_COMMIT_HOOK_STAGE\" >> {l}/team; test ! -e {l}/fail'\n    language: system\n    always_run: true\n    pass_filenames: false\n    stages: [pre-push, post-commit]\n"
+        ),
+    );
+    repo.git(&["add", ".pre-commit-config.yaml"]);
+    repo.git(&["commit", "-q", "-m", "Add pre-commit"]);
+    Some(())
+}
+
+fn pre_commit_install(repo: &TestRepo, args: &[&str]) {
+    let mut all = vec!["install"];
+    all.extend(args);
+    assert_tool_ok("pre-commit install", &tool_run(repo, "pre-commit", &all));
+}
+
+/// With pre-commit in front, whichever was installed first: one `commit.recorded` per
+/// commit, the push check once, the team's check still deciding, doctor clean.
+fn assert_pre_commit_runs_us_once(repo: &TestRepo, origin: &Path, logs: &Path) {
+    let episode = repo.start_episode();
+    let recorded = repo.ledger_events("commit.recorded").len();
+    repo.write("notes.txt", &format!("{recorded}\n"));
+    repo.git(&["add", "notes.txt"]);
+    assert_git_ok(&git_with_hooks(repo, &["commit", "-q", "-m", "Add notes"]));
+    let now = repo.ledger_events("commit.recorded");
+    assert_eq!(now.len(), recorded + 1, "one commit.recorded per commit");
+    assert_eq!(now[recorded]["session"], episode.as_str());
+
+    // The team's failing check still refuses the push.
+    std::fs::write(logs.join("fail"), "").expect("make the team's check fail");
+    let before = repo.git_in(origin, &["rev-parse", "main"]);
+    let output = git_with_hooks(repo, &["push", "-q", "origin", "main"]);
+    assert!(!output.status.success(), "the team's check was bypassed");
+    assert_eq!(repo.git_in(origin, &["rev-parse", "main"]), before);
+    std::fs::remove_file(logs.join("fail")).expect("pass again");
+
+    // A secret: majordomus refuses, once.
+    repo.write(".ai/repo/sessions/leak.md", &leaky_session_record());
+    repo.git(&["add", ".ai/repo/sessions/leak.md"]);
+    assert_git_ok(&git_with_hooks(repo, &["commit", "-q", "-m", "Leak"]));
+    let output = git_with_hooks(repo, &["push", "-q", "origin", "main"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("majordomus: push refused").count(),
+        1,
+        "{stderr}"
+    );
+    repo.git(&["reset", "-q", "--keep", "HEAD~1"]);
+    let output = git_with_hooks(repo, &["push", "-q", "origin", "main"]);
+    assert_git_ok(&output);
+    assert_eq!(repo.git_in(origin, &["rev-parse", "main"]), repo.head());
+    repo.run(&["session", "close"]).success();
+
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let rule = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "majordomus.hooks-reached")
+        .expect("the rule runs")
+        .clone();
+    assert_eq!(rule["status"], "pass", "{rule:#}");
+}
+
+#[test]
+fn pre_commit_installed_before_majordomus_runs_it_once() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    if real_pre_commit(&repo, &logs).is_none() {
+        return;
+    }
+    let origin = repo.add_origin();
+    pre_commit_install(&repo, &[]);
+    let dir = repo.path(".git/hooks");
+    let pristine = tree(&dir);
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(
+        actions(&report),
+        pairs(&[
+            ("post-commit", "installed"),
+            ("pre-push", "installed"),
+            ("post-rewrite", "installed"),
+        ]),
+        "{report:#}"
+    );
+    assert_eq!(report["hooks"][1]["path"], ".git/hooks/pre-push.legacy");
+    assert_eq!(report["hooks"][1]["manager"], "pre-commit");
+    assert_pre_commit_runs_us_once(&repo, &origin, &logs);
+    // Reinstalling either changes nothing.
+    pre_commit_install(&repo, &[]);
+    let again = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(actions(&again), all("unchanged"), "{again:#}");
+    repo.run(&["hooks", "uninstall"]).success();
+    assert_same_tree(&pristine, &tree(&dir));
+}
+
+#[test]
+fn pre_commit_installed_after_majordomus_keeps_one_copy_and_uninstall_removes_it() {
+    let repo = TestRepo::initialised();
+    let logs = logs(&repo);
+    if real_pre_commit(&repo, &logs).is_none() {
+        return;
+    }
+    let origin = repo.add_origin();
+    let dir = repo.path(".git/hooks");
+    repo.run(&["hooks", "install"]).success();
+    // pre-commit moves our pre-push and post-commit aside to `.legacy` and runs them.
+    pre_commit_install(&repo, &[]);
+    assert_eq!(
+        repo.read(".git/hooks/pre-push.legacy"),
+        direct_script("pre-push"),
+        "pre-commit moved ours to pre-push.legacy"
+    );
+    // Installing again recognises ours there: no second copy in pre-commit's script.
+    let report = repo
+        .run(&["--format", "json", "hooks", "install"])
+        .success()
+        .json();
+    assert_eq!(actions(&report), all("unchanged"), "{report:#}");
+    assert!(!repo.read(".git/hooks/pre-push").contains("majordomus"));
+    assert_pre_commit_runs_us_once(&repo, &origin, &logs);
+
+    // `pre-commit install -f` deletes `.legacy`: doctor names the hook no longer reached,
+    // and its fix, run as printed, mends it.
+    pre_commit_install(&repo, &["-f", "--hook-type", "pre-push"]);
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let findings: Vec<Value> = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["rule"] == "majordomus.hooks-reached")
+        .collect();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["file"], ".git/hooks/pre-push");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("pre-push not reached: git runs .git/hooks/pre-push for pre-push, which does not call majordomus")),
+        "{findings:#?}"
+    );
+    let env = repo.run(&["env"]).success();
+    assert!(
+        env.stdout().contains("  pre-push not reached: "),
+        "{}",
+        env.stdout()
+    );
+    let fix = findings[0]["fix"].as_str().expect("fix").to_owned();
+    assert_eq!(fix, "majordomus hooks install");
+    let ran = repo.sh_in(repo.root(), &fix);
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_pre_commit_runs_us_once(&repo, &origin, &logs);
+
+    // Uninstall takes ours out of `.legacy` too: nothing of majordomus runs any more.
+    repo.run(&["hooks", "uninstall"]).success();
+    for entry in std::fs::read_dir(&dir).expect("hooks dir") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        assert!(!name.ends_with(".legacy"), "{name} left behind");
+        let text = std::fs::read(&path).expect("read");
+        assert!(
+            !String::from_utf8_lossy(&text).contains("majordomus"),
+            "{name} still calls majordomus"
+        );
+    }
+    let recorded = repo.ledger_events("commit.recorded").len();
+    repo.start_episode();
+    repo.write("after.txt", "after\n");
+    repo.git(&["add", "after.txt"]);
+    assert_git_ok(&git_with_hooks(
+        &repo,
+        &["commit", "-q", "-m", "After uninstall"],
+    ));
+    assert_eq!(repo.ledger_events("commit.recorded").len(), recorded);
+}
+
+// --- cherry-pick -----------------------------------------------------------------------
+
+#[test]
+fn a_cherry_pick_is_recorded_and_a_rebase_still_is_not() {
+    let repo = TestRepo::initialised();
+    repo.run(&["hooks", "install"]).success();
+    repo.git(&["checkout", "-q", "-b", "topic"]);
+    let one = repo.commit("one.txt", "1\n", "One");
+    let _two = repo.commit("two.txt", "2\n", "Two");
+    let three = repo.commit("three.txt", "3\n", "Three");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.commit("main.txt", "main\n", "Main moves on");
+    let episode = repo.start_episode();
+
+    // One commit: post-commit runs while CHERRY_PICK_HEAD is still on disk.
+    assert_git_ok(&git_with_hooks(&repo, &["cherry-pick", &one]));
+    let recorded = repo.ledger_events("commit.recorded");
+    assert_eq!(recorded.len(), 1, "{}", repo.ledger_text());
+    assert_eq!(recorded[0]["session"], episode.as_str());
+    assert_eq!(
+        recorded[0]["data"],
+        json!({"sha": repo.head(), "subject": "One"})
+    );
+    // A range: the sequencer's state is on disk for each.
+    assert_git_ok(&git_with_hooks(
+        &repo,
+        &["cherry-pick", &format!("{one}..{three}")],
+    ));
+    let subjects: Vec<Value> = repo
+        .ledger_events("commit.recorded")
+        .iter()
+        .map(|l| l["data"]["subject"].clone())
+        .collect();
+    assert_eq!(subjects, vec![json!("One"), json!("Two"), json!("Three")]);
+    // A rebase's picks are rewrites: still not recorded as new commits (post-rewrite
+    // records them).
+    repo.git(&["checkout", "-q", "topic"]);
+    repo.write("four.txt", "4\n");
+    repo.git(&["add", "four.txt"]);
+    assert_git_ok(&git_with_hooks(&repo, &["commit", "-q", "-m", "Four"]));
+    let recorded = repo.ledger_events("commit.recorded").len();
+    assert_git_ok(&git_with_hooks(&repo, &["rebase", "-q", "main"]));
+    assert_eq!(repo.ledger_events("commit.recorded").len(), recorded);
+    assert_eq!(repo.ledger_events("commit.rewritten").len(), 1);
+}
+
+// --- the push scan ---------------------------------------------------------------------
+
+/// The findings of a by-hand `hook pre-push` for `main`, with what it scanned.
+fn pre_push_json(repo: &TestRepo, remote_sha: &str) -> (i32, Value) {
+    let line = format!(
+        "refs/heads/main {} refs/heads/main {remote_sha}\n",
+        repo.head()
+    );
+    let run = repo.run_with_stdin(
+        &["--format", "json", "hook", "pre-push", "origin", "url"],
+        &line,
+    );
+    (run.code(), run.json())
+}
+
+#[test]
+fn a_secret_added_and_removed_before_the_push_is_refused_with_a_fix_that_works() {
+    let repo = TestRepo::initialised();
+    let origin = repo.add_origin();
+    repo.run(&["hooks", "install"]).success();
+    let pushed = repo.head();
+    repo.write(".ai/repo/sessions/leak.md", &leaky_session_record());
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Record the session"]);
+    let leak = repo.head();
+    repo.git(&["rm", "-q", ".ai/repo/sessions/leak.md"]);
+    repo.git(&["commit", "-q", "-m", "Drop the record"]);
+
+    // The tip is clean; the history the push sends is not.
+    let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the secret was pushed:\n{stderr}");
+    assert!(
+        stderr.contains("BLOCK .ai/repo/sessions/leak.md [push.secret] carries a secret shape (github-token) brought in by commit "),
+        "{stderr}"
+    );
+    assert_eq!(repo.git_in(&origin, &["rev-parse", "main"]), pushed);
+    let (code, json) = pre_push_json(&repo, &pushed);
+    assert_eq!(code, 3, "{json:#}");
+    assert_eq!(json["scanned"], json!({"commits": 2, "blobs": 1}));
+    let findings = json["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{json:#}");
+    let finding = &findings[0];
+    assert_eq!(finding["rule"], "push.secret");
+    assert_eq!(finding["severity"], "blocking");
+    let message = finding["message"].as_str().expect("message");
+    assert!(message.contains(&leak[..12]), "names the commit: {message}");
+    let fix = finding["fix"].as_str().expect("fix");
+    assert!(fix.starts_with("rotate the secret"), "{fix}");
+    let rebase = format!("git rebase -i --autostash --empty=drop {}", &pushed[..12]);
+    assert!(fix.contains(&format!("rewrite the commit that added it: {rebase}, on the line of commit {} change `pick` to `edit`", &leak[..12])), "{fix}");
+
+    // The fix as printed; the person at the editor is a sed that marks the line `edit`.
+    let mut rebase_cmd = repo.git_command_in(
+        repo.root(),
+        &["rebase", "-i", "--autostash", "--empty=drop", &pushed[..12]],
+    );
+    rebase_cmd.env(
+        "GIT_SEQUENCE_EDITOR",
+        format!("sed -i 's/^pick \\({}[0-9a-f]*\\)/edit \\1/'", &leak[..7]),
+    );
+    assert_git_ok(&rebase_cmd.output().expect("git rebase -i"));
+    std::fs::remove_file(repo.path(".ai/repo/sessions/leak.md")).expect("take the secret out");
+    for step in [
+        "git commit -a --amend --no-edit --allow-empty",
+        "git rebase --continue",
+    ] {
+        assert!(fix.contains(step), "{fix}");
+        let ran = repo.sh_in(repo.root(), step);
+        assert!(
+            ran.status.success(),
+            "{step}: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+    }
+    let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);
+    assert_git_ok(&output);
+    assert_eq!(repo.git_in(&origin, &["rev-parse", "main"]), repo.head());
+    let objects = repo.git_in(&origin, &["rev-list", "--objects", "--all"]);
+    let secret_blob = repo.git(&["rev-parse", &format!("{leak}:.ai/repo/sessions/leak.md")]);
+    assert!(
+        !objects.contains(secret_blob.trim()),
+        "the secret reached origin"
+    );
+}
+
+#[test]
+fn every_tracked_file_under_ai_repo_is_scanned_and_untracked_ones_never_count() {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    let pushed = repo.head();
+    repo.write(
+        ".ai/repo/intents/plan.yaml",
+        "schema: intent/v1\nnote: aws configure set aws_access_key_id AKIA7Q2X9K4M1B8N5V3Z\n",
+    );
+    repo.write(
+        ".ai/repo/rules/project/team.yaml",
+        "rules: []\n# db_password: s3cr3tValue99\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Plan and rules"]);
+    // Untracked and uncommitted files never affect a push.
+    repo.write(".ai/repo/sessions/draft.md", &leaky_session_record());
+    let (code, json) = pre_push_json(&repo, &pushed);
+    assert_eq!(code, 3, "{json:#}");
+    let files: Vec<&str> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "push.secret")
+        .map(|f| f["file"].as_str().expect("file"))
+        .collect();
+    assert_eq!(
+        files,
+        vec![
+            ".ai/repo/intents/plan.yaml",
+            ".ai/repo/rules/project/team.yaml"
+        ],
+        "{json:#}"
+    );
+}
+
+#[test]
+fn a_secret_in_a_pushed_knowledge_record_is_said_once_with_the_history_fix() {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    let pushed = repo.head();
+    let episode = repo.start_episode();
+    let id = format!("{episode}-0123456789ab");
+    let file = format!(".ai/repo/knowledge/candidates/{id}.md");
+    repo.write(
+        &file,
+        &format!(
+            "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: candidate\nstance: observed\ntitle: A claim\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n  - session:{episode}\n---\nThe key is ghp_{}.\n",
+            "a1B2".repeat(9)
+        ),
+    );
+    repo.git(&["add", &file]);
+    repo.git(&["commit", "-q", "-m", "Add a claim"]);
+    let (code, json) = pre_push_json(&repo, &pushed);
+    assert_eq!(code, 3, "{json:#}");
+    let rules: Vec<&str> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["file"] == file.as_str())
+        .map(|f| f["rule"].as_str().expect("rule"))
+        .collect();
+    assert_eq!(rules, vec!["push.secret"], "{json:#}");
+}
+
+#[test]
+fn the_push_scan_reads_what_the_push_sends_each_blob_once() {
+    let repo = TestRepo::initialised();
+    let origin = repo.add_origin();
+    repo.run(&["hooks", "install"]).success();
+    let pushed = repo.head();
+    // 20 commits, each adding one record and changing a shared one: 40 blobs under
+    // .ai/repo/, not the 230 a scan of every file of every commit would read.
+    for i in 0..20 {
+        repo.write(
+            &format!(".ai/repo/sessions/s{i:02}.md"),
+            &format!("session {i}\n"),
+        );
+        repo.write(".ai/repo/sessions/index.md", &format!("up to {i}\n"));
+        repo.write("src.txt", &format!("{i}\n"));
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", &format!("Step {i}")]);
+    }
+    // A commit that leaves .ai/repo/ alone costs no blob read.
+    repo.commit("other.txt", "x\n", "Outside the memory");
+    let (code, json) = pre_push_json(&repo, &pushed);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["scanned"], json!({"commits": 21, "blobs": 40}));
+    assert_git_ok(&git_with_hooks(&repo, &["push", "-q", "origin", "main"]));
+    assert_eq!(repo.git_in(&origin, &["rev-parse", "main"]), repo.head());
+
+    // The next push sends one commit: the remote-tracking ref hides the rest.
+    let remote = repo.head();
+    repo.write(".ai/repo/sessions/s20.md", "session 20\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Step 20"]);
+    let (code, json) = pre_push_json(&repo, &remote);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["scanned"], json!({"commits": 1, "blobs": 1}));
+    // A new branch whose remote ref does not exist yet: still only what no remote has.
+    let (_, json) = pre_push_json(&repo, &"0".repeat(40));
+    assert_eq!(json["scanned"], json!({"commits": 1, "blobs": 1}));
+}
+
+// --- doctor: hooks no longer reached ----------------------------------------------------
+
+#[test]
+fn doctor_names_hooks_a_manager_bypassed_and_a_worktree_without_husky() {
+    let repo = TestRepo::initialised();
+    // Never installed: a note, no finding.
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let rule = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "majordomus.hooks-reached")
+        .expect("the rule runs")
+        .clone();
+    assert_eq!(rule["status"], "pass", "{rule:#}");
+    assert!(
+        rule["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("no git hook of majordomus is installed")),
+        "{rule:#}"
+    );
+    let env = repo.run(&["env"]).success();
+    assert!(
+        env.stdout()
+            .contains("hooks: not installed in .git/hooks (majordomus hooks install)"),
+        "{}",
+        env.stdout()
+    );
+
+    // Installed in .git/hooks, then husky v9 takes over core.hooksPath: bypassed.
+    repo.run(&["hooks", "install"]).success();
+    husky_layout(&repo);
+    let hooks_findings = |repo: &TestRepo, dir: &Path| -> Vec<Value> {
+        let run = repo.run_in(dir, &["--format", "json", "doctor"]);
+        run.json()["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+            .filter(|f| f["rule"] == "majordomus.hooks-reached")
+            .collect()
+    };
+    let found = hooks_findings(&repo, repo.root());
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert_eq!(
+        found[0]["message"],
+        "post-commit not reached: git runs .husky/_/post-commit for post-commit, which does not call majordomus (a hook manager replaced or bypassed it); majordomus is in .git/hooks/post-commit, which git does not run for it"
+    );
+    assert_eq!(found[0]["fix"], "majordomus hooks install");
+    let ran = repo.sh_in(repo.root(), "majordomus hooks install");
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(hooks_findings(&repo, repo.root()).is_empty());
+
+    // A linked worktree: `.husky/_` is ignored, so it is not there and git runs no hook.
+    // (husky's `.husky/_/.gitignore` is `*`: git never tracks the generated directory.)
+    assert_eq!(repo.git(&["ls-files", ".husky/_"]), "");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "husky's directory is generated"]);
+    let worktree = repo.base().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        worktree.to_str().expect("utf-8"),
+    ]);
+    let found = hooks_findings(&repo, &worktree);
+    assert_eq!(found.len(), 3, "{found:#?}");
+    let message = found[0]["message"].as_str().expect("message");
+    assert!(
+        message.starts_with("post-commit not reached: core.hooksPath is `.husky/_`, and "),
+        "{message}"
+    );
+    assert!(
+        message.contains("does not exist in this work tree"),
+        "{message}"
+    );
+    let env = repo.run_in(&worktree, &["env"]).success();
+    assert!(
+        env.stdout()
+            .contains("post-commit not reached: core.hooksPath"),
+        "{}",
+        env.stdout()
+    );
+    let fix = found[0]["fix"].as_str().expect("fix").to_owned();
+    assert!(fix.starts_with("mkdir -p "), "{fix}");
+    let ran = repo.sh_in(&worktree, &fix);
+    assert!(
+        ran.status.success(),
+        "{fix}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(hooks_findings(&repo, &worktree).is_empty());
+    // And a commit there is recorded.
+    let episode = repo
+        .run_in(&worktree, &["--format", "json", "session", "start"])
+        .success()
+        .json()["episode"]["id"]
+        .as_str()
+        .expect("episode")
+        .to_owned();
+    std::fs::write(worktree.join("w.txt"), "w\n").expect("write");
+    repo.git_in(&worktree, &["add", "w.txt"]);
+    let output = repo
+        .git_command_in(&worktree, &["commit", "-q", "-m", "In the worktree"])
+        .env("MAJORDOMUS_BIN", bin())
+        .output()
+        .expect("git commit");
+    assert_git_ok(&output);
+    let ledger = std::fs::read_to_string(worktree.join(".ai/local/ledger.jsonl")).expect("ledger");
+    assert!(
+        ledger
+            .lines()
+            .any(|l| l.contains("commit.recorded") && l.contains(&episode)),
+        "{ledger}"
+    );
 }

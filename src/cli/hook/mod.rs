@@ -17,7 +17,9 @@ pub use provider::ProviderArgs;
 /// the agent client on stdin, never block: always exit 0): session-start, session-end,
 /// compact. Every hook steps aside in an uninitialised repository, and every hook but
 /// post-rewrite (which records what a rebase rewrote) during a rebase, merge, cherry-pick,
-/// revert, am or bisect.
+/// revert, am or bisect, except that post-commit records each commit a cherry-pick or a
+/// revert makes. pre-push scans every file under .ai/repo/ that the pushed commits add or
+/// change for secrets, not only the tip's.
 ///
 /// Examples:
 ///   majordomus hook post-commit
