@@ -127,6 +127,14 @@ pub struct LedgerLine {
 }
 
 impl LedgerLine {
+    /// The line's task id, when it has the shape of one: a garbled or forged `task` read
+    /// from the ledger (`../x`, `none`) never becomes a reference or a path (SPEC §0).
+    pub fn task_id(&self) -> Option<&str> {
+        self.task
+            .as_deref()
+            .filter(|t| super::ids::IdKind::Task.accepts(t))
+    }
+
     /// The line's payload read as `P`, when the line is `P`'s event and its data reads as
     /// `P` (a line some other writer got wrong reads as `None`, never as an error).
     pub fn payload<P: Payload>(&self) -> Option<P> {

@@ -807,6 +807,11 @@ impl LedgerIndex {
 
     /// The task `id`: its first `task.started` line and its last `task.finished`.
     pub fn task(&self, id: &str) -> Result<Option<TaskEntry>, StoreError> {
+        // A line whose task is not a task id names no task (SPEC §0): `--task ../x` never
+        // resolves because a forged `task.started` line carries it.
+        if !crate::model::ids::IdKind::Task.accepts(id) {
+            return Ok(None);
+        }
         let lines =
             self.lines_under(Key::Task(id), &[Event::TaskStarted, Event::TaskFinished], 0)?;
         let mut entry: Option<TaskEntry> = None;
