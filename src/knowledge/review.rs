@@ -78,6 +78,9 @@ pub struct Rejected {
     /// only finished it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed: Option<String>,
+    /// Secret shapes removed from the reason before it was written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
 }
 
 fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
@@ -329,6 +332,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     check_size("reason", &request.reason, TEXT_LIMIT)?;
     let cleaned = redact(request.reason.trim());
     let reason = cleaned.text.trim();
+    let redacted: Vec<String> = cleaned.shapes.iter().map(|s| (*s).to_owned()).collect();
     if reason.is_empty() {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
@@ -357,6 +361,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
                     "an earlier rejection of {id} was interrupted after rewriting {}; this run appended its knowledge.rejected line",
                     file.rel
                 )),
+                redacted,
             });
         }
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
@@ -374,6 +379,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
         path: file.rel,
         superseded_by: by.map(str::to_owned),
         resumed: None,
+        redacted,
     })
 }
 

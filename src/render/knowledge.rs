@@ -107,7 +107,15 @@ impl Report for Rejected {
             .as_deref()
             .map(|b| format!(", superseded by {b}"))
             .unwrap_or_default();
-        format!("rejected {} ({}){by}\n", self.id, self.path)
+        let mut out = format!("rejected {} ({}){by}\n", self.id, self.path);
+        if !self.redacted.is_empty() {
+            let _ = writeln!(
+                out,
+                "  removed from the reason: {}",
+                self.redacted.join(", ")
+            );
+        }
+        out
     }
     fn note(&self) -> Option<String> {
         super::resumed_note(self.resumed.as_deref())
