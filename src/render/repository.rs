@@ -215,17 +215,26 @@ impl Report for DoctorReport {
             for f in &rule.findings {
                 let sev = match f.severity {
                     Severity::Blocking => "BLOCK",
+                    Severity::Advisory if f.informational => "INFO",
                     Severity::Advisory => "WARN",
                 };
                 let _ = writeln!(out, "     {sev} {} [{}] {}", f.file, f.rule, f.message);
                 let _ = writeln!(out, "       fix: {}", f.fix);
             }
         }
-        let _ = writeln!(
+        let _ = write!(
             out,
             "doctor: {} blocking, {} advisory finding(s)",
             self.blocking, self.advisory
         );
+        if self.informational > 0 {
+            let _ = write!(
+                out,
+                ", {} informational (nothing needs doing)",
+                self.informational
+            );
+        }
+        out.push('\n');
         out
     }
 
