@@ -400,17 +400,21 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                             "{unlisted} earlier provider hook failure(s) besides the newest {}",
                             failures.len()
                         ),
-                        "majordomus history --event provider.event.failed lists them all".into(),
+                        "majordomus history --event provider.event.failed".into(),
                     );
                 }
+                // The recorded error is the message; running a provider hook by hand
+                // prints nothing of it. Once read, an acknowledgement clears it (as does
+                // a later run of the same hook that succeeds).
+                let newest = failures.iter().map(|f| f.seq).max().unwrap_or_default();
                 for failed in &failures {
                     finding(
                         ".ai/local/ledger.jsonl",
                         format!(
-                            "#{} {}: provider hook {} failed: {}",
-                            failed.seq, failed.ts, failed.hook, failed.error
+                            "#{} {}: provider hook {} ({}) failed: {}",
+                            failed.seq, failed.ts, failed.hook, failed.provider, failed.error
                         ),
-                        "see docs/HOOKS.md; rerun the hook by hand to see the error".into(),
+                        format!("majordomus hooks acknowledge --through {newest}"),
                     );
                 }
             }

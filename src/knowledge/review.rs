@@ -130,6 +130,13 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     if evidence.is_empty() {
         return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
     }
+    if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
+        return Err(Refusal::EvidencePlaceholder {
+            id: id.to_owned(),
+            placeholder: placeholder.to_owned(),
+        }
+        .into());
+    }
     if let Some(marker) = Markers::standard().find(evidence) {
         return Err(Refusal::TranscriptMarker {
             what: "evidence".into(),

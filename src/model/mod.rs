@@ -15,6 +15,7 @@ pub mod reasoning;
 pub mod redact;
 pub mod retention;
 pub mod rules;
+pub mod shell;
 pub mod task;
 pub mod time;
 pub mod verdict;

@@ -92,7 +92,11 @@ impl Report for Promoted {
                 f.rule, f.message, f.fix
             );
         }
-        out.push_str("next: git add -A .ai/repo/knowledge && git commit\n");
+        let _ = writeln!(
+            out,
+            "next: git add -A .ai/repo/knowledge && git commit -m \"Verify knowledge {}\"",
+            self.id
+        );
         out
     }
     fn note(&self) -> Option<String> {
