@@ -346,22 +346,39 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
     let markers = Markers::standard();
     let mut findings = Vec::new();
     let mut parsed: Vec<(&StoredFile, KnowledgeRecord, String)> = Vec::new();
+    // The secret scan reads every byte of every record: it runs here, on every core with
+    // the parse, in one automaton pass per record (never a search per anchor).
+    let mut secrets: HashMap<&str, Vec<&'static str>> = HashMap::new();
     let outcomes = map_records(files, |file: &StoredFile| {
-        (file, file.parse().map(|(r, body)| (r, body.to_owned())))
+        (
+            file,
+            file.parse().map(|(r, body)| (r, body.to_owned())),
+            crate::model::redact::find_shapes_bulk(&file.text),
+        )
     });
-    for (file, outcome) in outcomes {
+    for (file, outcome, shapes) in outcomes {
         match outcome {
-            Ok((record, body)) => parsed.push((file, record, body)),
-            Err(message) => findings.push(Finding {
-                file: file.rel.clone(),
-                rule: "knowledge.schema".into(),
-                severity: Severity::Blocking,
-                message: format!("not a valid knowledge/v1 record: {message}"),
-                fix:
-                    "restore the front matter keys of docs/KNOWLEDGE.md (unknown keys are refused)"
+            Ok((record, body)) => {
+                if !shapes.is_empty() {
+                    secrets.insert(file.rel.as_str(), shapes);
+                }
+                parsed.push((file, record, body));
+            }
+            Err(message) => {
+                findings.push(Finding {
+                    file: file.rel.clone(),
+                    rule: "knowledge.schema".into(),
+                    severity: Severity::Blocking,
+                    message: format!("not a valid knowledge/v1 record: {message}"),
+                    fix: "restore the front matter keys of docs/KNOWLEDGE.md (unknown keys are refused)"
                         .into(),
-                informational: false,
-            }),
+                    informational: false,
+                });
+                // A record that does not parse is still pushed: its secret is found too.
+                if !shapes.is_empty() {
+                    findings.push(secret_finding(file, &shapes));
+                }
+            }
         }
     }
 
@@ -498,17 +515,9 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 "name an existing knowledge id".into(),
             );
         }
-        let shapes = crate::model::redact::find_shapes(&file.text);
-        if !shapes.is_empty() {
-            find(
-                "knowledge.secret",
-                blocking,
-                format!("the record carries a secret shape ({})", shapes.join(", ")),
-                format!(
-                    "edit {}: remove the secret (and rotate it: it has been written to disk)",
-                    file.rel
-                ),
-            );
+        if let Some(shapes) = secrets.get(file.rel.as_str()) {
+            let secret = secret_finding(file, shapes);
+            find("knowledge.secret", blocking, secret.message, secret.fix);
         }
         for (what, text) in [("title", record.title.as_str()), ("body", body.as_str())] {
             if let Some(marker) = markers.find(text) {
@@ -555,6 +564,21 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         findings,
         index_rebuilt,
     })
+}
+
+/// The blocking `knowledge.secret` finding of a record carrying `shapes`.
+fn secret_finding(file: &StoredFile, shapes: &[&'static str]) -> Finding {
+    Finding {
+        file: file.rel.clone(),
+        rule: "knowledge.secret".into(),
+        severity: Severity::Blocking,
+        message: format!("the record carries a secret shape ({})", shapes.join(", ")),
+        fix: format!(
+            "edit {}: remove the secret (and rotate it: it has been written to disk)",
+            file.rel
+        ),
+        informational: false,
+    }
 }
 
 /// What the references of the judged records resolve against, gathered once.
