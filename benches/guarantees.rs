@@ -16,6 +16,8 @@
 //! MAJORDOMUS_BENCH_DIR=/mnt/disk                               # where the repositories go
 //! MAJORDOMUS_BENCH_BIN=/path/to/majordomus                     # another binary
 //! MAJORDOMUS_BENCH_ONLY=check,derive,ledger,hooks,surfaces     # a subset of the sections
+//! MAJORDOMUS_BENCH_KEEP=1                                      # keep the repositories
+//! MAJORDOMUS_BENCH_RECORDS=10000                               # `knowledge check` sizes
 //! ```
 //!
 //! Peak RSS: every majordomus process is also run once (untimed) under this bench's own
@@ -71,7 +73,13 @@ impl Settings {
             .ok()
             .filter(|v| !v.trim().is_empty())
             .map(|v| v.split(',').map(|s| s.trim().to_owned()).collect());
-        if quick {
+        // A profiler wants one size: MAJORDOMUS_BENCH_RECORDS=10000 (comma-separated).
+        let records = std::env::var("MAJORDOMUS_BENCH_RECORDS").ok().map(|v| {
+            v.split(',')
+                .filter_map(|n| n.trim().parse::<usize>().ok())
+                .collect::<Vec<_>>()
+        });
+        let mut settings = if quick {
             Settings {
                 quick,
                 bin,
@@ -89,7 +97,11 @@ impl Settings {
                 decisions: 1_000,
                 only,
             }
+        };
+        if let Some(records) = records.filter(|r| !r.is_empty()) {
+            settings.records = records;
         }
+        settings
     }
 
     fn wants(&self, section: &str) -> bool {
@@ -117,6 +129,8 @@ impl Settings {
 fn temp_dir(prefix: &str) -> BenchResult<tempfile::TempDir> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(prefix);
+    // Kept for a profiler to run the same command against (docs/PERFORMANCE.md).
+    builder.disable_cleanup(std::env::var_os("MAJORDOMUS_BENCH_KEEP").is_some());
     Ok(match std::env::var_os("MAJORDOMUS_BENCH_DIR") {
         Some(base) => builder.tempdir_in(base)?,
         None => builder.tempdir()?,
@@ -523,6 +537,38 @@ impl CheckFixture {
     /// `git cat-file --batch-check` fed the same commit ids (the objects the check
     /// resolves), plus reading every record file: the least any tool must do.
     fn git_batch_and_read(&self) -> BenchResult<Duration> {
+        self.git_batch(true)
+    }
+
+    /// The secret scan of `knowledge check` on its own: every record's text through the
+    /// bulk scan, on one core, the files read beforehand (the scan runs on what the
+    /// check has already read).
+    fn secret_scan(
+        &self,
+        texts: &[String],
+        scan: fn(&str) -> Vec<&'static str>,
+    ) -> BenchResult<Duration> {
+        let start = Instant::now();
+        let found = texts.iter().filter(|t| !scan(t).is_empty()).count();
+        let took = start.elapsed();
+        if found != 0 {
+            return Err(format!("{found} synthetic records carry a secret shape").into());
+        }
+        Ok(took)
+    }
+
+    /// Every record file's text.
+    fn texts(&self) -> BenchResult<Vec<String>> {
+        let mut texts = Vec::new();
+        for entry in std::fs::read_dir(self.root.join(".ai/repo/knowledge/candidates"))? {
+            texts.push(std::fs::read_to_string(entry?.path())?);
+        }
+        Ok(texts)
+    }
+
+    /// `git cat-file --batch-check` of the commit ids, and (with `read`) reading every
+    /// record file.
+    fn git_batch(&self, read: bool) -> BenchResult<Duration> {
         let start = Instant::now();
         let mut child = Command::new("git")
             .args(["cat-file", "--batch-check"])
@@ -545,8 +591,12 @@ impl CheckFixture {
         child.wait()?;
         let found = answer.lines().filter(|l| l.contains(" commit ")).count();
         let mut bytes = 0usize;
-        for entry in std::fs::read_dir(self.root.join(".ai/repo/knowledge/candidates"))? {
-            bytes += std::fs::read(entry?.path())?.len();
+        if read {
+            for entry in std::fs::read_dir(self.root.join(".ai/repo/knowledge/candidates"))? {
+                bytes += std::fs::read(entry?.path())?.len();
+            }
+        } else {
+            bytes = 1;
         }
         let took = start.elapsed();
         if found != self.commit_ids.len() || bytes == 0 {
@@ -589,6 +639,43 @@ fn section_check(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
             target_from: "PERFORMANCE.md",
             rss: show_kb(proc.peak_rss_kb()?),
         });
+        // The tax the secret scan adds (issue 15, item 10): its own time against git's
+        // batch lookup alone.
+        // And, as a what-if, the same texts searched one by one the way a lone short
+        // text is (`find_shapes`: a search per anchor below 4 KiB), which is what the
+        // check ran before it used the bulk scan.
+        let texts = fx.texts()?;
+        use majordomus::model::redact::{find_shapes, find_shapes_bulk};
+        let stats = interleaved(
+            runs,
+            &mut [
+                &mut || fx.secret_scan(&texts, find_shapes_bulk),
+                &mut || fx.secret_scan(&texts, find_shapes),
+                &mut || fx.git_batch(false),
+            ],
+        )?;
+        for (what, ours, target) in [
+            ("secret scan of `knowledge check`", stats[0], 0.5),
+            (
+                "  what-if: the same scan text by text (`find_shapes`)",
+                stats[1],
+                0.0,
+            ),
+        ] {
+            rows.push(Row {
+                section: "check",
+                what: format!(
+                    "{what}, {} records (in-process, one core)",
+                    show_count(records as u64)
+                ),
+                ours,
+                baseline: "`git cat-file --batch-check` of the same commit ids".into(),
+                base: stats[2],
+                target,
+                target_from: "PERFORMANCE.md",
+                rss: "—".into(),
+            });
+        }
     }
     Ok(())
 }
@@ -1280,6 +1367,19 @@ fn main() -> BenchResult<()> {
     println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: |");
     for r in &rows {
         let ratio = r.ratio();
+        // A what-if row (target 0) is held to nothing: it shows what a choice saves.
+        if r.target == 0.0 {
+            println!(
+                "| {} | {} | {} | {} | {} | {ratio:.2}x | — | what-if | {} |",
+                r.what,
+                r.ours.runs,
+                show_stats(r.ours),
+                r.baseline,
+                show_stats(r.base),
+                r.rss
+            );
+            continue;
+        }
         println!(
             "| {} | {} | {} | {} | {} | {ratio:.2}x | ≤ {:.1}x{} | {} | {} |",
             r.what,
@@ -1315,6 +1415,7 @@ fn main() -> BenchResult<()> {
     if let Some(worst) = rows
         .iter()
         .filter(|r| r.section != "ledger" || !r.what.starts_with("`git"))
+        .filter(|r| r.target > 0.0)
         .max_by(|a, b| (a.ratio() / a.target).total_cmp(&(b.ratio() / b.target)))
     {
         println!();

@@ -91,6 +91,11 @@ pub enum Refusal {
     #[error("knowledge {id}: promotion needs evidence on stdin")]
     EvidenceRequired { id: String },
     #[error(
+        "knowledge {id}: the evidence is a placeholder ({}), not what shows the claim holds",
+        crate::model::ids::shown(placeholder)
+    )]
+    EvidencePlaceholder { id: String, placeholder: String },
+    #[error(
         "{what}: carries the transcript marker `{marker}`; a record is a claim about the repository, never a conversation"
     )]
     TranscriptMarker { what: String, marker: String },
@@ -184,7 +189,9 @@ impl Refusal {
             Refusal::UnknownKnowledge { .. } => "knowledge.known-id",
             Refusal::AlreadyPromoted { .. } => "knowledge.already-promoted",
             Refusal::SupersededCandidate { .. } => "knowledge.superseded",
-            Refusal::EvidenceRequired { .. } => "knowledge.evidence",
+            Refusal::EvidenceRequired { .. } | Refusal::EvidencePlaceholder { .. } => {
+                "knowledge.evidence"
+            }
             Refusal::TranscriptMarker { .. } => "knowledge.transcript-marker",
             Refusal::UnknownReplacement { .. } => "knowledge.replacement",
             Refusal::HookNeedsHand { .. } => "hooks.manager",
@@ -218,15 +225,20 @@ impl Refusal {
                 Some("ask again with `majordomus question \"<text>\"` if the answer changed".into())
             }
             Refusal::EmptyText { .. } => Some("give the text as one quoted argument".into()),
-            Refusal::NoEpisodeToDerive | Refusal::UnknownEpisode { .. } => Some(
-                "majordomus knowledge derive --episode <id> (ids: majordomus history --event session.closed)"
-                    .into(),
-            ),
+            // Nothing has happened yet: an episode is what would give it something.
+            Refusal::NoEpisodeToDerive => Some("majordomus session start".into()),
+            // Whoever asked (derive, handover, reasoning --task _episode-<id>), the list of
+            // the episodes this ledger knows is what to choose from.
+            Refusal::UnknownEpisode { .. } => Some("majordomus session list".into()),
             Refusal::UnknownKnowledge { .. } => Some("majordomus knowledge candidates".into()),
             Refusal::AlreadyPromoted { .. } | Refusal::SupersededCandidate { .. } => None,
-            Refusal::EvidenceRequired { id } => Some(format!(
-                "echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
-            )),
+            // No command can supply evidence: the template says what to write, and the
+            // placeholder itself is refused should it be run as it stands.
+            Refusal::EvidenceRequired { id } | Refusal::EvidencePlaceholder { id, .. } => {
+                Some(format!(
+                    "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
+                ))
+            }
             Refusal::TranscriptMarker { .. } => {
                 Some("state the claim and its evidence in your own words, without chat role labels or template tokens".into())
             }

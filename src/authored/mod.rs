@@ -119,11 +119,13 @@ fn write<P: Payload>(
     })
 }
 
-/// Refuses a task id this ledger never started (SPEC §3: `none` and unknown ids alike);
-/// looked up in the ledger index.
+/// Refuses a task id that does not have the shape of one (`../x`: `id.shape`, SPEC §0) and
+/// one this ledger never started (`none` and unknown ids: `task.known`, SPEC §3); looked up
+/// in the ledger index.
 fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
-    // Only looked up, never made a path here: an id of any shape the ledger never
-    // started (`none`, `../x`) is `task.known` (SPEC §3).
+    if task != "none" {
+        Refusal::check_id(ids::IdKind::Task, task)?;
+    }
     let index = ctx.index()?;
     if index.task(task)?.is_some() {
         Ok(index.rebuilt().cloned())

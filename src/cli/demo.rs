@@ -27,9 +27,8 @@ use crate::{Clock, Ctx, Error};
 /// working context, closes the episode (its record, its derived knowledge candidates),
 /// hands over, promotes a candidate, opens the next session (whose briefing reads the
 /// promoted knowledge back), recalls by words and path, and runs `knowledge check` and
-/// `doctor`. Nothing
-/// outside the temporary directory is touched, and it is removed afterwards unless
-/// `--keep` is given. No network.
+/// `doctor`. Nothing outside the temporary directory is touched, and it is removed
+/// afterwards unless `--keep` is given. No network.
 ///
 /// Examples:
 ///   majordomus demo

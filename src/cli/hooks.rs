@@ -6,7 +6,8 @@ use super::Output;
 use crate::hooks::HooksRequest;
 use crate::{Ctx, Error};
 
-/// Install or remove the git hooks (post-commit, pre-push, post-rewrite).
+/// Install or remove the git hooks (post-commit, pre-push, post-rewrite); acknowledge
+/// recorded provider hook failures.
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum HooksCommand {
@@ -36,12 +37,30 @@ pub enum HooksCommand {
     ///   majordomus hooks uninstall
     #[command(verbatim_doc_comment)]
     Uninstall,
+    /// Acknowledge the provider hook failures doctor shows (provider.event.failed).
+    ///
+    /// They stop being doctor findings and stay in the ledger (history lists them). A
+    /// later run of the same hook that succeeds clears its failures by itself.
+    ///
+    /// Examples:
+    ///   majordomus hooks acknowledge --through 42
+    ///   majordomus hooks acknowledge
+    #[command(verbatim_doc_comment)]
+    Acknowledge {
+        /// Only the failures up to this ledger seq (the newest doctor showed); default:
+        /// every failure recorded so far.
+        #[arg(long, value_name = "SEQ")]
+        through: Option<u64>,
+    },
 }
 
 pub fn run(ctx: &Ctx, command: &HooksCommand) -> Result<Output, Error> {
-    let report = match command {
-        HooksCommand::Install => crate::hooks::install(ctx, HooksRequest {})?,
-        HooksCommand::Uninstall => crate::hooks::uninstall(ctx, HooksRequest {})?,
-    };
-    Ok(Output::report(&report))
+    Ok(match command {
+        HooksCommand::Install => Output::report(&crate::hooks::install(ctx, HooksRequest {})?),
+        HooksCommand::Uninstall => Output::report(&crate::hooks::uninstall(ctx, HooksRequest {})?),
+        HooksCommand::Acknowledge { through } => Output::report(&crate::hooks::acknowledge(
+            ctx,
+            crate::hooks::AcknowledgeRequest { through: *through },
+        )?),
+    })
 }

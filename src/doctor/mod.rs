@@ -113,7 +113,12 @@ pub struct RuleResult {
 pub struct DoctorReport {
     pub rules: Vec<RuleResult>,
     pub blocking: usize,
+    /// Advisory findings that ask for something (`watch` stops on them, exit 11).
     pub advisory: usize,
+    /// Advisory findings whose fix says nothing needs doing (a squash merge replaced a
+    /// commit a record names): reported, never a reason for `watch` to stop.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub informational: usize,
     /// Set when this run rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
@@ -207,6 +212,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
         }
         let mut finding = |file: &str, message: String, fix: String| {
             findings.push(Finding {
+                informational: false,
                 file: file.to_owned(),
                 rule: decl.id.clone(),
                 severity: decl.severity,
@@ -219,6 +225,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                 if let Some(e) = &policy_error {
                     let report = e.report();
                     findings.push(Finding {
+                        informational: false,
                         file: ".ai/repo/policy.yaml".to_owned(),
                         rule: "policy.valid".to_owned(),
                         severity: Severity::Blocking,
@@ -396,17 +403,21 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                             "{unlisted} earlier provider hook failure(s) besides the newest {}",
                             failures.len()
                         ),
-                        "majordomus history --event provider.event.failed lists them all".into(),
+                        "majordomus history --event provider.event.failed".into(),
                     );
                 }
+                // The recorded error is the message; running a provider hook by hand
+                // prints nothing of it. Once read, an acknowledgement clears it (as does
+                // a later run of the same hook that succeeds).
+                let newest = failures.iter().map(|f| f.seq).max().unwrap_or_default();
                 for failed in &failures {
                     finding(
                         ".ai/local/ledger.jsonl",
                         format!(
-                            "#{} {}: provider hook {} failed: {}",
-                            failed.seq, failed.ts, failed.hook, failed.error
+                            "#{} {}: provider hook {} ({}) failed: {}",
+                            failed.seq, failed.ts, failed.hook, failed.provider, failed.error
                         ),
-                        "see docs/HOOKS.md; rerun the hook by hand to see the error".into(),
+                        format!("majordomus hooks acknowledge --through {newest}"),
                     );
                 }
             }
@@ -555,19 +566,25 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             findings: Vec::new(),
         });
     }
-    let count = |sev: Severity| {
+    let count = |sev: Severity, informational: bool| {
         results
             .iter()
             .flat_map(|r| &r.findings)
-            .filter(|f| f.severity == sev)
+            .filter(|f| f.severity == sev && f.informational == informational)
             .count()
     };
     Ok(DoctorReport {
-        blocking: count(Severity::Blocking),
-        advisory: count(Severity::Advisory),
+        blocking: count(Severity::Blocking, false) + count(Severity::Blocking, true),
+        advisory: count(Severity::Advisory, false),
+        informational: count(Severity::Advisory, true),
         rules: results,
         index_rebuilt: index.rebuilt().cloned(),
     })
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The `rules.known` finding for a declared rule this build has no check for.
@@ -585,6 +602,7 @@ fn unknown_rule(rule: &DeclaredRule) -> Finding {
         )
     };
     Finding {
+        informational: false,
         file: rule.file.clone(),
         rule: "rules.known".to_owned(),
         severity: Severity::Blocking,

@@ -1,10 +1,12 @@
 //! The one gix adapter: every git read and write of majordomus goes through `Repo`:
 //! HEAD and the trunk (`head`), history and changed paths (`history`), what a push sends
-//! (`push`), trees, blobs and the index (`tree`), and the demo's commit writer (`write`).
+//! (`push`), trees, blobs and the index (`tree`), the work tree's status (`status`), and
+//! the demo's commit writer (`write`).
 
 mod head;
 mod history;
 mod push;
+mod status;
 mod tree;
 mod write;
 

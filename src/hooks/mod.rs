@@ -1,11 +1,13 @@
 //! Hooks, the entry points (SPEC §8): what each `majordomus hook <name>` does, and
 //! (in `install`) putting the git hook scripts in place. Hooks only ever touch `.ai/`.
 
+mod failures;
 mod install;
 mod push;
 mod reach;
 mod rewrite;
 
+pub use failures::{AcknowledgeRequest, Acknowledged, acknowledge};
 pub use install::{
     BLOCK_END, BLOCK_START, BLOCKS, CHAINED_SUFFIX, DIRECT, HookAction, HookChange, HookManager,
     HooksReport, RETIRED, SCRIPTS, direct_script, install, uninstall,
@@ -194,16 +196,30 @@ fn scope_notes(
     Ok(files
         .into_iter()
         .map(|path| crate::knowledge::Finding {
+            informational: false,
+            // One task at a time, and a task needs a description: the command finishes
+            // this one and starts the file's own (SPEC §0: a fix runs as printed).
+            fix: scope_fix(&task, &path),
             file: path,
             rule: "task.scope".to_owned(),
             severity: crate::knowledge::Severity::Advisory,
             message: format!(
-                "changed by task {task} outside its scope ({}); pushed anyway",
+                "changed by task {task} outside its scope ({}); pushed anyway (if it belongs to the task, nothing needs doing)",
                 scope.join(", ")
             ),
-            fix: "nothing to do if it belongs to the task; otherwise move it to a task of its own (majordomus task start --scope <path>)".to_owned(),
         })
         .collect())
+}
+
+/// The command that moves `path` to a task of its own: `task start` needs a description
+/// and no active task, so the active one is finished first.
+fn scope_fix(task: &str, path: &str) -> String {
+    use crate::model::shell::quote;
+    format!(
+        "majordomus task finish && majordomus task start {} --scope {}",
+        quote(&format!("Work on {path} (outside the scope of {task})")),
+        quote(path)
+    )
 }
 
 /// A provider hook (agent client session start, session end, pre-compact).
@@ -338,11 +354,26 @@ fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> Provide
     if let Some(aside) = step_aside(ctx) {
         return ProviderOutcome::SteppedAside(aside);
     }
+    let clean_payload = payload_error.is_none();
     if let Some(error) = payload_error {
         record_failure(ctx, hook, provider, &format!("payload ignored: {error}"));
     }
     match run_provider(ctx, hook, provider, &payload) {
-        Ok(outcome) => outcome,
+        Ok(outcome) => {
+            // A run that read its payload and did its whole job clears this hook's earlier
+            // failures: doctor's warning has done its work (docs/HOOKS.md).
+            let whole = !matches!(
+                outcome,
+                ProviderOutcome::Closed {
+                    handover_error: Some(_),
+                    ..
+                } | ProviderOutcome::SteppedAside(_)
+            );
+            if clean_payload && whole {
+                failures::clear_after_success(ctx, hook, provider);
+            }
+            outcome
+        }
         Err(error) => {
             let error = record_failure(ctx, hook, provider, &error.to_string());
             ProviderOutcome::Failed {

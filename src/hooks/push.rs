@@ -83,5 +83,6 @@ fn finding(blob: &AddedBlob, shapes: &[&str]) -> Finding {
             "rotate the secret (it was written to disk and into git's objects) and rewrite the commit that added it: {rebase}, on the line of commit {short} change `pick` to `edit` (to `drop` if the commit holds nothing else, and skip to the push), take the secret out of {path}, git commit -a --amend --no-edit --allow-empty, git rebase --continue (where a later commit conflicts on {path}, keep it without the secret: git add {path}, git rebase --continue); then push again",
             path = blob.path
         ),
+        informational: false,
     }
 }

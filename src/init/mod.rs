@@ -23,6 +23,9 @@ pub struct Initialised {
     pub existing: Vec<String>,
     /// `written` when `.ai/local/` was added to `.gitignore`, else `unchanged`.
     pub gitignore: WriteOutcome,
+    /// Skeleton files and `.gitignore` as HEAD does not have them yet: what the first
+    /// `next:` step commits (empty: nothing to commit, the step is left out).
+    pub uncommitted: Vec<String>,
 }
 
 /// Creates the skeleton from `share/skeleton/` and ignores `.ai/local/`.
@@ -60,10 +63,27 @@ pub fn init(ctx: &Ctx, _request: InitRequest) -> Result<Initialised, Error> {
         next.push('\n');
         write_atomic(&path, next.as_bytes())?
     };
+    // The next steps print `git add .ai .gitignore && git commit`, which fails with
+    // nothing to commit: it is printed only while HEAD lacks a file of the skeleton.
+    let gitignore_rel = ".gitignore";
+    let wanted: Vec<&str> = FILES
+        .iter()
+        .map(|(rel, _)| *rel)
+        .chain([gitignore_rel])
+        .collect();
+    let at_head = ctx.repo.existing_paths_at(None, wanted.iter().copied())?;
+    let uncommitted = wanted
+        .into_iter()
+        .filter(|rel| {
+            !at_head.contains(*rel) || (*rel == gitignore_rel && gitignore == WriteOutcome::Written)
+        })
+        .map(str::to_owned)
+        .collect();
     Ok(Initialised {
         root: ctx.layout.root().display().to_string(),
         created,
         existing,
         gitignore,
+        uncommitted,
     })
 }

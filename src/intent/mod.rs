@@ -233,6 +233,7 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
                 let message = e.to_string();
                 let file = message.split(':').next().unwrap_or_default().to_owned();
                 findings.push(Finding {
+                    informational: false,
                     file,
                     rule: "intent.readable".into(),
                     severity: Severity::Blocking,
@@ -257,6 +258,7 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
             .collect();
         if !started.is_empty() && !intent.is_critiqued() {
             findings.push(Finding {
+                informational: false,
                 file: file.clone(),
                 rule: "intent.critiqued".into(),
                 severity: Severity::Blocking,
@@ -273,6 +275,7 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
         let blocking = intent.blocking_findings();
         if !blocking.is_empty() && !started.is_empty() {
             findings.push(Finding {
+                informational: false,
                 file: file.clone(),
                 rule: "intent.critique-open".into(),
                 severity: Severity::Blocking,

@@ -37,6 +37,29 @@ pub struct Finding {
     pub severity: Severity,
     pub message: String,
     pub fix: String,
+    /// An advisory that asks nothing of anyone (its fix says nothing needs doing): said
+    /// so a reader knows what happened, never a reason for `watch` to stop (exit 11).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub informational: bool,
+}
+
+/// How much a finding of the check weighs: [`Severity`], and the advisory that needs
+/// nothing done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Weight {
+    Blocking,
+    Advisory,
+    /// Advisory, and nothing needs doing ([`Finding::informational`]).
+    Informational,
+}
+
+impl Weight {
+    fn severity(self) -> Severity {
+        match self {
+            Weight::Blocking => Severity::Blocking,
+            Weight::Advisory | Weight::Informational => Severity::Advisory,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -323,21 +346,39 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
     let markers = Markers::standard();
     let mut findings = Vec::new();
     let mut parsed: Vec<(&StoredFile, KnowledgeRecord, String)> = Vec::new();
+    // The secret scan reads every byte of every record: it runs here, on every core with
+    // the parse, in one automaton pass per record (never a search per anchor).
+    let mut secrets: HashMap<&str, Vec<&'static str>> = HashMap::new();
     let outcomes = map_records(files, |file: &StoredFile| {
-        (file, file.parse().map(|(r, body)| (r, body.to_owned())))
+        (
+            file,
+            file.parse().map(|(r, body)| (r, body.to_owned())),
+            crate::model::redact::find_shapes_bulk(&file.text),
+        )
     });
-    for (file, outcome) in outcomes {
+    for (file, outcome, shapes) in outcomes {
         match outcome {
-            Ok((record, body)) => parsed.push((file, record, body)),
-            Err(message) => findings.push(Finding {
-                file: file.rel.clone(),
-                rule: "knowledge.schema".into(),
-                severity: Severity::Blocking,
-                message: format!("not a valid knowledge/v1 record: {message}"),
-                fix:
-                    "restore the front matter keys of docs/KNOWLEDGE.md (unknown keys are refused)"
+            Ok((record, body)) => {
+                if !shapes.is_empty() {
+                    secrets.insert(file.rel.as_str(), shapes);
+                }
+                parsed.push((file, record, body));
+            }
+            Err(message) => {
+                findings.push(Finding {
+                    file: file.rel.clone(),
+                    rule: "knowledge.schema".into(),
+                    severity: Severity::Blocking,
+                    message: format!("not a valid knowledge/v1 record: {message}"),
+                    fix: "restore the front matter keys of docs/KNOWLEDGE.md (unknown keys are refused)"
                         .into(),
-            }),
+                    informational: false,
+                });
+                // A record that does not parse is still pushed: its secret is found too.
+                if !shapes.is_empty() {
+                    findings.push(secret_finding(file, &shapes));
+                }
+            }
         }
     }
 
@@ -371,16 +412,17 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
             },
         };
         let upstream = judged.baseline.as_ref().map(|(name, _)| name.as_str());
-        let mut find = |rule: &'static str, severity: Severity, message: String, fix: String| {
+        let mut find = |rule: &'static str, weight: Weight, message: String, fix: String| {
             findings.push(Finding {
                 file: file.rel.clone(),
                 rule: rule.to_owned(),
-                severity,
+                severity: weight.severity(),
                 message,
                 fix,
+                informational: weight == Weight::Informational,
             })
         };
-        let blocking = Severity::Blocking;
+        let blocking = Weight::Blocking;
         if record.schema != KNOWLEDGE_SCHEMA {
             find(
                 "knowledge.schema",
@@ -473,17 +515,9 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 "name an existing knowledge id".into(),
             );
         }
-        let shapes = crate::model::redact::find_shapes(&file.text);
-        if !shapes.is_empty() {
-            find(
-                "knowledge.secret",
-                blocking,
-                format!("the record carries a secret shape ({})", shapes.join(", ")),
-                format!(
-                    "edit {}: remove the secret (and rotate it: it has been written to disk)",
-                    file.rel
-                ),
-            );
+        if let Some(shapes) = secrets.get(file.rel.as_str()) {
+            let secret = secret_finding(file, shapes);
+            find("knowledge.secret", blocking, secret.message, secret.fix);
         }
         for (what, text) in [("title", record.title.as_str()), ("body", body.as_str())] {
             if let Some(marker) = markers.find(text) {
@@ -498,15 +532,14 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         // A rejected record is no longer claimed: what it named may dangle without
         // blocking anything (rejection is the way out of a record gone wrong).
         let rejected = record.status == Status::Superseded;
-        let mut find_ref =
-            |rule: &'static str, severity: Severity, message: String, fix: String| {
-                let severity = if rejected {
-                    Severity::Advisory
-                } else {
-                    severity
-                };
-                find(rule, severity, message, fix)
+        let mut find_ref = |rule: &'static str, weight: Weight, message: String, fix: String| {
+            let weight = if rejected && weight == Weight::Blocking {
+                Weight::Advisory
+            } else {
+                weight
             };
+            find(rule, weight, message, fix)
+        };
         for r in &record.provenance.derived_from {
             check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
         }
@@ -531,6 +564,21 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         findings,
         index_rebuilt,
     })
+}
+
+/// The blocking `knowledge.secret` finding of a record carrying `shapes`.
+fn secret_finding(file: &StoredFile, shapes: &[&'static str]) -> Finding {
+    Finding {
+        file: file.rel.clone(),
+        rule: "knowledge.secret".into(),
+        severity: Severity::Blocking,
+        message: format!("the record carries a secret shape ({})", shapes.join(", ")),
+        fix: format!(
+            "edit {}: remove the secret (and rotate it: it has been written to disk)",
+            file.rel
+        ),
+        informational: false,
+    }
 }
 
 /// What the references of the judged records resolve against, gathered once.
@@ -570,9 +618,18 @@ impl Resolver {
             }
         }
         let (known, index_rebuilt) = known_references(ctx, &ledger_refs, session_records)?;
+        // A rewritten commit's successor is looked up in the same batch: whether it exists
+        // decides what the reference is (rewritten, or gone with its successor).
+        let successors: Vec<&str> = commit_refs
+            .iter()
+            .filter_map(|c| known.successor(c).map(|(new, _)| new))
+            .collect();
+        let commits = ctx
+            .repo
+            .existing_commits(commit_refs.iter().copied().chain(successors))?;
         let resolver = Resolver {
             knowledge: files.iter().map(|f| f.stem.clone()).collect(),
-            commits: ctx.repo.existing_commits(commit_refs.iter().copied())?,
+            commits,
             paths: ctx
                 .repo
                 .existing_paths_at(paths_at, path_refs.iter().copied())?,
@@ -614,9 +671,9 @@ fn check_ref(
     resolver: &Resolver,
     changed: bool,
     upstream: Option<&str>,
-    find: &mut impl FnMut(&'static str, Severity, String, String),
+    find: &mut impl FnMut(&'static str, Weight, String, String),
 ) {
-    let blocking = Severity::Blocking;
+    let blocking = Weight::Blocking;
     let Some((kind, target)) = split_ref(reference) else {
         find(
             "knowledge.ref-resolves",
@@ -689,7 +746,11 @@ fn check_ref(
             commit_missing(reference, target, file, resolver, changed, upstream, find);
             None
         }
-        "session" | "task" | "decision" | "issue" | "file" | "test" | "commit" => None,
+        "commit" => {
+            commit_rewritten(reference, target, file, resolver, find);
+            None
+        }
+        "session" | "task" | "decision" | "issue" | "file" | "test" => None,
         _ => Some((
             format!("`{reference}` has an unknown kind `{kind}`"),
             "use session:, task:, decision:, commit:, issue:, file: or test:".to_owned(),
@@ -700,11 +761,54 @@ fn check_ref(
     }
 }
 
+/// A `commit:` target this object database still has but git rewrote (`post-rewrite`
+/// recorded it: an amend or a rebase, before git collects the old object): the reference
+/// is stale, its successor is named (SPEC §8). `false` when no rewrite is recorded.
+fn commit_rewritten(
+    reference: &str,
+    target: &str,
+    file: &StoredFile,
+    resolver: &Resolver,
+    find: &mut impl FnMut(&'static str, Weight, String, String),
+) -> bool {
+    let Some((successor, by)) = resolver.known.successor(target) else {
+        return false;
+    };
+    if !resolver.commits.contains(successor) {
+        return false;
+    }
+    find(
+        "knowledge.commit-rewritten",
+        Weight::Advisory,
+        format!(
+            "`{reference}` was rewritten by {by} into {successor} (the old commit is still in this clone until git collects it)"
+        ),
+        rewritten_fix(reference, successor, file),
+    );
+    true
+}
+
+/// What mends a reference to a rewritten commit whose successor this clone has.
+fn rewritten_fix(reference: &str, successor: &str, file: &StoredFile) -> String {
+    match file.place {
+        Place::Candidates => format!(
+            "majordomus knowledge promote {} writes `commit:{successor}` in place of `{reference}` when it verifies the record; or edit {} to name it",
+            file.stem, file.rel
+        ),
+        _ => format!(
+            "edit {}: replace `{reference}` with `commit:{successor}`",
+            file.rel
+        ),
+    }
+}
+
 /// A `commit:` target this object database lacks (SPEC §5.3). History rewriting is
-/// normal, not corruption: a commit git rewrote (`post-rewrite` recorded its successor)
-/// or one a tracked session record lists (a squash merge, a rebase that dropped it) is
-/// advisory; beyond a shallow clone's boundary it is "not in this shallow clone"; with
-/// neither excuse it blocks only in a record the change being judged adds or modifies.
+/// normal, not corruption: a commit git rewrote into one this clone has (`post-rewrite`
+/// recorded its successor) is advisory; in a shallow clone a missing commit is "not in
+/// this shallow clone" (it may lie beyond the boundary: nothing here can tell, so it is
+/// never called rewritten there); a commit whose successor is gone too, or one a tracked
+/// session record lists (a squash merge, a rebase that dropped it), is advisory; with
+/// no excuse it blocks only in a record the change being judged adds or modifies.
 fn commit_missing(
     reference: &str,
     target: &str,
@@ -712,7 +816,7 @@ fn commit_missing(
     resolver: &Resolver,
     changed: bool,
     upstream: Option<&str>,
-    find: &mut impl FnMut(&'static str, Severity, String, String),
+    find: &mut impl FnMut(&'static str, Weight, String, String),
 ) {
     let known = &resolver.known;
     if let Some((successor, by)) = known.successor(target)
@@ -720,19 +824,32 @@ fn commit_missing(
     {
         find(
             "knowledge.commit-rewritten",
-            Severity::Advisory,
+            Weight::Advisory,
             format!("`{reference}` was rewritten by {by} into {successor}"),
+            rewritten_fix(reference, successor, file),
+        );
+        return;
+    }
+    if resolver.shallow {
+        let listed = known
+            .recorded_commits
+            .get(target)
+            .map(|record| format!("; the session record {record} lists it"))
+            .unwrap_or_default();
+        find(
+            "knowledge.commit-shallow",
+            Weight::Advisory,
             format!(
-                "edit {}: replace `{reference}` with `commit:{successor}` (knowledge promote writes the successor itself)",
-                file.rel
+                "`{reference}` is not in this shallow clone (it may lie beyond its boundary){listed}"
             ),
+            "git fetch --unshallow".into(),
         );
         return;
     }
     if let Some((successor, by)) = known.successor(target) {
         find(
             "knowledge.commit-rewritten",
-            Severity::Advisory,
+            Weight::Advisory,
             format!(
                 "`{reference}` was rewritten by {by} into {successor}, which this clone no longer has either"
             ),
@@ -743,7 +860,7 @@ fn commit_missing(
     if let Some(record) = known.recorded_commits.get(target) {
         find(
             "knowledge.commit-rewritten",
-            Severity::Advisory,
+            Weight::Informational,
             format!(
                 "`{reference}` is not in this clone; the session record {record} lists it, so history was rewritten (a squash merge or a rebase) and {record} keeps its subject"
             ),
@@ -754,19 +871,10 @@ fn commit_missing(
         );
         return;
     }
-    if resolver.shallow {
-        find(
-            "knowledge.commit-shallow",
-            Severity::Advisory,
-            format!("`{reference}` is not in this shallow clone (beyond its boundary)"),
-            "git fetch --unshallow".into(),
-        );
-        return;
-    }
     match (changed, upstream) {
         (false, Some(name)) => find(
             "knowledge.commit-missing",
-            Severity::Advisory,
+            Weight::Advisory,
             format!(
                 "`{reference}` is not in this clone, and no session record or rewrite explains it; the record is already in {name} unchanged, so this change does not add it"
             ),
@@ -777,7 +885,7 @@ fn commit_missing(
         ),
         _ => find(
             "knowledge.commit-missing",
-            Severity::Blocking,
+            Weight::Blocking,
             format!(
                 "`{reference}` is not in this clone, and this change adds or modifies the record"
             ),

@@ -78,6 +78,9 @@ pub struct Rejected {
     /// only finished it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed: Option<String>,
+    /// Secret shapes removed from the reason before it was written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
 }
 
 fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
@@ -126,6 +129,13 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     let evidence = cleaned.text.trim();
     if evidence.is_empty() {
         return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
+    }
+    if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
+        return Err(Refusal::EvidencePlaceholder {
+            id: id.to_owned(),
+            placeholder: placeholder.to_owned(),
+        }
+        .into());
     }
     if let Some(marker) = Markers::standard().find(evidence) {
         return Err(Refusal::TranscriptMarker {
@@ -276,40 +286,36 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
     }))
 }
 
-/// Replaces each `commit:` reference to a commit this clone lacks but git rewrote
-/// (`commit.rewritten`) with its successor; returns what it replaced.
+/// Replaces each `commit:` reference to a commit git rewrote (`commit.rewritten`: an amend
+/// or a rebase) with its successor when this clone has it, whether or not the old object
+/// is still there (right after an amend it is, until git collects it); returns what it
+/// replaced.
 fn successors(ctx: &Ctx, refs: &mut [String]) -> Result<Vec<Rewrite>, Error> {
-    let commits: Vec<String> = refs
-        .iter()
-        .filter_map(|r| r.strip_prefix("commit:").map(str::to_owned))
-        .collect();
-    if commits.is_empty() {
-        return Ok(Vec::new());
-    }
-    let present = ctx
-        .repo
-        .existing_commits(commits.iter().map(String::as_str))?;
-    if commits.iter().all(|c| present.contains(c)) {
+    if !refs.iter().any(|r| r.starts_with("commit:")) {
         return Ok(Vec::new());
     }
     let (known, _) =
         super::check::known_references(ctx, &super::check::LedgerRefs::default(), &[])?;
+    let wanted: Vec<(usize, String, String)> = refs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let old = r.strip_prefix("commit:")?;
+            let (new, _) = known.successor(old)?;
+            (new != old).then(|| (i, old.to_owned(), new.to_owned()))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let present = ctx
+        .repo
+        .existing_commits(wanted.iter().map(|(_, _, new)| new.as_str()))?;
     let mut replaced = Vec::new();
-    for r in refs.iter_mut() {
-        let Some(old) = r.strip_prefix("commit:").map(str::to_owned) else {
-            continue;
-        };
-        if present.contains(&old) {
-            continue;
-        }
-        if let Some((new, _)) = known.successor(&old)
-            && !ctx.repo.existing_commits([new])?.is_empty()
-        {
-            *r = format!("commit:{new}");
-            replaced.push(Rewrite {
-                old,
-                new: new.to_owned(),
-            });
+    for (i, old, new) in wanted {
+        if present.contains(&new) {
+            refs[i] = format!("commit:{new}");
+            replaced.push(Rewrite { old, new });
         }
     }
     Ok(replaced)
@@ -329,6 +335,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     check_size("reason", &request.reason, TEXT_LIMIT)?;
     let cleaned = redact(request.reason.trim());
     let reason = cleaned.text.trim();
+    let redacted: Vec<String> = cleaned.shapes.iter().map(|s| (*s).to_owned()).collect();
     if reason.is_empty() {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
@@ -357,6 +364,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
                     "an earlier rejection of {id} was interrupted after rewriting {}; this run appended its knowledge.rejected line",
                     file.rel
                 )),
+                redacted,
             });
         }
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
@@ -374,6 +382,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
         path: file.rel,
         superseded_by: by.map(str::to_owned),
         resumed: None,
+        redacted,
     })
 }
 

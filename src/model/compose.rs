@@ -245,15 +245,7 @@ pub fn compose_context(src: EpisodeSources<'_>, max_items: usize) -> String {
         or_unborn(git.head.as_deref()).to_owned()
     };
     let _ = writeln!(out, "- HEAD: {head_line}");
-    let _ = writeln!(
-        out,
-        "- working tree: {}",
-        if git.dirty {
-            "dirty (uncommitted or untracked changes)"
-        } else {
-            "clean"
-        }
-    );
+    write_working_tree(&mut out, git, bound);
     write_commits(&mut out, git, "- commits since open", bound);
     write_files(&mut out, git, "- files changed", bound);
 
@@ -271,6 +263,40 @@ pub fn compose_context(src: EpisodeSources<'_>, max_items: usize) -> String {
     let _ = writeln!(out, "\n## Tasks ({})", window.tasks.len());
     write_tasks(&mut out, window, Tense::Now, bound);
     out
+}
+
+/// The work tree's state, with every path as `git status --porcelain` lists it; the
+/// memory's own files under `.ai/` are listed and said not to count.
+fn write_working_tree(out: &mut String, git: &GitSinceOpen, bound: Bound<'_>) {
+    let own = git
+        .working_tree
+        .iter()
+        .filter(|e| e.path.starts_with(".ai/"))
+        .count();
+    let verdict = match (git.dirty, own) {
+        (true, _) => "dirty (uncommitted or untracked changes)",
+        (false, 0) => "clean",
+        (false, _) => "clean outside .ai/ (only files under .ai/ changed)",
+    };
+    if git.working_tree.is_empty() {
+        let _ = writeln!(out, "- working tree: {verdict}");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "- working tree: {verdict}; `git status --porcelain` lists {}:",
+        git.working_tree.len()
+    );
+    let (entries, left_out) = bound.newest(&git.working_tree);
+    for e in entries {
+        let mine = if e.path.starts_with(".ai/") {
+            " (under .ai/: not counted as work)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  - {}{mine}", e.porcelain());
+    }
+    bound.more(out, "  ", left_out, "git status --porcelain");
 }
 
 fn write_commits(out: &mut String, git: &GitSinceOpen, label: &str, bound: Bound<'_>) {

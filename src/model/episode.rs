@@ -124,8 +124,13 @@ pub struct GitSinceOpen {
     pub commits: Vec<CommitSummary>,
     /// Union of the commits' paths, sorted.
     pub changed_files: Vec<String>,
-    /// Working tree has tracked or untracked changes (like a non-empty `git status --porcelain`).
+    /// Working tree has tracked or untracked changes outside the memory's own files
+    /// under `.ai/` (what `working_tree` lists, those left out).
     pub dirty: bool,
+    /// Every path `git status --porcelain` names, in its order and with its two-letter
+    /// code (`.ai/` included: listed, not counted as dirty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub working_tree: Vec<PathStatus>,
     /// Commits between the HEAD at open and HEAD that are not the episode's: what a
     /// rebase moved it onto or a merge brought in ([`attribute_commits`]).
     #[serde(skip_serializing_if = "is_zero")]
@@ -157,7 +162,31 @@ impl GitSinceOpen {
             commits,
             changed_files,
             dirty,
+            working_tree: Vec::new(),
             elsewhere: 0,
+        }
+    }
+}
+
+/// One line of `git status --porcelain`: `XY path` (`XY from -> path` for a rename).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct PathStatus {
+    /// The two columns: the index against HEAD, the work tree against the index
+    /// (`M `, ` M`, `A `, ` D`, `R `, `??`, ...).
+    pub code: String,
+    /// Repository-relative, `/`-separated; an untracked directory ends in `/`.
+    pub path: String,
+    /// Where a rename or copy came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+impl PathStatus {
+    /// The line as `git status --porcelain` prints it.
+    pub fn porcelain(&self) -> String {
+        match &self.from {
+            Some(from) => format!("{} {from} -> {}", self.code, self.path),
+            None => format!("{} {}", self.code, self.path),
         }
     }
 }

@@ -48,6 +48,10 @@ pub enum Event {
     CommitRewritten,
     #[serde(rename = "ledger.pruned")]
     LedgerPruned,
+    /// Not in SPEC's list: recorded provider hook failures a later success or a person's
+    /// acknowledgement cleared (docs/HOOKS.md).
+    #[serde(rename = "provider.event.cleared")]
+    ProviderEventCleared,
     /// A name written by a newer majordomus; readable, shown as `unknown`, never written.
     #[serde(other, rename = "unknown")]
     Unknown,
@@ -55,7 +59,7 @@ pub enum Event {
 
 impl Event {
     /// All known events, in SPEC order.
-    pub const ALL: [Event; 18] = [
+    pub const ALL: [Event; 19] = [
         Event::SessionOpened,
         Event::SessionClosed,
         Event::DecisionRecorded,
@@ -74,6 +78,7 @@ impl Event {
         Event::ProviderEventFailed,
         Event::CommitRewritten,
         Event::LedgerPruned,
+        Event::ProviderEventCleared,
     ];
 
     /// The name as written in the ledger.
@@ -97,6 +102,7 @@ impl Event {
             Event::ProviderEventFailed => "provider.event.failed",
             Event::CommitRewritten => "commit.rewritten",
             Event::LedgerPruned => "ledger.pruned",
+            Event::ProviderEventCleared => "provider.event.cleared",
             Event::Unknown => "unknown",
         }
     }
@@ -127,6 +133,14 @@ pub struct LedgerLine {
 }
 
 impl LedgerLine {
+    /// The line's task id, when it has the shape of one: a garbled or forged `task` read
+    /// from the ledger (`../x`, `none`) never becomes a reference or a path (SPEC §0).
+    pub fn task_id(&self) -> Option<&str> {
+        self.task
+            .as_deref()
+            .filter(|t| super::ids::IdKind::Task.accepts(t))
+    }
+
     /// The line's payload read as `P`, when the line is `P`'s event and its data reads as
     /// `P` (a line some other writer got wrong reads as `None`, never as an error).
     pub fn payload<P: Payload>(&self) -> Option<P> {
@@ -209,6 +223,7 @@ payload! {
     ProviderEventFailed => ProviderEventFailed,
     CommitRewritten => CommitRewritten,
     LedgerPruned => LedgerPruned,
+    ProviderEventCleared => ProviderEventCleared,
 }
 
 /// `session.opened`: who opened the episode and where git stood.
@@ -444,6 +459,38 @@ pub struct ProviderEventFailed {
     pub hook: String,
     pub provider: String,
     pub error: String,
+}
+
+/// What cleared recorded provider hook failures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ClearedBy {
+    /// The same hook of the same provider ran through without a failure afterwards.
+    #[default]
+    Success,
+    /// A person acknowledged them (`majordomus hooks acknowledge`).
+    Acknowledgement,
+}
+
+/// `provider.event.cleared`: the `provider.event.failed` lines up to `through` (of `hook`
+/// and `provider` when given, else every one) no longer need attention.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ProviderEventCleared {
+    pub hook: Option<String>,
+    pub provider: Option<String>,
+    /// The seq of the newest failure cleared.
+    pub through: u64,
+    pub by: ClearedBy,
+}
+
+impl ProviderEventCleared {
+    /// Whether this clears the failure `seq` of `hook` by `provider`.
+    pub fn clears(&self, seq: u64, hook: &str, provider: &str) -> bool {
+        seq <= self.through
+            && self.hook.as_deref().is_none_or(|h| h == hook)
+            && self.provider.as_deref().is_none_or(|p| p == provider)
+    }
 }
 
 /// One rewritten commit: git's `<old> <new>` pair.

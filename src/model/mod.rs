@@ -16,6 +16,7 @@ pub mod recall;
 pub mod redact;
 pub mod retention;
 pub mod rules;
+pub mod shell;
 pub mod task;
 pub mod time;
 pub mod verdict;

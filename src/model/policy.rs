@@ -219,6 +219,8 @@ impl Policy {
     /// Parses a policy file's text; `file` names it in errors. Keys may be nested
     /// (`session: {knowledge_on_end: false}`) or dotted (`session.knowledge_on_end: false`).
     pub fn parse(text: &str, file: &str) -> Result<Policy, PolicyError> {
+        // A UTF-8 byte order mark (some editors write one) is not part of the YAML.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let root: Value = yaml_serde::from_str(text).map_err(|e| {
             let (line, column) = e
                 .location()

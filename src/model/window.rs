@@ -97,7 +97,7 @@ impl EpisodeWindow {
                     seq: line.seq,
                     ts: line.ts.clone(),
                     text: d.text,
-                    task: line.task.clone(),
+                    task: line.task_id().map(str::to_owned),
                 })
             }
             Event::QuestionAsked => {
@@ -110,7 +110,7 @@ impl EpisodeWindow {
                     asked: Some(line.ts.clone()),
                     answer: None,
                     resolved: None,
-                    task: line.task.clone(),
+                    task: line.task_id().map(str::to_owned),
                 })
             }
             Event::QuestionResolved => {
@@ -129,7 +129,7 @@ impl EpisodeWindow {
                         asked: None,
                         answer: Some(r.answer),
                         resolved,
-                        task: line.task.clone(),
+                        task: line.task_id().map(str::to_owned),
                     }),
                 }
             }
@@ -144,11 +144,11 @@ impl EpisodeWindow {
                 })
             }
             Event::TaskStarted => {
-                let Some(t) = line.payload::<TaskStarted>() else {
+                let (Some(t), Some(id)) = (line.payload::<TaskStarted>(), line.task_id()) else {
                     return;
                 };
                 self.tasks.push(Task {
-                    id: line.task.clone().unwrap_or_default(),
+                    id: id.to_owned(),
                     description: t.description,
                     started: line.ts.clone(),
                     status: None,
@@ -156,10 +156,9 @@ impl EpisodeWindow {
                 })
             }
             Event::TaskFinished => {
-                let Some(f) = line.payload::<TaskFinished>() else {
+                let (Some(f), Some(id)) = (line.payload::<TaskFinished>(), line.task_id()) else {
                     return;
                 };
-                let id = line.task.clone().unwrap_or_default();
                 if let Some(task) = self.tasks.iter_mut().find(|t| t.id == id) {
                     task.status = Some(f.status);
                     task.reason = f.reason;
@@ -300,7 +299,7 @@ mod tests {
                 2,
                 Event::DecisionRecorded,
                 "a",
-                Some("t-1"),
+                Some("t-20261130-0001"),
                 json!({"text": "use gix"}),
             ),
             line(
@@ -349,20 +348,20 @@ mod tests {
                 9,
                 Event::TaskStarted,
                 "a",
-                Some("t-1"),
+                Some("t-20261130-0001"),
                 json!({"description": "do it"}),
             ),
             line(
                 10,
                 Event::TaskFinished,
                 "a",
-                Some("t-1"),
+                Some("t-20261130-0001"),
                 json!({"status": "blocked", "reason": "no disk"}),
             ),
         ];
         let w = EpisodeWindow::from_lines("a", &lines);
         assert_eq!(w.decisions.len(), 1);
-        assert_eq!(w.decisions[0].task.as_deref(), Some("t-1"));
+        assert_eq!(w.decisions[0].task.as_deref(), Some("t-20261130-0001"));
         assert_eq!(w.questions.len(), 3);
         assert_eq!(w.questions[0].answer.as_deref(), Some("because"));
         assert!(w.questions[1].is_open());

@@ -52,6 +52,7 @@ impl Registry {
             .register(op("rules.vendor-update", "rules vendor update", "Refresh the vendored rule package from the one built into majordomus, saying which rules changed.", rules::vendor_update).writes().admin())
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent().admin())
+            .register(op("hooks.acknowledge", "hooks acknowledge", "Acknowledge the recorded provider hook failures doctor shows, up to a ledger seq (a human act).", hooks::acknowledge).writes().human_act().idempotent())
             .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive().admin())
             .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point().admin())
             .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point())

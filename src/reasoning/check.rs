@@ -232,6 +232,7 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error>
                 for (kind, needle) in &needles {
                     if names(line, needle) {
                         findings.push(Finding {
+                            informational: false,
                             file: format!("{path}:{}", number + 1),
                             rule: "reasoning.provider-independent".into(),
                             severity: Severity::Blocking,
@@ -249,6 +250,7 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error>
                 for credential in &credentials {
                     if names(line, credential) {
                         findings.push(Finding {
+                            informational: false,
                             file: format!("{path}:{}", number + 1),
                             rule: "reasoning.ci-credential".into(),
                             severity: Severity::Blocking,

@@ -42,7 +42,7 @@ pub(crate) struct Work {
 pub(crate) fn work(ctx: &Ctx, task: Option<&str>) -> Result<Work, Error> {
     let episode = ctx.episode()?;
     if let Some(task) = task {
-        Refusal::check_id(crate::model::ids::IdKind::Task, task)?;
+        known_work(ctx, task)?;
         return Ok(Work {
             folder: task.to_owned(),
             episode: episode.map(|e| e.id),
@@ -57,6 +57,36 @@ pub(crate) fn work(ctx: &Ctx, task: Option<&str>) -> Result<Work, Error> {
         ),
         episode: Some(episode.id),
     })
+}
+
+/// Refuses a `--task` that is neither a task id nor `_episode-<episode id>` (`id.shape`),
+/// and one this checkout never started: a task no `task.started` line of this ledger
+/// names (`task.known`), an episode no `session.opened` line names (`knowledge.episode`).
+/// `_episode-<id>` of a closed episode is work of this checkout like any other.
+fn known_work(ctx: &Ctx, task: &str) -> Result<(), Error> {
+    use crate::model::ids::IdKind;
+    let index = ctx.index()?;
+    match task.strip_prefix("_episode-") {
+        Some(episode) => {
+            Refusal::check_id(IdKind::Episode, episode)?;
+            if index.opened_episodes([episode])?.is_empty() {
+                return Err(Refusal::UnknownEpisode {
+                    id: episode.to_owned(),
+                }
+                .into());
+            }
+        }
+        None => {
+            Refusal::check_id(IdKind::Task, task)?;
+            if index.task(task)?.is_none() {
+                return Err(Refusal::UnknownTask {
+                    id: task.to_owned(),
+                }
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The work to read: `--task`, else the active task or open episode, else (nothing open)

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::hooks::{GitHookOutcome, HooksReport, ProviderOutcome, RewriteOutcome};
+use crate::hooks::{Acknowledged, GitHookOutcome, HooksReport, ProviderOutcome, RewriteOutcome};
 use crate::model::Verdict;
 use crate::ops::Report;
 
@@ -106,6 +106,27 @@ impl Report for ProviderOutcome {
                 Some(note)
             }
             _ => None,
+        }
+    }
+}
+
+impl Report for Acknowledged {
+    fn text(&self) -> String {
+        match self.through {
+            None => "no provider hook failure to acknowledge\n".to_owned(),
+            Some(through) => {
+                let mut out = format!(
+                    "acknowledged {} provider hook failure(s) up to #{through}; doctor no longer shows them (history still does)\n",
+                    self.cleared
+                );
+                if self.left > 0 {
+                    out.push_str(&format!(
+                        "{} later failure(s) still shown: majordomus doctor\n",
+                        self.left
+                    ));
+                }
+                out
+            }
         }
     }
 }

@@ -92,7 +92,11 @@ impl Report for Promoted {
                 f.rule, f.message, f.fix
             );
         }
-        out.push_str("next: git add -A .ai/repo/knowledge && git commit\n");
+        let _ = writeln!(
+            out,
+            "next: git add -A .ai/repo/knowledge && git commit -m \"Verify knowledge {}\"",
+            self.id
+        );
         out
     }
     fn note(&self) -> Option<String> {
@@ -107,7 +111,15 @@ impl Report for Rejected {
             .as_deref()
             .map(|b| format!(", superseded by {b}"))
             .unwrap_or_default();
-        format!("rejected {} ({}){by}\n", self.id, self.path)
+        let mut out = format!("rejected {} ({}){by}\n", self.id, self.path);
+        if !self.redacted.is_empty() {
+            let _ = writeln!(
+                out,
+                "  removed from the reason: {}",
+                self.redacted.join(", ")
+            );
+        }
+        out
     }
     fn note(&self) -> Option<String> {
         super::resumed_note(self.resumed.as_deref())

@@ -35,6 +35,16 @@ fn index_note(rebuilt: Option<&crate::store::index::IndexRebuilt>) -> Option<Str
     })
 }
 
+/// The note of a write that removed secret shapes or control characters before writing.
+fn redacted_note(redacted: &[String]) -> Option<String> {
+    (!redacted.is_empty()).then(|| {
+        format!(
+            "note: removed before writing (secret shapes): {}",
+            redacted.join(", ")
+        )
+    })
+}
+
 /// The note of a write that finished what an interrupted (killed) run of it left.
 fn resumed_note(resumed: Option<&str>) -> Option<String> {
     resumed.map(|r| format!("note: resumed: {r}"))

@@ -28,6 +28,12 @@ impl Report for Initialised {
             WriteOutcome::Written => "  .gitignore: added .ai/local/\n",
             _ => "  .gitignore: already ignores .ai/local/\n",
         });
+        // Each step runs as printed (SPEC §0): the commit only while there is one to make
+        // (`-m`, so no editor opens), then the hooks, then the first episode.
+        if !self.uncommitted.is_empty() {
+            human.push_str("next: git add .ai .gitignore && git commit -m \"majordomus: init\"\n");
+        }
+        human.push_str("next: majordomus hooks install\n");
         human.push_str("next: majordomus session start\n");
         human
     }
@@ -242,17 +248,26 @@ impl Report for DoctorReport {
             for f in &rule.findings {
                 let sev = match f.severity {
                     Severity::Blocking => "BLOCK",
+                    Severity::Advisory if f.informational => "INFO",
                     Severity::Advisory => "WARN",
                 };
                 let _ = writeln!(out, "     {sev} {} [{}] {}", f.file, f.rule, f.message);
                 let _ = writeln!(out, "       fix: {}", f.fix);
             }
         }
-        let _ = writeln!(
+        let _ = write!(
             out,
             "doctor: {} blocking, {} advisory finding(s)",
             self.blocking, self.advisory
         );
+        if self.informational > 0 {
+            let _ = write!(
+                out,
+                ", {} informational (nothing needs doing)",
+                self.informational
+            );
+        }
+        out.push('\n');
         out
     }
 
@@ -296,9 +311,11 @@ impl Report for VendorUpdated {
         if self.write == WriteOutcome::Written {
             let _ = writeln!(
                 out,
-                "next: git add {} && git commit (every clone then checks against it)",
-                self.file
+                "next: git add {} && git commit -m \"Vendor the majordomus {} rules\"",
+                crate::model::shell::quote(&self.file),
+                env!("CARGO_PKG_VERSION")
             );
+            out.push_str("  (every clone then checks against it)\n");
         }
         out
     }

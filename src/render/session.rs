@@ -64,7 +64,10 @@ impl Report for Started {
     }
 
     fn note(&self) -> Option<String> {
-        super::index_note(self.index_rebuilt.as_ref())
+        super::notes([
+            super::redacted_note(&self.redacted),
+            super::index_note(self.index_rebuilt.as_ref()),
+        ])
     }
 }
 
@@ -172,6 +175,7 @@ impl Report for Closed {
     fn note(&self) -> Option<String> {
         super::notes([
             super::resumed_note(self.resumed.as_deref()),
+            super::redacted_note(&self.redacted),
             super::skipped_note(self.skipped.len()),
             super::index_note(self.index_rebuilt.as_ref()),
         ])
@@ -204,12 +208,7 @@ impl Report for Recorded {
     }
     fn note(&self) -> Option<String> {
         super::notes([
-            (!self.redacted.is_empty()).then(|| {
-                format!(
-                    "note: removed before writing (secret shapes): {}",
-                    self.redacted.join(", ")
-                )
-            }),
+            super::redacted_note(&self.redacted),
             self.session.is_none().then(|| {
                 "note: no episode is open; `majordomus session start` opens one".to_owned()
             }),

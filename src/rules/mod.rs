@@ -132,6 +132,7 @@ pub fn rule_set(ctx: &Ctx) -> Result<RuleSet, Error> {
                     rules[n].replaces = Some(replaced);
                 }
                 Some(n) => findings.push(Finding {
+                    informational: false,
                     file: file.path.clone(),
                     rule: "rules.unique".into(),
                     severity: Severity::Blocking,
@@ -162,6 +163,7 @@ pub fn rule_set(ctx: &Ctx) -> Result<RuleSet, Error> {
 
 fn unreadable(file: &RuleFile, message: String, fix: String) -> Finding {
     Finding {
+        informational: false,
         file: file.path.clone(),
         rule: "rules.readable".into(),
         severity: Severity::Blocking,

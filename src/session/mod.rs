@@ -75,6 +75,10 @@ pub struct Started {
     /// Set when composing the briefing rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
+    /// Secret shapes and control characters removed from the branch name and provider
+    /// before they were recorded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
 }
 
 /// The opening snapshot of the open episode.
@@ -112,6 +116,10 @@ pub struct Closed {
     /// finished it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed: Option<String>,
+    /// Secret shapes and control characters removed before the record was written (from
+    /// the summary, branch names, file paths and commit subjects).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -171,6 +179,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
                 set_aside: None,
                 briefing: String::new(),
                 index_rebuilt: None,
+                redacted: Vec::new(),
             });
         }
         replaced = Some(close_locked(ctx, None)?);
@@ -186,10 +195,15 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         ctx.layout.root().display()
     );
     let id = ids::episode_id(opened_at, entropy.as_bytes());
+    // The branch name and the provider are copied into the ledger, the snapshot and the
+    // tracked session record: a secret or a terminal escape in either must not travel.
+    let mut redacted = Redactions::default();
     let provider = request
         .provider
-        .filter(|p| !p.trim().is_empty())
+        .map(|p| redacted.clean(&p).trim().to_owned())
+        .filter(|p| !p.is_empty())
         .unwrap_or_else(|| DEFAULT_PROVIDER.to_owned());
+    let branch = head.branch.as_deref().map(|b| redacted.clean(b));
     let opened = crate::model::time::rfc3339(opened_at);
     let appended = ctx.ledger().append(LineDraft::new(
         opened.clone(),
@@ -197,14 +211,14 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         None,
         &SessionOpened {
             provider: provider.clone(),
-            branch: head.branch.clone(),
+            branch: branch.clone(),
             head: head.id.clone(),
         },
     ))?;
     let episode = EpisodeState {
         id,
         provider,
-        branch: head.branch,
+        branch,
         head_at_open: head.id,
         opened,
         ledger_offset: appended.offset,
@@ -234,6 +248,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         set_aside,
         briefing: briefing.text,
         index_rebuilt: briefing.index_rebuilt,
+        redacted: redacted.shapes(),
     })
 }
 
@@ -327,26 +342,67 @@ fn max_items(ctx: &Ctx) -> usize {
     usize::try_from(max).unwrap_or(usize::MAX)
 }
 
-/// Git now against git at open.
+/// What redaction removed across several strings, and each string cleaned.
+#[derive(Debug, Default)]
+struct Redactions(std::collections::BTreeSet<&'static str>);
+
+impl Redactions {
+    /// `text` with secret shapes and terminal control characters removed; what was
+    /// removed is remembered.
+    fn clean(&mut self, text: &str) -> String {
+        let cleaned = redact(text);
+        self.0.extend(cleaned.shapes);
+        cleaned.text
+    }
+
+    fn shapes(&self) -> Vec<String> {
+        self.0.iter().map(|s| (*s).to_owned()).collect()
+    }
+}
+
+/// Git now against git at open, as records may show it: commit subjects, file paths and
+/// the branch name redacted (each is copied into the working context and the tracked
+/// session record, a secret or a terminal escape in one must not travel with it).
 fn git_since_open(
     ctx: &Ctx,
     episode: &EpisodeState,
     window: &EpisodeWindow,
+    redacted: &mut Redactions,
 ) -> Result<GitSinceOpen, Error> {
     let head = ctx.repo.head()?;
     let (mut commits, elsewhere) =
         crate::knowledge::derive::open_episode_commits(ctx, episode, window)?;
-    // Commit subjects are copied into records: a secret in one must not travel with them.
     for commit in &mut commits {
-        commit.subject = redact(&commit.subject).text;
+        commit.subject = redacted.clean(&commit.subject);
     }
-    // The memory's own files (records drained into the work tree, candidates) are not
-    // the work: neither a dirty tree nor a changed file of the episode.
-    let dirty = ctx.repo.is_dirty_outside(Some(".ai/"))?;
-    let mut git = GitSinceOpen::new(head.id, head.branch, commits, dirty);
+    // The work tree as `git status --porcelain` lists it. The memory's own files (records
+    // drained into the work tree, candidates) are listed, and are not the work: neither a
+    // dirty tree nor a changed file of the episode.
+    let mut working_tree = ctx.repo.status_entries()?;
+    let dirty = working_tree.iter().any(|e| !e.path.starts_with(".ai/"));
+    for entry in &mut working_tree {
+        entry.path = redacted.clean(&entry.path);
+        entry.from = entry.from.as_deref().map(|f| redacted.clean(f));
+    }
+    let branch = head.branch.as_deref().map(|b| redacted.clean(b));
+    let mut git = GitSinceOpen::new(head.id, branch, commits, dirty);
+    git.working_tree = working_tree;
     git.changed_files.retain(|f| !f.starts_with(".ai/"));
+    for file in &mut git.changed_files {
+        *file = redacted.clean(file);
+    }
     git.elsewhere = elsewhere;
     Ok(git)
+}
+
+/// The episode as records show it: an episode state written before branch names were
+/// redacted (or by hand) is redacted here too.
+fn shown_episode(episode: &EpisodeState, redacted: &mut Redactions) -> EpisodeState {
+    EpisodeState {
+        provider: redacted.clean(&episode.provider),
+        branch: episode.branch.as_deref().map(|b| redacted.clean(b)),
+        ..episode.clone()
+    }
 }
 
 /// Composes the open episode's working context from its three sources.
@@ -355,7 +411,9 @@ pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Er
     let episode = ctx.require_episode()?;
     let read = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &read.lines);
-    let git = git_since_open(ctx, &episode, &window)?;
+    let mut redacted = Redactions::default();
+    let git = git_since_open(ctx, &episode, &window, &mut redacted)?;
+    let episode = shown_episode(&episode, &mut redacted);
     let mut text = compose::compose_context(
         EpisodeSources {
             episode: &episode,
@@ -435,13 +493,15 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         return finish_interrupted_close(ctx, &policy, episode, line, drained, skipped);
     }
     let window = EpisodeWindow::from_lines(&episode.id, &lines);
-    let git = git_since_open(ctx, &episode, &window)?;
+    let mut redacted = Redactions::default();
+    let git = git_since_open(ctx, &episode, &window, &mut redacted)?;
+    let shown = shown_episode(&episode, &mut redacted);
     let closed_at = ctx.now();
-    let summary = summary.map(|s| redact(s).text);
+    let summary = summary.map(|s| redacted.clean(s));
     let summary = summary.as_deref();
     let (record, body) = compose::compose_record(
         EpisodeSources {
-            episode: &episode,
+            episode: &shown,
             git: &git,
             window: &window,
         },
@@ -500,6 +560,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         pruned,
         index_rebuilt,
         resumed: None,
+        redacted: redacted.shapes(),
     })
 }
 
@@ -547,5 +608,6 @@ fn finish_interrupted_close(
         drained,
         pruned,
         index_rebuilt: None,
+        redacted: Vec::new(),
     })
 }

@@ -3,6 +3,7 @@
 
 use super::{Layout, StoreError, WriteOutcome, write_atomic};
 use crate::model::EpisodeState;
+use crate::model::ids::IdKind;
 
 /// The open episode, if any; an unreadable file is `StoreError::EpisodeUnreadable`.
 pub fn read(layout: &Layout) -> Result<Option<EpisodeState>, StoreError> {
@@ -12,12 +13,24 @@ pub fn read(layout: &Layout) -> Result<Option<EpisodeState>, StoreError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(StoreError::io(&path, e)),
     };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| StoreError::EpisodeUnreadable {
+    let episode: EpisodeState =
+        serde_json::from_str(&text).map_err(|e| StoreError::EpisodeUnreadable {
             path: layout.display(&path),
             message: e.to_string(),
-        })
+        })?;
+    // The id stamps every write of the episode and names its files (SPEC §0): a file
+    // whose id does not have the shape of one is not an episode this checkout opened.
+    if !IdKind::Episode.accepts(&episode.id) {
+        return Err(StoreError::EpisodeUnreadable {
+            path: layout.display(&path),
+            message: format!(
+                "id {} does not have the shape of an episode id (like {})",
+                crate::model::ids::shown(&episode.id),
+                IdKind::Episode.example()
+            ),
+        });
+    }
+    Ok(Some(episode))
 }
 
 /// Records `episode` as the open one.

@@ -3,8 +3,10 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// Splits `---\n<yaml>---\n<body>`; `None` when the text has no front matter.
+/// Splits `---\n<yaml>---\n<body>`; `None` when the text has no front matter. A UTF-8
+/// byte order mark before the first `---` (some editors write one) is read past.
 pub fn split(text: &str) -> Option<(&str, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text.strip_prefix("---\n")?;
     if let Some(body) = rest.strip_prefix("---\n") {
         return Some(("", body));
@@ -46,6 +48,14 @@ mod tests {
     struct Front {
         id: String,
         tags: Vec<String>,
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_read_past() {
+        let (back, body): (Front, &str) =
+            parse("\u{feff}---\nid: x\ntags: []\n---\nbody\n").expect("parses");
+        assert_eq!(back.id, "x");
+        assert_eq!(body, "body\n");
     }
 
     #[test]

@@ -77,7 +77,7 @@ fn decision_with_a_task_this_ledger_never_started_is_refused() {
 fn decision_with_a_task_is_stamped_with_it() {
     let repo = TestRepo::initialised();
     repo.start_episode();
-    repo.append_task_started("t-42", "Parse the policy");
+    repo.append_task_started("t-20261130-0042", "Parse the policy");
     let json = repo
         .run(&[
             "--format",
@@ -85,18 +85,18 @@ fn decision_with_a_task_is_stamped_with_it() {
             "decision",
             "Parse with yaml_serde",
             "--task",
-            "t-42",
+            "t-20261130-0042",
         ])
         .success()
         .json();
-    assert_eq!(json["task"], "t-42");
+    assert_eq!(json["task"], "t-20261130-0042");
     let line = repo.ledger().pop().expect("a line");
-    assert_eq!(line["task"], "t-42");
+    assert_eq!(line["task"], "t-20261130-0042");
     let context = repo.run(&["session", "context"]).success();
     assert!(
         context
             .stdout()
-            .contains("Parse with yaml_serde (task t-42)"),
+            .contains("Parse with yaml_serde (task t-20261130-0042)"),
         "{context}"
     );
 }
@@ -370,4 +370,29 @@ fn concurrent_resolves_answer_once() {
         10,
         "each question answered once: {answered:?}"
     );
+}
+
+#[test]
+fn a_task_id_of_the_wrong_shape_is_refused_at_the_edge_even_when_a_line_names_it() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    // A forged `task.started` line makes the id known to the ledger; it is still no id.
+    repo.append_ledger_line(
+        "task.started",
+        Some("../x"),
+        serde_json::json!({"description": "Forged", "scope": []}),
+    );
+    let lines = repo.ledger().len();
+    let error = repo
+        .run(&["--format", "json", "decision", "Use gix", "--task", "../x"])
+        .json_error(3, "id.shape");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("task id \"../x\" does not have the shape of one")),
+        "{error}"
+    );
+    let run = repo.run(&["decision", "Use gix", "--task", "../x"]);
+    run.assert_human_error(3, "does not have the shape of one");
+    assert_eq!(repo.ledger().len(), lines, "nothing was recorded");
 }

@@ -337,3 +337,58 @@ fn watch_exits_0_when_clean_and_11_on_an_advisory_finding() {
     // `doctor` itself does not fail on an advisory.
     repo.run(&["doctor"]).success();
 }
+
+#[test]
+fn watch_does_not_stop_on_an_advisory_whose_fix_is_that_nothing_needs_doing() {
+    let (repo, _) = clean_repo();
+    let episode = repo.start_episode();
+    // A squash merge elsewhere: a tracked session record lists a commit this clone never
+    // had, and a record names it.
+    let gone = "0123456789abcdef0123456789abcdef01234567";
+    let record = format!(
+        "---\nid: 20261129T090000Z-aaaaaa\nschema: session/v1\nprovider: cli\nbranch: feature\nhead_at_open: null\nhead: {gone}\nopened: 2026-11-29T09:00:00Z\nclosed: 2026-11-29T10:00:00Z\ncommits:\n- {gone}\nchanged_files: []\ntasks: []\noutcome: committed\n---\n# Session 20261129T090000Z-aaaaaa\n"
+    );
+    repo.write(".ai/repo/sessions/20261129T090000Z-aaaaaa.md", &record);
+    let id = format!("{episode}-0123456789ab");
+    repo.write(
+        &format!(".ai/repo/knowledge/candidates/{id}.md"),
+        &crate::common::knowledge_record(
+            &id,
+            "candidate",
+            &[&format!("session:{episode}"), &format!("commit:{gone}")],
+            "",
+            "Claim.",
+        ),
+    );
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "A record naming a squashed commit"]);
+    let check = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
+    assert_eq!(check["findings"][0]["rule"], "knowledge.commit-rewritten");
+    assert_eq!(check["findings"][0]["informational"], true);
+    assert!(
+        check["findings"][0]["fix"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("nothing needs doing")),
+        "{check}"
+    );
+    let run = repo.run(&["watch", "--max-runs", "1", "--interval", "0"]);
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(
+        run.stdout().ends_with(
+            "doctor: 0 blocking, 0 advisory finding(s), 1 informational (nothing needs doing)\n"
+        ),
+        "{run}"
+    );
+    assert!(
+        run.stdout().contains("INFO .ai/repo/knowledge/candidates/"),
+        "{run}"
+    );
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        (report["advisory"].clone(), report["informational"].clone()),
+        (json!(0), json!(1))
+    );
+}

@@ -435,3 +435,29 @@ fn a_blocked_task_becomes_a_lesson_with_its_reason() {
     assert!(lesson.contains("nom 8 is not released"), "{lesson}");
     assert!(lesson.contains(&format!("- task:{task}")), "{lesson}");
 }
+
+#[test]
+fn derive_for_an_episode_this_ledger_never_knew_prints_a_fix_that_lists_the_episodes() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    repo.run(&["session", "close"]).success();
+    let unknown = "20261130T090000Z-abcdef";
+    let run = repo.run(&["handover", "--derive", "--episode", unknown]);
+    run.assert_human_error(3, "no ledger line carries this episode");
+    repo.run(&[
+        "--format",
+        "json",
+        "handover",
+        "--derive",
+        "--episode",
+        unknown,
+    ])
+    .json_error(3, "knowledge.episode");
+    let fixes = crate::common::fix_lines(run.stderr());
+    assert_eq!(fixes, ["majordomus session list"], "{run}");
+    // As printed, it lists the episode the handover can be derived for.
+    let listed = repo.run_printed(&fixes[0]);
+    assert!(listed.contains(&episode), "{listed}");
+    repo.run(&["handover", "--derive", "--episode", &episode])
+        .success();
+}

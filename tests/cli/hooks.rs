@@ -1485,7 +1485,7 @@ fn a_failing_provider_hook_exits_0_and_is_recorded_for_doctor() {
     let run = repo.run(&["doctor"]).success();
     assert!(
         run.stdout().contains(&format!(
-            "WARN majordomus.provider-events\n     WARN .ai/local/ledger.jsonl [majordomus.provider-events] #{} 2026-11-30T10:00:00Z: provider hook session-start failed: payload ignored: stdin is not JSON",
+            "WARN majordomus.provider-events\n     WARN .ai/local/ledger.jsonl [majordomus.provider-events] #{} 2026-11-30T10:00:00Z: provider hook session-start (claude-code) failed: payload ignored: stdin is not JSON",
             failed[0]["seq"]
         )),
         "{run}"
@@ -2439,5 +2439,98 @@ fn doctor_names_hooks_a_manager_bypassed_and_a_worktree_without_husky() {
             .lines()
             .any(|l| l.contains("commit.recorded") && l.contains(&episode)),
         "{ledger}"
+    );
+}
+
+#[test]
+fn a_provider_failure_names_its_error_and_the_printed_fix_clears_it() {
+    let repo = TestRepo::initialised();
+    repo.run_with_stdin(
+        &["hook", "session-start", "--provider", "claude-code"],
+        "{\"session_id\": abc",
+    )
+    .success();
+    let failed = repo.ledger_events("provider.event.failed");
+    let run = repo.run(&["doctor"]).success();
+    assert!(
+        run.stdout().contains(&format!(
+            "#{} 2026-11-30T10:00:00Z: provider hook session-start (claude-code) failed: payload ignored: stdin is not JSON",
+            failed[0]["seq"]
+        )),
+        "the recorded error is shown: {run}"
+    );
+    let fixes = crate::common::fix_lines(run.stdout());
+    let fix = fixes
+        .iter()
+        .find(|f| f.starts_with("majordomus hooks"))
+        .unwrap_or_else(|| panic!("no fix for the failure: {run}"));
+    assert_eq!(
+        fix,
+        &format!(
+            "majordomus hooks acknowledge --through {}",
+            failed[0]["seq"]
+        )
+    );
+    let said = repo.run_printed(fix);
+    assert!(
+        said.starts_with("acknowledged 1 provider hook failure(s)"),
+        "{said}"
+    );
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        crate::doctor::rule(&report, "majordomus.provider-events")["status"],
+        "pass",
+        "{report}"
+    );
+    assert_eq!(report["advisory"], 0, "{report}");
+    // The failure stays in the ledger; history still shows it.
+    let history = repo
+        .run(&["history", "--event", "provider.event.failed"])
+        .success();
+    assert!(history.stdout().contains("stdin is not JSON"), "{history}");
+}
+
+#[test]
+fn a_later_success_of_the_same_hook_clears_its_failures() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.write_policy("session: [\n");
+    repo.run_with_stdin(&["hook", "compact", "--provider", "claude-code"], "")
+        .success();
+    let report = repo.run(&["--format", "json", "doctor"]).json();
+    assert_eq!(
+        crate::doctor::rule(&report, "majordomus.provider-events")["status"],
+        "fail",
+        "{report}"
+    );
+    // Mended, the same hook runs through: its failure no longer needs a look.
+    repo.write_policy("{}\n");
+    repo.run_with_stdin(&["hook", "compact", "--provider", "claude-code"], "")
+        .success();
+    let cleared = repo.ledger_events("provider.event.cleared");
+    assert_eq!(cleared.len(), 1, "{}", repo.ledger_text());
+    assert_eq!(cleared[0]["data"]["by"], "success");
+    assert_eq!(cleared[0]["data"]["hook"], "compact");
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        crate::doctor::rule(&report, "majordomus.provider-events")["status"],
+        "pass",
+        "{report}"
+    );
+    // A success of another hook clears nothing of this one.
+    repo.write_policy("session: [\n");
+    repo.run_with_stdin(&["hook", "compact", "--provider", "claude-code"], "")
+        .success();
+    repo.write_policy("{}\n");
+    repo.run_with_stdin(
+        &["hook", "session-start", "--provider", "claude-code"],
+        START_PAYLOAD,
+    )
+    .success();
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        crate::doctor::rule(&report, "majordomus.provider-events")["status"],
+        "fail",
+        "{report}"
     );
 }

@@ -221,14 +221,9 @@ fn hostile_ids_are_refused_by_their_shape_and_write_nothing_outside_ai() {
                 s
             });
             let out = run(&repo, &full, stdin);
-            // `decision --task` only looks the id up (SPEC §3: any id the ledger never
-            // started, `none` included, is `task.known`); every other one is a shape.
-            let rule = if command[0] == "decision" {
-                "task.known"
-            } else {
-                "id.shape"
-            };
-            let error = out.json_error(3, rule);
+            // Every id is checked against its shape at the edge (SPEC §0), a task id for
+            // `decision --task` included.
+            let error = out.json_error(3, "id.shape");
             let message = error["message"].as_str().unwrap_or_default();
             assert!(
                 message.len() < 300,

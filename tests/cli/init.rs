@@ -180,3 +180,46 @@ fn init_outside_a_git_repository_fails() {
             .is_some_and(|m| m.contains("not inside a git repository"))
     );
 }
+
+#[test]
+fn every_next_step_runs_as_printed_and_a_rerun_prints_no_commit_to_make() {
+    let repo = TestRepo::new();
+    let run = repo.run(&["init"]).success();
+    let next = crate::common::next_lines(run.stdout());
+    assert_eq!(
+        next,
+        [
+            "git add .ai .gitignore && git commit -m \"majordomus: init\"",
+            "majordomus hooks install",
+            "majordomus session start",
+        ],
+        "{run}"
+    );
+    for step in &next {
+        repo.run_printed(step);
+    }
+    // What the steps promised: .ai/ and .gitignore committed, the hooks in place, an
+    // episode open.
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let committed = repo.git(&["ls-files"]);
+    for file in SKELETON.iter().chain(&[".gitignore"]) {
+        assert!(
+            committed.lines().any(|l| l == *file),
+            "{file} not committed"
+        );
+    }
+    assert!(
+        repo.read(".git/hooks/post-commit").contains("majordomus"),
+        "the hooks were not installed"
+    );
+    assert!(repo.episode_state().is_some(), "no episode opened");
+    // Run again, there is nothing left to commit: the step is not printed (it would fail).
+    let again = repo.run(&["init"]).success();
+    assert_eq!(
+        crate::common::next_lines(again.stdout()),
+        ["majordomus hooks install", "majordomus session start"],
+        "{again}"
+    );
+    let json = repo.run(&["--format", "json", "init"]).success().json();
+    assert_eq!(json["uncommitted"], serde_json::json!([]));
+}

@@ -926,3 +926,32 @@ fn plan_start_refuses_an_unreadable_plan_under_required() {
     );
     assert_eq!(repo.read(".ai/repo/intents/auth.yaml"), before);
 }
+
+#[test]
+fn a_yml_intent_is_read_by_its_name_and_a_byte_order_mark_is_tolerated() {
+    let repo = plan_repo();
+    let yaml = repo.read(".ai/repo/intents/auth.yaml");
+    std::fs::remove_file(repo.path(".ai/repo/intents/auth.yaml")).expect("remove auth.yaml");
+    // The same intent as `auth.yml`, written by an editor that puts a BOM first.
+    repo.write(".ai/repo/intents/auth.yml", &format!("\u{feff}{yaml}"));
+    // And milestones in a `.yml` of their own.
+    let milestones = repo.read(".ai/repo/intents/milestones.yaml");
+    std::fs::remove_file(repo.path(".ai/repo/intents/milestones.yaml")).expect("remove");
+    repo.write(".ai/repo/intents/milestones.yml", &milestones);
+    let upkeep = binding(&repo, &["--scope", "build/ci.sh"], 0);
+    assert_eq!(upkeep["status"], "maintenance", "{upkeep}");
+    let bound = binding(&repo, &["--issue", "login"], 0);
+    assert_eq!(bound["status"], "bound", "{bound}");
+    assert_eq!(bound["intent"], "auth");
+    // The same intent in both spellings is refused by name, not as the whole plan.
+    repo.write(".ai/repo/intents/auth.yaml", &yaml);
+    let refused = binding(&repo, &["--issue", "login"], 3);
+    assert_eq!(refused["causes"], json!(["plan_unreadable"]), "{refused}");
+    let note = refused["note"].as_str().expect("a note");
+    assert!(
+        note.contains(
+            ".ai/repo/intents/auth.yml: id: `auth` repeats the intent of .ai/repo/intents/auth.yaml"
+        ),
+        "{note}"
+    );
+}

@@ -644,7 +644,7 @@ fn promote_moves_the_candidate_to_curated_with_its_evidence() {
     assert_eq!(
         run.stdout(),
         format!(
-            "promoted {decision} -> {} (verified)\nnext: git add -A .ai/repo/knowledge && git commit\n",
+            "promoted {decision} -> {} (verified)\nnext: git add -A .ai/repo/knowledge && git commit -m \"Verify knowledge {decision}\"\n",
             curated(&decision)
         )
     );
@@ -1666,4 +1666,280 @@ fn edges_are_the_graph_with_external_targets_never_dangling() {
             .contains(&format!("{a} -relations refines-> {dangling} (dangling)")),
         "{human}"
     );
+}
+
+// --- Trust at the seams (step 10) -------------------------------------------------------
+
+/// `knowledge check --format json`'s findings.
+fn check_findings(repo: &TestRepo) -> Vec<Value> {
+    repo.run(&["--format", "json", "knowledge", "check"]).json()["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A candidate of the open episode naming `refs`, written by hand; returns its id.
+fn hand_written_candidate(repo: &TestRepo, refs: &[&str]) -> String {
+    let episode = repo.episode_id();
+    let id = format!("{episode}-0123456789ab");
+    let mut all = vec![format!("session:{episode}")];
+    all.extend(refs.iter().map(|r| (*r).to_owned()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    repo.write(
+        &candidate(&id),
+        &crate::common::knowledge_record(&id, "candidate", &all, "", "Claim."),
+    );
+    id
+}
+
+#[test]
+fn reject_says_what_it_removed_from_the_reason() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    let token = ["ghp_", "1234567890abcdefghijABCDEFGHIJ123456"].concat();
+    let reason = format!("It quotes the deploy token {token}");
+    let json = repo
+        .run(&[
+            "--format",
+            "json",
+            "knowledge",
+            "reject",
+            &decision,
+            "--reason",
+            &reason,
+        ])
+        .success()
+        .json();
+    assert_eq!(json["redacted"], json!(["github-token"]));
+    assert!(!repo.read(&candidate(&decision)).contains(&token));
+    // The human form says it too, as promote does for its evidence.
+    let run = repo
+        .run(&["knowledge", "reject", &answer, "--reason", &reason])
+        .success();
+    assert!(
+        run.stdout()
+            .contains("  removed from the reason: github-token\n"),
+        "{run}"
+    );
+}
+
+#[test]
+fn right_after_an_amend_the_old_commit_is_reported_rewritten_and_promote_writes_its_successor() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.commit("a.txt", "a\n", "First try");
+    let old = repo.head();
+    repo.git(&["commit", "-q", "--amend", "-m", "First try, amended"]);
+    let new = repo.head();
+    // What git hands the post-rewrite hook after the amend.
+    repo.run_with_stdin(
+        &["hook", "post-rewrite", "amend"],
+        &format!("{old} {new}\n"),
+    )
+    .success();
+    // The old object is still there (nothing collected it).
+    assert_eq!(repo.git(&["cat-file", "-t", &old]).trim(), "commit");
+    let id = hand_written_candidate(&repo, &[&format!("commit:{old}")]);
+    let f = check_findings(&repo);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["rule"], "knowledge.commit-rewritten");
+    assert_eq!(f[0]["severity"], "advisory");
+    let message = f[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains(&format!("rewritten by amend into {new}")),
+        "{message}"
+    );
+    let promoted = repo
+        .run_with_stdin(
+            &["--format", "json", "knowledge", "promote", &id],
+            "a.txt holds it",
+        )
+        .success()
+        .json();
+    assert_eq!(promoted["rewritten"], json!([{"old": old, "new": new}]));
+    let curated = repo.read(&curated(&id));
+    assert!(curated.contains(&format!("commit:{new}")), "{curated}");
+    assert!(!curated.contains(&old), "{curated}");
+    repo.run(&["knowledge", "check"]).success();
+    assert_eq!(check_findings(&repo), Vec::<Value>::new());
+}
+
+#[test]
+fn a_successor_that_exists_is_never_called_missing_nor_its_reference_removed() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.commit("a.txt", "a\n", "Rebased work");
+    let gone = "0123456789abcdef0123456789abcdef01234567";
+    repo.append_ledger_line(
+        "commit.rewritten",
+        None,
+        json!({"by": "rebase", "pairs": [{"old": gone, "new": repo.head()}]}),
+    );
+    hand_written_candidate(&repo, &[&format!("commit:{gone}")]);
+    let f = check_findings(&repo);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["rule"], "knowledge.commit-rewritten");
+    let (message, fix) = (
+        f[0]["message"].as_str().expect("message"),
+        f[0]["fix"].as_str().expect("fix"),
+    );
+    assert!(
+        message.contains(&repo.head()) && !message.contains("no longer has"),
+        "{message}"
+    );
+    assert!(!fix.contains("remove"), "{fix}");
+    assert!(fix.contains(&format!("commit:{}", repo.head())), "{fix}");
+}
+
+#[test]
+fn beyond_a_shallow_boundary_a_commit_is_not_in_this_shallow_clone_never_rewritten() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    repo.commit("a.txt", "a\n", "Early work");
+    let early = repo.head();
+    for n in 0..3 {
+        repo.commit(&format!("b{n}.txt"), "b\n", &format!("More work {n}"));
+    }
+    // The session record lists the early commit: the excuse of a squash merge elsewhere.
+    repo.run(&["session", "close"]).success();
+    let record = repo.read(&format!(".ai/repo/sessions/{episode}.md"));
+    assert!(record.contains(&early), "{record}");
+    let id = format!("{episode}-0123456789ab");
+    repo.write(
+        &candidate(&id),
+        &crate::common::knowledge_record(
+            &id,
+            "candidate",
+            &[&format!("session:{episode}"), &format!("commit:{early}")],
+            "",
+            "Claim.",
+        ),
+    );
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Records"]);
+    let url = format!("file://{}", repo.root().display());
+    repo.git_in(
+        repo.base(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
+    let clone = repo.base().join("shallow");
+    let check = repo
+        .run_in(&clone, &["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
+    let f = check["findings"].as_array().expect("findings");
+    assert_eq!(f.len(), 1, "{check}");
+    assert_eq!(f[0]["rule"], "knowledge.commit-shallow", "{check}");
+    assert!(
+        f[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not in this shallow clone") && !m.contains("rewritten")),
+        "{check}"
+    );
+    assert_eq!(f[0]["fix"], "git fetch --unshallow");
+}
+
+#[test]
+fn a_forged_task_line_never_becomes_a_reference_in_a_tracked_candidate() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    // Lines no writer of majordomus makes: a task id that is a path.
+    for (event, data) in [
+        (
+            "task.started",
+            json!({"description": "Forged", "scope": []}),
+        ),
+        ("decision.recorded", json!({"text": "Forged decision"})),
+        ("task.finished", json!({"status": "completed"})),
+    ] {
+        repo.append_ledger_line(event, Some("../x"), data);
+    }
+    // The writer refuses the id at the edge, though a forged line names it.
+    repo.run(&["--format", "json", "decision", "Use it", "--task", "../x"])
+        .json_error(3, "id.shape");
+    let closed = repo
+        .run(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    let derived = &closed["derived"];
+    assert!(
+        derived["skipped"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("does not have the shape of a task id")))),
+        "{derived}"
+    );
+    for id in repo.record_ids(CANDIDATES) {
+        let text = repo.read(&candidate(&id));
+        assert!(
+            !text.contains("../x"),
+            "{id} names the forged task:\n{text}"
+        );
+    }
+    let record = repo.read(&format!(
+        ".ai/repo/sessions/{}.md",
+        closed["episode"].as_str().expect("episode")
+    ));
+    assert!(!record.contains("../x"), "{record}");
+}
+
+#[test]
+fn a_template_placeholder_is_not_evidence_and_the_next_line_commits_without_an_editor() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, _) = closed_with_two_candidates(&mut repo);
+    repo.git(&["add", "-A", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Candidates"]);
+    let run = repo.run(&["knowledge", "promote", &decision]);
+    run.assert_human_error(3, "promotion needs evidence on stdin");
+    let fix = crate::common::fix_lines(run.stderr()).remove(0);
+    let template = fix
+        .split_once("then run: ")
+        .map(|(_, c)| c.to_owned())
+        .unwrap_or_else(|| panic!("no command in the fix: {fix}"));
+    // The template run as it stands is refused, not promoted with its placeholder.
+    let out = repo.sh_printed(&template);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the evidence is a placeholder"),
+        "{out:?}"
+    );
+    repo.run_with_stdin(
+        &["--format", "json", "knowledge", "promote", &decision],
+        "<what shows this holds: a test, a file, a command and its output>",
+    )
+    .json_error(3, "knowledge.evidence");
+    assert!(repo.exists(&candidate(&decision)) && !repo.exists(&curated(&decision)));
+    // With the placeholder replaced, it promotes; its `next:` line commits as printed.
+    let promoted = repo
+        .run_with_stdin(
+            &["knowledge", "promote", &decision],
+            "cargo test ledger_lock passes",
+        )
+        .success();
+    let next = crate::common::next_lines(promoted.stdout());
+    assert_eq!(next.len(), 1, "{promoted}");
+    repo.run_printed(&next[0]);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        format!("Verify knowledge {decision}")
+    );
+}
+
+#[test]
+fn a_byte_order_mark_before_the_front_matter_is_tolerated() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let id = hand_written_candidate(&repo, &[]);
+    let text = repo.read(&candidate(&id));
+    repo.write(&candidate(&id), &format!("\u{feff}{text}"));
+    assert_eq!(check_findings(&repo), Vec::<Value>::new());
+    let shown = repo
+        .run(&["--format", "json", "knowledge", "show", &id])
+        .success()
+        .json();
+    assert_eq!(shown["record"]["id"], id.as_str(), "{shown}");
+    repo.run_with_stdin(&["knowledge", "promote", &id], "the claim holds")
+        .success();
 }

@@ -305,3 +305,18 @@ fn a_section_whose_keys_are_all_commented_out_is_the_defaults() {
         );
     }
 }
+
+#[test]
+fn a_byte_order_mark_before_the_policy_is_tolerated() {
+    let repo = TestRepo::initialised();
+    repo.write_policy("\u{feff}session:\n  knowledge_on_end: false\n");
+    repo.run(&["doctor"]).success();
+    repo.start_episode();
+    repo.run(&["decision", "Keep the BOM"]).success();
+    let closed = repo
+        .run(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    // The key after the mark is read: nothing was derived at the close.
+    assert_eq!(closed["derived"], serde_json::Value::Null, "{closed}");
+}

@@ -1264,3 +1264,129 @@ fn reasoning_check_runs_clean_on_the_majordomus_repository_itself() {
         );
     }
 }
+
+#[test]
+fn record_refuses_a_task_this_checkout_never_started() {
+    let bench = Bench::new(CATALOGUE);
+    let record = json!({
+        "kind": "assessment", "subject": "s", "materiality": "low", "confidence": "low",
+        "hypothesis": "h", "evidence": ["observation:seen"],
+    })
+    .to_string();
+    let error = bench
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "record",
+                "--task",
+                "t-20990101-ffff",
+            ],
+            &record,
+        )
+        .json_error(3, "task.known");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("t-20990101-ffff")),
+        "{error}"
+    );
+    assert!(
+        !bench
+            .repo
+            .exists(".ai/local/state/reasoning/t-20990101-ffff"),
+        "a folder was made for a task nobody started"
+    );
+    // The same for the reads, and for an episode this ledger never opened.
+    bench
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "status",
+                "--task",
+                "t-20990101-ffff",
+            ],
+            "",
+        )
+        .json_error(3, "task.known");
+    bench
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "status",
+                "--task",
+                "_episode-20990101T000000Z-ffffff",
+            ],
+            "",
+        )
+        .json_error(3, "knowledge.episode");
+    // A task this checkout started is accepted.
+    let task = bench
+        .run(
+            &["--format", "json", "task", "start", "Speed up ingest"],
+            "",
+        )
+        .success()
+        .json()["task"]["id"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    bench.run(&["task", "finish"], "").success();
+    bench
+        .run(
+            &["--format", "json", "reasoning", "record", "--task", &task],
+            &record,
+        )
+        .success();
+}
+
+#[test]
+fn the_records_of_a_closed_episode_are_reached_by_its_folder_name() {
+    let bench = Bench::new(CATALOGUE);
+    let episode = bench.repo.episode_id();
+    let assessment = bench.assessment("low");
+    bench.run(&["session", "close"], "").success();
+    let folder = format!("_episode-{episode}");
+    let status = bench
+        .run(
+            &["--format", "json", "reasoning", "status", "--task", &folder],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(status["folder"], folder.as_str());
+    assert!(status.to_string().contains(&assessment), "{status}");
+    // A record for it goes to the same folder, with no episode open.
+    let written = bench
+        .run(
+            &["--format", "json", "reasoning", "record", "--task", &folder],
+            &json!({
+                "kind": "attempt", "assessment": assessment, "tried": "a bigger buffer",
+                "failure": "no change", "invalidated_assumption": "I/O bound",
+                "updated_hypothesis": "the lock",
+            })
+            .to_string(),
+        )
+        .success()
+        .json();
+    assert_eq!(written["task"], folder.as_str());
+    // A folder name that is neither shape stays refused by its shape.
+    bench
+        .run(
+            &[
+                "--format",
+                "json",
+                "reasoning",
+                "status",
+                "--task",
+                "_episode-../x",
+            ],
+            "",
+        )
+        .json_error(3, "id.shape");
+}

@@ -743,7 +743,7 @@ fn the_session_start_hook_gives_the_model_the_areas_knowledge_first() {
         json!({"session_id": "s1", "hook_event_name": "SessionStart", "cwd": repo.root()});
     let run = repo
         .run_with_stdin(
-            &["hook", "session-start", "--provider", "claude-code"],
+            &["hook", "session-start", "--provider", "example-agent"],
             &payload.to_string(),
         )
         .success();

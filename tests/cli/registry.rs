@@ -50,7 +50,7 @@ fn every_operation_has_object_schemas_and_a_unique_name() {
         .collect();
     assert_eq!(
         human_acts,
-        BTreeSet::from(["knowledge.promote", "knowledge.reject"])
+        BTreeSet::from(["hooks.acknowledge", "knowledge.promote", "knowledge.reject"])
     );
     for op in operations.iter().filter(|o| o["human_act"] == true) {
         assert_eq!(op["writes"], true, "a human act writes");

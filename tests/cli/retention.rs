@@ -83,7 +83,7 @@ fn old_lines() -> String {
         (
             "task.started",
             None,
-            Some("t-2026-10-01-abcd"),
+            Some("t-20261001-abcd"),
             json!({"description": "Old task", "scope": []}),
         ),
         // A decision of no episode: pruned (1).
@@ -125,7 +125,7 @@ fn close_prunes_what_retention_lets_go_and_keeps_what_it_must() {
         "decision",
         "Builds on the old task",
         "--task",
-        "t-2026-10-01-abcd",
+        "t-20261001-abcd",
     ])
     .success();
     let close = repo.run_without_stdin(&["session", "close"]).success();
@@ -195,7 +195,7 @@ fn close_prunes_what_retention_lets_go_and_keeps_what_it_must() {
         "decision",
         "Still a known task",
         "--task",
-        "t-2026-10-01-abcd",
+        "t-20261001-abcd",
     ])
     .success();
     let doctor = repo.run(&["--format", "json", "doctor"]).json();

@@ -170,12 +170,16 @@ fn vendor_update_names_the_rules_it_adds_removes_and_changes() {
     assert_eq!(
         run.stdout(),
         format!(
-            "{VENDORED}: updated to the package of majordomus {}\n  added    majordomus.knowledge-stale\n  removed  majordomus.retired-rule\n  changed  majordomus.ledger-health\nnext: git add {VENDORED} && git commit (every clone then checks against it)\n",
+            "{VENDORED}: updated to the package of majordomus {0}\n  added    majordomus.knowledge-stale\n  removed  majordomus.retired-rule\n  changed  majordomus.ledger-health\nnext: git add {VENDORED} && git commit -m \"Vendor the majordomus {0} rules\"\n  (every clone then checks against it)\n",
             env!("CARGO_PKG_VERSION")
         )
     );
     assert_eq!(repo.read(VENDORED), STANDARD);
-    repo.git(&["commit", "-q", "-am", "Vendor the rules of this version"]);
+    // The next step commits as printed: no editor opens.
+    for next in crate::common::next_lines(run.stdout()) {
+        repo.run_printed(&next);
+    }
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
     let report = doctor(&repo, 0);
     assert_eq!(rule(&report, "majordomus.rule-set")["note"], Value::Null);
 }

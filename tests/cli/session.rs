@@ -297,8 +297,9 @@ fn context_composes_the_episode_git_and_the_ledger_window() {
     assert_has_line(text, &format!("- HEAD: {}", busy.commit));
     assert_has_line(
         text,
-        "- working tree: dirty (uncommitted or untracked changes)",
+        "- working tree: dirty (uncommitted or untracked changes); `git status --porcelain` lists 1:",
     );
+    assert_has_line(text, "  - ?? scratch.txt");
     assert_has_line(text, "- commits since open (1):");
     assert_has_line(
         text,
@@ -1062,5 +1063,213 @@ fn list_names_every_episode_newest_first_with_its_record_found_by_id() {
         format!(
             "2 episode(s), newest first\n- {second} [open] (cli, work)\n- {first} (cli, work) closed 2026-11-30T10:00:00Z, committed\n  record: .ai/repo/sessions/{first}.md\n"
         )
+    );
+}
+
+// --- Trust at the seams (step 10) -------------------------------------------------------
+
+#[test]
+fn the_record_redacts_branch_names_paths_and_subjects_in_every_copy() {
+    let repo = TestRepo::initialised();
+    let token = ["ghp_", "1234567890abcdefghijABCDEFGHIJ123456"].concat();
+    repo.git(&["checkout", "-q", "-b", &format!("fix/{token}")]);
+    let started = repo
+        .run(&["--format", "json", "session", "start"])
+        .success()
+        .json();
+    assert_eq!(started["redacted"], serde_json::json!(["github-token"]));
+    let episode = repo.episode_id();
+    // A path with a terminal escape and a bell, a path carrying the token, a subject too.
+    repo.commit("notes/a\u{1b}[31mred\u{7}.txt", "x\n", "Add the notes");
+    repo.commit(
+        &format!("keys/{token}.txt"),
+        "k\n",
+        &format!("Keep {token}"),
+    );
+    let context = repo.run(&["session", "context"]).success();
+    let closed = repo
+        .run(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    assert_eq!(
+        closed["redacted"],
+        serde_json::json!(["control-characters", "github-token"]),
+        "{closed}"
+    );
+    let record = repo.read(&format!(".ai/repo/sessions/{episode}.md"));
+    let snapshot = repo.read(&format!(".ai/local/session-contexts/{episode}.md"));
+    let ledger = repo.ledger_text();
+    for (what, text) in [
+        ("the session record", record.as_str()),
+        ("the opening snapshot", snapshot.as_str()),
+        ("the ledger", ledger.as_str()),
+        ("the working context", context.stdout()),
+    ] {
+        assert!(!text.contains(&token), "{what} carries the token:\n{text}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{what} carries a control character:\n{text:?}"
+        );
+    }
+    let (_, front, body) = split_record(&record);
+    assert_eq!(front["branch"], "fix/[redacted: github-token]");
+    assert_eq!(
+        front["changed_files"],
+        serde_json::json!(["keys/[redacted: github-token].txt", "notes/ared.txt"])
+    );
+    let sections = sections(&body);
+    assert_eq!(
+        section(&sections, "Files"),
+        ["- keys/[redacted: github-token].txt", "- notes/ared.txt"]
+    );
+    assert!(
+        section(&sections, "Commits")
+            .iter()
+            .any(|l| l.contains("Keep [redacted: github-token]")),
+        "{body}"
+    );
+    assert!(
+        snapshot.contains("branch: 'fix/[redacted: github-token]'"),
+        "{snapshot}"
+    );
+    let opened = &repo.ledger_events("session.opened")[0];
+    assert_eq!(opened["data"]["branch"], "fix/[redacted: github-token]");
+    // Every file majordomus wrote is clean of both, whatever its kind.
+    for (path, (bytes, _)) in repo.files() {
+        if path.starts_with(".ai/") {
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(!text.contains(&token), "{path} carries the token");
+        }
+    }
+}
+
+#[test]
+fn a_forged_episode_id_is_unreadable_state_and_nothing_is_stamped_with_it() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let state = repo.read(".ai/local/state/episode.json");
+    repo.write(
+        ".ai/local/state/episode.json",
+        &state.replace(&episode, "../../x"),
+    );
+    let lines = repo.ledger().len();
+    for command in [
+        &["decision", "Stamped with what?"][..],
+        &["checkpoint", "Here"][..],
+        &["question", "Who opened this?"][..],
+        &["session", "close"][..],
+    ] {
+        let mut json = vec!["--format", "json"];
+        json.extend(command);
+        let error = repo.run(&json).json_error(1, "state.episode-unreadable");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("does not have the shape of an episode id")),
+            "{error}"
+        );
+    }
+    assert_eq!(
+        repo.ledger().len(),
+        lines,
+        "a line was stamped with the forged id"
+    );
+    assert!(!repo.ledger_text().contains("../../x"));
+    // The printed fix works as printed: the file is set aside and a new episode opens.
+    let run = repo.run(&["decision", "Stamped with what?"]);
+    assert_eq!(run.code(), 1, "{run}");
+    let fixes = crate::common::fix_lines(run.stderr());
+    assert_eq!(
+        fixes,
+        ["majordomus session start --replace (the unreadable file is kept aside)"]
+    );
+    repo.run_printed("majordomus session start --replace");
+    let decided = repo
+        .run(&["--format", "json", "decision", "Stamped now"])
+        .success()
+        .json();
+    let open = repo.episode_id();
+    assert_eq!(decided["session"], open.as_str());
+    assert!(EPISODE_ID.is_match(&open) && open != episode);
+}
+
+#[test]
+fn the_working_tree_is_listed_as_git_status_porcelain_lists_it() {
+    let repo = TestRepo::initialised();
+    repo.write(".gitignore", ".ai/local/\nbuild/\n");
+    for name in [
+        "modified.txt",
+        "staged.txt",
+        "deleted.txt",
+        "renamed.txt",
+        "both.txt",
+    ] {
+        repo.write(name, &format!("{name}\n"));
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Files to change"]);
+    repo.start_episode();
+    let context = |repo: &TestRepo| repo.run(&["session", "context"]).success();
+    assert!(
+        context(&repo).stdout().contains("- working tree: clean\n"),
+        "{}",
+        context(&repo)
+    );
+    repo.write("untracked.txt", "new\n");
+    repo.write("modified.txt", "changed\n");
+    repo.write("staged.txt", "changed\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("both.txt", "staged\n");
+    repo.git(&["add", "both.txt"]);
+    repo.write("both.txt", "and then changed\n");
+    repo.git(&["rm", "-q", "deleted.txt"]);
+    repo.git(&["mv", "renamed.txt", "moved.txt"]);
+    repo.write("build/out.o", "ignored\n");
+    repo.write("fresh/dir/file.txt", "untracked directory\n");
+    let porcelain: Vec<String> = repo
+        .git(&["status", "--porcelain"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        porcelain.iter().all(|l| !l.contains("build/")),
+        "{porcelain:?}"
+    );
+    let text = context(&repo);
+    let listed: Vec<String> = text
+        .stdout()
+        .lines()
+        .skip_while(|l| !l.starts_with("- working tree:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  - "))
+        .map(|l| l["  - ".len()..].to_owned())
+        .collect();
+    assert_eq!(listed, porcelain, "{text}");
+    assert!(
+        text.stdout().contains(&format!(
+            "- working tree: dirty (uncommitted or untracked changes); `git status --porcelain` lists {}:",
+            porcelain.len()
+        )),
+        "{text}"
+    );
+    // The memory's own files are listed as git lists them, and do not make the tree dirty.
+    repo.git(&["reset", "-q", "--hard"]);
+    repo.git(&["clean", "-qfd"]);
+    repo.write(".ai/repo/sessions/notes.md", "a person's note\n");
+    let text = context(&repo);
+    assert!(
+        text.stdout().contains(
+            "- working tree: clean outside .ai/ (only files under .ai/ changed); `git status --porcelain` lists 1:\n  - ?? .ai/repo/sessions/notes.md (under .ai/: not counted as work)\n"
+        ),
+        "{text}"
+    );
+    let json = repo
+        .run(&["--format", "json", "session", "context"])
+        .success()
+        .json();
+    assert_eq!(json["git"]["dirty"], false);
+    assert_eq!(
+        json["git"]["working_tree"],
+        serde_json::json!([{"code": "??", "path": ".ai/repo/sessions/notes.md"}])
     );
 }

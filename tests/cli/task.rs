@@ -411,3 +411,59 @@ fn a_decision_without_task_is_stamped_with_the_active_task_and_its_reference_res
     assert_eq!(run.code(), 0, "{run}");
     assert_eq!(run.json()["findings"], json!([]));
 }
+
+#[test]
+fn the_scope_notes_fix_runs_as_printed_and_moves_the_file_to_a_task_of_its_own() {
+    let repo = started("off");
+    start(&repo, &["Port the login", "--issue", "login"]);
+    repo.commit(
+        "src/auth/login.rs",
+        "pub fn login() -> bool { true }\n",
+        "Log in",
+    );
+    repo.commit("README.md", "# Now with login\n", "Mention the login");
+    let zeros = "0".repeat(40);
+    let push = |repo: &TestRepo| {
+        let line = format!("refs/heads/main {} refs/heads/main {zeros}\n", repo.head());
+        repo.run_with_stdin(&["hook", "pre-push", "origin", "url"], &line)
+            .success()
+    };
+    let first = push(&repo);
+    let notes: Vec<&str> = first
+        .stderr()
+        .lines()
+        .filter(|l| l.contains("[task.scope]"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{first}");
+    let fixes = crate::common::fix_lines(first.stderr());
+    assert_eq!(fixes.len(), 1, "{first}");
+    let task = repo
+        .run(&["--format", "json", "task", "list"])
+        .success()
+        .json()["active"]
+        .as_str()
+        .expect("an active task")
+        .to_owned();
+    assert_eq!(
+        fixes[0],
+        format!(
+            "majordomus task finish && majordomus task start 'Work on README.md (outside the scope of {task})' --scope README.md"
+        )
+    );
+    repo.run_printed(&fixes[0]);
+    // The file now has a task of its own: the next push says nothing of it.
+    let list = repo
+        .run(&["--format", "json", "task", "list"])
+        .success()
+        .json();
+    let active = list["active"].as_str().expect("the new task is active");
+    assert_ne!(active, task);
+    let tasks = list["tasks"].as_array().expect("tasks");
+    let new = tasks
+        .iter()
+        .find(|t| t["id"] == active)
+        .expect("the new task");
+    assert_eq!(new["scope"], json!(["README.md"]));
+    let second = push(&repo);
+    assert!(!second.stderr().contains("task.scope"), "{second}");
+}

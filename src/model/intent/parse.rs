@@ -12,6 +12,8 @@ use super::{Criterion, Critique, Finding, Intent, IntentStatus, Issue, IssueStat
 
 /// The file under `.ai/repo/intents/` that lists maintenance paths, not an intent.
 pub const MILESTONES_FILE: &str = "milestones.yaml";
+/// The milestones file's stem: `milestones.yaml` or `milestones.yml`.
+const MILESTONES_STEM: &str = "milestones";
 
 /// One file of the intents directory as the caller read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +119,7 @@ impl PlanInput {
         // Parsing YAML is nearly all a binding costs; each file parses on its own, so a
         // large plan spreads over the cores. The checks across files follow, in order.
         let parse = |file: &&PlanFile| {
-            if file_name(&file.path) == MILESTONES_FILE {
+            if stem(file_name(&file.path)) == MILESTONES_STEM {
                 Parsed::Milestones(parse_milestones(&file.text, &file.path))
             } else {
                 Parsed::Intent(parse_intent(&file.text, &file.path))
@@ -131,6 +133,7 @@ impl PlanInput {
         let mut plan = Plan::default();
         let mut errors = Vec::new();
         let mut declared: HashMap<String, String> = HashMap::new();
+        let mut intent_files: HashMap<String, String> = HashMap::new();
         for (file, parsed) in files.into_iter().zip(parsed) {
             let intent = match parsed {
                 Parsed::Milestones(Ok(milestones)) => {
@@ -143,6 +146,17 @@ impl PlanInput {
                     continue;
                 }
             };
+            // `auth.yaml` beside `auth.yml`: one intent in two files, each named.
+            if let Some(first) = intent_files.get(&intent.id) {
+                errors.push(PlanError::DuplicateId {
+                    file: file.path.clone(),
+                    key: "id".to_owned(),
+                    id: intent.id.clone(),
+                    first: format!("the intent of {first}"),
+                });
+                continue;
+            }
+            intent_files.insert(intent.id.clone(), file.path.clone());
             let twice = intent.issues.iter().enumerate().find_map(|(i, issue)| {
                 declared
                     .get(&issue.id)
@@ -190,9 +204,7 @@ impl Plan {
 /// Parses one intent file; `file` names it in errors and its stem must equal the `id`.
 pub fn parse_intent(text: &str, file: &str) -> Result<Intent, PlanError> {
     let intent = parse_intent_content(text, file)?;
-    let stem = file_name(file)
-        .strip_suffix(".yaml")
-        .unwrap_or(file_name(file));
+    let stem = stem(file_name(file));
     if intent.id != stem {
         return Err(PlanError::IdNotFileStem {
             file: file.to_owned(),
@@ -205,6 +217,7 @@ pub fn parse_intent(text: &str, file: &str) -> Result<Intent, PlanError> {
 
 /// Parses `milestones.yaml`: `milestones: [{id, paths[]}]`.
 pub fn parse_milestones(text: &str, file: &str) -> Result<Vec<Milestone>, PlanError> {
+    let text = without_bom(text);
     let r = Reader { file };
     let root = r.document(text)?;
     let map = r.fields(&root, "", &["milestones"], "a mapping with `milestones`")?;
@@ -230,6 +243,7 @@ pub fn parse_milestones(text: &str, file: &str) -> Result<Vec<Milestone>, PlanEr
 /// its result without knowing the file's name): the typed fast path when it can vouch for
 /// the file, else the strict reader, which names what is wrong.
 pub(super) fn parse_intent_content(text: &str, file: &str) -> Result<Intent, PlanError> {
+    let text = without_bom(text);
     match super::fast::parse_intent(text) {
         Some(intent) => Ok(intent),
         None => parse_intent_strictly(text, file),
@@ -407,8 +421,21 @@ pub(super) fn parse_intent_strictly(text: &str, file: &str) -> Result<Intent, Pl
 }
 
 /// The last component of a `/`-separated path.
+/// `text` without a leading UTF-8 byte order mark (some editors write one; it is not YAML).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A plan file's name without its extension: `.yaml`, or `.yml`, which YAML tools write
+/// as often (a `.yml` intent is read like a `.yaml` one, never made a plan-wide error).
+fn stem(name: &str) -> &str {
+    name.strip_suffix(".yaml")
+        .or_else(|| name.strip_suffix(".yml"))
+        .unwrap_or(name)
 }
 
 /// `at.name`, or `name` at the top level.

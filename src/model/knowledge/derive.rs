@@ -86,7 +86,9 @@ pub fn derive_candidates(
         .iter()
         .filter(|l| l.session.as_deref() == Some(episode))
     {
-        let task_ref = line.task.as_ref().map(|t| format!("task:{t}"));
+        // Only an id of a task's shape becomes a reference: a forged or garbled `task` of a
+        // ledger line must not reach a tracked candidate (SPEC §0).
+        let task_ref = line.task_id().map(|t| format!("task:{t}"));
         let (class, stance, title, body, mut refs) = match line.event {
             Event::DecisionRecorded => {
                 let text = line
@@ -96,7 +98,7 @@ pub fn derive_candidates(
                     .trim()
                     .to_owned();
                 let mut refs = vec![ep_ref.clone()];
-                if let Some(t) = &line.task {
+                if let Some(t) = line.task_id() {
                     refs.push(format!("decision:{t}"));
                 }
                 (
@@ -122,17 +124,23 @@ pub fn derive_candidates(
                 )
             }
             Event::TaskFinished => {
-                let Some(task) = line.task.as_deref() else {
+                let Some(task) = line.task_id() else {
                     skipped.push(SkippedSource {
                         seq: line.seq,
                         event: line.event,
-                        reason: "task.finished without a task id".into(),
+                        reason: match &line.task {
+                            None => "task.finished without a task id".into(),
+                            Some(t) => format!(
+                                "task.finished with task {}, which does not have the shape of a task id",
+                                crate::model::ids::shown(t)
+                            ),
+                        },
                     });
                     continue;
                 };
                 let started = lines
                     .iter()
-                    .filter(|l| l.task.as_deref() == Some(task))
+                    .filter(|l| l.task_id() == Some(task))
                     .find_map(LedgerLine::payload::<TaskStarted>)
                     .unwrap_or_default();
                 let description = match started.description.trim() {
@@ -256,7 +264,7 @@ mod tests {
             line(
                 2,
                 Event::DecisionRecorded,
-                Some("t-1"),
+                Some("t-20261130-0001"),
                 json!({"text": "Use gix"}),
             ),
             line(
@@ -275,13 +283,13 @@ mod tests {
             line(
                 6,
                 Event::TaskStarted,
-                Some("t-1"),
+                Some("t-20261130-0001"),
                 json!({"description": "Port", "scope": ["src"]}),
             ),
             line(
                 7,
                 Event::TaskFinished,
-                Some("t-1"),
+                Some("t-20261130-0001"),
                 json!({"status": "blocked", "reason": "No disk"}),
             ),
         ];
@@ -298,7 +306,7 @@ mod tests {
         assert_eq!((d.class, d.stance), (Class::Convention, Stance::Decided));
         assert_eq!(
             d.provenance.derived_from,
-            vec!["session:EP", "decision:t-1"]
+            vec!["session:EP", "decision:t-20261130-0001"]
         );
         assert_eq!(d.date, "2026-11-29", "the evidence day, not the clock");
         let q = &derived[1];
@@ -315,7 +323,12 @@ mod tests {
         assert_eq!(t.body, "No disk");
         assert_eq!(
             t.record.provenance.derived_from,
-            vec!["session:EP", "task:t-1", "commit:aaa", "file:src/a.rs"]
+            vec![
+                "session:EP",
+                "task:t-20261130-0001",
+                "commit:aaa",
+                "file:src/a.rs"
+            ]
         );
     }
 

@@ -214,7 +214,7 @@ mod tests {
             line(
                 2,
                 Event::DecisionRecorded,
-                Some("t-1"),
+                Some("t-20261130-0001"),
                 json!({"text": "Use gix"}),
             ),
             line(

@@ -17,6 +17,21 @@ use serde::{Deserialize, Serialize};
 
 pub const KNOWLEDGE_SCHEMA: &str = "knowledge/v1";
 
+/// The placeholder `text` is, when it is nothing but template placeholders (`<what shows
+/// this holds ...>`, one a line): a template pasted as it stands is not evidence.
+pub fn placeholder(text: &str) -> Option<&str> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().next()?;
+    lines
+        .all(|l| {
+            l.len() >= 2
+                && l.starts_with('<')
+                && l.ends_with('>')
+                && !l[1..l.len() - 1].contains(['<', '>'])
+        })
+        .then_some(first)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
@@ -99,4 +114,22 @@ pub struct KnowledgeRecord {
     pub superseded_by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relations: Option<Vec<String>>,
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use super::placeholder;
+
+    #[test]
+    fn a_template_placeholder_is_not_evidence() {
+        assert_eq!(
+            placeholder("<what shows this holds: a test>\n"),
+            Some("<what shows this holds: a test>")
+        );
+        assert_eq!(placeholder("  <a>\n\n<b>  "), Some("<a>"));
+        assert_eq!(placeholder("tests/parser.rs passes"), None);
+        assert_eq!(placeholder("<b>bold</b> in the docs"), None);
+        assert_eq!(placeholder("see <this> and that"), None);
+        assert_eq!(placeholder(""), None);
+    }
 }

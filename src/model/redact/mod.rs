@@ -37,11 +37,13 @@
 //!
 //! # Cost
 //!
-//! No regex and no set-up: each shape is anchored on a literal (`ghp_`, `AKIA`, `://`,
-//! `-----BEGIN `, `password`, ...), found with the standard substring search, and the
-//! shape's matcher runs only where its anchor occurs. Clean text costs one substring
-//! search per anchor and one lower-cased copy for the case-insensitive anchors, on the
-//! first call as on every other.
+//! No regex: each shape is anchored on a literal (`ghp_`, `AKIA`, `://`, `-----BEGIN `,
+//! `password`, ...), and the shape's matcher runs only where its anchor occurs. A short
+//! text ([`redact`], [`find_shapes`]: a commit subject in a hook) is searched anchor by
+//! anchor, with no set-up. A caller that scans many texts ([`find_shapes_bulk`]: `knowledge
+//! check`, pre-push) uses Aho-Corasick automata built once per process: a plain pass says
+//! whether a text holds any anchor at all (most hold none, and that is all they cost),
+//! and only then one overlapping pass dispatches each anchor to its rules.
 //!
 //! # Precedence
 //!
@@ -100,6 +102,19 @@ pub fn find_shapes(text: &str) -> Vec<&'static str> {
     let (clean, cuts) = strip_controls(text);
     shape_names(
         &secret_hits(&clean, cuts.as_deref().unwrap_or_default()),
+        cuts.is_some(),
+    )
+}
+
+/// [`find_shapes`] for a caller that scans many texts (`knowledge check` reads every
+/// record of the store; pre-push every pushed file): whatever a text's length it is
+/// searched in one pass of the two automata, built once per process, which pays for
+/// itself after a few texts. [`find_shapes`] keeps a lone short text (a hook's commit
+/// subject) off the automata's set-up. Always equal to `find_shapes(text)`.
+pub fn find_shapes_bulk(text: &str) -> Vec<&'static str> {
+    let (clean, cuts) = strip_controls(text);
+    shape_names(
+        &secret_hits_automaton(&clean, cuts.as_deref().unwrap_or_default()),
         cuts.is_some(),
     )
 }
@@ -540,6 +555,11 @@ impl Scan<'_> {
 /// the rules each anchor belongs to: one pass over a text finds every anchor, where a
 /// search per anchor would pass over it some seventy times.
 struct Anchors {
+    /// The same anchors, leftmost-first: whether a text (its lower-cased copy for the
+    /// case-insensitive ones) holds any anchor at all, in plain searches that skip ahead.
+    /// Most text holds none, and then nothing else runs.
+    folded_any: AhoCorasick,
+    exact_any: AhoCorasick,
     exact: AhoCorasick,
     folded: AhoCorasick,
     /// Per pattern of `exact`, then of `folded`: the indices into [`RULES`] it anchors.
@@ -569,13 +589,26 @@ fn anchors() -> &'static Anchors {
                 }
             }
         }
+        // A DFA: a few dozen short literals make a small one, and it is the fastest to
+        // run over the whole store's text.
         let build = |patterns: &[&str]| {
             AhoCorasick::builder()
                 .match_kind(MatchKind::Standard)
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(patterns)
+                .expect("the anchors are a handful of short literals")
+        };
+        // Leftmost-first: the searches that only say whether there is a match may use
+        // the packed (SIMD) searcher, which the overlapping search cannot.
+        let any = |patterns: &[&str]| {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostFirst)
                 .build(patterns)
                 .expect("the anchors are a handful of short literals")
         };
         Anchors {
+            folded_any: any(&folded),
+            exact_any: any(&exact),
             exact: build(&exact),
             folded: build(&folded),
             exact_rules,
@@ -599,15 +632,23 @@ fn secret_hits(text: &str, cuts: &[usize]) -> Vec<Hit> {
     }
 }
 
-/// One pass over every anchor with two Aho-Corasick automata (built once per process).
+/// One pass over every anchor with two Aho-Corasick automata (built once per process),
+/// after a cheaper pass that says whether the text holds an anchor at all.
 fn secret_hits_automaton(text: &str, cuts: &[usize]) -> Vec<Hit> {
+    let anchors = anchors();
+    // No anchor, no shape: every rule is found from one of its anchors. The lower-cased
+    // copy is searched for the case-insensitive ones (a plain search of lower-case
+    // literals, which the packed searcher runs far faster than a case-folding one).
+    let folded = text.to_ascii_lowercase();
+    if !anchors.exact_any.is_match(text) && !anchors.folded_any.is_match(&folded) {
+        return Vec::new();
+    }
     let scan = Scan {
         text,
         bytes: text.as_bytes(),
-        folded: text.to_ascii_lowercase(),
+        folded,
         cuts,
     };
-    let anchors = anchors();
     let mut hits = Vec::new();
     for (automaton, haystack, rules) in [
         (&anchors.exact, text, &anchors.exact_rules),

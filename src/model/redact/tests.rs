@@ -369,6 +369,13 @@ fn one_pass_over_every_anchor_finds_what_a_search_per_anchor_finds() {
             secret_hits_per_anchor(&clean, &cuts),
             "in {spiked:?}"
         );
+        // The bulk entry point (always the automata) names what the other names.
+        assert_eq!(find_shapes_bulk(text), find_shapes(text), "in {text:?}");
+        assert_eq!(
+            find_shapes_bulk(&spiked),
+            find_shapes(&spiked),
+            "in {spiked:?}"
+        );
     }
 }
 

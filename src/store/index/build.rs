@@ -28,6 +28,7 @@ pub(super) fn reads_data(event: Event) -> bool {
             | Event::SessionClosed
             | Event::KnowledgeDerived
             | Event::ProviderEventFailed
+            | Event::ProviderEventCleared
     )
 }
 

@@ -33,8 +33,8 @@ use self::segment::{Segment, SegmentFile};
 use super::ledger::{Rewritten, Skipped, scan_file, unreadable_reason};
 use super::{Layout, Ledger, StoreError, write_atomic_derived};
 use crate::model::event::{
-    KnowledgeDerived, LedgerPruned, ProviderEventFailed, QuestionAsked, QuestionResolved,
-    SessionClosed, TaskFinished, TaskStatus,
+    KnowledgeDerived, LedgerPruned, ProviderEventCleared, ProviderEventFailed, QuestionAsked,
+    QuestionResolved, SessionClosed, TaskFinished, TaskStatus,
 };
 use crate::model::question::LedgerQuestion;
 use crate::model::{Event, LedgerLine, LineDraft};
@@ -293,6 +293,26 @@ impl Folds {
                     self.provider_failures.pop_front();
                 }
                 self.provider_failures_total += 1;
+            }
+            Event::ProviderEventCleared => {
+                let Some(cleared) = line.payload::<ProviderEventCleared>() else {
+                    return;
+                };
+                let before = self.provider_failures.len();
+                self.provider_failures
+                    .retain(|f| !cleared.clears(f.seq, &f.hook, &f.provider));
+                let removed = (before - self.provider_failures.len()) as u64;
+                self.provider_failures_total =
+                    if cleared.hook.is_none() && cleared.provider.is_none() {
+                        // Everything up to `through` is cleared, the failures no longer
+                        // listed among the newest included.
+                        self.provider_failures
+                            .iter()
+                            .filter(|f| f.seq > cleared.through)
+                            .count() as u64
+                    } else {
+                        self.provider_failures_total.saturating_sub(removed)
+                    };
             }
             _ => {}
         }
@@ -807,6 +827,11 @@ impl LedgerIndex {
 
     /// The task `id`: its first `task.started` line and its last `task.finished`.
     pub fn task(&self, id: &str) -> Result<Option<TaskEntry>, StoreError> {
+        // A line whose task is not a task id names no task (SPEC §0): `--task ../x` never
+        // resolves because a forged `task.started` line carries it.
+        if !crate::model::ids::IdKind::Task.accepts(id) {
+            return Ok(None);
+        }
         let lines =
             self.lines_under(Key::Task(id), &[Event::TaskStarted, Event::TaskFinished], 0)?;
         let mut entry: Option<TaskEntry> = None;

@@ -185,7 +185,7 @@ fn random_ledger(rng: &mut Rng, n: u64, first_seq: u64) -> String {
                 json!({"text": "c"}),
             ),
             59..=64 => {
-                let id = format!("t-2026-{:04x}", rng.below(30));
+                let id = format!("t-20261130-{:04x}", rng.below(30));
                 tasks.push(id.clone());
                 line(
                     seq,

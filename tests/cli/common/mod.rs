@@ -859,3 +859,61 @@ impl TestRepo {
             .unwrap_or(0)
     }
 }
+
+// --- Printed `fix:` and `next:` lines, run as printed ---------------------------------------
+
+/// The commands of every `fix: ` line of `text` (an error's, a finding's), in order; the
+/// indentation of a report is not part of the command.
+pub fn fix_lines(text: &str) -> Vec<String> {
+    printed_lines(text, "fix: ")
+}
+
+/// The commands of every `next: ` line of `text`, in order.
+pub fn next_lines(text: &str) -> Vec<String> {
+    printed_lines(text, "next: ")
+}
+
+fn printed_lines(text: &str, prefix: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+impl TestRepo {
+    /// Runs a printed `fix:` or `next:` line exactly as printed (`sh -c`, this build first
+    /// on the `PATH`, no editor to fall back on) in the work tree; panics unless it succeeds.
+    #[track_caller]
+    pub fn run_printed(&self, line: &str) -> String {
+        let out = self.sh_printed(line);
+        assert!(
+            out.status.success(),
+            "the printed `{line}` failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs a printed line as [`TestRepo::run_printed`] does, whatever comes of it.
+    pub fn sh_printed(&self, line: &str) -> std::process::Output {
+        let mut cmd = StdCommand::new("sh");
+        cmd.arg("-c")
+            .arg(line)
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+        self.pin(&mut cmd);
+        let path = format!(
+            "{}:{}",
+            bin().parent().expect("the binary's directory").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        // An editor would wait for a person: a printed command must not need one.
+        cmd.env("PATH", path)
+            .env("GIT_EDITOR", "false")
+            .env("EDITOR", "false")
+            .env("VISUAL", "false")
+            .env("MAJORDOMUS_BIN", bin());
+        cmd.output().expect("spawn sh")
+    }
+}
