@@ -1014,15 +1014,15 @@ fn ledger_line(w: &Writer<'_>, line: &LedgerLine, offset: u64) -> Result<(), Ind
             if let (Some(t), Some(started)) = (&task, line.payload::<TaskStarted>())
                 && crate::model::ids::IdKind::Task.accepts(t)
             {
-                w.insert_task(
-                    t,
-                    episode.as_deref(),
-                    started.issue.as_deref(),
-                    started.intent.as_deref(),
-                    &started.description,
-                    &line.ts,
-                    &started.scope,
-                )?;
+                w.insert_task(&crate::store::recall::TaskRow {
+                    task: t.clone(),
+                    episode: episode.clone(),
+                    issue: started.issue.clone(),
+                    intent: started.intent.clone(),
+                    description: started.description.clone(),
+                    started: line.ts.clone(),
+                    scope: started.scope.clone(),
+                })?;
             }
         }
         _ => {}

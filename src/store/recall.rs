@@ -631,16 +631,16 @@ impl Writer<'_> {
 
     /// A task as its `task.started` line names it, with its scope (each entry with the
     /// directory before its first glob character, for lookups).
-    pub fn insert_task(
-        &self,
-        task: &str,
-        episode: Option<&str>,
-        issue: Option<&str>,
-        intent: Option<&str>,
-        description: &str,
-        started: &str,
-        scope: &[String],
-    ) -> Result<(), IndexError> {
+    pub fn insert_task(&self, row: &TaskRow) -> Result<(), IndexError> {
+        let TaskRow {
+            task,
+            episode,
+            issue,
+            intent,
+            description,
+            started,
+            scope,
+        } = row;
         self.conn
             .execute(
                 "INSERT INTO tasks(task, episode, issue, intent, description, started) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
@@ -974,36 +974,6 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// The newest documents of `kind` with `status`, newest first, at most `limit`.
-    pub fn newest(
-        &self,
-        kind: &str,
-        statuses: &[&str],
-        limit: usize,
-    ) -> Result<Vec<DocRow>, IndexError> {
-        let sql = format!(
-            "SELECT {DOC_COLUMNS} FROM docs WHERE kind = ?1 AND status IN (SELECT value FROM json_each(?2)) ORDER BY date DESC, key LIMIT ?3"
-        );
-        let json = serde_json::to_string(statuses).expect("strings serialise");
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        stmt.query_map(params![kind, json, limit as i64], doc_row)
-            .and_then(Iterator::collect)
-            .map_err(|e| self.err(e))
-    }
-
-    /// How many documents of `kind` have one of `statuses`.
-    pub fn count(&self, kind: &str, statuses: &[&str]) -> Result<usize, IndexError> {
-        let json = serde_json::to_string(statuses).expect("strings serialise");
-        self.conn
-            .query_row(
-                "SELECT count(*) FROM docs WHERE kind = ?1 AND status IN (SELECT value FROM json_each(?2))",
-                params![kind, json],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n as usize)
-            .map_err(|e| self.err(e))
-    }
-
     /// Knowledge documents in `place` with `status`, by key.
     pub fn knowledge_in(&self, places: &[&str], status: &str) -> Result<Vec<DocRow>, IndexError> {
         let sql = format!(
@@ -1157,19 +1127,6 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// Every episode the index knows that ran on `branch`.
-    pub fn episodes_on(&self, branch: &str) -> Result<Vec<String>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT DISTINCT episode FROM episodes WHERE branch = ?1 ORDER BY episode",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map(params![branch], |r| r.get(0))
-            .and_then(Iterator::collect)
-            .map_err(|e| self.err(e))
-    }
-
     pub fn task(&self, task: &str) -> Result<Option<TaskRow>, IndexError> {
         let row = self
             .conn
@@ -1250,21 +1207,6 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))?;
         stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .and_then(Iterator::collect)
-            .map_err(|e| self.err(e))
-    }
-
-    /// The question `id` as it was asked.
-    pub fn question(
-        &self,
-        id: &str,
-    ) -> Result<Option<(String, Option<String>, Option<String>, String)>, IndexError> {
-        self.conn
-            .query_row(
-                "SELECT text, episode, task, asked FROM questions WHERE id = ?1",
-                params![id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .optional()
             .map_err(|e| self.err(e))
     }
 

@@ -702,7 +702,7 @@ fn the_briefing_cuts_say_how_many_and_the_command_lists_exactly_them() {
     let text = json["text"].as_str().expect("text");
     assert!(text.lines().count() <= 20, "{text}");
     let shown = json["knowledge"]["hits"].as_array().expect("hits").len();
-    assert!(shown >= 1 && shown < 30, "{text}");
+    assert!((1..30).contains(&shown), "{text}");
     let command = json["knowledge"]["command"].as_str().expect("command");
     assert!(
         text.contains(&format!("- ... {} more: `{command}`", 30 - shown)),
