@@ -1,0 +1,284 @@
+//! Recall's quality on a real repository's history (issue "Step 9 of 12", item 7): the
+//! older commits become episodes — each commit one episode whose decision is the commit's
+//! subject (derived, promoted: a curated record) and whose session record lists the paths
+//! the commit touched — and the newer commits are held out as queries: their paths, their
+//! subject's words, and both. A record is relevant to a query when its episode touched one
+//! of the held-out commit's files (the knowledge about the area the work is in). Reported:
+//! hit rate at 5 (a relevant record among the first five) and MRR (of the first relevant
+//! record among the first ten), against recency alone as the floor.
+//!
+//! ```text
+//! cargo bench -j2 --bench recall_quality                                   # this repository
+//! MAJORDOMUS_QUALITY_REPO=/path/to/a/clone cargo bench -j2 --bench recall_quality
+//! MAJORDOMUS_QUALITY_HELD_OUT=0.2   # the newest fifth of the commits are the queries
+//! MAJORDOMUS_QUALITY_QUERIES=400    # at most this many queries (evenly spaced)
+//! ```
+//!
+//! Commits that touch more than 40 files (mass renames, vendoring) are neither episodes nor
+//! queries; merges are skipped (their first-parent diff repeats their branch's commits).
+#![forbid(unsafe_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use majordomus::recall::{RecallKind, RecallRequest};
+use majordomus::{Clock, Ctx};
+
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+const MAX_FILES: usize = 40;
+
+struct Commit {
+    time: i64,
+    subject: String,
+    paths: Vec<String>,
+}
+
+fn git(dir: &Path, args: &[&str]) -> BenchResult<String> {
+    let out = Command::new("git").args(args).current_dir(dir).output()?;
+    if !out.status.success() {
+        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Every non-merge commit, oldest first, with its subject and the paths it touched.
+fn history(repo: &Path) -> BenchResult<Vec<Commit>> {
+    let log = git(
+        repo,
+        &[
+            "log",
+            "--reverse",
+            "--no-merges",
+            "--format=%x00%ct%x1f%s",
+            "--name-only",
+        ],
+    )?;
+    let mut out = Vec::new();
+    for chunk in log.split('\0').filter(|c| !c.trim().is_empty()) {
+        let mut lines = chunk.lines();
+        let Some(head) = lines.next() else { continue };
+        let Some((time, subject)) = head.split_once('\u{1f}') else {
+            continue;
+        };
+        let paths: Vec<String> = lines
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if paths.is_empty() || paths.len() > MAX_FILES {
+            continue;
+        }
+        out.push(Commit {
+            time: time.parse().unwrap_or(0),
+            subject: subject.trim().to_owned(),
+            paths,
+        });
+    }
+    Ok(out)
+}
+
+fn episode_id(n: usize, time: i64) -> String {
+    let at =
+        time::OffsetDateTime::from_unix_timestamp(time).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    format!(
+        "{}-{:06x}",
+        majordomus::model::time::stamp(at),
+        n & 0xff_ffff
+    )
+}
+
+/// Front-matter-safe one-line text.
+fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace(['"', '\\'], "'")
+}
+
+/// The store: a curated record and a session record for every episode.
+fn build(root: &Path, corpus: &[Commit]) -> BenchResult<BTreeMap<String, BTreeSet<String>>> {
+    git(root, &["init", "-q", "-b", "main"])?;
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_majordomus"));
+    let status = Command::new(&bin).arg("init").current_dir(root).output()?;
+    if !status.status.success() {
+        return Err("majordomus init failed".into());
+    }
+    let curated = root.join(".ai/repo/knowledge/curated");
+    let sessions = root.join(".ai/repo/sessions");
+    std::fs::create_dir_all(&curated)?;
+    std::fs::create_dir_all(&sessions)?;
+    // Each record id → the files its episode touched (what makes it relevant).
+    let mut touched = BTreeMap::new();
+    for (n, c) in corpus.iter().enumerate() {
+        let ep = episode_id(n, c.time);
+        let at = time::OffsetDateTime::from_unix_timestamp(c.time)
+            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+        let day = &majordomus::model::time::rfc3339(at)[..10];
+        let ts = majordomus::model::time::rfc3339(at);
+        let id = format!("{ep}-{:012x}", n);
+        let title: String = plain(&c.subject).chars().take(100).collect();
+        std::fs::write(
+            curated.join(format!("{id}.md")),
+            format!(
+                "---\nid: {id}\nschema: knowledge/v1\nclass: convention\nstatus: verified\nstance: decided\ntitle: \"{title}\"\ndate: {day}\nprovenance:\n  origin: extracted\n  derived_from:\n  - session:{ep}\n---\n{}\n",
+                plain(&c.subject)
+            ),
+        )?;
+        let files: String = c
+            .paths
+            .iter()
+            .map(|p| format!("- \"{}\"\n", plain(p)))
+            .collect();
+        std::fs::write(
+            sessions.join(format!("{ep}.md")),
+            format!(
+                "---\nid: {ep}\nschema: session/v1\nprovider: history\nbranch: main\nhead_at_open: null\nhead: null\nopened: {ts}\nclosed: {ts}\ncommits: []\nchanged_files:\n{files}tasks: []\noutcome: committed\n---\n# Session {ep}\n\n## Summary\nNo summary was given.\n"
+            ),
+        )?;
+        touched.insert(id, c.paths.iter().cloned().collect());
+    }
+    Ok(touched)
+}
+
+#[derive(Default)]
+struct Score {
+    queries: usize,
+    hits5: usize,
+    reciprocal: f64,
+}
+
+impl Score {
+    fn add(&mut self, ranked: &[String], relevant: &BTreeSet<&str>) {
+        self.queries += 1;
+        if let Some(rank) = ranked.iter().position(|id| relevant.contains(id.as_str())) {
+            if rank < 5 {
+                self.hits5 += 1;
+            }
+            self.reciprocal += 1.0 / (rank + 1) as f64;
+        }
+    }
+
+    fn row(&self, what: &str) -> String {
+        let n = self.queries.max(1) as f64;
+        format!(
+            "| {what} | {} | {:.3} | {:.3} |",
+            self.queries,
+            self.hits5 as f64 / n,
+            self.reciprocal / n
+        )
+    }
+}
+
+fn main() -> BenchResult<()> {
+    let repo = std::env::var_os("MAJORDOMUS_QUALITY_REPO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let held_out: f64 = std::env::var("MAJORDOMUS_QUALITY_HELD_OUT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.2);
+    let max_queries: usize = std::env::var("MAJORDOMUS_QUALITY_QUERIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let commits = history(&repo)?;
+    let split = ((commits.len() as f64) * (1.0 - held_out)) as usize;
+    let (corpus, later) = commits.split_at(split);
+    let dir = tempfile::Builder::new()
+        .prefix("majordomus-recall-quality-")
+        .tempdir()?;
+    let root = dir.path().canonicalize()?;
+    let started = Instant::now();
+    let touched = build(&root, corpus)?;
+    let ctx = Ctx::open(&root, Clock::System)?;
+    // The first read builds the index.
+    majordomus::recall::recall(&ctx, RecallRequest::default())?;
+    eprintln!(
+        "{}: {} commits, {} episodes, {} held out; store and index in {:.1} s",
+        repo.display(),
+        commits.len(),
+        corpus.len(),
+        later.len(),
+        started.elapsed().as_secs_f64()
+    );
+    // Answerable queries: a held-out commit some episode's files overlap.
+    let by_file: BTreeMap<&str, Vec<&str>> = {
+        let mut m: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (id, files) in &touched {
+            for f in files {
+                m.entry(f.as_str()).or_default().push(id.as_str());
+            }
+        }
+        m
+    };
+    let answerable: Vec<(&Commit, BTreeSet<&str>)> = later
+        .iter()
+        .filter_map(|c| {
+            let relevant: BTreeSet<&str> = c
+                .paths
+                .iter()
+                .filter_map(|p| by_file.get(p.as_str()))
+                .flatten()
+                .copied()
+                .collect();
+            (!relevant.is_empty()).then_some((c, relevant))
+        })
+        .collect();
+    let step = answerable.len().div_ceil(max_queries.max(1)).max(1);
+    let queries: Vec<&(&Commit, BTreeSet<&str>)> = answerable.iter().step_by(step).collect();
+    let ranked = |request: RecallRequest| -> BenchResult<Vec<String>> {
+        Ok(majordomus::recall::recall(&ctx, request)?
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect())
+    };
+    let base = |query: Option<String>, paths: Vec<String>| RecallRequest {
+        query,
+        path: paths,
+        kind: vec![RecallKind::Knowledge],
+        limit: Some(10),
+        ..RecallRequest::default()
+    };
+    let (mut paths, mut words, mut both, mut recency) = (
+        Score::default(),
+        Score::default(),
+        Score::default(),
+        Score::default(),
+    );
+    let timed = Instant::now();
+    let newest = ranked(base(None, Vec::new()))?;
+    for (commit, relevant) in &queries {
+        let files: Vec<String> = commit.paths.iter().take(10).cloned().collect();
+        paths.add(&ranked(base(None, files.clone()))?, relevant);
+        words.add(
+            &ranked(base(Some(commit.subject.clone()), Vec::new()))?,
+            relevant,
+        );
+        both.add(
+            &ranked(base(Some(commit.subject.clone()), files))?,
+            relevant,
+        );
+        recency.add(&newest, relevant);
+    }
+    let per = timed.elapsed().as_secs_f64() * 1e3 / (queries.len().max(1) * 3) as f64;
+    println!(
+        "\nrecall quality on {} ({} episodes; {} of {} held-out commits answerable, {} asked; {:.1} ms a recall in-process)",
+        repo.display(),
+        corpus.len(),
+        answerable.len(),
+        later.len(),
+        queries.len(),
+        per
+    );
+    println!("| queries by | n | hit rate at 5 | MRR (first 10) |");
+    println!("| --- | ---: | ---: | ---: |");
+    println!("{}", paths.row("paths"));
+    println!("{}", words.row("words (the commit's subject)"));
+    println!("{}", both.row("paths and words"));
+    println!("{}", recency.row("recency alone (the floor)"));
+    Ok(())
+}
