@@ -37,3 +37,4 @@ mod setup;
 mod sharing;
 mod task;
 mod timing;
+mod worktrees;
