@@ -93,6 +93,34 @@ fn installed(client: Client) -> Option<PathBuf> {
     None
 }
 
+/// `program` at the root of `repo`, as [`TestRepo::program_in`] runs it, without the
+/// clients' own settings from the caller's environment (API keys, base URLs, a cloud
+/// provider switch): no run reaches a real model API; each test sets what it needs.
+fn client_command(repo: &TestRepo, program: &Path) -> Command {
+    const SETTINGS: [&str; 10] = [
+        "ANTHROPIC_",
+        "CLAUDE_",
+        "GEMINI_",
+        "GOOGLE_",
+        "OPENAI_",
+        "CODEX_",
+        "AWS_",
+        "AZURE_",
+        "VERTEX",
+        "CLOUD_ML_",
+    ];
+    let mut cmd = repo.program_in(repo.root(), program);
+    for (key, _) in std::env::vars_os() {
+        if SETTINGS
+            .iter()
+            .any(|p| key.to_string_lossy().starts_with(p))
+        {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
 /// Runs `cmd` (stdout and stderr piped) to its end, killing it after [`SESSION`].
 fn run_to_end(mut cmd: Command, what: &str) -> Output {
     let mut child = cmd
@@ -852,7 +880,7 @@ fn one_session(
 #[test]
 fn claude_code_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
     one_session(CLAUDE_CODE, true, |repo, model, program| {
-        let mut cmd = repo.program_in(repo.root(), program);
+        let mut cmd = client_command(repo, program);
         cmd.args([
             "-p",
             PROMPT,
@@ -885,7 +913,7 @@ fn gemini_cli_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
             })
             .to_string(),
         );
-        let mut cmd = repo.program_in(repo.root(), program);
+        let mut cmd = client_command(repo, program);
         cmd.args([
             "-p",
             PROMPT,
@@ -923,7 +951,7 @@ fn codex_home_config(repo: &TestRepo, model: Option<&FakeModel>) {
 fn codex_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
     one_session(CODEX, true, |repo, model, program| {
         codex_home_config(repo, Some(model));
-        let mut cmd = repo.program_in(repo.root(), program);
+        let mut cmd = client_command(repo, program);
         // Hooks run only once trusted (`/hooks` in the TUI); this run vets its own.
         cmd.args(["exec", "--dangerously-bypass-hook-trust", PROMPT])
             .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
@@ -933,7 +961,7 @@ fn codex_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
 
 /// `codex mcp list --json` in `repo`: the servers Codex reads from the project's config.
 fn codex_servers(repo: &TestRepo, program: &Path) -> Result<Vec<Value>, String> {
-    let mut cmd = repo.program_in(repo.root(), program);
+    let mut cmd = client_command(repo, program);
     cmd.args(["mcp", "list", "--json"]);
     let out = run_to_end(cmd, "codex mcp list");
     if !out.status.success() {
