@@ -684,6 +684,13 @@ impl Session<'_> {
     fn check(&self, briefing_names_episode: bool) {
         let context = self.context();
         assert!(self.output.status.success(), "{context}");
+        // Codex clamps a SessionEnd hook's timeout to 3 s and warns at every start when
+        // the file asks for more ("warning: clamping SessionEnd hook timeout to 3s").
+        let stderr = String::from_utf8_lossy(&self.output.stderr);
+        assert!(
+            !stderr.contains("clamping"),
+            "the client corrected what setup wrote: {context}"
+        );
         let opened: Vec<Value> = self
             .repo
             .ledger_events("session.opened")
