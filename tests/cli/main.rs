@@ -5,6 +5,7 @@ mod common;
 
 mod authored;
 mod briefing_accounting;
+mod clients;
 mod cockpit;
 mod compat;
 mod concurrency;
