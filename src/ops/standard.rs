@@ -39,7 +39,7 @@ impl Registry {
             .register(op("recall.show", "show", "Read one recall hit whole (<kind>:<id>).", recall::show).http("/api/v1/recall/show"))
             .register(op("worktrees", "worktrees", "The other worktrees of this clone: each one's open episode, task and scope, checkpoint, questions, decisions.", worktrees::list))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
-            .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
+            .register(op("briefing", "briefing", "The opening briefing: open questions, what is known about the work at hand, candidates, other worktrees, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))
             .register(op("knowledge.derive", "knowledge derive", "Derive knowledge candidates from an episode's ledger lines and commits, deterministically.", knowledge::derive).writes().idempotent())
             .register(op("knowledge.promote", "knowledge promote", "Promote a candidate to curated knowledge, with evidence (a human act).", knowledge::promote).human_act().http("/api/v1/knowledge/{id}/promote"))
