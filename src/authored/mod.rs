@@ -36,6 +36,7 @@ pub struct QuestionRequest {
 /// `question.resolve`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "QuestionResolveRequest")]
 pub struct ResolveRequest {
     /// The question id `question.ask` returned.
     pub id: String,

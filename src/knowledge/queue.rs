@@ -27,6 +27,7 @@ pub struct CandidatesRequest {
 /// `knowledge.status` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KnowledgeStatusRequest")]
 pub struct StatusRequest {}
 
 /// Where a pending candidate was found.
