@@ -61,6 +61,8 @@ pub enum UsageError {
     UnknownOperation { name: String },
     #[error("{what}: not UTF-8 text ({message})")]
     NotUtf8 { what: String, message: String },
+    #[error("handover --resolve {}: {why}", crate::model::ids::shown_plain(file))]
+    HandoverFile { file: String, why: &'static str },
     #[error("{0}")]
     Arguments(String),
 }
@@ -296,6 +298,7 @@ impl UsageError {
             UsageError::InvalidRequest { .. } => "request.valid",
             UsageError::UnknownOperation { .. } => "request.operation",
             UsageError::NotUtf8 { .. } => "input.utf8",
+            UsageError::HandoverFile { .. } => "handover.file",
             UsageError::Arguments(_) => "usage",
         }
     }
@@ -322,6 +325,10 @@ impl UsageError {
                 Some("majordomus schema (lists every operation)".into())
             }
             UsageError::Arguments(_) => Some("majordomus --help".into()),
+            UsageError::HandoverFile { .. } => Some(
+                "majordomus handover --resolve (the newest handover; each is a file under .ai/local/state/handovers/)"
+                    .into(),
+            ),
             UsageError::NotUtf8 { .. } => Some(
                 "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),
             ),
@@ -405,9 +412,11 @@ impl Error {
     pub fn class(&self) -> Class {
         match self {
             Error::Usage(_) => Class::Usage,
-            Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
-                Class::Usage
-            }
+            Error::Git(
+                GitError::UnknownBranch { .. }
+                | GitError::InvalidBranchName { .. }
+                | GitError::NoSuchDirectory { .. },
+            ) => Class::Usage,
             Error::Refused(_) => Class::Refused,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
@@ -427,6 +436,7 @@ impl Error {
             Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
                 "usage"
             }
+            Error::Git(GitError::InvalidBranchName { .. }) => "branch.name",
             Error::Git(_) => "git",
             Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
             Error::Store(StoreError::IdShape { .. }) => "id.shape",
@@ -444,7 +454,9 @@ impl Error {
             Error::Git(GitError::NotARepository { .. }) => {
                 Some("run inside a git work tree, or `git init` one".into())
             }
-            Error::Git(GitError::UnknownBranch { .. }) => Some("git branch --list".into()),
+            Error::Git(GitError::UnknownBranch { .. } | GitError::InvalidBranchName { .. }) => {
+                Some("git branch --list".into())
+            }
             Error::Git(GitError::NoSuchDirectory { .. }) => {
                 Some("give -C a directory that exists (or leave it out)".into())
             }

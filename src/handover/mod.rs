@@ -24,6 +24,7 @@ pub const HANDOVER_SCHEMA: &str = "handover/v1";
 /// `handover.derive`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "HandoverDeriveRequest")]
 pub struct DeriveRequest {
     /// The episode (default: the open one, else the last closed one).
     #[serde(default)]
@@ -33,6 +34,7 @@ pub struct DeriveRequest {
 /// `handover.resolve`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "HandoverResolveRequest")]
 pub struct ResolveRequest {
     /// The handover file (default: the newest under `.ai/local/state/handovers/`).
     #[serde(default)]
@@ -77,6 +79,7 @@ pub struct Handover {
 
 /// What `handover --resolve` answers.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "HandoverResolution")]
 pub struct Resolution {
     pub file: String,
     /// `unchanged`, `evidence_moved`, `plan_changed` or `unknown`.
@@ -330,21 +333,59 @@ pub fn resolve(ctx: &Ctx, request: ResolveRequest) -> Result<Resolution, Error> 
     let path = match &request.file {
         Some(f) => {
             let p = std::path::PathBuf::from(f);
-            if p.is_absolute() {
+            let path = if p.is_absolute() {
                 p
             } else {
                 ctx.layout.root().join(p)
+            };
+            // Bad input is a usage error naming the file as given, never an I/O failure.
+            let why = if f.trim().is_empty() {
+                Some("the file name is empty")
+            } else if path.is_dir() {
+                Some("a directory, not a handover file")
+            } else if !path.exists() {
+                Some("no such file")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(crate::UsageError::HandoverFile {
+                    file: f.clone(),
+                    why,
+                }
+                .into());
             }
+            path
         }
         None => newest(ctx)?.ok_or(Refusal::NoHandover)?,
     };
     let file = ctx.layout.display(&path);
-    let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
-    let (front, _) =
-        frontmatter::parse::<HandoverFront>(&text).map_err(|message| StoreError::Malformed {
-            path: path.clone(),
-            message,
-        })?;
+    let read = std::fs::read_to_string(&path)
+        .map_err(|e| Error::from(StoreError::io(&path, e)))
+        .and_then(|text| {
+            frontmatter::parse::<HandoverFront>(&text)
+                .map(|(front, _)| front)
+                .map_err(|message| {
+                    StoreError::Malformed {
+                        path: path.clone(),
+                        message,
+                    }
+                    .into()
+                })
+        });
+    let front = match (read, &request.file) {
+        (Ok(parsed), _) => parsed,
+        // A file the caller named that is no handover is bad input; the newest handover
+        // unreadable is broken state.
+        (Err(_), Some(f)) => {
+            return Err(crate::UsageError::HandoverFile {
+                file: f.clone(),
+                why: "not a handover file (no readable handover/v1 front matter)",
+            }
+            .into());
+        }
+        (Err(e), None) => return Err(e),
+    };
     let named = front.issue.is_some() || front.intent.is_some() || front.exemption.is_some();
     // Maintenance work names nothing; its scope and pins are what it began under.
     let maintenance = !named && !front.scope.is_empty() && front.plan_revision.is_some();
