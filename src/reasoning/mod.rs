@@ -323,10 +323,24 @@ fn refusal(r: validate::RecordRefusal) -> Error {
 #[serde(deny_unknown_fields)]
 pub struct RecordRequest {
     /// The record: a JSON object with `kind` and the kind's fields (SPEC §7).
+    #[schemars(schema_with = "record_schema")]
     pub record: serde_json::Value,
     /// The task the record belongs to (default: the active task, else the episode).
     #[serde(default)]
     pub task: Option<String>,
+}
+
+/// A record is typed `object` in the request schema (SPEC §9), so that a client builds
+/// one (the MCP Inspector sends an untyped field as a string); the writer names what a
+/// record of its kind lacks.
+fn record_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "properties": {"kind": {"type": "string", "enum": [
+            "assessment", "disagreement", "resolution", "conclusion", "validation", "attempt"
+        ]}},
+        "required": ["kind"]
+    })
 }
 
 /// A stored reasoning record, `id` at the top level.
