@@ -62,7 +62,11 @@ pub enum UsageError {
     #[error("{what}: not UTF-8 text ({message})")]
     NotUtf8 { what: String, message: String },
     #[error("handover --resolve {}: {why}", crate::model::ids::shown_plain(file))]
-    HandoverFile { file: String, why: &'static str },
+    HandoverFile {
+        file: String,
+        why: &'static str,
+        fix: &'static str,
+    },
     #[error("{0}")]
     Arguments(String),
 }
@@ -325,10 +329,7 @@ impl UsageError {
                 Some("majordomus schema (lists every operation)".into())
             }
             UsageError::Arguments(_) => Some("majordomus --help".into()),
-            UsageError::HandoverFile { .. } => Some(
-                "majordomus handover --resolve (the newest handover; each is a file under .ai/local/state/handovers/)"
-                    .into(),
-            ),
+            UsageError::HandoverFile { fix, .. } => Some((*fix).into()),
             UsageError::NotUtf8 { .. } => Some(
                 "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),
             ),

@@ -38,6 +38,7 @@ pub struct DeriveRequest {
 pub struct ResolveRequest {
     /// The handover file (default: the newest under `.ai/local/state/handovers/`).
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub file: Option<String>,
 }
 
@@ -325,6 +326,16 @@ pub fn newest(ctx: &Ctx) -> Result<Option<std::path::PathBuf>, Error> {
     Ok(newest.map(|n| dir.join(n)))
 }
 
+/// The fix of a named file that is no handover: list the handovers there are, or derive
+/// one when there is none.
+fn bad_file_fix(ctx: &Ctx) -> Result<&'static str, Error> {
+    Ok(if newest(ctx)?.is_some() {
+        "ls .ai/local/state/handovers/"
+    } else {
+        "majordomus handover --derive"
+    })
+}
+
 /// `majordomus handover --resolve [FILE]`: re-asks the binding with the handover's names
 /// and answers `unchanged`, `evidence_moved`, `plan_changed` (wins when both pins moved)
 /// or `unknown`, with why.
@@ -339,6 +350,7 @@ pub fn resolve(ctx: &Ctx, request: ResolveRequest) -> Result<Resolution, Error> 
                 ctx.layout.root().join(p)
             };
             // Bad input is a usage error naming the file as given, never an I/O failure.
+            let fix = bad_file_fix(ctx)?;
             let why = if f.trim().is_empty() {
                 Some("the file name is empty")
             } else if path.is_dir() {
@@ -352,6 +364,7 @@ pub fn resolve(ctx: &Ctx, request: ResolveRequest) -> Result<Resolution, Error> 
                 return Err(crate::UsageError::HandoverFile {
                     file: f.clone(),
                     why,
+                    fix,
                 }
                 .into());
             }
@@ -381,6 +394,7 @@ pub fn resolve(ctx: &Ctx, request: ResolveRequest) -> Result<Resolution, Error> 
             return Err(crate::UsageError::HandoverFile {
                 file: f.clone(),
                 why: "not a handover file (no readable handover/v1 front matter)",
+                fix: bad_file_fix(ctx)?,
             }
             .into());
         }

@@ -21,6 +21,7 @@ const CANDIDATES_PREFIX: &str = ".ai/repo/knowledge/candidates/";
 pub struct CandidatesRequest {
     /// List the candidates in this local branch's tree instead of the work tree.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub branch: Option<String>,
 }
 
