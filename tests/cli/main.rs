@@ -8,6 +8,7 @@ mod briefing_accounting;
 mod cockpit;
 mod compat;
 mod concurrency;
+mod contract;
 mod crash;
 mod demo;
 mod doctor;
