@@ -210,8 +210,7 @@ fn operation_object(
                 // The body is the request without the fields the path fills.
                 Some(name) if !path_params.is_empty() => {
                     let mut body = request.clone();
-                    if let Some(props) = body.get_mut("properties").and_then(Value::as_object_mut)
-                    {
+                    if let Some(props) = body.get_mut("properties").and_then(Value::as_object_mut) {
                         for name in &path_params {
                             props.remove(*name);
                         }

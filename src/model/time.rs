@@ -63,6 +63,10 @@ mod tests {
         assert_eq!(parse("2026-11-30T18:48:47+01:00"), Some(at));
         assert_eq!(parse("2026-11-30"), Some(datetime!(2026-11-30 0:00 UTC)));
         assert_eq!(parse("yesterday"), None);
-        assert_eq!(parse("9999-12-31T23:00:00-05:00"), None, "past year 9999 in UTC");
+        assert_eq!(
+            parse("9999-12-31T23:00:00-05:00"),
+            None,
+            "past year 9999 in UTC"
+        );
     }
 }
