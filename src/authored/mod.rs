@@ -63,8 +63,8 @@ pub struct Recorded {
     /// The question id (questions and answers only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// Secret shapes removed from the text before it was written (`[redacted: <shape>]`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Secret shapes removed from the text before it was written (`[redacted: <shape>]`;
+    /// always there, empty when nothing was).
     pub redacted: Vec<String>,
     /// Set when the lookup before the write rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -320,3 +320,48 @@ pub fn openapi(registry: &Registry) -> Value {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_component_is_one_type_under_its_own_name() {
+        let document = openapi(&Registry::standard());
+        let schemas = document["components"]["schemas"]
+            .as_object()
+            .expect("components");
+        // schemars numbers a second type of a taken name (`Status2`): none may be left.
+        for name in schemas.keys() {
+            assert!(
+                !name.ends_with(|c: char| c.is_ascii_digit()),
+                "{name}: two types under one name"
+            );
+        }
+        for name in [
+            "RecordStatus",
+            "KnowledgeStance",
+            "AdvisorStance",
+            "EpisodeOutcome",
+            "ValidationOutcome",
+            "KnowledgeProvenance",
+            "ConclusionProvenance",
+            "OpeningSnapshot",
+            "AvailabilitySnapshot",
+        ] {
+            assert!(schemas.contains_key(name), "{name} has a component");
+        }
+        for shared in ["Status", "Stance", "Outcome", "Provenance", "Snapshot"] {
+            assert!(!schemas.contains_key(shared), "{shared} names which type?");
+        }
+        // Every reference resolves to a component.
+        let text = document.to_string();
+        for reference in text.split("\"$ref\":\"").skip(1) {
+            let target = reference.split('"').next().expect("a reference");
+            let name = target
+                .strip_prefix(COMPONENTS)
+                .unwrap_or_else(|| panic!("{target}: not a component"));
+            assert!(schemas.contains_key(name), "{target} dangles");
+        }
+    }
+}

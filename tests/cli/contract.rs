@@ -266,6 +266,18 @@ impl Driver {
         Some(value)
     }
 
+    /// Notes each of `keys` (a JSON pointer each) that `value` lacks: fields SPEC §10
+    /// says a result always carries.
+    fn require(&mut self, name: &str, value: Option<&Value>, keys: &[&str]) {
+        let Some(value) = value else { return };
+        for key in keys {
+            if value.pointer(key).is_none() {
+                self.problems
+                    .push(format!("{:?} {name}: no {key} in {value}", self.surface));
+            }
+        }
+    }
+
     /// The operations this surface offers.
     fn offered(&self) -> BTreeSet<&'static str> {
         self.registry
@@ -300,7 +312,8 @@ fn script(d: &mut Driver) {
         &["session", "start", "--provider", "contract"],
         "",
     );
-    d.run("session.context", json!({}), &["session", "context"], "");
+    let context = d.run("session.context", json!({}), &["session", "context"], "");
+    d.require("session.context", context.as_ref(), &["/git/elsewhere"]);
     d.run(
         "session.snapshot",
         json!({}),
@@ -308,18 +321,20 @@ fn script(d: &mut Driver) {
         "",
     );
     let text = "Validate every result against its schema";
-    d.run(
+    let decided = d.run(
         "decision.record",
         json!({"text": text}),
         &["decision", text],
         "",
     );
+    d.require("decision.record", decided.as_ref(), &["/redacted"]);
     let asked = d.run(
         "question.ask",
         json!({"text": "Is the contract whole?"}),
         &["question", "Is the contract whole?"],
         "",
     );
+    d.require("question.ask", asked.as_ref(), &["/redacted"]);
     if let Some(id) = id_in(asked.as_ref(), "id") {
         d.run(
             "question.resolve",
@@ -328,12 +343,13 @@ fn script(d: &mut Driver) {
             "",
         );
     }
-    d.run(
+    let checkpoint = d.run(
         "checkpoint.record",
         json!({"text": "Half way through the registry"}),
         &["checkpoint", "Half way through the registry"],
         "",
     );
+    d.require("checkpoint.record", checkpoint.as_ref(), &["/redacted"]);
     d.run(
         "intent.binding",
         json!({"issue": "contract-all"}),
@@ -466,11 +482,16 @@ fn script(d: &mut Driver) {
     d.run("knowledge.check", json!({}), &["knowledge", "check"], "");
     if d.surface != Surface::Mcp {
         if let Some(first) = candidates.first() {
-            d.run(
+            let promoted = d.run(
                 "knowledge.promote",
                 json!({"id": first, "evidence": "tests/cli/contract.rs validates it"}),
                 &["knowledge", "promote", first],
                 "tests/cli/contract.rs validates it",
+            );
+            d.require(
+                "knowledge.promote",
+                promoted.as_ref(),
+                &["/rewritten", "/warnings", "/redacted"],
             );
         }
         if let Some(second) = candidates.get(1) {
@@ -531,8 +552,8 @@ fn script(d: &mut Driver) {
     // The entry points (the CLI is their only surface).
     d.run(
         "setup",
-        json!({"client": "claude-code", "dry_run": true}),
-        &["setup", "claude-code", "--dry-run"],
+        json!({"client": "cursor", "dry_run": true}),
+        &["setup", "cursor", "--dry-run"],
         "",
     );
     d.run(
@@ -607,6 +628,8 @@ fn a_result_that_breaks_its_schema_is_a_violation() {
         .result_schema();
     for bad in [
         json!({"event": "decision.recorded", "session": null, "task": null}),
+        // `redacted` is always there (SPEC §10).
+        json!({"event": "decision.recorded", "seq": 3, "session": null, "task": null}),
         json!({"event": "decision.recorded", "seq": "three", "session": null, "task": null}),
         json!({"event": "decision.recorded", "seq": 3, "session": null, "task": null, "redacted": "aws"}),
     ] {
@@ -618,7 +641,7 @@ fn a_result_that_breaks_its_schema_is_a_violation() {
     assert!(
         violations(
             &schema,
-            &json!({"event": "decision.recorded", "seq": 3, "session": null, "task": null})
+            &json!({"event": "decision.recorded", "seq": 3, "session": null, "task": null, "redacted": []})
         )
         .is_empty(),
         "a well-formed result: {schema}"
