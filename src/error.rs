@@ -141,7 +141,11 @@ pub enum Refusal {
     #[error("task finish --status blocked: a blocked task needs --reason")]
     BlockedWithoutReason,
     #[error("{path}: {message}; setup edits only a file it can keep byte for byte")]
-    SetupFile { path: String, message: String },
+    SetupFile {
+        path: String,
+        message: String,
+        fix: String,
+    },
     #[error("{what}: {bytes} bytes is over the limit of {limit} bytes")]
     TooLarge {
         what: String,
@@ -278,9 +282,7 @@ impl Refusal {
             Refusal::TooLarge { limit, .. } => Some(format!(
                 "shorten it to {limit} bytes or less; put a long text in a file under version control and refer to it"
             )),
-            Refusal::SetupFile { path, .. } => Some(format!(
-                "correct {path} by hand (or move it aside), then rerun majordomus setup"
-            )),
+            Refusal::SetupFile { fix, .. } => Some(fix.clone()),
             Refusal::IdShape { kind, .. } => Some(match *kind {
                 "episode" => "majordomus history --event session.opened (lists episode ids)".into(),
                 "knowledge" => "majordomus knowledge candidates (lists candidate ids)".into(),

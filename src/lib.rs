@@ -34,6 +34,7 @@ pub mod setup;
 pub mod store;
 pub mod task;
 pub mod timing;
+pub mod worktrees;
 
 pub use ctx::{Clock, Ctx};
 pub use error::{Class, Error, Refusal, UsageError};

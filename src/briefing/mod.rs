@@ -71,6 +71,12 @@ pub struct Briefing {
     pub last_handover: Option<String>,
     /// Its Next Action lines (at most two).
     pub next_action: Vec<String>,
+    /// The other worktrees of this clone and their open episodes (SPEC §12); empty in a
+    /// clone with one worktree. Those the budget left room for (the text says how many
+    /// more and `majordomus worktrees` lists them all).
+    pub worktrees: Vec<crate::worktrees::Worktree>,
+    /// How many other worktrees there are.
+    pub worktrees_total: usize,
     pub budget_lines: u64,
     pub text: String,
     /// The policy could not be read; the briefing used the defaults.
@@ -233,6 +239,10 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         None => None,
     };
 
+    // Open episodes first (what another agent is doing now), then the rest, in list order.
+    let mut worktrees = crate::worktrees::others(ctx);
+    worktrees.sort_by_key(|w| w.state != crate::worktrees::WorktreeState::Open);
+
     let mut briefing = Briefing {
         open_questions,
         knowledge: Ranked {
@@ -254,6 +264,8 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         other_branches: elsewhere.len(),
         last_handover,
         next_action,
+        worktrees_total: worktrees.len(),
+        worktrees,
         budget_lines: budget,
         text: String::new(),
         policy_error: policy_error.map(|e| e.to_string()),

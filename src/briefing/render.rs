@@ -89,19 +89,23 @@ pub fn render(b: &mut Briefing) -> String {
         + unassigned.len()
         + 1
         + 1
-        + handover_lines;
-    // Knowledge, questions, decisions, candidates.
+        + handover_lines
+        // The other worktrees' heading and blank line, when there are any.
+        + if b.worktrees_total > 0 { 2 } else { 0 };
+    // Knowledge, questions, decisions, candidates, other worktrees.
     let demands = [
         (b.knowledge.hits.len(), 2),
         (b.open_questions.len(), 1),
         (b.decisions.hits.len(), 1),
         (assigned.len(), 1),
+        (b.worktrees.len(), 1),
     ];
     let totals = [
         b.knowledge.total,
         b.open_questions.len(),
         b.decisions.total,
         assigned.len(),
+        b.worktrees_total,
     ];
     let mut alloc = allocate(budget.saturating_sub(base), &demands);
     for _ in 0..4 {
@@ -250,6 +254,22 @@ pub fn render(b: &mut Briefing) -> String {
         );
     }
 
+    if b.worktrees_total > 0 {
+        let _ = writeln!(out, "\n## Other worktrees ({})", b.worktrees_total);
+        b.worktrees.truncate(alloc[4]);
+        for w in &b.worktrees {
+            out.push_str(&crate::worktrees::line(w));
+            out.push('\n');
+        }
+        if b.worktrees_total > b.worktrees.len() {
+            let _ = writeln!(
+                out,
+                "- ... {} more: `majordomus worktrees`",
+                b.worktrees_total - b.worktrees.len()
+            );
+        }
+    }
+
     out.push_str("\n## Last handover\n");
     match &b.last_handover {
         Some(path) => {
@@ -332,6 +352,8 @@ mod tests {
             other_branches: 3,
             last_handover: None,
             next_action: Vec::new(),
+            worktrees: Vec::new(),
+            worktrees_total: 0,
             budget_lines: 40,
             text: String::new(),
             policy_error: None,

@@ -12,6 +12,7 @@ use crate::{Ctx, Error};
 ///   majordomus history
 ///   majordomus history --event decision.recorded
 ///   majordomus history --session 20261130T101500Z-1a2b3c --since 2026-11-30
+///   majordomus history --event decision.recorded --all-worktrees
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct HistoryArgs {
@@ -24,6 +25,9 @@ pub struct HistoryArgs {
     /// Only lines at or after this time (RFC 3339, or YYYY-MM-DD).
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
+    /// Also the other worktrees' ledgers of this clone, each under its path.
+    #[arg(long)]
+    pub all_worktrees: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Output, Error> {
@@ -33,6 +37,7 @@ pub fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Output, Error> {
             event: args.event.clone(),
             session: args.session.clone(),
             since: args.since.clone(),
+            all_worktrees: args.all_worktrees,
         },
     )?;
     Ok(Output::report(&found))

@@ -30,6 +30,7 @@ mod session;
 mod setup;
 mod task;
 mod watch;
+mod worktrees;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -80,6 +81,7 @@ pub enum Command {
     Question(question::QuestionArgs),
     Checkpoint(checkpoint::CheckpointArgs),
     History(history::HistoryArgs),
+    Worktrees(worktrees::WorktreesArgs),
     Briefing(briefing::BriefingArgs),
     Context(context::ContextArgs),
     Recall(recall::RecallArgs),
@@ -231,6 +233,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Question(args) => question::run(&open_ctx(cli)?, args),
         Command::Checkpoint(args) => checkpoint::run(&open_ctx(cli)?, args),
         Command::History(args) => history::run(&open_ctx(cli)?, args),
+        Command::Worktrees(args) => worktrees::run(&open_ctx(cli)?, args),
         Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
         Command::Context(args) => context::run(&open_ctx(cli)?, args),
         Command::Recall(args) => recall::run(&open_ctx(cli)?, args, &directory(cli)?),

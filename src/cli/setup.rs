@@ -11,9 +11,10 @@ use crate::{Ctx, Error};
 /// Edits the client's project files in place, keeping every other byte (and comment) as
 /// it was: claude-code writes .claude/settings.json (SessionStart, SessionEnd and
 /// PreCompact hooks) and .mcp.json; gemini-cli writes .gemini/settings.json (hooks and
-/// mcpServers); codex writes .codex/config.toml ([mcp_servers.majordomus]); cursor writes
-/// .cursor/mcp.json. A second run changes nothing; --remove takes out exactly what setup
-/// added; an entry you wrote yourself under the same name is left alone. See docs/MCP.md.
+/// mcpServers); codex writes .codex/config.toml ([mcp_servers.majordomus]) and
+/// .codex/hooks.json; cursor writes .cursor/mcp.json and .cursor/hooks.json. A second run
+/// changes nothing; --remove takes out exactly what setup added; an entry you wrote
+/// yourself under the same name is left alone. See docs/MCP.md.
 ///
 /// Examples:
 ///   majordomus setup claude-code --dry-run

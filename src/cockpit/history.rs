@@ -18,6 +18,7 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
         event: param(&pairs, "event"),
         session: param(&pairs, "session"),
         since: param(&pairs, "since"),
+        ..HistoryRequest::default()
     };
     let mut out = filters(&request);
     let read = {

@@ -8,6 +8,7 @@ mod history;
 mod push;
 mod status;
 mod tree;
+mod worktrees;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ pub use head::{HeadState, Operation, Trunk, TrunkSource};
 pub use history::LastChanged;
 pub use push::{AddedBlob, Pushed};
 pub use tree::Baseline;
+pub use worktrees::OtherWorktree;
 pub use write::Identity;
 
 /// Errors of the git adapter.

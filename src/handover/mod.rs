@@ -442,11 +442,34 @@ pub fn end_checkpoint(ctx: &Ctx, why: &str) -> Result<Option<u64>, Error> {
     let Some(episode) = ctx.episode()? else {
         return Ok(None);
     };
+    let state = work_state(ctx, &episode.id)?;
+    let appended = ctx.append(
+        Some(&episode.id),
+        state.task.as_deref(),
+        &CheckpointRecorded {
+            text: crate::model::redact::redact(&format!("{why}: {}", state.text)).text,
+        },
+    )?;
+    Ok(Some(appended.seq))
+}
+
+/// How the work looks now, as an automatic checkpoint says it: HEAD, branch, the dirty
+/// paths outside `.ai/`, the active task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkState {
+    pub text: String,
+    /// The active task's id.
+    pub task: Option<String>,
+}
+
+/// [`WorkState`] of the work tree for `episode`, read from git and the task store (nothing
+/// written).
+pub fn work_state(ctx: &Ctx, episode: &str) -> Result<WorkState, Error> {
     let head = ctx.repo.head()?;
     let dirty = ctx.repo.dirty_paths_outside(Some(".ai/"))?;
-    let task = crate::store::tasks::active(&ctx.layout, &episode.id)?;
+    let task = crate::store::tasks::active(&ctx.layout, episode)?;
     let mut text = format!(
-        "{why}: HEAD {} on {}",
+        "HEAD {} on {}",
         head.id.as_deref().map(|i| &i[..12]).unwrap_or("(unborn)"),
         head.branch.as_deref().unwrap_or("a detached HEAD")
     );
@@ -462,12 +485,8 @@ pub fn end_checkpoint(ctx: &Ctx, why: &str) -> Result<Option<u64>, Error> {
     if let Some(t) = &task {
         let _ = write!(text, ", active task {} ({})", t.id, t.description);
     }
-    let appended = ctx.append(
-        Some(&episode.id),
-        task.as_ref().map(|t| t.id.as_str()),
-        &CheckpointRecorded {
-            text: crate::model::redact::redact(&text).text,
-        },
-    )?;
-    Ok(Some(appended.seq))
+    Ok(WorkState {
+        text,
+        task: task.map(|t| t.id),
+    })
 }

@@ -26,6 +26,25 @@ pub struct HistoryRequest {
     #[serde(default)]
     #[schemars(schema_with = "crate::model::time::since_schema")]
     pub since: Option<String>,
+    /// Also the other worktrees' ledgers of this clone (SPEC §12), each under its path,
+    /// with the same filters.
+    #[serde(default)]
+    pub all_worktrees: bool,
+}
+
+/// Another worktree's ledger lines, as `history --all-worktrees` reads them.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WorktreeHistory {
+    /// The worktree's directory.
+    pub worktree: String,
+    /// The branch its HEAD names.
+    pub branch: Option<String>,
+    pub lines: Vec<LedgerLine>,
+    /// How many of its lines could not be read (torn or unreadable), never fatal.
+    pub skipped: usize,
+    /// Why its ledger could not be read at all (gone, not set up, unreadable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -40,6 +59,9 @@ pub struct History {
     /// Set when this read rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
+    /// With `all_worktrees`: each other worktree's lines, in worktree order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worktrees: Vec<WorktreeHistory>,
 }
 
 /// The lines matching every given filter, oldest first: looked up in the ledger index when
@@ -87,10 +109,73 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         lines: prunes.iter().map(|p| p.lines).sum(),
         before: last.before.clone(),
     });
+    let worktrees = if filter.all_worktrees {
+        elsewhere(ctx, event, filter.session.as_deref(), since)
+    } else {
+        Vec::new()
+    };
     Ok(History {
         lines,
         skipped,
         pruned,
         index_rebuilt: index.rebuilt().cloned(),
+        worktrees,
     })
+}
+
+/// The other worktrees' lines matching the filters: each ledger read in one pass (another
+/// worktree's index is its own, never written from here).
+fn elsewhere(
+    ctx: &Ctx,
+    event: Option<Event>,
+    session: Option<&str>,
+    since: Option<time::OffsetDateTime>,
+) -> Vec<WorktreeHistory> {
+    use crate::worktrees::WorktreeState;
+    crate::worktrees::others(ctx)
+        .into_iter()
+        .map(|w| {
+            let mut out = WorktreeHistory {
+                worktree: w.path.clone(),
+                branch: w.branch.clone(),
+                lines: Vec::new(),
+                skipped: 0,
+                unreadable: None,
+            };
+            match w.state {
+                WorktreeState::Gone | WorktreeState::NotInitialised => {
+                    out.unreadable = Some(match w.state {
+                        WorktreeState::Gone => format!(
+                            "gone: {}",
+                            w.reason.as_deref().unwrap_or("its directory is not there")
+                        ),
+                        _ => "majordomus is not set up there (no .ai/)".to_owned(),
+                    });
+                    return out;
+                }
+                _ => {}
+            }
+            let ledger = crate::store::Ledger::new(
+                crate::store::Layout::new(std::path::PathBuf::from(&w.path)).ledger(),
+            );
+            let mut lines = Vec::new();
+            match ledger.scan(0, |line| {
+                let keep = event.is_none_or(|e| line.event == e)
+                    && session.is_none_or(|s| line.session.as_deref() == Some(s))
+                    && since.is_none_or(|since| {
+                        crate::model::time::parse(&line.ts).is_some_and(|at| at >= since)
+                    });
+                if keep {
+                    lines.push(line);
+                }
+            }) {
+                Ok(skipped) => {
+                    out.skipped = skipped.len();
+                    out.lines = lines;
+                }
+                Err(e) => out.unreadable = Some(e.to_string()),
+            }
+            out
+        })
+        .collect()
 }

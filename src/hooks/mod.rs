@@ -269,6 +269,9 @@ pub enum ProviderOutcome {
     Compacted {
         checkpoint: Option<u64>,
         derived: Option<DeriveReport>,
+        /// Nothing changed since the last compact of this episode (no ledger line, the
+        /// same HEAD, dirty paths and task): nothing was written.
+        unchanged: bool,
     },
     NoOpenEpisode,
     /// The hook failed; recorded as `provider.event.failed`. Never blocks the provider.
@@ -276,6 +279,34 @@ pub enum ProviderOutcome {
         hook: String,
         error: String,
     },
+}
+
+/// What the last `hook compact` saw ([`crate::store::Layout::compact_mark`]): the episode,
+/// the ledger's last `seq` after it wrote, the work state its checkpoint describes, and the
+/// policy it ran under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct CompactMark {
+    episode: String,
+    seq: u64,
+    work: String,
+    checkpoint: bool,
+    knowledge: bool,
+}
+
+impl CompactMark {
+    /// The mark, when there is one that reads (a missing or unreadable one is no mark: the
+    /// hook then does its work and writes a new one).
+    fn read(ctx: &Ctx) -> Option<CompactMark> {
+        let bytes = std::fs::read(ctx.layout.compact_mark()).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    fn write(&self, ctx: &Ctx) -> Result<(), Error> {
+        let mut bytes = serde_json::to_vec(self).expect("a mark serialises");
+        bytes.push(b'\n');
+        crate::store::write_atomic_derived(&ctx.layout.compact_mark(), &bytes)?;
+        Ok(())
+    }
 }
 
 /// The fields majordomus reads from a provider's JSON payload (all optional).
@@ -289,8 +320,10 @@ pub struct ProviderPayload {
 }
 
 impl ProviderPayload {
-    /// Reads what clients send: Claude Code (`session_id`, `hook_event_name`), Gemini CLI
-    /// (`session_id`, `hook_event_name`) and any other JSON object. Empty input is fine.
+    /// Reads what clients send: Claude Code, Gemini CLI and Codex (`session_id`,
+    /// `hook_event_name`, `cwd`), Cursor (`conversation_id`, `hook_event_name`,
+    /// `workspace_roots`: no `cwd`, so the first workspace root is the directory) and any
+    /// other JSON object. Empty input is fine.
     pub fn parse(input: &str) -> Result<ProviderPayload, String> {
         if input.trim().is_empty() {
             return Ok(ProviderPayload::default());
@@ -299,9 +332,18 @@ impl ProviderPayload {
             serde_json::from_str(input).map_err(|e| format!("stdin is not JSON: {e}"))?;
         let field = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_owned);
         Ok(ProviderPayload {
-            session_id: field("session_id").or_else(|| field("sessionId")),
+            session_id: field("session_id")
+                .or_else(|| field("sessionId"))
+                .or_else(|| field("conversation_id")),
             event: field("hook_event_name").or_else(|| field("hookEventName")),
-            cwd: field("cwd").filter(|c| !c.is_empty()),
+            cwd: field("cwd").filter(|c| !c.is_empty()).or_else(|| {
+                value
+                    .get("workspace_roots")
+                    .and_then(|roots| roots.get(0))
+                    .and_then(|root| root.as_str())
+                    .filter(|root| !root.is_empty())
+                    .map(str::to_owned)
+            }),
         })
     }
 }
@@ -457,8 +499,37 @@ fn run_provider(
             let Some(open) = ctx.episode()? else {
                 return Ok(ProviderOutcome::NoOpenEpisode);
             };
+            // Some clients compact (Gemini CLI runs PreCompress before every turn): when
+            // nothing changed since the last compact, its checkpoint and derivation would
+            // say the same again, so nothing is written.
+            let state = crate::handover::work_state(ctx, &open.id)?;
+            let mark = |seq| CompactMark {
+                episode: open.id.clone(),
+                seq,
+                work: state.text.clone(),
+                checkpoint: policy.session.checkpoint_on_compact,
+                knowledge: policy.session.knowledge_on_compact,
+            };
+            let ledger = ctx.ledger();
+            if CompactMark::read(ctx).as_ref() == Some(&mark(ledger.last_seq()?)) {
+                return Ok(ProviderOutcome::Compacted {
+                    checkpoint: None,
+                    derived: None,
+                    unchanged: true,
+                });
+            }
             let checkpoint = if policy.session.checkpoint_on_compact {
-                crate::handover::end_checkpoint(ctx, "compact")?
+                Some(
+                    ctx.append(
+                        Some(&open.id),
+                        state.task.as_deref(),
+                        &crate::model::event::CheckpointRecorded {
+                            text: crate::model::redact::redact(&format!("compact: {}", state.text))
+                                .text,
+                        },
+                    )?
+                    .seq,
+                )
             } else {
                 None
             };
@@ -466,16 +537,18 @@ fn run_provider(
                 Some(crate::knowledge::derive(
                     ctx,
                     DeriveRequest {
-                        episode: Some(open.id),
+                        episode: Some(open.id.clone()),
                         dry_run: false,
                     },
                 )?)
             } else {
                 None
             };
+            mark(ledger.last_seq()?).write(ctx)?;
             Ok(ProviderOutcome::Compacted {
                 checkpoint,
                 derived,
+                unchanged: false,
             })
         }
     }

@@ -95,9 +95,66 @@ pub fn in_scope(scope: &[String], path: &str) -> bool {
     })
 }
 
+/// Where two scopes meet, when they do: the first pair of entries (one of `a`, one of
+/// `b`) whose literal directories lie on one line (one at or under the other); an empty
+/// scope (the whole repository) meets every scope. Advisory, so coarse: a glob counts by
+/// its literal directory.
+pub fn scopes_overlap(a: &[String], b: &[String]) -> Option<(String, String)> {
+    let whole = |s: &[String]| s.is_empty();
+    let shown = |s: &[String]| {
+        if s.is_empty() {
+            "the whole repository".to_owned()
+        } else {
+            s.join(", ")
+        }
+    };
+    if whole(a) || whole(b) {
+        return Some((shown(a), shown(b)));
+    }
+    let literal = |entry: &str| {
+        let cut = entry.find(['*', '?', '[', '{']).map_or(entry, |i| {
+            entry[..i].rsplit_once('/').map_or("", |(d, _)| d)
+        });
+        cut.trim_end_matches('/')
+            .trim_start_matches("./")
+            .to_owned()
+    };
+    let on_line = |x: &str, y: &str| {
+        x.is_empty()
+            || y.is_empty()
+            || x == "."
+            || y == "."
+            || x == y
+            || x.starts_with(&format!("{y}/"))
+            || y.starts_with(&format!("{x}/"))
+    };
+    for x in a {
+        for y in b {
+            if on_line(&literal(x), &literal(y)) {
+                return Some((x.clone(), y.clone()));
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scopes_meet_on_one_line_of_directories() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            scopes_overlap(&s(&["src/parser/"]), &s(&["src/"])),
+            Some(("src/parser/".into(), "src/".into()))
+        );
+        assert!(scopes_overlap(&s(&["src/parser/"]), &s(&["src/lexer/", "docs/"])).is_none());
+        assert!(scopes_overlap(&s(&["src/**/*.rs"]), &s(&["src/a/b.rs"])).is_some());
+        assert!(scopes_overlap(&s(&["src/parser.rs"]), &s(&["src/parser.rs.bak"])).is_none());
+        assert!(scopes_overlap(&[], &s(&["docs/"])).is_some());
+        assert!(scopes_overlap(&s(&["*.md"]), &s(&["src/"])).is_some());
+    }
 
     #[test]
     fn ids_have_the_task_shape() {

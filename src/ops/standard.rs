@@ -3,7 +3,7 @@
 use super::{Registry, op};
 use crate::{
     authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
-    reasoning, recall, rules, session, setup, task,
+    reasoning, recall, rules, session, setup, task, worktrees,
 };
 
 impl Registry {
@@ -38,6 +38,7 @@ impl Registry {
             .register(op("reasoning.check", "reasoning check", "No provider-independent source names an advisor; no CI names a model credential.", reasoning::check))
             .register(op("recall", "recall", "Before deciding or changing an area, search what earlier episodes decided and verified: by words, paths, task or issue; each hit says why it ranked.", recall::recall))
             .register(op("recall.show", "show", "Read one recall hit whole (<kind>:<id>).", recall::show).http("/api/v1/recall/show"))
+            .register(op("worktrees", "worktrees", "The other worktrees of this clone: each one's open episode, task and scope, checkpoint, questions, decisions.", worktrees::list))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
             .register(op("briefing", "briefing", "The opening briefing: open questions, candidates awaiting review, the last handover.", briefing::briefing))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))

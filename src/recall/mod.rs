@@ -195,6 +195,10 @@ pub struct Recall {
     /// Set when this read built the index anew (and why), or built one in memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<String>,
+    /// Other worktrees of this clone whose open episode's active task works where the
+    /// paths asked about are (SPEC §12): what is being done there now, not yet recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elsewhere: Vec<crate::worktrees::Worktree>,
 }
 
 /// `majordomus recall`.
@@ -203,6 +207,19 @@ pub fn recall(ctx: &Ctx, request: RecallRequest) -> Result<Recall, Error> {
     let mut opened = sync::open(ctx)?;
     let mut found = recall_in(ctx, &mut opened.db, &request)?;
     found.index_rebuilt = opened.rebuilt;
+    if !found.context.paths.is_empty() {
+        found.elsewhere = crate::worktrees::others(ctx)
+            .into_iter()
+            .filter(|w| {
+                w.episode
+                    .as_ref()
+                    .and_then(|e| e.task.as_ref())
+                    .is_some_and(|t| {
+                        crate::model::task::scopes_overlap(&found.context.paths, &t.scope).is_some()
+                    })
+            })
+            .collect();
+    }
     Ok(found)
 }
 
@@ -241,6 +258,7 @@ fn recall_held(
         limit: query.limit,
         more,
         index_rebuilt: None,
+        elsewhere: Vec::new(),
     })
 }
 

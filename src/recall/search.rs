@@ -106,15 +106,20 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     if query.relevance_asked() {
         let pool = LEXICAL_POOL.max(query.limit * 4);
         let lexical = r.lexical(&query.terms, pool).map_err(fail)?;
-        if lexical.len() == pool {
-            beyond_pool = r.lexical_count(&query.terms).map_err(fail)? - pool;
-        }
+        // Every lexical match is in the pool unless the pool is full; only then are the
+        // matches beyond it read (once, for their count and for the BM25 of the records a
+        // path or a link reaches).
+        let beyond: Option<HashMap<i64, f64>> = if lexical.len() == pool {
+            let all = r.lexical_all(&query.terms).map_err(fail)?;
+            beyond_pool = all.len().saturating_sub(pool);
+            Some(all.into_iter().collect())
+        } else {
+            None
+        };
         for (id, bm25) in lexical {
             signals.entry(id).or_default().bm25 = bm25;
         }
-        for path in &query.paths {
-            path_signals(r, path, &mut signals, &mut docs).map_err(fail)?;
-        }
+        path_signals(r, &query.paths, &mut signals, &mut docs).map_err(fail)?;
         for (kind, value) in &query.links {
             let mut rows = r
                 .docs_where(kind_column(*kind), std::slice::from_ref(value))
@@ -131,16 +136,15 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
                 docs.insert(row.id, row);
             }
         }
-        // Records reached by a path or a link but not among the lexical matches weigh
-        // their text too.
-        let missing: Vec<i64> = signals
-            .iter()
-            .filter(|(_, s)| s.bm25 == 0.0)
-            .map(|(id, _)| *id)
-            .collect();
-        for (id, bm25) in r.lexical_of(&query.terms, &missing).map_err(fail)? {
-            if let Some(s) = signals.get_mut(&id) {
-                s.bm25 = bm25;
+        // Records reached by a path or a link but not among the pool weigh their text
+        // too (a record outside a pool that is not full matches no term).
+        if let Some(beyond) = &beyond {
+            for (id, s) in signals.iter_mut() {
+                if s.bm25 == 0.0
+                    && let Some(bm25) = beyond.get(id)
+                {
+                    s.bm25 = *bm25;
+                }
             }
         }
     } else {
@@ -470,11 +474,12 @@ fn how(reach: Reach) -> PathHow {
     }
 }
 
-/// Every record `path` reaches: through its own references, its episode's changed files,
-/// and its task's scope.
+/// Every record each of `paths` reaches: through its own references, its episode's
+/// changed files, and its task's scope. The records of the episodes and tasks reached are
+/// read once for all the paths.
 fn path_signals(
     r: crate::store::recall::Reader<'_>,
-    path: &str,
+    paths: &[String],
     signals: &mut HashMap<i64, Signals>,
     docs: &mut HashMap<i64, DocRow>,
 ) -> Result<(), crate::store::recall::IndexError> {
@@ -484,88 +489,111 @@ fn path_signals(
             s.paths.push(m);
         }
     };
-    for f in r.refs_reaching(path)? {
-        if let Ok(id) = f.owner.parse::<i64>() {
-            add(
-                id,
-                PathMatch {
-                    query: path.to_owned(),
-                    path: f.path,
-                    via: PathVia::Reference,
-                    how: how(f.reach),
-                    spread: 0,
-                },
-            );
+    // Per episode and per task: the best reach of each queried path.
+    let mut by_episode: BTreeMap<String, Vec<(usize, PathHow, String)>> = BTreeMap::new();
+    let mut by_task: BTreeMap<String, Vec<(usize, PathHow, String)>> = BTreeMap::new();
+    let better = |into: &mut BTreeMap<String, Vec<(usize, PathHow, String)>>,
+                  owner: String,
+                  q: usize,
+                  h: PathHow,
+                  p: String| {
+        let reaches = into.entry(owner).or_default();
+        match reaches.iter_mut().find(|(i, _, _)| *i == q) {
+            Some(best) if h < best.1 => *best = (q, h, p),
+            Some(_) => {}
+            None => reaches.push((q, h, p)),
+        }
+    };
+    for (q, path) in paths.iter().enumerate() {
+        for f in r.refs_reaching(path)? {
+            if let Ok(id) = f.owner.parse::<i64>() {
+                add(
+                    id,
+                    PathMatch {
+                        query: path.clone(),
+                        path: f.path,
+                        via: PathVia::Reference,
+                        how: how(f.reach),
+                        spread: 0,
+                    },
+                );
+            }
+        }
+        for f in r.episode_files_reaching(path)? {
+            better(&mut by_episode, f.owner, q, how(f.reach), f.path);
+        }
+        // Task scopes: a glob's literal directory was matched; the glob itself must cover
+        // the path for an exact or above reach.
+        for f in r.scopes_reaching(path)? {
+            let h = match f.reach {
+                Reach::Exact | Reach::Above => {
+                    if crate::model::task::in_scope(std::slice::from_ref(&f.path), path) {
+                        if f.path.trim_end_matches('/') == path {
+                            PathHow::Exact
+                        } else {
+                            PathHow::Prefix
+                        }
+                    } else {
+                        PathHow::Near
+                    }
+                }
+                other => how(other),
+            };
+            better(&mut by_task, f.owner, q, h, f.path);
         }
     }
-    // Episodes: the best reach of each.
-    let mut by_episode: BTreeMap<String, (PathHow, String)> = BTreeMap::new();
-    for f in r.episode_files_reaching(path)? {
-        let h = how(f.reach);
-        let better = by_episode.get(&f.owner).is_none_or(|(b, _)| h < *b);
-        if better {
-            by_episode.insert(f.owner, (h, f.path));
-        }
-    }
-    if !by_episode.is_empty() {
-        let episodes: Vec<String> = by_episode.keys().cloned().collect();
-        for row in r.docs_where(Column::Episode, &episodes)? {
-            let Some((h, p)) = row.episode.as_ref().and_then(|e| by_episode.get(e)) else {
+    let mut reached = |rows: Vec<DocRow>,
+                       owner: fn(&DocRow) -> Option<&String>,
+                       by: &BTreeMap<String, Vec<(usize, PathHow, String)>>,
+                       via: PathVia| {
+        for row in rows {
+            let Some(reaches) = owner(&row).and_then(|o| by.get(o)) else {
                 continue;
             };
-            add(
-                row.id,
-                PathMatch {
-                    query: path.to_owned(),
-                    path: p.clone(),
-                    via: PathVia::Episode,
-                    how: *h,
-                    spread: 1,
-                },
-            );
+            for (q, h, p) in reaches {
+                add(
+                    row.id,
+                    PathMatch {
+                        query: paths[*q].clone(),
+                        path: p.clone(),
+                        via,
+                        how: *h,
+                        spread: usize::from(via == PathVia::Episode),
+                    },
+                );
+            }
             docs.insert(row.id, row);
         }
-    }
-    // Task scopes: a glob's literal directory was matched; the glob itself must cover
-    // the path for an exact or above reach.
-    let mut by_task: BTreeMap<String, (PathHow, String)> = BTreeMap::new();
-    for f in r.scopes_reaching(path)? {
-        let h = match f.reach {
-            Reach::Exact | Reach::Above => {
-                if crate::model::task::in_scope(std::slice::from_ref(&f.path), path) {
-                    if f.path.trim_end_matches('/') == path {
-                        PathHow::Exact
-                    } else {
-                        PathHow::Prefix
-                    }
-                } else {
-                    PathHow::Near
-                }
-            }
-            other => how(other),
-        };
-        let better = by_task.get(&f.owner).is_none_or(|(b, _)| h < *b);
-        if better {
-            by_task.insert(f.owner, (h, f.path));
-        }
+    };
+    if !by_episode.is_empty() {
+        let episodes: Vec<String> = by_episode.keys().cloned().collect();
+        reached(
+            r.docs_where(Column::Episode, &episodes)?,
+            |d| d.episode.as_ref(),
+            &by_episode,
+            PathVia::Episode,
+        );
     }
     if !by_task.is_empty() {
         let tasks: Vec<String> = by_task.keys().cloned().collect();
-        for row in r.docs_where(Column::Task, &tasks)? {
-            let Some((h, p)) = row.task.as_ref().and_then(|t| by_task.get(t)) else {
-                continue;
-            };
-            add(
-                row.id,
-                PathMatch {
-                    query: path.to_owned(),
-                    path: p.clone(),
-                    via: PathVia::Scope,
-                    how: *h,
-                    spread: 0,
-                },
-            );
-            docs.insert(row.id, row);
+        reached(
+            r.docs_where(Column::Task, &tasks)?,
+            |d| d.task.as_ref(),
+            &by_task,
+            PathVia::Scope,
+        );
+    }
+    // In the order the paths were asked, and for each by reference, episode, scope (which
+    // of two equal matches "why" names).
+    let position: HashMap<&str, usize> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
+    for s in signals.values_mut() {
+        if s.paths.len() > 1 {
+            s.paths
+                .sort_by_key(|m| (position.get(m.query.as_str()).copied(), m.via));
         }
     }
     Ok(())

@@ -54,6 +54,13 @@ impl Report for TaskStartOutcome {
         if let Some(b) = &self.binding {
             out.push_str(&binding_lines(b));
         }
+        for o in &self.overlaps {
+            let _ = writeln!(
+                out,
+                "overlaps: task {} in the worktree {} works where this one will ({}); `majordomus worktrees` says what it is doing",
+                o.task, o.worktree, o.entries
+            );
+        }
         out.push('\n');
         out.push_str(
             &self

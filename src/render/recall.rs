@@ -106,6 +106,13 @@ impl Report for Recall {
         if let Some(more) = &self.more {
             let _ = writeln!(out, "\n{} more: {more}", self.total - self.hits.len());
         }
+        if !self.elsewhere.is_empty() {
+            out.push_str("\nBeing worked on now in other worktrees (not recorded yet):\n");
+            for w in &self.elsewhere {
+                out.push_str(&crate::worktrees::line(w));
+                out.push('\n');
+            }
+        }
         out
     }
 

@@ -59,6 +59,38 @@ impl Report for History {
             }
             let _ = writeln!(human, " {}", line.data);
         }
+        for w in &self.worktrees {
+            let branch = w
+                .branch
+                .as_deref()
+                .map(|b| format!(" on {b}"))
+                .unwrap_or_default();
+            let _ = writeln!(human, "\n== worktree {}{branch}", w.worktree);
+            if let Some(why) = &w.unreadable {
+                let _ = writeln!(human, "unreadable: {why}");
+                continue;
+            }
+            if w.lines.is_empty() {
+                human.push_str("no ledger lines match\n");
+            }
+            for line in &w.lines {
+                let _ = write!(
+                    human,
+                    "#{} {} {} session={}",
+                    line.seq,
+                    line.ts,
+                    line.event,
+                    line.session.as_deref().unwrap_or("null")
+                );
+                if let Some(task) = &line.task {
+                    let _ = write!(human, " task={task}");
+                }
+                let _ = writeln!(human, " {}", line.data);
+            }
+            if w.skipped > 0 {
+                let _ = writeln!(human, "({} line(s) there could not be read)", w.skipped);
+            }
+        }
         human
     }
 
@@ -316,6 +348,43 @@ impl Report for VendorUpdated {
                 env!("CARGO_PKG_VERSION")
             );
             out.push_str("  (every clone then checks against it)\n");
+        }
+        out
+    }
+}
+
+impl Report for crate::worktrees::WorktreesList {
+    fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        if self.worktrees.is_empty() {
+            out.push_str("no other worktree (`git worktree add` makes one)\n");
+        }
+        for w in &self.worktrees {
+            out.push_str(&crate::worktrees::line(w));
+            out.push('\n');
+            let Some(e) = &w.episode else { continue };
+            for q in &e.open_questions {
+                let _ = writeln!(out, "  open question {}: {}", q.id, q.text);
+            }
+            if e.open_questions_total > e.open_questions.len() {
+                let _ = writeln!(
+                    out,
+                    "  ... {} more open question(s)",
+                    e.open_questions_total - e.open_questions.len()
+                );
+            }
+            for d in &e.decisions {
+                let _ = writeln!(out, "  decided: {d}");
+            }
+            if e.decisions_total > e.decisions.len() {
+                let _ = writeln!(
+                    out,
+                    "  ... {} earlier decision(s): `majordomus history --event decision.recorded --session {} --all-worktrees`",
+                    e.decisions_total - e.decisions.len(),
+                    e.id
+                );
+            }
         }
         out
     }

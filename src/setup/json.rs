@@ -123,9 +123,10 @@ pub fn add(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
             Ok((insert_element(text, node, value), Outcome::Added))
         }
         (Entry::Member { .. }, _) => Err(not_an_object(path)),
-        (Entry::Element { .. }, _) => {
-            Err(EditError(format!("`{}` is not an array", path.join("."))))
-        }
+        (Entry::Element { .. }, _) => Err(EditError::new(format!(
+            "`{}` is not an array",
+            path.join(".")
+        ))),
     }
 }
 
@@ -209,9 +210,9 @@ fn prune(text: &str, path: &[String]) -> Result<String, EditError> {
 
 fn not_an_object(path: &[String]) -> EditError {
     if path.is_empty() {
-        EditError("the top level is not an object".into())
+        EditError::new("the top level is not an object")
     } else {
-        EditError(format!("`{}` is not an object", path.join(".")))
+        EditError::new(format!("`{}` is not an object", path.join(".")))
     }
 }
 
@@ -454,7 +455,7 @@ fn remove_element(text: &str, array: &Node, index: usize) -> String {
 fn parse(text: &str) -> Result<Node, EditError> {
     let root = parse_value(text)?;
     if !matches!(root.kind, Kind::Object(_)) {
-        return Err(EditError("the top level is not an object".into()));
+        return Err(EditError::new("the top level is not an object"));
     }
     Ok(root)
 }
@@ -489,7 +490,7 @@ impl Parser<'_> {
             .filter(|&&b| b == b'\n')
             .count()
             + 1;
-        EditError(format!("not JSON at line {line}: {what}"))
+        EditError::new(format!("not JSON at line {line}: {what}"))
     }
 
     fn peek(&self) -> Option<u8> {
@@ -791,7 +792,7 @@ mod tests {
             ("{} {}", "after the top-level"),
         ] {
             let err = add(text, &server()).expect_err(text);
-            assert!(err.0.contains(needle), "{text}: {}", err.0);
+            assert!(err.message.contains(needle), "{text}: {}", err.message);
         }
     }
 }

@@ -39,9 +39,9 @@ pub enum Client {
     ClaudeCode,
     /// `.gemini/settings.json` (hooks and the MCP server).
     GeminiCli,
-    /// `.codex/config.toml` (the MCP server).
+    /// `.codex/config.toml` (the MCP server) and `.codex/hooks.json` (hooks).
     Codex,
-    /// `.cursor/mcp.json` (the MCP server).
+    /// `.cursor/mcp.json` (the MCP server) and `.cursor/hooks.json` (hooks).
     Cursor,
 }
 
@@ -118,18 +118,33 @@ enum Outcome {
     Kept(String),
 }
 
-/// Why a file's text cannot be edited in place.
+/// Why a file's text cannot be edited in place, and what to do about it when the
+/// general fix (correct the file by hand) is not the one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct EditError(String);
+struct EditError {
+    message: String,
+    fix: Option<String>,
+}
+
+impl EditError {
+    fn new(message: impl Into<String>) -> EditError {
+        EditError {
+            message: message.into(),
+            fix: None,
+        }
+    }
+}
 
 /// How a client's file is edited.
 enum Edits {
-    Json(Vec<Entry>),
-    /// A TOML table under `header`, in setup's marked block.
-    Toml {
-        header: &'static str,
-        table: &'static str,
+    /// JSON entries; `frame` (Cursor's `"version": 1`) is added first when missing and
+    /// taken out only with the last of the entries (other hooks may need it).
+    Json {
+        entries: Vec<Entry>,
+        frame: Option<Entry>,
     },
+    /// A TOML table (the MCP server), in setup's marked block.
+    Toml(toml::Server),
 }
 
 struct Planned {
@@ -146,6 +161,30 @@ fn hook_command(hook: &str, client: Client) -> String {
 /// A JSON string literal.
 fn quoted(text: &str) -> String {
     serde_json::to_string(text).expect("a string serialises")
+}
+
+/// Codex's `[mcp_servers.majordomus]`.
+const CODEX_SERVER: toml::Server = toml::Server {
+    table: "mcp_servers",
+    key: "majordomus",
+    command: "majordomus",
+    args: &["mcp"],
+};
+
+/// The session-start command for clients that read a hook's stdout as JSON: majordomus's
+/// `--format json` answer, its `briefing` turned by `jq` into the shape the client reads.
+fn json_start(client: Client, shape: &str) -> String {
+    format!(
+        "majordomus --format json hook session-start --provider {} | jq -c '{shape}'",
+        client.name()
+    )
+}
+
+fn json_entries(entries: Vec<Entry>) -> Edits {
+    Edits::Json {
+        entries,
+        frame: None,
+    }
 }
 
 fn mcp_server() -> Entry {
@@ -179,7 +218,7 @@ fn plan(client: Client) -> Vec<Planned> {
             vec![
                 Planned {
                     path: ".claude/settings.json",
-                    edits: Edits::Json(vec![
+                    edits: json_entries(vec![
                         claude("SessionStart", "session-start"),
                         claude("SessionEnd", "session-end"),
                         claude("PreCompact", "compact"),
@@ -187,16 +226,16 @@ fn plan(client: Client) -> Vec<Planned> {
                 },
                 Planned {
                     path: ".mcp.json",
-                    edits: Edits::Json(vec![mcp_server()]),
+                    edits: json_entries(vec![mcp_server()]),
                 },
             ]
         }
         Client::GeminiCli => {
             // Gemini CLI reads a hook's stdout as JSON: the briefing reaches the model as
             // `additionalContext` (docs/HOOKS.md, "Wiring Gemini CLI").
-            let start = format!(
-                "majordomus --format json hook session-start --provider {} | jq -c '{{hookSpecificOutput: {{hookEventName: \"SessionStart\", additionalContext: (.briefing // \"\")}}}}'",
-                client.name()
+            let start = json_start(
+                client,
+                r#"{hookSpecificOutput: {hookEventName: "SessionStart", additionalContext: (.briefing // "")}}"#,
             );
             let end = format!("{} 2>/dev/null", hook_command("session-end", client));
             let compact = hook_command("compact", client);
@@ -211,7 +250,7 @@ fn plan(client: Client) -> Vec<Planned> {
             };
             vec![Planned {
                 path: ".gemini/settings.json",
-                edits: Edits::Json(vec![
+                edits: json_entries(vec![
                     gemini("SessionStart", "majordomus-session-start", start),
                     gemini("SessionEnd", "majordomus-session-end", end),
                     gemini("PreCompress", "majordomus-compact", compact),
@@ -219,24 +258,74 @@ fn plan(client: Client) -> Vec<Planned> {
                 ]),
             }]
         }
-        Client::Codex => vec![Planned {
-            path: ".codex/config.toml",
-            edits: Edits::Toml {
-                header: "[mcp_servers.majordomus]",
-                table: "[mcp_servers.majordomus]\ncommand = \"majordomus\"\nargs = [\"mcp\"]\n",
-            },
-        }],
-        Client::Cursor => vec![Planned {
-            path: ".cursor/mcp.json",
-            edits: Edits::Json(vec![mcp_server()]),
-        }],
+        Client::Codex => {
+            // Codex's hooks.json has Claude Code's shape; plain stdout of SessionStart
+            // reaches the model. Timeouts are in seconds, and Codex clamps SessionEnd's
+            // to 3 (and warns at every start when it is set higher).
+            let codex = |event: &str, name: &str, timeout: u32| {
+                hook(event, "", hook_command(name, client), timeout)
+            };
+            vec![
+                Planned {
+                    path: ".codex/config.toml",
+                    edits: Edits::Toml(CODEX_SERVER),
+                },
+                Planned {
+                    path: ".codex/hooks.json",
+                    edits: json_entries(vec![
+                        codex("SessionStart", "session-start", 30),
+                        codex("SessionEnd", "session-end", 3),
+                        codex("PreCompact", "compact", 30),
+                    ]),
+                },
+            ]
+        }
+        Client::Cursor => {
+            // Cursor's hooks.json: `"version": 1`, then per event a flat list of
+            // `{command, timeout}` (seconds). Its sessionStart reads JSON from stdout:
+            // `additional_context` reaches the model.
+            let cursor = |event: &str, command: String| Entry::Element {
+                path: vec!["hooks".into(), event.into()],
+                value: format!(r#"{{"command": {}, "timeout": 30}}"#, quoted(&command)),
+                marker: command,
+            };
+            vec![
+                Planned {
+                    path: ".cursor/mcp.json",
+                    edits: json_entries(vec![mcp_server()]),
+                },
+                Planned {
+                    path: ".cursor/hooks.json",
+                    edits: Edits::Json {
+                        entries: vec![
+                            cursor(
+                                "sessionStart",
+                                json_start(
+                                    client,
+                                    r#"{additional_context: (.briefing // ""), continue: true}"#,
+                                ),
+                            ),
+                            cursor("sessionEnd", hook_command("session-end", client)),
+                            cursor("preCompact", hook_command("compact", client)),
+                        ],
+                        frame: Some(Entry::Member {
+                            path: Vec::new(),
+                            key: "version".into(),
+                            value: "1".into(),
+                        }),
+                    },
+                },
+            ]
+        }
     }
 }
 
 /// Wires `request.client` (or, with `remove`, unwires it); with `dry_run` only says how.
+/// Every file is edited in memory first: a file that cannot be edited refuses the whole
+/// setup before anything is written.
 pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
     let root = ctx.layout.root();
-    let mut files = Vec::new();
+    let mut changes = Vec::new();
     for planned in plan(request.client) {
         let path = root.join(planned.path);
         let before = match std::fs::read_to_string(&path) {
@@ -244,7 +333,11 @@ pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(StoreError::io(&path, e).into()),
         };
-        let change = edit(planned, before.as_deref(), request.remove)?;
+        let change = edit(request.client, planned, before.as_deref(), request.remove)?;
+        changes.push((path, before, change));
+    }
+    let mut files = Vec::new();
+    for (path, before, change) in changes {
         if !request.dry_run && change.after.as_deref() != before.as_deref() {
             write(root, &path, change.after.as_deref())?;
         }
@@ -264,15 +357,27 @@ struct Edited {
 }
 
 /// The file's text after adding (or removing) every entry of `planned`.
-fn edit(planned: Planned, before: Option<&str>, remove: bool) -> Result<Edited, Error> {
+fn edit(
+    client: Client,
+    planned: Planned,
+    before: Option<&str>,
+    remove: bool,
+) -> Result<Edited, Error> {
     let refuse = |e: EditError| Refusal::SetupFile {
         path: planned.path.to_owned(),
-        message: e.0,
+        message: e.message,
+        fix: e.fix.unwrap_or_else(|| {
+            format!(
+                "correct {} by hand (or move it aside), then rerun majordomus setup {}",
+                planned.path,
+                client.name()
+            )
+        }),
     };
     // What a file setup creates starts as; removing everything gives it back.
     let empty = match planned.edits {
-        Edits::Json(_) => "{}\n",
-        Edits::Toml { .. } => "",
+        Edits::Json { .. } => "{}\n",
+        Edits::Toml(_) => "",
     };
     let start = before.filter(|t| !t.trim().is_empty()).unwrap_or(empty);
     let mut text = start.to_owned();
@@ -292,7 +397,15 @@ fn edit(planned: Planned, before: Option<&str>, remove: bool) -> Result<Edited, 
         });
     };
     match &planned.edits {
-        Edits::Json(list) => {
+        Edits::Json {
+            entries: list,
+            frame,
+        } => {
+            if let (Some(frame), false) = (frame, remove) {
+                let (edited, outcome) = json::add(&text, frame).map_err(refuse)?;
+                text = edited;
+                record(frame.describe(), outcome);
+            }
             for entry in list {
                 let (edited, outcome) = if remove {
                     json::remove(&text, entry)
@@ -303,16 +416,29 @@ fn edit(planned: Planned, before: Option<&str>, remove: bool) -> Result<Edited, 
                 text = edited;
                 record(entry.describe(), outcome);
             }
+            if let (Some(frame), true) = (frame, remove) {
+                // The frame goes only when nothing but it is left.
+                let (edited, outcome) = json::remove(&text, frame).map_err(refuse)?;
+                if outcome != Outcome::Removed || edited.trim() == "{}" {
+                    text = edited;
+                    record(frame.describe(), outcome);
+                } else {
+                    record(
+                        frame.describe(),
+                        Outcome::Kept("the file's other entries need it".to_owned()),
+                    );
+                }
+            }
         }
-        Edits::Toml { header, table } => {
+        Edits::Toml(server) => {
             let (edited, outcome) = if remove {
-                toml::remove(&text)
+                toml::remove(&text, server)
             } else {
-                toml::add(&text, header, table)
+                toml::add(&text, server, planned.path)
             }
             .map_err(refuse)?;
             text = edited;
-            record(header.trim_matches(['[', ']']).to_owned(), outcome);
+            record(server.describe(), outcome);
         }
     }
     let removed_any = entries.iter().any(|e| e.action == EntryAction::Removed);

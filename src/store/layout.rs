@@ -94,6 +94,11 @@ impl Layout {
     pub fn recall_index(&self) -> PathBuf {
         self.state_dir().join("recall.sqlite")
     }
+    /// What the last `hook compact` saw (episode, ledger `seq`, work state): the next one
+    /// does nothing when all of it is the same.
+    pub fn compact_mark(&self) -> PathBuf {
+        self.state_dir().join("compact.json")
+    }
     pub fn handovers_dir(&self) -> PathBuf {
         self.state_dir().join("handovers")
     }

@@ -796,26 +796,18 @@ impl Reader<'_> {
         .map_err(|e| self.err(e))
     }
 
-    /// The BM25 of each of `ids` that matches any of `terms`.
-    pub fn lexical_of(
-        &self,
-        terms: &[String],
-        ids: &[i64],
-    ) -> Result<HashMap<i64, f64>, IndexError> {
-        if terms.is_empty() || ids.is_empty() {
-            return Ok(HashMap::new());
+    /// Every document matching any of `terms`, with its BM25, in no particular order.
+    pub fn lexical_all(&self, terms: &[String]) -> Result<Vec<(i64, f64)>, IndexError> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
         }
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT rowid, -bm25(fts, 2.0, 1.0) FROM fts WHERE fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
-            )
+            .prepare_cached("SELECT rowid, -bm25(fts, 2.0, 1.0) FROM fts WHERE fts MATCH ?1")
             .map_err(|e| self.err(e))?;
-        stmt.query_map(params![match_expr(terms), json_ids(ids)], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .and_then(Iterator::collect)
-        .map_err(|e| self.err(e))
+        stmt.query_map(params![match_expr(terms)], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
     }
 
     /// The tokens each of `ids` was indexed under (space-joined).
@@ -868,21 +860,6 @@ impl Reader<'_> {
             out.entry(doc).or_default().push(path);
         }
         Ok(out)
-    }
-
-    /// How many documents match any of `terms`.
-    pub fn lexical_count(&self, terms: &[String]) -> Result<usize, IndexError> {
-        if terms.is_empty() {
-            return Ok(0);
-        }
-        self.conn
-            .query_row(
-                "SELECT count(*) FROM fts WHERE fts MATCH ?1",
-                params![match_expr(terms)],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n as usize)
-            .map_err(|e| self.err(e))
     }
 
     /// The newest documents of `kind` whose status (a ledger line's is the status of the

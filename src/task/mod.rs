@@ -53,6 +53,20 @@ pub struct TaskStartOutcome {
     /// The knowledge could not be read (the task started all the same).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub knowledge_error: Option<String>,
+    /// Active tasks of other worktrees of this clone whose scope overlaps this one's
+    /// (SPEC §12; advisory, never a refusal).
+    pub overlaps: Vec<ScopeOverlap>,
+}
+
+/// Another worktree's active task working where this one will.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ScopeOverlap {
+    /// The worktree's directory.
+    pub worktree: String,
+    /// Its active task.
+    pub task: String,
+    /// Which entries meet ("<this task's> and <that task's>").
+    pub entries: String,
 }
 
 /// How many records `task start` shows of what the repository knows.
@@ -225,12 +239,21 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
         Ok(k) => (k, None),
         Err(e) => (crate::recall::Relevant::default(), Some(e.to_string())),
     };
+    let overlaps = crate::worktrees::overlapping(&crate::worktrees::others(ctx), &task.scope)
+        .into_iter()
+        .map(|(worktree, task, entries)| ScopeOverlap {
+            worktree,
+            task,
+            entries,
+        })
+        .collect();
     Ok(TaskStartOutcome {
         task,
         binding,
         advisory,
         knowledge,
         knowledge_error,
+        overlaps,
     })
 }
 

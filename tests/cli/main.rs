@@ -5,6 +5,7 @@ mod common;
 
 mod authored;
 mod briefing_accounting;
+mod clients;
 mod cockpit;
 mod compat;
 mod concurrency;
@@ -38,3 +39,4 @@ mod setup;
 mod sharing;
 mod task;
 mod timing;
+mod worktrees;

@@ -42,7 +42,9 @@ fn client_files(repo: &TestRepo) -> Vec<(String, String)> {
         ".mcp.json",
         ".gemini/settings.json",
         ".codex/config.toml",
+        ".codex/hooks.json",
         ".cursor/mcp.json",
+        ".cursor/hooks.json",
     ]
     .iter()
     .filter(|p| repo.exists(p))
@@ -208,17 +210,15 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     std::fs::write(repo.base().join("m.json"), MCP_JSON).expect("write");
     std::fs::write(repo.base().join("m.diff"), diff).expect("write");
     let patched = repo.sh_in(repo.base(), "patch -s m.json -o - < m.diff");
-    if patched.status.success() {
-        assert_eq!(
-            String::from_utf8_lossy(&patched.stdout),
-            repo.read(".mcp.json")
-        );
-    } else {
-        eprintln!(
-            "SKIPPED: applying the diff: patch(1) failed: {}",
-            String::from_utf8_lossy(&patched.stderr)
-        );
-    }
+    assert!(
+        patched.status.success(),
+        "patch(1) cannot apply the printed diff: {}",
+        String::from_utf8_lossy(&patched.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&patched.stdout),
+        repo.read(".mcp.json")
+    );
 }
 
 #[test]
@@ -324,4 +324,341 @@ fn the_hooks_setup_writes_run() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(repo.episode_state().is_some(), "the hook opened an episode");
+}
+
+/// The command of `settings.hooks.<event>`'s first hook, in either shape: Claude Code's
+/// (Codex, Gemini CLI: `[{hooks: [{command}]}]`) or Cursor's flat `[{command}]`.
+fn hook_command(settings: &Value, event: &str) -> String {
+    let first = &settings["hooks"][event][0];
+    first["hooks"][0]["command"]
+        .as_str()
+        .or_else(|| first["command"].as_str())
+        .unwrap_or_else(|| panic!("no {event} hook: {settings}"))
+        .to_owned()
+}
+
+/// Runs a hook `command` in `dir` with `payload` on its stdin, as the client does; returns
+/// its stdout.
+fn run_hook(repo: &TestRepo, dir: &std::path::Path, command: &str, payload: &Value) -> String {
+    let file = repo.base().join("payload.json");
+    std::fs::write(&file, payload.to_string()).expect("write the payload");
+    // The client gives the payload to the shell, so every command of a pipeline sees it.
+    let out = repo.sh_in(dir, &format!("{{ {command}; }} < '{}'", file.display()));
+    assert!(out.status.success(), "{command}: {out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// An inline `mcp_servers = { ... }` cannot take a `[mcp_servers.majordomus]` after it
+/// (TOML forbids it; Codex would not start): refused, nothing written, and the fix works
+/// as it reads.
+#[test]
+fn codex_refuses_an_inline_server_table_with_a_fix_that_works() {
+    let repo = TestRepo::initialised();
+    let inline = "model = \"o3\"\nmcp_servers = { docs = { command = \"docs-mcp\" } }\n";
+    repo.write(".codex/config.toml", inline);
+    let before = repo.files();
+    let error = repo
+        .run(&["--format", "json", "setup", "codex"])
+        .json_error(3, "setup.file");
+    assert_eq!(repo.files(), before, "a refusal writes nothing");
+    let message = error["message"].as_str().expect("a message");
+    assert!(
+        message
+            .starts_with(".codex/config.toml: `mcp_servers = { ... }` (line 2) is an inline table"),
+        "{message}"
+    );
+    let entry = "majordomus = { command = \"majordomus\", args = [\"mcp\"] }";
+    assert_eq!(
+        error["fix"],
+        format!(
+            "add `{entry}` inside `mcp_servers = {{ ... }}` on line 2 of .codex/config.toml (setup then finds it present), or write each server of it as a `[mcp_servers.<name>]` table and rerun majordomus setup codex"
+        )
+    );
+    let human = repo.run(&["setup", "codex"]);
+    human.assert_human_error(3, "is an inline table");
+
+    // The fix's first way: the entry inside the inline table; setup finds it present and
+    // wires the hooks.
+    let fixed = inline.replace(" } }", &format!(" }}, {entry} }}"));
+    repo.write(".codex/config.toml", &fixed);
+    let report = repo
+        .run(&["--format", "json", "setup", "codex"])
+        .success()
+        .json();
+    assert_eq!(report["files"][0]["action"], "unchanged", "{report}");
+    assert_eq!(
+        report["files"][0]["entries"][0]["action"], "present",
+        "{report}"
+    );
+    assert_eq!(repo.read(".codex/config.toml"), fixed);
+    assert_eq!(report["files"][1]["path"], ".codex/hooks.json", "{report}");
+    assert_eq!(report["files"][1]["action"], "created", "{report}");
+
+    // Its second way: the servers as tables; setup appends its block after them.
+    let other = TestRepo::initialised();
+    let tables = "model = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
+    other.write(".codex/config.toml", tables);
+    other.run(&["setup", "codex"]).success();
+    assert!(other.read(".codex/config.toml").starts_with(tables));
+    assert!(
+        other
+            .read(".codex/config.toml")
+            .contains("\n[mcp_servers.majordomus]\ncommand = \"majordomus\"\n")
+    );
+}
+
+/// The server already there in any TOML form is found: `present` when it is setup's own
+/// (`command` and `args` as setup writes them), `kept` otherwise; the file is not touched.
+#[test]
+fn codex_finds_an_inline_majordomus_entry_present_or_kept() {
+    for (before, action) in [
+        (
+            "mcp_servers = { majordomus = { command = \"majordomus\", args = [\"mcp\"] } }\n",
+            "present",
+        ),
+        (
+            "[mcp_servers]\nmajordomus = { command = \"majordomus\", args = [\"mcp\"] }\n",
+            "present",
+        ),
+        (
+            "mcp_servers = { majordomus = { command = \"/opt/bin/majordomus\", args = [\"mcp\"] }, docs = { command = \"d\" } }\n",
+            "kept",
+        ),
+        (
+            "[mcp_servers]\nmajordomus = { command = \"majordomus\", args = [\"mcp\", \"--verbose\"] }\n",
+            "kept",
+        ),
+    ] {
+        let repo = TestRepo::initialised();
+        repo.write(".codex/config.toml", before);
+        let report = repo
+            .run(&["--format", "json", "setup", "codex"])
+            .success()
+            .json();
+        assert_eq!(
+            report["files"][0]["entries"][0]["action"], action,
+            "{before}: {report}"
+        );
+        assert_eq!(repo.read(".codex/config.toml"), before, "untouched");
+        // --remove leaves what the user wrote.
+        let removed = repo
+            .run(&["--format", "json", "setup", "codex", "--remove"])
+            .success()
+            .json();
+        assert_eq!(
+            removed["files"][0]["entries"][0]["action"], "kept",
+            "{removed}"
+        );
+        assert_eq!(
+            repo.read(".codex/config.toml"),
+            before,
+            "untouched by --remove"
+        );
+        assert!(
+            !repo.exists(".codex/hooks.json"),
+            "setup's hooks file went with --remove"
+        );
+    }
+}
+
+/// A file that is not TOML, or a `mcp_servers` that is not a table, is refused.
+#[test]
+fn codex_refuses_a_file_that_is_not_toml_and_writes_nothing() {
+    for (text, needle) in [
+        ("model = \n", "not TOML at line 1"),
+        (
+            "mcp_servers = \"none\"\n",
+            "`mcp_servers` (line 1) is not a table",
+        ),
+    ] {
+        let repo = TestRepo::initialised();
+        repo.write(".codex/config.toml", text);
+        let error = repo
+            .run(&["--format", "json", "setup", "codex"])
+            .json_error(3, "setup.file");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(needle)),
+            "{text}: {error}"
+        );
+        assert_eq!(
+            error["fix"],
+            "correct .codex/config.toml by hand (or move it aside), then rerun majordomus setup codex"
+        );
+        assert_eq!(repo.read(".codex/config.toml"), text);
+        assert!(
+            !repo.exists(".codex/hooks.json"),
+            "a refusal writes nothing"
+        );
+        // The fix as printed: moved aside, setup runs.
+        repo.sh_in(
+            repo.root(),
+            "mv .codex/config.toml .codex/config.toml.aside",
+        );
+        repo.run(&["setup", "codex"]).success();
+    }
+}
+
+/// Codex's `.codex/hooks.json` has Claude Code's shape, SessionEnd's timeout at Codex's
+/// 3 s; its session-start opens the episode and prints the briefing as plain text.
+#[test]
+fn codex_hooks_open_and_close_the_episode() {
+    let repo = TestRepo::initialised();
+    let report = repo
+        .run(&["--format", "json", "setup", "codex"])
+        .success()
+        .json();
+    assert_eq!(report["files"][1]["path"], ".codex/hooks.json");
+    let hooks: Value = serde_json::from_str(&repo.read(".codex/hooks.json")).expect("JSON");
+    assert_eq!(
+        hooks["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 3,
+        "{hooks}"
+    );
+    assert_eq!(hooks["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 30);
+    assert_eq!(
+        hooks["hooks"]["SessionStart"][0]["hooks"][0]["type"],
+        "command"
+    );
+    let payload = |event: &str| {
+        serde_json::json!({
+            "session_id": "019a-codex", "hook_event_name": event, "source": "startup",
+            "cwd": repo.root(), "model": "gpt-5", "transcript_path": null
+        })
+    };
+    let said = run_hook(
+        &repo,
+        repo.base(),
+        &hook_command(&hooks, "SessionStart"),
+        &payload("SessionStart"),
+    );
+    let episode = repo.episode_state().expect("the hook opened an episode");
+    assert_eq!(episode["provider"], "codex");
+    assert!(
+        said.starts_with(&format!(
+            "majordomus episode {}\n",
+            episode["id"].as_str().expect("id")
+        )),
+        "{said}"
+    );
+    run_hook(
+        &repo,
+        repo.base(),
+        &hook_command(&hooks, "SessionEnd"),
+        &payload("SessionEnd"),
+    );
+    assert!(repo.episode_state().is_none(), "the hook closed it");
+    assert_eq!(repo.ledger_events("session.closed").len(), 1);
+}
+
+/// Cursor's `.cursor/hooks.json` (`version: 1`, flat `{command, timeout}` lists): its
+/// payload has no `cwd`, so the hooks find the repository in `workspace_roots`, from any
+/// directory; sessionStart answers JSON whose `additional_context` is the briefing.
+#[test]
+fn cursor_hooks_find_the_repository_in_workspace_roots() {
+    let repo = TestRepo::initialised();
+    repo.run(&["setup", "cursor"]).success();
+    let hooks: Value = serde_json::from_str(&repo.read(".cursor/hooks.json")).expect("JSON");
+    assert_eq!(hooks["version"], 1, "{hooks}");
+    for event in ["sessionStart", "sessionEnd", "preCompact"] {
+        assert_eq!(hooks["hooks"][event][0]["timeout"], 30, "{event}: {hooks}");
+    }
+    let payload = |event: &str| {
+        serde_json::json!({
+            "conversation_id": "c0ffee", "generation_id": "g1", "hook_event_name": event,
+            "workspace_roots": [repo.root()], "cursor_version": "2.0.77",
+            "session_id": "c0ffee", "is_background_agent": false, "composer_mode": "agent"
+        })
+    };
+    // Outside the repository: only the payload names it.
+    let said = run_hook(
+        &repo,
+        repo.base(),
+        &hook_command(&hooks, "sessionStart"),
+        &payload("sessionStart"),
+    );
+    let answer: Value = serde_json::from_str(&said).unwrap_or_else(|e| panic!("{e}: {said}"));
+    assert_eq!(answer["continue"], true, "{answer}");
+    let context = answer["additional_context"].as_str().expect("the briefing");
+    assert!(context.contains("## What the repository knows"), "{said}");
+    let episode = repo.episode_state().expect("the hook opened an episode");
+    assert_eq!(episode["provider"], "cursor");
+    let opened = repo.ledger_events("session.opened");
+    assert_eq!(opened.len(), 1);
+
+    run_hook(
+        &repo,
+        repo.base(),
+        &hook_command(&hooks, "preCompact"),
+        &payload("preCompact"),
+    );
+    assert_eq!(
+        repo.ledger_events("checkpoint.recorded").len(),
+        1,
+        "the compact checkpoint"
+    );
+    run_hook(
+        &repo,
+        repo.base(),
+        &hook_command(&hooks, "sessionEnd"),
+        &payload("sessionEnd"),
+    );
+    assert!(repo.episode_state().is_none(), "the hook closed it");
+    assert_eq!(
+        repo.ledger_events("provider.event.failed"),
+        Vec::<Value>::new()
+    );
+}
+
+/// Gemini CLI runs PreCompress before every turn: a compact with nothing changed since
+/// the last one writes nothing (no ledger line, no file), and a change is checkpointed.
+#[test]
+fn a_compact_with_nothing_changed_since_the_last_writes_nothing() {
+    let repo = TestRepo::initialised();
+    repo.run(&["setup", "gemini-cli"]).success();
+    let settings = parse_jsonc(&repo.read(".gemini/settings.json"));
+    let payload = |event: &str| {
+        serde_json::json!({
+            "session_id": "gem-1", "hook_event_name": event, "cwd": repo.root(),
+            "timestamp": "2026-11-30T10:00:00Z", "trigger": "auto"
+        })
+    };
+    run_hook(
+        &repo,
+        repo.root(),
+        &hook_command(&settings, "SessionStart"),
+        &payload("SessionStart"),
+    );
+    let compact = hook_command(&settings, "PreCompress");
+    run_hook(&repo, repo.root(), &compact, &payload("PreCompress"));
+    let checkpoints = repo.ledger_events("checkpoint.recorded");
+    assert_eq!(checkpoints.len(), 1, "the first compact checkpoints");
+    let (ledger, files) = (repo.ledger_text(), repo.files());
+
+    for _ in 0..2 {
+        run_hook(&repo, repo.root(), &compact, &payload("PreCompress"));
+        assert_eq!(
+            repo.ledger_text(),
+            ledger,
+            "a second compact appended a line"
+        );
+        assert_eq!(repo.files(), files, "a second compact wrote a file");
+    }
+
+    // A change in the work tree, or a ledger line since, is checkpointed again.
+    repo.write("notes.txt", "a change\n");
+    run_hook(&repo, repo.root(), &compact, &payload("PreCompress"));
+    let checkpoints = repo.ledger_events("checkpoint.recorded");
+    assert_eq!(checkpoints.len(), 2, "{checkpoints:?}");
+    assert!(
+        checkpoints[1]["data"]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("compact: ") && t.contains("notes.txt")),
+        "{checkpoints:?}"
+    );
+    run_hook(&repo, repo.root(), &compact, &payload("PreCompress"));
+    assert_eq!(repo.ledger_events("checkpoint.recorded").len(), 2);
+    repo.run(&["decision", "Notes stay in notes.txt"]).success();
+    run_hook(&repo, repo.root(), &compact, &payload("PreCompress"));
+    assert_eq!(repo.ledger_events("checkpoint.recorded").len(), 3);
 }

@@ -257,7 +257,12 @@ pub fn compare<R: Ranked>(a: &R, b: &R) -> Ordering {
 /// superseded it to just below that record (chains included). A replacement missing from
 /// `hits` leaves the record where it is: the caller adds replacements first.
 pub fn order<R: Ranked>(hits: &mut Vec<R>) {
-    hits.sort_by(compare);
+    // Sorted through their positions, so each (large) hit moves once, not once per
+    // comparison; a stable sort of positions is the stable sort of the hits.
+    let mut at: Vec<usize> = (0..hits.len()).collect();
+    at.sort_by(|a, b| compare(&hits[*a], &hits[*b]));
+    let mut slots: Vec<Option<R>> = hits.drain(..).map(Some).collect();
+    hits.extend(at.into_iter().filter_map(|i| slots[i].take()));
     // Every move puts a record below its replacement; a cycle of replacements (a
     // hand-edited store) would move forever, so the moves are bounded.
     let mut moves = hits.len() * hits.len();

@@ -361,6 +361,15 @@ impl TestRepo {
         std::fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
     }
 
+    /// Writes `contents` to `rel` under the pinned `HOME` (a client's user settings).
+    pub fn write_home(&self, rel: &str, contents: &str) {
+        let path = self.base.join("home").join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("create parent directories");
+        }
+        std::fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+
     /// Replaces `.ai/repo/policy.yaml`.
     pub fn write_policy(&self, yaml: &str) {
         self.write(".ai/repo/policy.yaml", yaml);
@@ -740,6 +749,22 @@ impl TestRepo {
         );
         cmd.env("PATH", path);
         cmd.output().expect("spawn sh")
+    }
+
+    /// `program` in `dir` under the pinned environment (its `HOME` included), with this
+    /// build of majordomus first on the `PATH` and stdin on `/dev/null`: how an agent
+    /// client runs, whose hooks and MCP server start `majordomus` from the `PATH`.
+    pub fn program_in(&self, dir: &Path, program: &Path) -> StdCommand {
+        let mut cmd = StdCommand::new(program);
+        cmd.current_dir(dir).stdin(Stdio::null());
+        self.pin(&mut cmd);
+        let path = format!(
+            "{}:{}",
+            bin().parent().expect("the binary's directory").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        cmd.env("PATH", path);
+        cmd
     }
 
     /// Makes `origin.git`, a bare copy of the repository beside the work tree, adds it as

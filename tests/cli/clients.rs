@@ -1,0 +1,1060 @@
+//! The real agent clients, Claude Code, Gemini CLI and Codex from npm, each driven through
+//! one non-interactive session against a scripted model API on 127.0.0.1: `majordomus
+//! setup <client>` wires it, its session-start hook opens the episode and hands the model
+//! the briefing (what the repository knows about the branch's files first), the model's
+//! scripted `majordomus_decision_record` call lands in that episode, and session end
+//! closes it with a record. Also: every `.codex/config.toml` setup leaves is one Codex
+//! reads.
+//!
+//! The clients are installed by `.ci/run` into `$MAJORDOMUS_CLIENTS_DIR` (default
+//! `target/agent-clients`; `npm install --prefix DIR` of `fixtures/agent-clients/`, pinned
+//! with its lock).
+//! Under `CI=true` a missing client fails its test; elsewhere it is SKIPPED, loudly.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::TestRepo;
+use crate::mcp::Mcp;
+
+/// The decision the scripted model records through MCP.
+const DECISION: &str = "Parsing stays strict: input the parser cannot place is rejected";
+/// The earlier episode's decision, promoted to curated knowledge about src/parser/.
+const TITLE: &str = "The parser reports errors with line and column";
+const PROMPT: &str = "Record the decision that parsing stays strict.";
+/// The scripted model's last word.
+const FINAL: &str = "Recorded the decision.";
+/// A session that takes longer than this is a hang.
+const SESSION: Duration = Duration::from_secs(300);
+/// More requests than this in one session is a loop: the fake answers 400 from then on.
+const MAX_REQUESTS: usize = 60;
+
+// --- The clients -----------------------------------------------------------------------
+
+/// An agent client from npm.
+#[derive(Debug, Clone, Copy)]
+struct Client {
+    /// `majordomus setup <client>`, and the `--provider` of its hooks.
+    setup: &'static str,
+    /// Its command in `node_modules/.bin`.
+    bin: &'static str,
+    package: &'static str,
+}
+
+const CLAUDE_CODE: Client = Client {
+    setup: "claude-code",
+    bin: "claude",
+    package: "@anthropic-ai/claude-code",
+};
+const GEMINI_CLI: Client = Client {
+    setup: "gemini-cli",
+    bin: "gemini",
+    package: "@google/gemini-cli",
+};
+const CODEX: Client = Client {
+    setup: "codex",
+    bin: "codex",
+    package: "@openai/codex",
+};
+
+/// Where `.ci/run` installs the clients.
+fn clients_dir() -> PathBuf {
+    std::env::var_os("MAJORDOMUS_CLIENTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-clients"))
+}
+
+/// The client's installed command; under `CI=true` its absence fails the test, elsewhere
+/// it says SKIPPED on stderr and the test returns.
+fn installed(client: Client) -> Option<PathBuf> {
+    let path = clients_dir().join("node_modules/.bin").join(client.bin);
+    if path.exists() {
+        return Some(path);
+    }
+    let how = format!(
+        "{} is not installed at {} (`.ci/run` installs it; by hand: mkdir -p {dir} && cp fixtures/agent-clients/package*.json {dir}/ && npm install --prefix {dir})",
+        client.package,
+        path.display(),
+        dir = clients_dir().display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{how}");
+    }
+    eprintln!("\n*** SKIPPED: {how} ***\n");
+    None
+}
+
+/// `program` at the root of `repo`, as [`TestRepo::program_in`] runs it, without the
+/// clients' own settings from the caller's environment (API keys, base URLs, a cloud
+/// provider switch): no run reaches a real model API; each test sets what it needs.
+fn client_command(repo: &TestRepo, program: &Path) -> Command {
+    const SETTINGS: [&str; 10] = [
+        "ANTHROPIC_",
+        "CLAUDE_",
+        "GEMINI_",
+        "GOOGLE_",
+        "OPENAI_",
+        "CODEX_",
+        "AWS_",
+        "AZURE_",
+        "VERTEX",
+        "CLOUD_ML_",
+    ];
+    let mut cmd = repo.program_in(repo.root(), program);
+    for (key, _) in std::env::vars_os() {
+        if SETTINGS
+            .iter()
+            .any(|p| key.to_string_lossy().starts_with(p))
+        {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+/// Runs `cmd` (stdout and stderr piped) to its end, killing it after [`SESSION`].
+fn run_to_end(mut cmd: Command, what: &str) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the client") {
+            break status;
+        }
+        if started.elapsed() > SESSION {
+            let _ = child.kill();
+            let _ = child.wait();
+            let out = stdout.join().unwrap_or_default();
+            let err = stderr.join().unwrap_or_default();
+            panic!(
+                "{what} ran longer than {SESSION:?}\nstdout:\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&err)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
+// --- The scripted model API -------------------------------------------------------------
+
+/// One request the fake model API received.
+#[derive(Debug, Clone)]
+struct Recorded {
+    method: String,
+    path: String,
+    body: Value,
+}
+
+/// A model API on 127.0.0.1 that speaks enough of the Anthropic Messages API (streaming
+/// SSE), Gemini's generateContent / streamGenerateContent and OpenAI's Responses API for
+/// one session, as [`script`] says: a call of `majordomus_decision_record`, then of
+/// `majordomus_context`, then (and for any side request) a final text. It records every
+/// request body.
+struct FakeModel {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    stop: Arc<AtomicBool>,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl FakeModel {
+    fn start() -> FakeModel {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let addr = listener.local_addr().expect("the bound address");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let accept = {
+            let (requests, stop) = (requests.clone(), stop.clone());
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(stream) = stream else { continue };
+                    let requests = requests.clone();
+                    std::thread::spawn(move || serve(stream, &requests));
+                }
+            })
+        };
+        FakeModel {
+            addr,
+            requests,
+            stop,
+            accept: Some(accept),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().expect("the request log").clone()
+    }
+}
+
+impl Drop for FakeModel {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so that it sees the flag.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.join();
+        }
+    }
+}
+
+enum Answer {
+    Json(u16, Value),
+    /// Server-sent events: an optional `event:` name and the `data:` JSON.
+    Events(Vec<(Option<&'static str>, Value)>),
+}
+
+/// Reads one HTTP/1.1 request, records it, answers it and closes the connection.
+fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(stream);
+    let mut start = String::new();
+    if reader.read_line(&mut start).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut parts = start.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_owned();
+    let path = parts.next().unwrap_or_default().to_owned();
+    let mut length = 0usize;
+    let mut chunked = false;
+    let mut encoded = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
+        match name.as_str() {
+            "content-length" => length = value.parse().unwrap_or(0),
+            "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
+            "content-encoding" => encoded = Some(value.to_owned()),
+            _ => {}
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            let mut size = String::new();
+            if reader.read_line(&mut size).unwrap_or(0) == 0 {
+                return;
+            }
+            let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            let mut chunk = vec![0; size + 2];
+            if reader.read_exact(&mut chunk).is_err() {
+                return;
+            }
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    } else {
+        body.resize(length, 0);
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+    }
+    let parsed = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let count = {
+        let mut log = requests.lock().expect("the request log");
+        log.push(Recorded {
+            method: method.clone(),
+            path: path.clone(),
+            body: parsed.clone(),
+        });
+        log.len()
+    };
+    let answer = match encoded {
+        Some(encoding) => Answer::Json(
+            415,
+            json!({"error": {"message": format!("content-encoding {encoding} is not scripted")}}),
+        ),
+        None if count > MAX_REQUESTS => Answer::Json(
+            400,
+            json!({"error": {"message": "too many requests in one session"}}),
+        ),
+        None => answer(&method, &path, &parsed),
+    };
+    let _ = respond(&mut writer, answer);
+}
+
+fn respond(out: &mut TcpStream, answer: Answer) -> std::io::Result<()> {
+    match answer {
+        Answer::Json(status, value) => {
+            let body = value.to_string();
+            write!(
+                out,
+                "HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )?;
+        }
+        Answer::Events(events) => {
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"
+            )?;
+            for (name, data) in events {
+                if let Some(name) = name {
+                    writeln!(out, "event: {name}")?;
+                }
+                write!(out, "data: {data}\n\n")?;
+                out.flush()?;
+            }
+        }
+    }
+    out.flush()
+}
+
+/// The tools a request offers the model: `(namespace, name)` (Codex groups an MCP
+/// server's tools in a namespace).
+fn offered(body: &Value) -> Vec<(Option<String>, String)> {
+    let mut out = Vec::new();
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        if let Some(declarations) = tool["functionDeclarations"].as_array() {
+            out.extend(
+                declarations
+                    .iter()
+                    .filter_map(|d| d["name"].as_str())
+                    .map(|n| (None, n.to_owned())),
+            );
+        } else if tool["type"] == "namespace" {
+            let space = tool["name"].as_str().map(str::to_owned);
+            out.extend(
+                tool["tools"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t["name"].as_str())
+                    .map(|n| (space.clone(), n.to_owned())),
+            );
+        } else if let Some(name) = tool["name"].as_str() {
+            out.push((None, name.to_owned()));
+        }
+    }
+    out
+}
+
+/// The tool named `majordomus_<suffix>` as the client names it, when the request offers it.
+fn tool(body: &Value, suffix: &str) -> Option<(Option<String>, String)> {
+    let name = format!("majordomus_{suffix}");
+    offered(body).into_iter().find(|(_, n)| {
+        n.strip_suffix(&name)
+            .is_some_and(|before| before.is_empty() || before.ends_with('_'))
+    })
+}
+
+/// The decision tool as the client names it, when the request offers it.
+fn decision_tool(body: &Value) -> Option<(Option<String>, String)> {
+    tool(body, "decision_record")
+}
+
+/// How many tool results the conversation holds.
+fn results(body: &Value) -> usize {
+    let count = |list: &Value, hit: &dyn Fn(&Value) -> usize| -> usize {
+        list.as_array().into_iter().flatten().map(hit).sum()
+    };
+    count(&body["messages"], &|m| {
+        count(&m["content"], &|c| usize::from(c["type"] == "tool_result"))
+    }) + count(&body["contents"], &|c| {
+        count(&c["parts"], &|p| {
+            usize::from(p.get("functionResponse").is_some())
+        })
+    }) + count(&body["input"], &|i| {
+        usize::from(i["type"] == "function_call_output")
+    })
+}
+
+/// Whether the conversation already holds a tool's result.
+fn answered(body: &Value) -> bool {
+    results(body) > 0
+}
+
+/// A tool call the scripted model makes.
+struct Call {
+    /// Codex's namespace of an MCP server's tools.
+    namespace: Option<String>,
+    name: String,
+    args: Value,
+    /// 1 for the first call of the session, 2 for the second.
+    n: usize,
+}
+
+/// The script: the first turn records [`DECISION`]; the second reads the context (a
+/// turn that writes nothing, so the compact before the next turn has nothing to say);
+/// the third answers [`FINAL`].
+fn script(body: &Value) -> Option<Call> {
+    let n = results(body) + 1;
+    let ((namespace, name), args) = match n {
+        1 => (decision_tool(body)?, json!({"text": DECISION})),
+        2 => (tool(body, "context")?, json!({})),
+        _ => return None,
+    };
+    Some(Call {
+        namespace,
+        name,
+        args,
+        n,
+    })
+}
+
+fn answer(method: &str, path: &str, body: &Value) -> Answer {
+    let call = script(body);
+    let route = path.split('?').next().unwrap_or(path);
+    if method != "POST" {
+        Answer::Json(404, json!({"error": {"message": "not scripted"}}))
+    } else if route.ends_with("/count_tokens") {
+        Answer::Json(200, json!({"input_tokens": 1}))
+    } else if route.ends_with("/v1/messages") {
+        anthropic(body, call)
+    } else if route.ends_with(":countTokens") {
+        Answer::Json(200, json!({"totalTokens": 1}))
+    } else if route.contains(":streamGenerateContent") || route.contains(":generateContent") {
+        let reply = gemini(body, call);
+        if route.contains(":stream") {
+            Answer::Events(vec![(None, reply)])
+        } else {
+            Answer::Json(200, reply)
+        }
+    } else if route.ends_with("/responses") {
+        openai(call)
+    } else {
+        Answer::Json(404, json!({"error": {"message": "not scripted"}}))
+    }
+}
+
+/// The Anthropic Messages API: a `tool_use` block or a text block, streamed when asked.
+fn anthropic(body: &Value, call: Option<Call>) -> Answer {
+    let model = body["model"].as_str().unwrap_or("claude");
+    let (block, delta, stop) = match &call {
+        Some(call) => (
+            json!({"type": "tool_use", "id": format!("toolu_majordomus_{}", call.n),
+                "name": call.name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": call.args.to_string()}),
+            "tool_use",
+        ),
+        None => (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": FINAL}),
+            "end_turn",
+        ),
+    };
+    let message = json!({
+        "id": "msg_majordomus_1", "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": null, "stop_sequence": null,
+        "usage": {"input_tokens": 10, "output_tokens": 1}
+    });
+    if body["stream"] != true {
+        let mut whole = message;
+        whole["content"] = json!([match &call {
+            Some(call) => json!({"type": "tool_use", "id": block["id"],
+                "name": call.name, "input": call.args}),
+            None => json!({"type": "text", "text": FINAL}),
+        }]);
+        whole["stop_reason"] = json!(stop);
+        return Answer::Json(200, whole);
+    }
+    Answer::Events(vec![
+        (
+            Some("message_start"),
+            json!({"type": "message_start", "message": message}),
+        ),
+        (
+            Some("content_block_start"),
+            json!({"type": "content_block_start", "index": 0, "content_block": block}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+        ),
+        (
+            Some("content_block_stop"),
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            Some("message_delta"),
+            json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+                "usage": {"output_tokens": 5}}),
+        ),
+        (Some("message_stop"), json!({"type": "message_stop"})),
+    ])
+}
+
+/// Gemini's GenerateContentResponse: a `functionCall` part or a text part. A side request
+/// that asks for JSON (Gemini CLI's next-speaker check) gets JSON.
+fn gemini(body: &Value, call: Option<Call>) -> Value {
+    let part = match call {
+        Some(call) => json!({"functionCall": {"name": call.name, "args": call.args}}),
+        None if body["generationConfig"]["responseMimeType"] == "application/json" => {
+            json!({"text": json!({"next_speaker": "user", "reasoning": FINAL}).to_string()})
+        }
+        None => json!({"text": FINAL}),
+    };
+    json!({
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": "gemini-2.5-flash"
+    })
+}
+
+/// OpenAI's Responses API, streamed: a `function_call` item (with its namespace, as Codex
+/// offers MCP tools) or a `message` item.
+fn openai(call: Option<Call>) -> Answer {
+    let item = match call {
+        Some(call) => {
+            let mut item = json!({"type": "function_call", "id": format!("fc_majordomus_{}", call.n),
+                "call_id": format!("call_majordomus_{}", call.n), "name": call.name,
+                "arguments": call.args.to_string(), "status": "completed"});
+            if let Some(space) = call.namespace {
+                item["namespace"] = json!(space);
+            }
+            item
+        }
+        None => json!({"type": "message", "id": "msg_majordomus_1", "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": FINAL, "annotations": []}]}),
+    };
+    let response = |status: &str, output: Value| {
+        json!({"id": "resp_majordomus_1", "object": "response", "status": status, "output": output,
+            "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 15}})
+    };
+    Answer::Events(vec![
+        (
+            Some("response.created"),
+            json!({"type": "response.created", "response": response("in_progress", json!([]))}),
+        ),
+        (
+            Some("response.output_item.added"),
+            json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+        ),
+        (
+            Some("response.output_item.done"),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ),
+        (
+            Some("response.completed"),
+            json!({"type": "response.completed", "response": response("completed", json!([item]))}),
+        ),
+    ])
+}
+
+// --- The repository and the session ------------------------------------------------------
+
+/// An initialised repository whose earlier episode decided [`TITLE`] about
+/// `src/parser/mod.rs`, promoted to curated knowledge, on a branch `feature` (with an
+/// origin, so that `main` is the trunk) that then changes that file. Returns the
+/// knowledge id.
+fn repository_with_knowledge() -> (TestRepo, String) {
+    let mut repo = TestRepo::initialised();
+    repo.now("2026-11-27T10:00:00Z");
+    let episode = repo.start_episode();
+    repo.run(&["decision", TITLE]).success();
+    repo.commit(
+        "src/parser/mod.rs",
+        "pub fn parse() {}\n",
+        "Parser errors carry line and column",
+    );
+    repo.run(&["session", "close"]).success();
+    let dir = ".ai/repo/knowledge/candidates";
+    let id = repo
+        .record_ids(dir)
+        .into_iter()
+        .find(|id| {
+            id.starts_with(&episode)
+                && repo
+                    .read(&format!("{dir}/{id}.md"))
+                    .contains(&format!("title: {TITLE}\n"))
+        })
+        .unwrap_or_else(|| panic!("no candidate titled {TITLE}"));
+    repo.run_with_stdin(
+        &["knowledge", "promote", &id],
+        "the clients harness checks that it reaches the model",
+    )
+    .success();
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Memory"]);
+    repo.now(crate::common::NOW);
+    repo.add_origin();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.commit(
+        "src/parser/mod.rs",
+        "pub fn parse_fast() {}\n",
+        "Faster parsing",
+    );
+    (repo, id)
+}
+
+/// Every string in `value`, depth first.
+fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+/// What one session did, for the assertions every client shares.
+struct Session<'a> {
+    client: Client,
+    repo: &'a TestRepo,
+    model: &'a FakeModel,
+    knowledge: &'a str,
+    output: Output,
+}
+
+impl Session<'_> {
+    fn context(&self) -> String {
+        let requests: Vec<String> = self
+            .model
+            .requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        format!(
+            "{} exited {:?}\nstdout:\n{}\nstderr:\n{}\nrequests: {requests:?}\nledger:\n{}",
+            self.client.setup,
+            self.output.status,
+            String::from_utf8_lossy(&self.output.stdout),
+            String::from_utf8_lossy(&self.output.stderr),
+            self.repo.ledger_text()
+        )
+    }
+
+    /// The whole contract: the episode opened by the session-start hook, the briefing (its
+    /// knowledge section, the promoted record first) in the model's first request, the
+    /// scripted decision in that episode, and the episode closed with its record. Prints
+    /// what the client sent (docs/FIELD.md quotes it).
+    fn check(&self, briefing_names_episode: bool) {
+        let context = self.context();
+        assert!(self.output.status.success(), "{context}");
+        // Codex clamps a SessionEnd hook's timeout to 3 s and warns at every start when
+        // the file asks for more ("warning: clamping SessionEnd hook timeout to 3s").
+        let stderr = String::from_utf8_lossy(&self.output.stderr);
+        assert!(
+            !stderr.contains("clamping"),
+            "the client corrected what setup wrote: {context}"
+        );
+        let opened: Vec<Value> = self
+            .repo
+            .ledger_events("session.opened")
+            .into_iter()
+            .filter(|l| l["data"]["provider"] == self.client.setup)
+            .collect();
+        assert_eq!(opened.len(), 1, "one episode for the session: {context}");
+        let episode = opened[0]["session"].as_str().expect("an episode id");
+
+        // The model's first request is the conversation's first turn: it offers the tools,
+        // and it already carries the briefing.
+        let requests = self.model.requests();
+        let first = requests
+            .iter()
+            .position(|r| decision_tool(&r.body).is_some())
+            .unwrap_or_else(|| panic!("no request offered majordomus_decision_record: {context}"));
+        let body = &requests[first].body;
+        let mut texts = Vec::new();
+        strings(body, &mut texts);
+        let briefing = texts
+            .iter()
+            .find(|t| t.contains("## What the repository knows"))
+            .unwrap_or_else(|| panic!("the first request carries no briefing: {body}"));
+        let known = briefing
+            .split("## What the repository knows")
+            .nth(1)
+            .expect("the section")
+            .lines()
+            .find(|l| l.starts_with("- ["))
+            .unwrap_or_else(|| panic!("the knowledge section lists nothing:\n{briefing}"));
+        assert!(
+            known.contains(TITLE) && known.contains(self.knowledge),
+            "the promoted record is not first in the knowledge section:\n{briefing}"
+        );
+        if briefing_names_episode {
+            assert!(
+                briefing.contains(&format!("majordomus episode {episode}")),
+                "{briefing}"
+            );
+        }
+        // The tools it offered are every tool the server lists (none held back).
+        let listed: BTreeSet<String> = {
+            let mut mcp = Mcp::start(self.repo);
+            let list = mcp.request("tools/list", json!({}));
+            list["result"]["tools"]
+                .as_array()
+                .expect("tools")
+                .iter()
+                .map(|t| t["name"].as_str().expect("a name").to_owned())
+                .collect()
+        };
+        let forwarded: BTreeSet<String> = offered(body)
+            .into_iter()
+            .filter_map(|(_, name)| name.rfind("majordomus_").map(|i| name[i..].to_owned()))
+            .collect();
+        assert_eq!(
+            forwarded, listed,
+            "{}: tools offered to the model",
+            self.client.setup
+        );
+        // The tool result went back to the model.
+        let result = requests[first + 1..]
+            .iter()
+            .find(|r| answered(&r.body))
+            .unwrap_or_else(|| panic!("the tool result never reached the model: {context}"));
+        let mut texts = Vec::new();
+        strings(&result.body, &mut texts);
+        assert!(
+            texts.iter().any(|t| t.contains("decision.recorded")),
+            "{}",
+            result.body
+        );
+
+        // The second, read-only call was answered too.
+        assert!(
+            requests.iter().any(|r| results(&r.body) >= 2),
+            "the majordomus_context result never reached the model: {context}"
+        );
+
+        let decisions: Vec<Value> = self
+            .repo
+            .ledger_events("decision.recorded")
+            .into_iter()
+            .filter(|l| l["data"]["text"] == DECISION)
+            .collect();
+        assert_eq!(decisions.len(), 1, "{context}");
+        assert_eq!(
+            decisions[0]["session"], episode,
+            "the MCP write is stamped with the hook's episode: {context}"
+        );
+        let closed: Vec<Value> = self
+            .repo
+            .ledger_events("session.closed")
+            .into_iter()
+            .filter(|l| l["session"] == episode)
+            .collect();
+        assert_eq!(closed.len(), 1, "session end closed the episode: {context}");
+        let record = closed[0]["data"]["record"].as_str().expect("a record path");
+        let text = self.repo.read(record);
+        assert!(text.contains(DECISION), "{record}:\n{text}");
+        assert!(self.repo.episode_state().is_none(), "{context}");
+
+        // What the client sent, for docs/FIELD.md.
+        // Each definition on its own (Gemini CLI lists every function in one
+        // `functionDeclarations`, Codex an MCP server's tools in one namespace).
+        let bytes: usize = body["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|t| match t["functionDeclarations"].as_array() {
+                Some(list) => list.iter().collect::<Vec<_>>(),
+                None => vec![t],
+            })
+            .filter(|t| t.to_string().contains("majordomus_"))
+            .map(|t| t.to_string().len())
+            .sum();
+        let events: Vec<String> = self
+            .repo
+            .ledger()
+            .iter()
+            .filter(|l| l["session"] == episode)
+            .map(|l| {
+                let event = l["event"].as_str().unwrap_or_default().to_owned();
+                match l["data"]["text"].as_str() {
+                    Some(text) if event == "checkpoint.recorded" => {
+                        format!("{event} ({})", text.split(':').next().unwrap_or_default())
+                    }
+                    _ => event,
+                }
+            })
+            .collect();
+        // A compact with nothing new since the last one wrote nothing (Gemini CLI runs
+        // PreCompress before every turn).
+        let mut fresh = None;
+        for event in &events {
+            match event.as_str() {
+                "checkpoint.recorded (compact)" => {
+                    assert_ne!(
+                        fresh,
+                        Some(false),
+                        "a compact repeated the last: {events:?}"
+                    );
+                    fresh = Some(false);
+                }
+                "knowledge.derived" => {}
+                _ if fresh.is_some() => fresh = Some(true),
+                _ => {}
+            }
+        }
+        eprintln!(
+            "== {} ({} requests: {:?}; the first turn is request {}, {} bytes; {} majordomus tools in {bytes} bytes of tool definitions; the decision tool is {:?})\nthe episode's ledger: {events:?}\n{briefing}\n==",
+            self.client.setup,
+            requests.len(),
+            requests
+                .iter()
+                .map(|r| format!("{} {}", r.method, r.path))
+                .collect::<Vec<_>>(),
+            first + 1,
+            body.to_string().len(),
+            forwarded.len(),
+            decision_tool(body).expect("offered"),
+        );
+    }
+}
+
+/// Wires `client` into a repository with knowledge, commits the wiring and runs one
+/// session of it: `configure` adds the client's own settings to `HOME` and returns the
+/// client's command.
+fn one_session(
+    client: Client,
+    briefing_names_episode: bool,
+    configure: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) {
+    let Some(program) = installed(client) else {
+        return;
+    };
+    let (repo, knowledge) = repository_with_knowledge();
+    repo.run(&["setup", client.setup]).success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
+    let model = FakeModel::start();
+    let command = configure(&repo, &model, &program);
+    let output = run_to_end(command, client.bin);
+    Session {
+        client,
+        repo: &repo,
+        model: &model,
+        knowledge: &knowledge,
+        output,
+    }
+    .check(briefing_names_episode);
+}
+
+#[test]
+fn claude_code_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
+    one_session(CLAUDE_CODE, true, |repo, model, program| {
+        let mut cmd = client_command(repo, program);
+        cmd.args([
+            "-p",
+            PROMPT,
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "mcp__majordomus__majordomus_decision_record,mcp__majordomus__majordomus_context",
+        ])
+        .env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+        // List MCP tools eagerly, as the tool count check expects.
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        cmd
+    });
+}
+
+#[test]
+fn gemini_cli_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
+    one_session(GEMINI_CLI, false, |repo, model, program| {
+        repo.write_home(
+            ".gemini/settings.json",
+            &json!({
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+                "privacy": {"usageStatisticsEnabled": false}
+            })
+            .to_string(),
+        );
+        let mut cmd = client_command(repo, program);
+        cmd.args([
+            "-p",
+            PROMPT,
+            "--model",
+            "gemini-2.5-flash",
+            "--output-format",
+            "json",
+            "--approval-mode",
+            "yolo",
+        ])
+        .env("GOOGLE_GEMINI_BASE_URL", model.url())
+        .env("GEMINI_API_KEY", "test-key-for-the-scripted-model")
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+        cmd
+    });
+}
+
+/// `~/.codex/config.toml` for a session against `model` in a trusted `repo`.
+fn codex_home_config(repo: &TestRepo, model: Option<&FakeModel>) {
+    let mut text = String::from("check_for_update_on_startup = false\n");
+    if let Some(model) = model {
+        text.push_str(&format!(
+            "model = \"gpt-5\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{}/v1\"\nenv_key = \"SCRIPTED_MODEL_API_KEY\"\nwire_api = \"responses\"\n",
+            model.url()
+        ));
+    }
+    text.push_str(&format!(
+        "\n[analytics]\nenabled = false\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        repo.root().display()
+    ));
+    repo.write_home(".codex/config.toml", &text);
+}
+
+#[test]
+fn codex_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
+    one_session(CODEX, true, |repo, model, program| {
+        codex_home_config(repo, Some(model));
+        let mut cmd = client_command(repo, program);
+        // Hooks run only once trusted (`/hooks` in the TUI); this run vets its own.
+        cmd.args(["exec", "--dangerously-bypass-hook-trust", PROMPT])
+            .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+        cmd
+    });
+}
+
+/// `codex mcp list --json` in `repo`: the servers Codex reads from the project's config.
+fn codex_servers(repo: &TestRepo, program: &Path) -> Result<Vec<Value>, String> {
+    let mut cmd = client_command(repo, program);
+    cmd.args(["mcp", "list", "--json"]);
+    let out = run_to_end(cmd, "codex mcp list");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("{e}"))
+}
+
+#[test]
+fn every_codex_config_setup_leaves_is_one_codex_reads() {
+    let Some(codex) = installed(CODEX) else {
+        return;
+    };
+    let inline = "mcp_servers = { docs = { command = \"docs-mcp\" } }\n";
+    for before in [
+        "",
+        "model = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n",
+        inline,
+        "mcp_servers = { majordomus = { command = \"majordomus\", args = [\"mcp\"] } }\n",
+        "mcp_servers = { majordomus = { command = \"/opt/bin/majordomus\", args = [\"mcp\"] } }\n",
+        "[mcp_servers]\nmajordomus = { command = \"majordomus\", args = [\"mcp\"] }\n",
+        "mcp_servers.docs.command = \"docs-mcp\"\n",
+    ] {
+        let repo = TestRepo::initialised();
+        codex_home_config(&repo, None);
+        if !before.is_empty() {
+            repo.write(".codex/config.toml", before);
+        }
+        let run = repo.run(&["--format", "json", "setup", "codex"]);
+        if run.code() == 3 {
+            run.json_error(3, "setup.file");
+            assert_eq!(
+                repo.read(".codex/config.toml"),
+                before,
+                "refused, untouched"
+            );
+            assert!(
+                !repo.exists(".codex/hooks.json"),
+                "a refusal writes nothing"
+            );
+            continue;
+        }
+        let report = run.success().json();
+        let servers = codex_servers(&repo, &codex)
+            .unwrap_or_else(|e| panic!("Codex cannot read what setup left ({report}):\n{e}"));
+        let ours = servers
+            .iter()
+            .find(|s| s["name"] == "majordomus")
+            .unwrap_or_else(|| panic!("no majordomus server: {servers:?}"));
+        if report["files"][0]["entries"][0]["action"] != "kept" {
+            assert_eq!(ours["transport"]["command"], "majordomus", "{before}");
+            assert_eq!(ours["transport"]["args"], json!(["mcp"]), "{before}");
+        }
+    }
+
+    // The inline table is refused; doing what the fix says works.
+    let repo = TestRepo::initialised();
+    codex_home_config(&repo, None);
+    repo.write(".codex/config.toml", inline);
+    let error = repo
+        .run(&["--format", "json", "setup", "codex"])
+        .json_error(3, "setup.file");
+    let fix = error["fix"].as_str().expect("a fix");
+    let entry = "majordomus = { command = \"majordomus\", args = [\"mcp\"] }";
+    assert!(
+        fix.contains(&format!(
+            "add `{entry}` inside `mcp_servers = {{ ... }}` on line 1 of .codex/config.toml"
+        )),
+        "{fix}"
+    );
+    repo.write(
+        ".codex/config.toml",
+        &inline.replace(" } }", &format!(" }}, {entry} }}")),
+    );
+    let again = repo
+        .run(&["--format", "json", "setup", "codex"])
+        .success()
+        .json();
+    assert_eq!(
+        again["files"][0]["entries"][0]["action"], "present",
+        "{again}"
+    );
+    let servers = codex_servers(&repo, &codex).expect("Codex reads the fixed file");
+    assert!(servers.iter().any(|s| s["name"] == "docs"), "{servers:?}");
+    assert!(
+        servers.iter().any(|s| s["name"] == "majordomus"),
+        "{servers:?}"
+    );
+}
