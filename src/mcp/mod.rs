@@ -245,9 +245,10 @@ fn inline_defs(value: &mut Value, defs: &Map<String, Value>, depth: usize) {
 }
 
 /// The operations whose tools carry an `outputSchema`: what the 16 KB budget of
-/// `tools/list` leaves room for (docs/MCP.md says which and why): the question an agent
-/// must resolve later by the `id` it answers, and the snapshot's `path`.
-pub const OUTPUT_SCHEMAS: &[&str] = &["question.ask", "session.snapshot"];
+/// `tools/list` leaves room for (docs/MCP.md says which and why). None today: with the
+/// 39 tools the list is 16.0 KB without them, and the smallest useful one
+/// (`question.ask`'s, about 210 bytes) would leave no room for the next field.
+pub const OUTPUT_SCHEMAS: &[&str] = &[];
 
 /// A result schema as a tool's `outputSchema`: its top level, the fields always there
 /// (`required`), with their JSON types where the type says one. Looser than the whole schema (`majordomus schema
@@ -628,6 +629,26 @@ mod tests {
         Ok(Echoed {
             text: request.text.repeat(request.times.len().max(1)),
         })
+    }
+
+    #[test]
+    fn an_output_schema_is_the_required_top_level_of_the_result_schema() {
+        let registry = Registry::standard();
+        let full = registry
+            .get("question.ask")
+            .expect("question.ask")
+            .result_schema();
+        let output = Value::Object(output_schema(&full));
+        assert_eq!(output["type"], "object");
+        assert_eq!(output["required"], full["required"], "{output}");
+        assert_eq!(output["properties"]["seq"]["type"], "integer", "{output}");
+        assert!(output.get("$defs").is_none() && !output.to_string().contains("$ref"));
+        // Never stricter than the whole schema: a field the whole schema types by a
+        // reference without a type is left untyped.
+        assert!(
+            output["properties"].get("id").is_none(),
+            "optional: {output}"
+        );
     }
 
     #[test]

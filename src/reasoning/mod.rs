@@ -334,13 +334,7 @@ pub struct RecordRequest {
 /// one (the MCP Inspector sends an untyped field as a string); the writer names what a
 /// record of its kind lacks.
 fn record_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "type": "object",
-        "properties": {"kind": {"type": "string", "enum": [
-            "assessment", "disagreement", "resolution", "conclusion", "validation", "attempt"
-        ]}},
-        "required": ["kind"]
-    })
+    schemars::json_schema!({"type": "object", "required": ["kind"]})
 }
 
 /// A stored reasoning record, `id` at the top level.

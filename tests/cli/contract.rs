@@ -523,6 +523,7 @@ fn script(d: &mut Driver) {
         );
     }
     d.run("history", json!({}), &["history"], "");
+    d.run("worktrees", json!({}), &["worktrees"], "");
     d.run("briefing", json!({}), &["briefing"], "");
     d.run("context", json!({}), &["context"], "");
     d.run("doctor", json!({}), &["doctor"], "");
