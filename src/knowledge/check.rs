@@ -25,6 +25,7 @@ const SESSIONS_PREFIX: &str = ".ai/repo/sessions";
 /// `knowledge.check` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KnowledgeCheckRequest")]
 pub struct CheckRequest {}
 
 pub use crate::model::verdict::Severity;

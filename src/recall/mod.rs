@@ -102,9 +102,11 @@ pub struct RecallRequest {
     pub branch: Option<String>,
     /// Only hits dated at or after this (RFC 3339 or a date).
     #[serde(default)]
+    #[schemars(schema_with = "crate::model::time::since_schema")]
     pub since: Option<String>,
     /// Hits to show (default 10, at most 1000).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<usize>,
     /// Superseded records too.
     #[serde(default)]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::TestRepo;
-use majordomus::http::routes::{Method, routes};
+use majordomus::http::routes::{Method, offered, route, routes};
 use majordomus::ops::Registry;
 
 /// A running `majordomus serve --port 0`.
@@ -497,6 +497,12 @@ fn validate_openapi(document: &[u8]) {
         .args(["-c", "import openapi_spec_validator"])
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {
+        // Under CI the validator is installed by .ci/run: missing, it fails the run.
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "openapi-spec-validator is not installed (.ci/run installs it)"
+        );
         eprintln!(
             "SKIPPED: OpenAPI validation: python3 with openapi-spec-validator is not installed \
              (pip install openapi-spec-validator; .ci/run does)"
@@ -591,4 +597,218 @@ fn the_cockpits_human_acts_and_knowledge_reads_route_to_their_operations() {
     assert!(repo.exists(&format!(".ai/repo/knowledge/curated/{id}.md")));
     let shown = served.get(&format!("/api/v1/knowledge/{id}")).json();
     assert_eq!(shown["place"], "curated", "{shown}");
+}
+
+#[test]
+fn bad_input_is_400_with_a_fix_and_never_an_absolute_path() {
+    let repo = TestRepo::initialised();
+    let served = Served::start(&repo);
+    let base = repo.base().display().to_string();
+    for (path, rule) in [
+        ("/api/v1/handover/resolve?file=.", "handover.file"),
+        ("/api/v1/handover/resolve?file=src", "handover.file"),
+        (
+            "/api/v1/handover/resolve?file=no%2Fsuch.md",
+            "handover.file",
+        ),
+        ("/api/v1/handover/resolve?file=", "handover.file"),
+        ("/api/v1/handover/resolve?file=%2Fetc", "handover.file"),
+        ("/api/v1/knowledge/candidates?branch=a..b", "branch.name"),
+        ("/api/v1/knowledge/candidates?branch=", "branch.name"),
+        ("/api/v1/knowledge/candidates?branch=x%20y", "branch.name"),
+    ] {
+        let answer = served.get(path);
+        let error = answer.error(400, rule);
+        assert_eq!(error["class"], "usage", "{path}: {error}");
+        let body = String::from_utf8_lossy(&answer.body).into_owned();
+        assert!(!body.contains(&base), "{path}: an absolute path: {body}");
+    }
+}
+
+#[test]
+fn get_reasoning_plan_is_the_dry_run_and_writes_nothing() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let served = Served::start(&repo);
+    let before = repo.files();
+    let answer =
+        served.get("/api/v1/reasoning/plan?materiality=high&capabilities=independent_reasoning");
+    assert_eq!(answer.status(), 200, "{}", answer.json());
+    let plan = answer.json();
+    assert_eq!(plan["dry_run"], true, "{plan}");
+    assert!(plan["plan"].is_null(), "a dry run stores no plan: {plan}");
+    assert!(plan["decision"]["budget"].is_u64(), "{plan}");
+    assert_eq!(repo.files(), before, "a dry run writes nothing");
+    // Neither field: the missing one is named.
+    let error = served
+        .get("/api/v1/reasoning/plan")
+        .error(400, "request.valid");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("materiality")),
+        "{error}"
+    );
+    // Planning a recorded assessment is the POST, behind the token.
+    served
+        .send("POST", "/api/v1/reasoning/plan", &[], b"{}")
+        .error(401, "http.token");
+    let error = served
+        .post("/api/v1/reasoning/plan", &json!({}))
+        .error(400, "request.valid");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("assessment")),
+        "{error}"
+    );
+    assert_eq!(repo.files(), before, "nothing was planned");
+}
+
+#[test]
+fn admin_acts_are_posts_behind_the_token_and_the_document_says_so() {
+    let repo = TestRepo::initialised();
+    let served = Served::start(&repo);
+    let registry = Registry::standard();
+    let admin: Vec<_> = registry
+        .iter()
+        .filter(|op| op.admin && offered(op))
+        .collect();
+    let names: Vec<&str> = admin.iter().map(|op| op.name).collect();
+    assert_eq!(
+        names,
+        [
+            "init",
+            "rules.vendor-update",
+            "hooks.install",
+            "hooks.uninstall"
+        ]
+    );
+    let document = served.get("/api/v1/openapi.json").json();
+    for op in &admin {
+        let route = route(op);
+        assert_eq!(route.method, Method::Post, "{}", op.name);
+        let described = &document["paths"][&route.path]["post"];
+        assert_eq!(
+            described["security"],
+            json!([{"bearer": []}]),
+            "{described}"
+        );
+        assert_eq!(described["x-majordomus-admin"], true, "{described}");
+        assert!(
+            described["description"].as_str().is_some_and(
+                |d| d.contains("bearer token") && d.contains("never offered to agents")
+            ),
+            "{described}"
+        );
+        served.get(&route.path).error(405, "http.method");
+        let before = repo.files();
+        served
+            .send("POST", &route.path, &[], b"{}")
+            .error(401, "http.token");
+        let wrong = "Bearer 00000000000000000000000000000000";
+        served
+            .send("POST", &route.path, &[("Authorization", wrong)], b"{}")
+            .error(401, "http.token");
+        assert_eq!(
+            repo.files(),
+            before,
+            "{}: refused, nothing changed",
+            op.name
+        );
+        assert!(!repo.exists(".git/hooks/post-commit"), "{}", op.name);
+    }
+    // With the token, they run.
+    let installed = served.post("/api/v1/hooks/install", &json!({}));
+    assert_eq!(installed.status(), 200, "{}", installed.json());
+    assert!(repo.exists(".git/hooks/post-commit"));
+    // The human acts are marked too.
+    for path in [
+        "/api/v1/knowledge/{id}/promote",
+        "/api/v1/knowledge/{id}/reject",
+    ] {
+        let described = &document["paths"][path]["post"];
+        assert_eq!(described["x-majordomus-human-act"], true, "{described}");
+        assert_eq!(
+            described["security"],
+            json!([{"bearer": []}]),
+            "{described}"
+        );
+    }
+}
+
+/// The schemathesis binary, when it is installed (`.ci/run` installs it; under CI a
+/// missing one fails the test).
+fn schemathesis() -> Option<std::path::PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .chain(std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".local/bin")))
+            .map(|dir| dir.join("schemathesis"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "schemathesis is not installed (.ci/run installs it: pip install schemathesis)"
+        );
+        eprintln!(
+            "SKIPPED: schemathesis is not installed (pip install schemathesis; .ci/run does)"
+        );
+    }
+    found
+}
+
+#[test]
+fn schemathesis_finds_no_5xx_no_response_off_the_document_and_no_valid_request_refused() {
+    let Some(schemathesis) = schemathesis() else {
+        return;
+    };
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let served = Served::start(&repo);
+    let work = repo.tmpdir();
+    std::fs::create_dir_all(&work).expect("a directory for schemathesis");
+    // A `file` or `branch` that names nothing in the repository is a usage error (400)
+    // that no schema can tell from a name that is there: those two operations may answer
+    // 400 to schema-valid data (docs/HTTP.md). Every other one may not.
+    std::fs::write(
+        work.join("schemathesis.toml"),
+        "[[operations]]\ninclude-operation-id = [\"handover.resolve\", \"knowledge.candidates\"]\n\
+         checks.positive_data_acceptance.expected-statuses = [\"2xx\", 400, 404, 409]\n",
+    )
+    .expect("write schemathesis.toml");
+    let output = std::process::Command::new(schemathesis)
+        .current_dir(&work)
+        .env("HOME", repo.base().join("home"))
+        .env("NO_COLOR", "1")
+        .args([
+            "run",
+            &format!("http://{}/api/v1/openapi.json", served.addr),
+            "--header",
+            &format!("Authorization: Bearer {}", served.token()),
+            "--checks",
+            "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,positive_data_acceptance",
+            "--mode",
+            "positive",
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--max-examples",
+            "10",
+            "--workers",
+            "1",
+            "--seed",
+            "1",
+            "--request-timeout",
+            "60",
+        ])
+        .output()
+        .expect("run schemathesis");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "schemathesis found failures:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("Tested:"), "{stdout}");
 }
