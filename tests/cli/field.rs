@@ -190,7 +190,7 @@ fn writers_redact_secret_shapes_everywhere_the_text_goes() {
     )
     .success();
     let commit_id = repo.head();
-    for (path, bytes) in repo.files() {
+    for (path, bytes) in repo.all_files() {
         let text = String::from_utf8_lossy(&bytes.0);
         assert!(!text.contains(&aws), "{path} carries the AWS key");
         assert!(!text.contains(&github), "{path} carries the GitHub token");

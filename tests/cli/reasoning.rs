@@ -577,7 +577,7 @@ fn secrets_are_redacted_from_every_stored_string_and_credentials_never_read() {
     ] {
         assert!(!text.contains(sentinel), "a credential value leaked");
     }
-    for (path, (bytes, _)) in b.repo.files() {
+    for (path, (bytes, _)) in b.repo.all_files() {
         let text = String::from_utf8_lossy(&bytes);
         for secret in [
             aws.as_str(),
