@@ -1135,7 +1135,12 @@ fn the_record_redacts_branch_names_paths_and_subjects_in_every_copy() {
     let opened = &repo.ledger_events("session.opened")[0];
     assert_eq!(opened["data"]["branch"], "fix/[redacted: github-token]");
     // Every file majordomus wrote is clean of both, whatever its kind.
-    for (path, (bytes, _)) in repo.all_files() {
+    let files = repo.all_files();
+    assert!(
+        files.contains_key(".ai/local/state/ledger-index.json"),
+        "the scan covers the ledger index"
+    );
+    for (path, (bytes, _)) in files {
         if path.starts_with(".ai/") {
             let text = String::from_utf8_lossy(&bytes);
             assert!(!text.contains(&token), "{path} carries the token");
