@@ -170,6 +170,34 @@ impl Mcp {
     }
 }
 
+impl Mcp {
+    /// Sends a request and waits for its reply; returns what the server sent before the
+    /// reply (e.g. the answer to a line sent just before) and the reply.
+    pub(crate) fn request_after(&mut self, method: &str, params: Value) -> (Vec<Value>, Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut before = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(REPLY)
+                .unwrap_or_else(|e| panic!("no reply to request {id}: {e}"));
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:.300}"));
+            assert_eq!(
+                message["jsonrpc"], "2.0",
+                "not a JSON-RPC line: {line:.300}"
+            );
+            self.seen.push(message.clone());
+            if message["id"] == id {
+                return (before, message);
+            }
+            before.push(message);
+        }
+    }
+}
+
 impl Drop for Mcp {
     fn drop(&mut self) {
         if self.child.try_wait().ok().flatten().is_none() {
@@ -635,8 +663,17 @@ fn a_write_from_mcp_and_one_from_the_cli_at_once_both_land() {
     }
     let lines = repo.ledger_events("decision.recorded");
     assert_eq!(lines.len(), 6, "{lines:?}");
-    let seqs: BTreeSet<u64> = lines.iter().filter_map(|l| l["seq"].as_u64()).collect();
-    assert_eq!(seqs.len(), 6, "every line has its own seq");
+    // The whole ledger is numbered 1..=N in file order: no gap, no repeat.
+    let all: Vec<u64> = repo
+        .ledger()
+        .iter()
+        .map(|l| l["seq"].as_u64().expect("seq"))
+        .collect();
+    assert_eq!(
+        all,
+        (1..=all.len() as u64).collect::<Vec<_>>(),
+        "seq has a gap or a repeat"
+    );
     assert!(lines.iter().all(|l| l["session"] == episode.as_str()));
     for round in 0..3 {
         for who in ["mcp", "cli"] {
