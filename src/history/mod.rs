@@ -1,5 +1,7 @@
-//! `majordomus history`: the ledger read back, filtered. A filtered read goes through the
-//! ledger index and reads only the lines it prints; an unfiltered one reads everything.
+//! `majordomus history`: the ledger read back, filtered, merged with every other writer's
+//! journal this clone has (SPEC §12), each of their lines marked with its writer. A
+//! filtered read goes through each ledger's index and reads only the lines it prints; an
+//! unfiltered one reads everything.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,6 +10,7 @@ use crate::Ctx;
 use crate::error::{Error, UsageError};
 use crate::model::event::LedgerPruned;
 use crate::model::{Event, LedgerLine};
+use crate::journal::JournalFinding;
 use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::ledger::Skipped;
 
@@ -26,9 +29,32 @@ pub struct HistoryRequest {
     pub since: Option<String>,
 }
 
+/// A line of the merged history: a ledger line, and whose it is when it is another
+/// writer's.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HistoryLine {
+    #[serde(flatten)]
+    pub line: LedgerLine,
+    /// The writer id of another writer's journal (a fetched clone, a linked worktree);
+    /// absent for this checkout's own lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
+    /// That writer's branch at its last publish.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writer_branch: Option<String>,
+}
+
+impl std::ops::Deref for HistoryLine {
+    type Target = LedgerLine;
+    fn deref(&self) -> &LedgerLine {
+        &self.line
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct History {
-    pub lines: Vec<LedgerLine>,
+    /// Oldest first; with other writers' journals, ordered by time, then writer, then seq.
+    pub lines: Vec<HistoryLine>,
     /// Lines that could not be read (torn or unreadable), never fatal.
     pub skipped: Vec<Skipped>,
     /// What retention pruned from this ledger, over every prune (`before`: the newest
@@ -38,6 +64,12 @@ pub struct History {
     /// Set when this read rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
+    /// The other writers whose lines are merged in.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub writers: Vec<String>,
+    /// Journal commits and lines skipped reading them (never fatal).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub journal_findings: Vec<JournalFinding>,
 }
 
 /// The lines matching every given filter, oldest first: looked up in the ledger index when
@@ -68,18 +100,45 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         crate::error::Refusal::check_id(crate::model::ids::IdKind::Episode, session)?;
     }
     let index = ctx.index()?;
-    let (lines, skipped) = if event.is_none() && filter.session.is_none() && since.is_none() {
+    let unfiltered = event.is_none() && filter.session.is_none() && since.is_none();
+    let query = LineQuery {
+        session: filter.session.as_deref(),
+        event,
+        since,
+    };
+    let (own, skipped) = if unfiltered {
         let mut lines = Vec::new();
         let skipped = ctx.ledger().scan(0, |line| lines.push(line))?;
         (lines, skipped)
     } else {
-        let query = LineQuery {
-            session: filter.session.as_deref(),
-            event,
-            since,
-        };
         (index.lines(&query)?, index.skipped()?.lines)
     };
+    let mut lines: Vec<HistoryLine> = own
+        .into_iter()
+        .map(|line| HistoryLine {
+            line,
+            writer: None,
+            writer_branch: None,
+        })
+        .collect();
+    let journals = crate::journal::journals(ctx)?;
+    let mut writers = Vec::new();
+    for journal in &journals.journals {
+        let theirs = if unfiltered {
+            crate::journal::read_all(ctx, journal)?
+        } else {
+            journal.index(ctx)?.lines(&query)?
+        };
+        writers.push(journal.writer.clone());
+        lines.extend(theirs.into_iter().map(|line| HistoryLine {
+            line,
+            writer: Some(journal.writer.clone()),
+            writer_branch: journal.branch.clone(),
+        }));
+    }
+    if !writers.is_empty() {
+        merge(&mut lines);
+    }
     let prunes = index.pruned()?;
     let pruned = prunes.last().map(|last| LedgerPruned {
         lines: prunes.iter().map(|p| p.lines).sum(),
@@ -90,5 +149,29 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         skipped,
         pruned,
         index_rebuilt: index.rebuilt().cloned(),
+        writers,
+        journal_findings: journals.findings,
     })
+}
+
+/// Orders merged lines by time, then writer (this checkout's own first), then seq, and
+/// keeps one line per (writer, seq).
+fn merge(lines: &mut Vec<HistoryLine>) {
+    let mut keyed: Vec<(Option<time::OffsetDateTime>, HistoryLine)> = std::mem::take(lines)
+        .into_iter()
+        .map(|l| (crate::model::time::parse(&l.line.ts), l))
+        .collect();
+    keyed.sort_by(|(ta, a), (tb, b)| {
+        ta.cmp(tb)
+            .then_with(|| a.line.ts.cmp(&b.line.ts))
+            .then_with(|| a.writer.cmp(&b.writer))
+            .then_with(|| a.line.seq.cmp(&b.line.seq))
+    });
+    let mut seen = std::collections::HashSet::new();
+    lines.extend(
+        keyed
+            .into_iter()
+            .map(|(_, l)| l)
+            .filter(|l| seen.insert((l.writer.clone(), l.line.seq))),
+    );
 }
