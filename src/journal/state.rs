@@ -37,7 +37,7 @@ pub fn writer(ctx: &Ctx) -> Result<Option<String>, Error> {
                 Ok(Some(id.to_owned()))
             } else {
                 Err(JournalError::WriterUnreadable {
-                    path: path.display().to_string(),
+                    path: ctx.layout.display(&path),
                     message: format!(
                         "{} is not 16 hex digits",
                         crate::model::ids::shown(id.trim())
@@ -134,7 +134,7 @@ pub fn read(ctx: &Ctx) -> Result<WriterState, Error> {
     match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
             JournalError::StateUnreadable {
-                path: path.display().to_string(),
+                path: ctx.layout.display(&path),
                 message: e.to_string(),
             }
             .into()

@@ -168,16 +168,18 @@ pub enum JournalError {
     #[error("journal: sharing is off (policy journal.share, or not enabled in this worktree)")]
     NotEnabled,
     #[error(
-        "journal restore: the ledger has {lines} line(s) the journal does not (from #{first_seq}); restoring would drop them"
+        "journal restore: the ledger has {lines} line(s) the journal does not (from #{first_seq}); restoring would drop them (--force keeps them, merged by seq)"
     )]
     RestoreConflict { lines: u64, first_seq: u64 },
-    #[error("journal restore: no journal of writer {writer} in this clone (no local ref, no fetched copy)")]
+    #[error(
+        "journal restore: no journal of writer {writer} in this clone (no local ref, no fetched copy; git fetch brings the remote's)"
+    )]
     NoJournal { writer: String },
     #[error("--writer {}: not a writer id (16 hex digits)", crate::model::ids::shown(id))]
     WriterShape { id: String },
-    #[error("{path}: unreadable writer id ({message})")]
+    #[error("{path}: unreadable writer id ({message}); removing it makes a new one at the next publish")]
     WriterUnreadable { path: String, message: String },
-    #[error("{path}: unreadable journal state ({message})")]
+    #[error("{path}: unreadable journal state ({message}); remove it and enable again (the journal ref stays)")]
     StateUnreadable { path: String, message: String },
     #[error("journal: {reference} moved while publishing, {attempts} times; nothing was lost")]
     Contended { reference: String, attempts: u32 },
@@ -243,20 +245,14 @@ impl JournalError {
                 "by hand: rotate the secret and take it out of line #{seq} of {ledger} (it never left this machine), then run: majordomus journal publish"
             ),
             JournalError::NotEnabled => "majordomus journal enable".to_owned(),
-            JournalError::RestoreConflict { .. } => {
-                "majordomus journal restore --force (keeps those lines, merged by seq)".to_owned()
-            }
-            JournalError::NoJournal { .. } => {
-                "majordomus journal status (lists the journals this clone has; git fetch brings the remote's)".to_owned()
-            }
-            JournalError::WriterShape { .. } => {
-                "majordomus journal status --format json (writers are listed under fetched)".to_owned()
-            }
+            JournalError::RestoreConflict { .. } => "majordomus journal restore --force".to_owned(),
+            JournalError::NoJournal { .. } => "majordomus journal status".to_owned(),
+            JournalError::WriterShape { .. } => "majordomus journal status".to_owned(),
             JournalError::WriterUnreadable { path, .. } => {
-                format!("rm {} (the next publish makes a new writer id)", crate::model::shell::quote(path))
+                format!("rm {}", crate::model::shell::quote(path))
             }
             JournalError::StateUnreadable { path, .. } => format!(
-                "rm {} && majordomus journal enable (the state is remade; the journal ref stays)",
+                "rm {} && majordomus journal enable",
                 crate::model::shell::quote(path)
             ),
             JournalError::Contended { .. } => "majordomus journal publish".to_owned(),

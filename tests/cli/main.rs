@@ -22,6 +22,7 @@ mod http;
 mod index;
 mod init;
 mod intent;
+mod journal;
 mod knowledge;
 mod ledger;
 mod mcp;
