@@ -263,13 +263,16 @@ impl Repo {
             return Ok(None);
         }
         if add {
-            section.push("fetch", Some(refspec.as_bytes().as_bstr()))
+            section
+                .push("fetch", Some(refspec.as_bytes().as_bstr()))
                 .map_err(plumbing)?;
         } else {
             // Every `fetch` value out, then the others back in their order.
             while section.remove("fetch").is_some() {}
             for value in values.iter().filter(|v| *v != refspec.as_bytes()) {
-                section.push("fetch", Some(value.as_bstr())).map_err(plumbing)?;
+                section
+                    .push("fetch", Some(value.as_bstr()))
+                    .map_err(plumbing)?;
             }
         }
         Ok(Some((path, file.to_bstring().into())))

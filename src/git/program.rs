@@ -37,7 +37,10 @@ pub fn push_ref(
     let spawned = Command::new("git")
         .current_dir(workdir)
         .args(["push", "--no-verify", "--quiet", remote])
-        .arg(format!("{}{reference}:{reference}", if force { "+" } else { "" }))
+        .arg(format!(
+            "{}{reference}:{reference}",
+            if force { "+" } else { "" }
+        ))
         .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -76,9 +79,7 @@ pub fn push_ref(
             Err(_) => break None,
         }
     };
-    let bytes = reader
-        .and_then(|r| r.join().ok())
-        .unwrap_or_default();
+    let bytes = reader.and_then(|r| r.join().ok()).unwrap_or_default();
     let tail = &bytes[bytes.len().saturating_sub(4096)..];
     let mut stderr = String::from_utf8_lossy(tail).trim().to_owned();
     if timed_out {

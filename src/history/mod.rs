@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, UsageError};
+use crate::journal::JournalFinding;
 use crate::model::event::LedgerPruned;
 use crate::model::{Event, LedgerLine};
-use crate::journal::JournalFinding;
 use crate::store::index::{IndexRebuilt, LineQuery};
 use crate::store::ledger::Skipped;
 

@@ -104,7 +104,7 @@ pub enum GitHookOutcome {
         /// The journal pushed beside this push, when sharing is on and the push goes to
         /// the journal's remote (SPEC §12).
         #[serde(skip_serializing_if = "Option::is_none")]
-        journal: Option<crate::journal::JournalPush>,
+        journal: Option<Box<crate::journal::JournalPush>>,
     },
 }
 
@@ -180,7 +180,7 @@ pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Er
     let journal = if report.verdict() == crate::model::Verdict::Refused {
         None
     } else {
-        crate::journal::at_pre_push(ctx, request.args.first().map(String::as_str))
+        crate::journal::at_pre_push(ctx, request.args.first().map(String::as_str)).map(Box::new)
     };
     Ok(GitHookOutcome::Checked {
         report,

@@ -131,7 +131,10 @@ pub fn enable(ctx: &Ctx, request: EnableRequest) -> Result<Enabled, Error> {
     let policy = set_share(ctx, true)?;
     let refspec = journal::fetch_refspec(&remote);
     let mut refspec_added = false;
-    if let Some((path, bytes)) = ctx.repo.config_with_fetch_refspec(&remote, &refspec, true)? {
+    if let Some((path, bytes)) = ctx
+        .repo
+        .config_with_fetch_refspec(&remote, &refspec, true)?
+    {
         write_atomic(&path, &bytes)?;
         refspec_added = true;
     }
@@ -192,11 +195,9 @@ pub fn disable(ctx: &Ctx, _request: JournalRequest) -> Result<Disabled, Error> {
     let remote = st.remote.take();
     let mut refspec_removed = false;
     if let Some(remote) = &remote
-        && let Some((path, bytes)) = ctx.repo.config_with_fetch_refspec(
-            remote,
-            &journal::fetch_refspec(remote),
-            false,
-        )?
+        && let Some((path, bytes)) =
+            ctx.repo
+                .config_with_fetch_refspec(remote, &journal::fetch_refspec(remote), false)?
     {
         write_atomic(&path, &bytes)?;
         refspec_removed = true;
@@ -205,7 +206,10 @@ pub fn disable(ctx: &Ctx, _request: JournalRequest) -> Result<Disabled, Error> {
     let writer = state::writer(ctx)?;
     let remove_from_remote = match (&remote, &writer) {
         (Some(remote), Some(writer))
-            if st.push.as_ref().is_some_and(|p| p.ok && &p.remote == remote) =>
+            if st
+                .push
+                .as_ref()
+                .is_some_and(|p| p.ok && &p.remote == remote) =>
         {
             Some(format!(
                 "git push {remote} --delete {}",
@@ -247,7 +251,10 @@ pub fn status(ctx: &Ctx, _request: JournalRequest) -> Result<JournalStatus, Erro
     let enabled = st.remote.is_some();
     let pending = if enabled && policy.journal.share {
         let after = last_seq.max(st.enabled_after);
-        let tip = published.as_ref().map(|p| p.commit.clone()).unwrap_or_default();
+        let tip = published
+            .as_ref()
+            .map(|p| p.commit.clone())
+            .unwrap_or_default();
         let mark = st.published.as_ref().filter(|m| m.commit == tip);
         let cutoff = publish::retention_cutoff(ctx, policy.ledger.retention_days);
         let (lines, _) = publish::lines_after(ctx, mark, after)?;

@@ -94,17 +94,16 @@ pub fn prune(ctx: &Ctx, request: PruneRequest) -> Result<Pruned, Error> {
         });
     }
     segments.sort_by_key(|s| s.first);
-    let newest = segments.len().saturating_sub(1);
-    let (gone, kept): (Vec<(usize, &Segment)>, Vec<(usize, &Segment)>) =
-        segments.iter().enumerate().partition(|(i, s)| {
-            *i != newest && crate::model::time::parse(&s.last_ts).is_some_and(|t| t < cut)
-        });
+    let newest = segments.last().map(|s| s.first);
+    let (gone, kept): (Vec<&Segment>, Vec<&Segment>) = segments.iter().partition(|s| {
+        Some(s.first) != newest && crate::model::time::parse(&s.last_ts).is_some_and(|t| t < cut)
+    });
     let mut out = Pruned {
         applied: false,
         cutoff: Some(crate::model::time::rfc3339(cut)),
         reference: Some(reference.clone()),
-        segments: gone.iter().map(|(_, s)| s.path.clone()).collect(),
-        lines: gone.iter().map(|(_, s)| s.lines).sum(),
+        segments: gone.iter().map(|s| s.path.clone()).collect(),
+        lines: gone.iter().map(|s| s.lines).sum(),
         kept: kept.len(),
         commit: None,
     };
@@ -114,8 +113,8 @@ pub fn prune(ctx: &Ctx, request: PruneRequest) -> Result<Pruned, Error> {
     // The kept segments, one commit each, as publishing them in order would have made.
     let mut parent: Option<String> = None;
     let mut total = 0u64;
-    let first_seq = kept.first().map_or(meta.first_seq, |(_, s)| s.first);
-    for (_, segment) in &kept {
+    let first_seq = kept.first().map_or(meta.first_seq, |s| s.first);
+    for segment in &kept {
         total += segment.lines;
         let meta = JournalMeta {
             format: journal::FORMAT,
@@ -134,19 +133,20 @@ pub fn prune(ctx: &Ctx, request: PruneRequest) -> Result<Pruned, Error> {
             .map_or(0, time::OffsetDateTime::unix_timestamp);
         parent = Some(ctx.repo.write_journal_commit(
             parent.as_deref(),
-            &[("journal.json", &meta_bytes), (&segment.path, &segment.bytes)],
+            &[
+                ("journal.json", &meta_bytes),
+                (&segment.path, &segment.bytes),
+            ],
             &format!("journal {writer}: #{}..#{}", segment.first, segment.last),
             seconds,
             &publish::identity(&writer),
         )?);
     }
     let new = parent.expect("the newest segment is always kept");
-    match ctx.repo.update_ref_cas(
-        &reference,
-        Some(&tip),
-        &new,
-        "majordomus journal: prune",
-    )? {
+    match ctx
+        .repo
+        .update_ref_cas(&reference, Some(&tip), &new, "majordomus journal: prune")?
+    {
         RefUpdate::Updated => {}
         RefUpdate::Moved => {
             return Err(JournalError::Contended {

@@ -65,7 +65,13 @@ pub(crate) fn lines_after(
     file.lock_shared().map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let start = match mark {
-        Some(m) if m.seq == after && m.offset <= len && ends_with_seq(&mut file, m.offset, m.seq).map_err(io)? => m.offset,
+        Some(m)
+            if m.seq == after
+                && m.offset <= len
+                && ends_with_seq(&mut file, m.offset, m.seq).map_err(io)? =>
+        {
+            m.offset
+        }
         _ => 0,
     };
     let mut bytes = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
@@ -178,9 +184,8 @@ fn publish_locked(
         let lines: Vec<RawLine> = lines
             .into_iter()
             .filter(|l| {
-                let keep = cutoff.is_none_or(|c| {
-                    crate::model::time::parse(&l.ts).is_none_or(|ts| ts >= c)
-                });
+                let keep = cutoff
+                    .is_none_or(|c| crate::model::time::parse(&l.ts).is_none_or(|ts| ts >= c));
                 older += u64::from(!keep);
                 keep
             })

@@ -212,7 +212,8 @@ fn materialize(ctx: &Ctx, source: &Source) -> Result<Stamp, Error> {
         return Ok(stamp);
     }
     let io = |e| StoreError::io(&path, e);
-    std::fs::create_dir_all(journals_dir(ctx)).map_err(|e| StoreError::io(&journals_dir(ctx), e))?;
+    std::fs::create_dir_all(journals_dir(ctx))
+        .map_err(|e| StoreError::io(&journals_dir(ctx), e))?;
     let mut file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -306,8 +307,8 @@ fn append_commit(
         return Ok(());
     };
     // One pass for the whole segment; lines are looked at one by one only when it finds one.
-    let has_secret = !crate::model::redact::find_shapes_bulk(&String::from_utf8_lossy(&segment))
-        .is_empty();
+    let has_secret =
+        !crate::model::redact::find_shapes_bulk(&String::from_utf8_lossy(&segment)).is_empty();
     for (n, piece) in segment.split(|&b| b == b'\n').enumerate() {
         if piece.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -317,11 +318,7 @@ fn append_commit(
             Err(e) => {
                 stamp.findings.push(finding(
                     "journal.line",
-                    format!(
-                        "{} line {}: unreadable ({e}): skipped",
-                        meta.segment,
-                        n + 1
-                    ),
+                    format!("{} line {}: unreadable ({e}): skipped", meta.segment, n + 1),
                 ));
                 continue;
             }

@@ -78,7 +78,9 @@ pub fn restore(ctx: &Ctx, request: RestoreRequest) -> Result<Restored, Error> {
             }
             match LineHead::of(piece) {
                 Some(head) => {
-                    journal_lines.entry(head.seq).or_insert_with(|| piece.to_vec());
+                    journal_lines
+                        .entry(head.seq)
+                        .or_insert_with(|| piece.to_vec());
                 }
                 None => unreadable += 1,
             }

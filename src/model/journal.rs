@@ -102,7 +102,10 @@ impl JournalMeta {
         let meta: JournalMeta =
             serde_json::from_slice(bytes).map_err(|e| format!("journal.json: {e}"))?;
         if meta.format != FORMAT {
-            return Err(format!("journal.json: format {} (not {FORMAT})", meta.format));
+            return Err(format!(
+                "journal.json: format {} (not {FORMAT})",
+                meta.format
+            ));
         }
         if !is_writer_id(&meta.writer) {
             return Err(format!(
@@ -175,11 +178,18 @@ pub enum JournalError {
         "journal restore: no journal of writer {writer} in this clone (no local ref, no fetched copy; git fetch brings the remote's)"
     )]
     NoJournal { writer: String },
-    #[error("--writer {}: not a writer id (16 hex digits)", crate::model::ids::shown(id))]
+    #[error(
+        "--writer {}: not a writer id (16 hex digits)",
+        crate::model::ids::shown(id)
+    )]
     WriterShape { id: String },
-    #[error("{path}: unreadable writer id ({message}); removing it makes a new one at the next publish")]
+    #[error(
+        "{path}: unreadable writer id ({message}); removing it makes a new one at the next publish"
+    )]
     WriterUnreadable { path: String, message: String },
-    #[error("{path}: unreadable journal state ({message}); remove it and enable again (the journal ref stays)")]
+    #[error(
+        "{path}: unreadable journal state ({message}); remove it and enable again (the journal ref stays)"
+    )]
     StateUnreadable { path: String, message: String },
     #[error("journal: {reference} moved while publishing, {attempts} times; nothing was lost")]
     Contended { reference: String, attempts: u32 },
@@ -306,7 +316,10 @@ mod tests {
             last_ts: "2026-11-30T10:00:00Z".into(),
         };
         let bytes = meta.to_bytes();
-        assert_eq!(JournalMeta::parse(&bytes, "0123456789abcdef"), Ok(meta.clone()));
+        assert_eq!(
+            JournalMeta::parse(&bytes, "0123456789abcdef"),
+            Ok(meta.clone())
+        );
         assert!(JournalMeta::parse(&bytes, "fedcba9876543210").is_err());
         let forged = JournalMeta {
             writer: "nothex".into(),

@@ -2,8 +2,8 @@
 
 use super::{Registry, op};
 use crate::{
-    authored, briefing, context, doctor, env, handover, history, hooks, init, intent, journal, knowledge,
-    reasoning, recall, rules, session, setup, task,
+    authored, briefing, context, doctor, env, handover, history, hooks, init, intent, journal,
+    knowledge, reasoning, recall, rules, session, setup, task,
 };
 
 impl Registry {

@@ -60,7 +60,7 @@ impl Report for GitHookOutcome {
                 journal,
             } => {
                 let warning = journal
-                    .as_ref()
+                    .as_deref()
                     .and_then(crate::journal::JournalPush::warning)
                     .map(|w| format!("{w}\n"))
                     .unwrap_or_default();

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::journal::{Disabled, Enabled, JournalStatus, Published, Pruned, Restored};
+use crate::journal::{Disabled, Enabled, JournalStatus, Pruned, Published, Restored};
 use crate::ops::Report;
 use crate::store::WriteOutcome;
 
@@ -23,10 +23,16 @@ impl Report for Enabled {
             "  fetch    remote.{}.fetch {} ({})",
             self.remote,
             self.refspec,
-            if self.refspec_added { "added" } else { "already there" }
+            if self.refspec_added {
+                "added"
+            } else {
+                "already there"
+            }
         );
         if self.include_history {
-            out.push_str("  history  every line of the ledger is published, the earlier ones too\n");
+            out.push_str(
+                "  history  every line of the ledger is published, the earlier ones too\n",
+            );
         } else if self.enabled_after > 0 {
             let _ = writeln!(
                 out,
@@ -34,7 +40,9 @@ impl Report for Enabled {
                 self.enabled_after
             );
         } else {
-            out.push_str("  history  the ledger had no line yet: every line from now on is published\n");
+            out.push_str(
+                "  history  the ledger had no line yet: every line from now on is published\n",
+            );
         }
         out.push_str("next: git add .ai/repo/policy.yaml && git commit -m \"majordomus: share the journal\"\n");
         out.push_str("next: git push (the pre-push hook of majordomus hooks install pushes the journal beside it)\n");
@@ -73,7 +81,11 @@ impl Report for JournalStatus {
         let _ = writeln!(
             out,
             "sharing: {} (policy journal.share: {}; this worktree: {})",
-            if self.share && self.enabled { "on" } else { "off" },
+            if self.share && self.enabled {
+                "on"
+            } else {
+                "off"
+            },
             self.share,
             if self.enabled {
                 "enabled"
@@ -225,7 +237,9 @@ impl Report for Pruned {
                 self.lines,
                 self.kept,
                 self.reference.as_deref().unwrap_or("-"),
-                self.commit.as_deref().map_or("-", |c| &c[..c.len().min(12)])
+                self.commit
+                    .as_deref()
+                    .map_or("-", |c| &c[..c.len().min(12)])
             )
         } else {
             format!(

@@ -108,9 +108,7 @@ fn fill(
     writer: Option<&str>,
 ) -> Result<(), Error> {
     let mine = |by_id: &BTreeMap<String, EpisodeEntry>, id: &str| {
-        by_id
-            .get(id)
-            .is_none_or(|e| e.writer.as_deref() == writer)
+        by_id.get(id).is_none_or(|e| e.writer.as_deref() == writer)
     };
     fn entry<'a>(
         by_id: &'a mut BTreeMap<String, EpisodeEntry>,

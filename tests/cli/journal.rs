@@ -52,7 +52,11 @@ fn work(repo: &TestRepo, dir: &Path, what: &str) -> String {
 fn majordomus_refs(repo: &TestRepo, dir: &Path) -> BTreeMap<String, String> {
     repo.git_in(
         dir,
-        &["for-each-ref", "--format=%(refname) %(objectname)", "refs/majordomus/"],
+        &[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/majordomus/",
+        ],
     )
     .lines()
     .filter_map(|l| l.split_once(' '))
@@ -83,12 +87,22 @@ fn status(repo: &TestRepo, dir: &Path) -> Value {
 #[test]
 fn three_clones_push_at_once_lose_no_journal_and_a_fetch_merges_them() {
     let repo = team();
-    let clones: Vec<PathBuf> = (0..3).map(|i| clone(&repo, &format!("clone-{i}"))).collect();
+    let clones: Vec<PathBuf> = (0..3)
+        .map(|i| clone(&repo, &format!("clone-{i}")))
+        .collect();
     let mut episodes = Vec::new();
     for (i, dir) in clones.iter().enumerate() {
         repo.run_in(dir, &["journal", "enable"]).success();
         episodes.push(work(&repo, dir, &format!("clone {i} decides")));
-        repo.git_in(dir, &["commit", "-q", "-am", &format!("clone {i}: share the journal")]);
+        repo.git_in(
+            dir,
+            &[
+                "commit",
+                "-q",
+                "-am",
+                &format!("clone {i}: share the journal"),
+            ],
+        );
     }
     // The three pushes (each with its pre-push hook pushing its journal) at once.
     let pushes: Vec<(bool, String)> = std::thread::scope(|s| {
@@ -98,7 +112,11 @@ fn three_clones_push_at_once_lose_no_journal_and_a_fetch_merges_them() {
             .map(|(i, dir)| {
                 let repo = &repo;
                 s.spawn(move || {
-                    push(repo, dir, &["-q", "origin", &format!("HEAD:refs/heads/feature-{i}")])
+                    push(
+                        repo,
+                        dir,
+                        &["-q", "origin", &format!("HEAD:refs/heads/feature-{i}")],
+                    )
                 })
             })
             .collect();
@@ -150,20 +168,34 @@ fn three_clones_push_at_once_lose_no_journal_and_a_fetch_merges_them() {
             "{j}"
         );
     }
-    assert!(st["findings"].as_array().expect("findings").is_empty(), "{st}");
+    assert!(
+        st["findings"].as_array().expect("findings").is_empty(),
+        "{st}"
+    );
 
     // history merges them, each line marked with its writer.
     let decisions = repo
         .run_in(
             first,
-            &["--format", "json", "history", "--event", "decision.recorded"],
+            &[
+                "--format",
+                "json",
+                "history",
+                "--event",
+                "decision.recorded",
+            ],
         )
         .success()
         .json();
     let lines = decisions["lines"].as_array().expect("lines");
     let mut seen: Vec<(Option<&str>, &str)> = lines
         .iter()
-        .map(|l| (l["writer"].as_str(), l["data"]["text"].as_str().expect("text")))
+        .map(|l| {
+            (
+                l["writer"].as_str(),
+                l["data"]["text"].as_str().expect("text"),
+            )
+        })
         .collect();
     seen.sort();
     let mut expected = vec![
@@ -173,7 +205,10 @@ fn three_clones_push_at_once_lose_no_journal_and_a_fetch_merges_them() {
     ];
     for (w, text) in &mut expected {
         if let Some(w) = w {
-            let i = clones.iter().position(|c| writer(c) == *w).expect("a clone");
+            let i = clones
+                .iter()
+                .position(|c| writer(c) == *w)
+                .expect("a clone");
             *text = ["clone 0 decides", "clone 1 decides", "clone 2 decides"][i];
         }
     }
@@ -195,7 +230,9 @@ fn three_clones_push_at_once_lose_no_journal_and_a_fetch_merges_them() {
     assert_eq!(keys.len(), 12);
     let human = repo.run_in(first, &["history"]).success();
     assert!(
-        human.stdout().contains(&format!("writer={} branch=main", others[0])),
+        human
+            .stdout()
+            .contains(&format!("writer={} branch=main", others[0])),
         "{human}"
     );
     // A filtered read by another writer's episode finds its lines.
@@ -206,7 +243,11 @@ fn three_clones_push_at_once_lose_no_journal_and_a_fetch_merges_them() {
         )
         .success()
         .json();
-    assert_eq!(theirs["lines"].as_array().expect("lines").len(), 4, "{theirs}");
+    assert_eq!(
+        theirs["lines"].as_array().expect("lines").len(),
+        4,
+        "{theirs}"
+    );
 
     // session list: the three episodes, the others' marked with their writer.
     let list = repo
@@ -254,9 +295,10 @@ fn three_clones_push_at_once_lose_no_journal_and_a_fetch_merges_them() {
         .json();
     let findings = check["findings"].as_array().expect("findings");
     assert!(
-        !findings
-            .iter()
-            .any(|f| f["message"].as_str().unwrap_or_default().contains(&episodes[2])),
+        !findings.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&episodes[2])),
         "{check}"
     );
 }
@@ -279,7 +321,17 @@ fn a_rebased_and_force_pushed_branch_never_touches_a_journal() {
 
     // Rewrite the branch (amend: post-rewrite records it, so the journal grows) and force it.
     std::fs::write(dir.join("a.txt"), "two\n").expect("write");
-    repo.git_in(&dir, &["commit", "-q", "-a", "--amend", "-m", "feature work, amended"]);
+    repo.git_in(
+        &dir,
+        &[
+            "commit",
+            "-q",
+            "-a",
+            "--amend",
+            "-m",
+            "feature work, amended",
+        ],
+    );
     let (ok, stderr) = push(&repo, &dir, &["-q", "--force", "origin", "feature"]);
     assert!(ok, "{stderr}");
     assert!(!stderr.contains("journal"), "{stderr}");
@@ -317,7 +369,10 @@ fn a_clone_that_never_enabled_publishes_and_pushes_nothing() {
         "+refs/heads/*:refs/remotes/origin/*"
     );
     let st = status(&repo, &quiet);
-    assert_eq!((st["share"].clone(), st["enabled"].clone()), (false.into(), false.into()));
+    assert_eq!(
+        (st["share"].clone(), st["enabled"].clone()),
+        (false.into(), false.into())
+    );
 
     // Another clone enables and pushes the policy to main; this one pulls it, and still
     // publishes nothing until it enables itself.
@@ -365,18 +420,35 @@ fn git_clean_then_restore_gives_the_same_ledger_lines_back() {
 
     // After another clean, a line written before the restore is not dropped silently.
     repo.git_in(&dir, &["clean", "-q", "-fdx"]);
-    repo.run_in(&dir, &["decision", "written after the clean"]).success();
+    repo.run_in(&dir, &["decision", "written after the clean"])
+        .success();
     let refused = repo.run_in(&dir, &["--format", "json", "journal", "restore"]);
     refused.json_error(3, "journal.restore-conflict");
     let human = repo.run_in(&dir, &["journal", "restore"]).expect_code(3);
     let fixes = fix_lines(human.stderr());
     assert_eq!(fixes, vec!["majordomus journal restore --force"], "{human}");
     let out = repo.sh_in(&dir, &fixes[0]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read(&ledger).expect("the ledger");
-    assert!(text.starts_with(&before), "the journal's lines come back first");
+    assert!(
+        text.starts_with(&before),
+        "the journal's lines come back first"
+    );
     let history = repo
-        .run_in(&dir, &["--format", "json", "history", "--event", "decision.recorded"])
+        .run_in(
+            &dir,
+            &[
+                "--format",
+                "json",
+                "history",
+                "--event",
+                "decision.recorded",
+            ],
+        )
         .success()
         .json();
     let texts: Vec<&str> = history["lines"]
@@ -411,14 +483,27 @@ fn restore_on_a_new_machine_adopts_the_writer_from_its_fetched_journal() {
     repo.git_in(&new, &["fetch", "-q", "origin"]);
     let bad = repo.run_in(
         &new,
-        &["--format", "json", "journal", "restore", "--writer", "../../etc"],
+        &[
+            "--format",
+            "json",
+            "journal",
+            "restore",
+            "--writer",
+            "../../etc",
+        ],
     );
     bad.json_error(2, "journal.writer");
     let restored = repo
-        .run_in(&new, &["--format", "json", "journal", "restore", "--writer", &id])
+        .run_in(
+            &new,
+            &["--format", "json", "journal", "restore", "--writer", &id],
+        )
         .success()
         .json();
-    assert_eq!(restored["reference"], format!("refs/majordomus/fetched/origin/{id}"));
+    assert_eq!(
+        restored["reference"],
+        format!("refs/majordomus/fetched/origin/{id}")
+    );
     assert_eq!(writer(&new), id);
     assert_eq!(
         std::fs::read(new.join(".ai/local/ledger.jsonl")).expect("ledger"),
@@ -426,7 +511,14 @@ fn restore_on_a_new_machine_adopts_the_writer_from_its_fetched_journal() {
     );
     let unknown = repo.run_in(
         &new,
-        &["--format", "json", "journal", "restore", "--writer", "0000000000000000"],
+        &[
+            "--format",
+            "json",
+            "journal",
+            "restore",
+            "--writer",
+            "0000000000000000",
+        ],
     );
     unknown.json_error(3, "journal.known");
 }
@@ -455,7 +547,13 @@ fn forge(repo: &TestRepo, dir: &Path, reference: &str, files: &[(&str, &str)]) {
     repo.git_in(dir, &["commit", "-q", "-m", "forged"]);
     repo.git_in(
         dir,
-        &["push", "-q", "--no-verify", "origin", &format!("HEAD:{reference}")],
+        &[
+            "push",
+            "-q",
+            "--no-verify",
+            "origin",
+            &format!("HEAD:{reference}"),
+        ],
     );
     repo.git_in(dir, &["checkout", "-q", "main"]);
     repo.git_in(dir, &["branch", "-q", "-D", "forged"]);
@@ -544,7 +642,12 @@ fn forged_journal_commits_are_skipped_and_reported_never_fatal_never_a_path() {
     rules.sort();
     assert_eq!(
         rules,
-        vec!["journal.commit", "journal.line", "journal.secret", "journal.writer"],
+        vec![
+            "journal.commit",
+            "journal.line",
+            "journal.secret",
+            "journal.writer"
+        ],
         "{st}"
     );
     let fetched = st["fetched"].as_array().expect("fetched");
@@ -583,8 +686,10 @@ fn forged_journal_commits_are_skipped_and_reported_never_fatal_never_a_path() {
 fn refusals_name_their_rule_and_their_fix_works() {
     // No such remote: the fix names the one there is.
     let repo = team();
-    repo.run(&["--format", "json", "journal", "enable", "--remote", "upstream"])
-        .json_error(3, "journal.remote");
+    repo.run(&[
+        "--format", "json", "journal", "enable", "--remote", "upstream",
+    ])
+    .json_error(3, "journal.remote");
     let human = repo
         .run(&["journal", "enable", "--remote", "upstream"])
         .expect_code(3);
@@ -622,14 +727,18 @@ fn refusals_name_their_rule_and_their_fix_works() {
     );
     // ... never fatal to the boundary that publishes: the close goes on and says so.
     repo.run(&["session", "start"]).success();
-    let closed = repo.run(&["--format", "json", "session", "close"]).success();
+    let closed = repo
+        .run(&["--format", "json", "session", "close"])
+        .success();
     assert_eq!(closed.json()["journal"]["error"]["rule"], "journal.secret");
     let closed_human = {
         repo.run(&["session", "start"]).success();
         repo.run(&["session", "close"]).success()
     };
     assert!(
-        closed_human.stderr().contains("warning: journal not published"),
+        closed_human
+            .stderr()
+            .contains("warning: journal not published"),
         "{closed_human}"
     );
     let origin_refs = majordomus_refs(&repo, &repo.base().join("origin.git"));
@@ -637,14 +746,22 @@ fn refusals_name_their_rule_and_their_fix_works() {
     // The fix, by hand: take the secret out of the line, then publish.
     let human = repo.run(&["journal", "publish"]).expect_code(3);
     let fix = fix_lines(human.stderr()).pop().expect("a fix");
-    assert!(fix.starts_with("by hand:") && fix.ends_with("majordomus journal publish"), "{fix}");
-    let text = repo.ledger_text().replace(&key, "[redacted: aws-access-key]");
+    assert!(
+        fix.starts_with("by hand:") && fix.ends_with("majordomus journal publish"),
+        "{fix}"
+    );
+    let text = repo
+        .ledger_text()
+        .replace(&key, "[redacted: aws-access-key]");
     repo.write(".ai/local/ledger.jsonl", &text);
     let published = repo
         .run(&["--format", "json", "journal", "publish"])
         .success()
         .json();
-    assert!(published["lines"].as_u64().expect("lines") >= 1, "{published}");
+    assert!(
+        published["lines"].as_u64().expect("lines") >= 1,
+        "{published}"
+    );
 
     // An unreadable writer id: a failure with the fix that remakes it.
     repo.write(".git/majordomus/writer", "not a writer\n");
@@ -693,9 +810,15 @@ fn disable_removes_the_refspec_and_deletes_nothing() {
     assert!(ok, "{stderr}");
     assert_eq!(majordomus_refs(&repo, &dir), before);
     // The command it names deletes the remote's copy.
-    let command = disabled["remove_from_remote"].as_str().expect("the command");
+    let command = disabled["remove_from_remote"]
+        .as_str()
+        .expect("the command");
     let out = repo.sh_in(&dir, command);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(majordomus_refs(&repo, &origin).is_empty());
 }
 
@@ -752,7 +875,10 @@ fn prune_drops_old_segments_from_the_writers_own_ref_and_the_push_follows() {
         .success()
         .json();
     assert_eq!(dry["applied"], false, "{dry}");
-    assert!(!dry["segments"].as_array().expect("segments").is_empty(), "{dry}");
+    assert!(
+        !dry["segments"].as_array().expect("segments").is_empty(),
+        "{dry}"
+    );
     let reference = format!("refs/majordomus/journal/{}", writer(&dir));
     let tip = majordomus_refs(&repo, &dir)[&reference].clone();
     let applied = repo
