@@ -251,7 +251,13 @@ fn writers_on_origin(base: &Path, lines: u64, segments: u64, writers: usize) -> 
         let reference = format!("refs/majordomus/journal/{}", id.trim());
         git(
             &writer,
-            &["push", "-q", "--no-verify", "origin", &format!("{reference}:{reference}")],
+            &[
+                "push",
+                "-q",
+                "--no-verify",
+                "origin",
+                &format!("{reference}:{reference}"),
+            ],
         )?;
     }
     Ok(())
@@ -272,18 +278,30 @@ fn fetch_and_index(lines: u64, rows: &mut Vec<Row>) -> BenchResult<()> {
             stats: Stats::of(vec![d]),
         })
     };
-    push("git fetch of the journal", timed(|| git(&reader, &["fetch", "-q", "origin"]))?);
+    push(
+        "git fetch of the journal",
+        timed(|| git(&reader, &["fetch", "-q", "origin"]))?,
+    );
     push(
         "first journal status (materializes: every commit and line checked)",
         timed(|| mj(&reader, &["journal", "status"]))?,
     );
-    let filtered = ["history", "--event", "session.opened", "--since", "2026-06-01"];
+    let filtered = [
+        "history",
+        "--event",
+        "session.opened",
+        "--since",
+        "2026-06-01",
+    ];
     push(
         "first filtered history (builds the journal's index)",
         timed(|| mj(&reader, &filtered))?,
     );
     push("the same history, warm", timed(|| mj(&reader, &filtered))?);
-    push("journal status, warm", timed(|| mj(&reader, &["journal", "status"]))?);
+    push(
+        "journal status, warm",
+        timed(|| mj(&reader, &["journal", "status"]))?,
+    );
     Ok(())
 }
 
@@ -302,13 +320,22 @@ fn reads_across_writers(lines: u64, runs: usize, rows: &mut Vec<Row>) -> BenchRe
     // One of this writer's own episodes: the same lines are shown with or without the others.
     let session = "20260102T000000Z-000001";
     let by_session = ["history", "--session", session];
-    let by_event = ["history", "--event", "session.opened", "--since", "2026-01-02"];
+    let by_event = [
+        "history",
+        "--event",
+        "session.opened",
+        "--since",
+        "2026-01-02",
+    ];
     // Warm both: indexes built, journals materialized.
     for dir in [&alone, &team] {
         mj(dir, &by_session)?;
         mj(dir, &by_event)?;
     }
-    for (what, args) in [("history --session", &by_session[..]), ("history --event --since", &by_event[..])] {
+    for (what, args) in [
+        ("history --session", &by_session[..]),
+        ("history --event --since", &by_event[..]),
+    ] {
         let (mut one, mut ten) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             one.push(timed(|| mj(&alone, args))?);
@@ -322,7 +349,11 @@ fn reads_across_writers(lines: u64, runs: usize, rows: &mut Vec<Row>) -> BenchRe
         rows.push(Row {
             what: format!(
                 "{what}, this writer + 10 fetched writers{}",
-                if what.contains("event") { " (shows 11x the lines)" } else { "" }
+                if what.contains("event") {
+                    " (shows 11x the lines)"
+                } else {
+                    ""
+                }
             ),
             size: format!("11 × {}", count(lines)),
             stats: Stats::of(ten),
@@ -385,7 +416,10 @@ fn main() -> BenchResult<()> {
         (&[10_000, 100_000], 1_000_000, 100_000, 15)
     };
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    eprintln!("majordomus journal bench{}", if quick { " (quick)" } else { "" });
+    eprintln!(
+        "majordomus journal bench{}",
+        if quick { " (quick)" } else { "" }
+    );
     let mut rows = Vec::new();
     for &lines in close_sizes {
         publish_at_close(lines, runs, &mut rows)?;

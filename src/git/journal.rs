@@ -54,17 +54,20 @@ impl Repo {
         Ok(Some(reference.peel_to_id().map_err(plumbing)?.to_string()))
     }
 
-    /// Every ref under `prefix` (e.g. `refs/majordomus/`), with the object id it names,
-    /// sorted by name; one pass over the ref store.
+    /// Every ref under `prefix` (e.g. `refs/majordomus/`), with the object id it names
+    /// (not peeled: journal refs name commits), sorted by name; one pass over the ref store.
     pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, String)>, GitError> {
         let platform = self.repo.references()?;
         let mut out = Vec::new();
         for reference in platform.prefixed(prefix)? {
             let mut reference = reference.map_err(plumbing)?;
             let name = reference.name().as_bstr().to_str_lossy().into_owned();
-            match reference.peel_to_id() {
-                Ok(id) => out.push((name, id.to_string())),
-                Err(_) => continue,
+            // A direct ref names its object without a lookup; only a symbolic one is
+            // followed (peeling would open the object database for every ref).
+            if let Some(id) = reference.target().try_id() {
+                out.push((name, id.to_string()));
+            } else if let Ok(id) = reference.peel_to_id() {
+                out.push((name, id.to_string()));
             }
         }
         out.sort();

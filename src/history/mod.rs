@@ -122,6 +122,7 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         })
         .collect();
     let journals = crate::journal::journals(ctx)?;
+    let mut phase = crate::timing::Phase::start("history.journals");
     let mut writers = Vec::new();
     for journal in &journals.journals {
         let theirs = if unfiltered {
@@ -136,6 +137,8 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
             writer_branch: journal.branch.clone(),
         }));
     }
+    phase.count("writers", writers.len());
+    phase.end();
     if !writers.is_empty() {
         merge(&mut lines);
     }

@@ -137,6 +137,7 @@ pub(crate) fn identity(writer: &str) -> Identity {
 /// (`journal.share`, and `journal enable` in this worktree), and when a line still
 /// carries a secret shape (nothing is published then).
 pub fn publish(ctx: &Ctx) -> Result<Published, Error> {
+    let _phase = crate::timing::Phase::start("journal.publish");
     ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let mut state = state::read(ctx)?;
@@ -148,7 +149,7 @@ pub fn publish(ctx: &Ctx) -> Result<Published, Error> {
     // Re-read under the lock: another publish of this worktree may have moved the mark.
     state = state::read(ctx)?;
     let published = publish_locked(ctx, &writer, &mut state, policy.ledger.retention_days)?;
-    state::write(ctx, &state)?;
+    state::write_after_publish(ctx, &state)?;
     Ok(published)
 }
 
@@ -212,7 +213,7 @@ fn publish_locked(
             segment.push(b'\n');
         }
         // One pass over the whole segment; the line is named only when there is one.
-        if !crate::model::redact::find_shapes_bulk(&String::from_utf8_lossy(&segment)).is_empty()
+        if !journal::secret_shapes(&String::from_utf8_lossy(&segment)).is_empty()
             && let Some((line, shapes)) = lines.iter().find_map(|l| {
                 let shapes = crate::model::redact::find_shapes(&String::from_utf8_lossy(&l.bytes));
                 (!shapes.is_empty()).then_some((l, shapes))

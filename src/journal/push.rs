@@ -123,7 +123,7 @@ pub fn at_pre_push(ctx: &Ctx, remote: Option<&str>) -> Option<JournalPush> {
         if pushed.ok {
             st.force_push = false;
         }
-        let _ = state::write(ctx, &st);
+        let _ = state::write_after_publish(ctx, &st);
     }
     Some(out)
 }

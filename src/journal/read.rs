@@ -133,6 +133,7 @@ struct Source {
 /// read (a journal whose ref did not move costs a stamp read). This writer's own journal
 /// (and its fetched copy) is left out.
 pub fn journals(ctx: &Ctx) -> Result<Journals, Error> {
+    let mut phase = crate::timing::Phase::start("journal.journals");
     let own = super::state::writer(ctx).ok().flatten();
     let mut out = Journals::default();
     let mut sources: BTreeMap<String, Source> = BTreeMap::new();
@@ -177,6 +178,7 @@ pub fn journals(ctx: &Ctx) -> Result<Journals, Error> {
             }
         }
     }
+    phase.count("refs", sources.len());
     for source in sources.into_values() {
         let stamp = materialize(ctx, &source)?;
         out.findings.extend(stamp.findings.iter().cloned());
@@ -307,8 +309,7 @@ fn append_commit(
         return Ok(());
     };
     // One pass for the whole segment; lines are looked at one by one only when it finds one.
-    let has_secret =
-        !crate::model::redact::find_shapes_bulk(&String::from_utf8_lossy(&segment)).is_empty();
+    let has_secret = !journal::secret_shapes(&String::from_utf8_lossy(&segment)).is_empty();
     for (n, piece) in segment.split(|&b| b == b'\n').enumerate() {
         if piece.iter().all(u8::is_ascii_whitespace) {
             continue;

@@ -144,11 +144,26 @@ pub fn read(ctx: &Ctx) -> Result<WriterState, Error> {
     }
 }
 
+/// Writes the state, synced: for what must survive a crash (the remote and the enable
+/// point at `enable`/`disable`, the force flag of a prune, the reset of a restore).
 pub fn write(ctx: &Ctx, state: &WriterState) -> Result<(), Error> {
+    write_atomic(&state_path(ctx), &to_bytes(state))?;
+    Ok(())
+}
+
+/// Writes the state after a publish or a push, without the fsyncs: what changed is a
+/// cache (the publish mark is checked against the ledger before use) and a report (the
+/// last push). After a power cut the file is either the old one, the new one, or short,
+/// and a short one is unreadable state, never a silent reset of the enable point.
+pub fn write_after_publish(ctx: &Ctx, state: &WriterState) -> Result<(), Error> {
+    crate::store::write_atomic_derived(&state_path(ctx), &to_bytes(state))?;
+    Ok(())
+}
+
+fn to_bytes(state: &WriterState) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(state).expect("the state always serialises");
     bytes.push(b'\n');
-    write_atomic(&state_path(ctx), &bytes)?;
-    Ok(())
+    bytes
 }
 
 /// The lock one worktree's publishes and pushes take (`<git dir>/majordomus/journal.lock`),

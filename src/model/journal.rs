@@ -133,6 +133,20 @@ impl JournalMeta {
     }
 }
 
+/// Below this many bytes a text is scanned for secret shapes without the automata (their
+/// one-time set-up costs more than a small segment's scan: a publish at close is a few
+/// lines).
+pub const BULK_SCAN_BYTES: usize = 256 * 1024;
+
+/// The secret shapes `text` carries, scanned the way that is cheaper for its size.
+pub fn secret_shapes(text: &str) -> Vec<&'static str> {
+    if text.len() < BULK_SCAN_BYTES {
+        crate::model::redact::find_shapes(text)
+    } else {
+        crate::model::redact::find_shapes_bulk(text)
+    }
+}
+
 /// The `seq` and `ts` of a ledger line, read without the rest.
 #[derive(Debug, Clone, Deserialize)]
 pub struct LineHead {
