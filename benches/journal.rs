@@ -18,6 +18,7 @@
 //! ```text
 //! cargo bench -j2 --bench journal
 //! MAJORDOMUS_BENCH_QUICK=1 cargo bench -j2 --bench journal    # smaller sizes, fewer runs
+//! MAJORDOMUS_BENCH_FETCH_LINES=200000                        # the fetched journal's size
 //! MAJORDOMUS_BENCH_BIN=/path/to/majordomus                   # another binary
 //! MAJORDOMUS_BENCH_DIR=/mnt/disk                             # where the repositories go
 //! ```
@@ -174,9 +175,9 @@ fn show(d: Duration) -> String {
 }
 
 fn count(n: u64) -> String {
-    if n >= 1_000_000 && n % 1_000_000 == 0 {
+    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
         format!("{}M", n / 1_000_000)
-    } else if n >= 1000 && n % 1000 == 0 {
+    } else if n >= 1000 && n.is_multiple_of(1000) {
         format!("{}k", n / 1000)
     } else {
         n.to_string()
@@ -415,6 +416,12 @@ fn main() -> BenchResult<()> {
     } else {
         (&[10_000, 100_000], 1_000_000, 100_000, 15)
     };
+    // The journal of the fetch measurement can be sized on its own: pushing 1M lines to
+    // the bare origin is the slow part of the setup on a busy machine.
+    let fetch_lines = std::env::var("MAJORDOMUS_BENCH_FETCH_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(fetch_lines);
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     eprintln!(
         "majordomus journal bench{}",
