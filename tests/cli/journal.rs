@@ -901,3 +901,70 @@ fn prune_drops_old_segments_from_the_writers_own_ref_and_the_push_follows() {
     // Nothing is published twice after the prune.
     assert_eq!(status(&repo, &dir)["pending"], 0);
 }
+
+#[test]
+fn a_linked_worktree_reads_its_siblings_journal_without_a_fetch() {
+    let repo = team();
+    let main = clone(&repo, "clone");
+    let linked = repo.base().join("clone-linked");
+    repo.git_in(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "other",
+            linked.to_str().expect("utf-8"),
+        ],
+    );
+    for dir in [&main, &linked] {
+        repo.run_in(dir, &["journal", "enable"]).success();
+    }
+    work(&repo, &main, "in the main worktree");
+    work(&repo, &linked, "in the linked worktree");
+    let sibling =
+        std::fs::read_to_string(main.join(".git/worktrees/clone-linked/majordomus/writer"))
+            .expect("the linked worktree's own writer id")
+            .trim()
+            .to_owned();
+    assert_ne!(sibling, writer(&main), "one writer per worktree");
+    let st = status(&repo, &main);
+    let fetched = st["fetched"].as_array().expect("fetched");
+    assert_eq!(fetched.len(), 1, "{st}");
+    assert_eq!(fetched[0]["writer"], sibling.as_str(), "{st}");
+    assert!(fetched[0]["remote"].is_null(), "{st}");
+    assert_eq!(fetched[0]["branch"], "other", "{st}");
+    let decisions = repo
+        .run_in(
+            &main,
+            &[
+                "--format",
+                "json",
+                "history",
+                "--event",
+                "decision.recorded",
+            ],
+        )
+        .success()
+        .json();
+    let seen: Vec<(Option<&str>, &str)> = decisions["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| {
+            (
+                l["writer"].as_str(),
+                l["data"]["text"].as_str().expect("text"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (None, "in the main worktree"),
+            (Some(sibling.as_str()), "in the linked worktree")
+        ],
+        "{decisions}"
+    );
+}
