@@ -33,6 +33,8 @@ pub enum Error {
     Refused(#[from] Refusal),
     #[error(transparent)]
     Usage(#[from] UsageError),
+    #[error(transparent)]
+    Journal(#[from] crate::model::journal::JournalError),
     /// A long-running operation stopped by a signal after recording what it had.
     #[error("{operation} interrupted by {signal}: {recorded}")]
     Interrupted {
@@ -421,6 +423,9 @@ impl Error {
                 | GitError::NoSuchDirectory { .. },
             ) => Class::Usage,
             Error::Refused(_) => Class::Refused,
+            Error::Journal(j) if j.usage() => Class::Usage,
+            Error::Journal(j) if j.refused() => Class::Refused,
+            Error::Journal(_) => Class::Failed,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
@@ -434,6 +439,7 @@ impl Error {
     pub fn rule(&self) -> &'static str {
         match self {
             Error::Refused(r) => r.rule(),
+            Error::Journal(j) => j.rule(),
             Error::Usage(u) => u.rule(),
             Error::Policy(p) => p.rule(),
             Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
@@ -452,6 +458,7 @@ impl Error {
     pub fn fix(&self) -> Option<String> {
         match self {
             Error::Refused(r) => r.fix(),
+            Error::Journal(j) => j.fix(),
             Error::Usage(u) => u.fix(),
             Error::Policy(p) => p.fix(),
             Error::Git(GitError::NotARepository { .. }) => {

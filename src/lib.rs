@@ -21,6 +21,7 @@ pub mod hooks;
 pub mod http;
 pub mod init;
 pub mod intent;
+pub mod journal;
 pub mod knowledge;
 pub mod mcp;
 pub mod model;

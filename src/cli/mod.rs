@@ -17,6 +17,7 @@ mod hook;
 mod hooks;
 mod init;
 mod intent;
+mod journal;
 mod knowledge;
 mod mcp;
 mod plan;
@@ -97,6 +98,8 @@ pub enum Command {
     Reasoning(reasoning::ReasoningCommand),
     #[command(subcommand)]
     Knowledge(knowledge::KnowledgeCommand),
+    #[command(subcommand)]
+    Journal(journal::JournalCommand),
     Doctor(doctor::DoctorArgs),
     #[command(subcommand)]
     Rules(rules::RulesCommand),
@@ -244,6 +247,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Handover(args) => handover::run(&open_ctx(cli)?, args),
         Command::Reasoning(cmd) => reasoning::run(&open_ctx(cli)?, cmd),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
+        Command::Journal(cmd) => journal::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Rules(cmd) => rules::run(&open_ctx(cli)?, cmd),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),

@@ -1,10 +1,13 @@
 //! The one gix adapter: every git read and write of majordomus goes through `Repo`:
 //! HEAD and the trunk (`head`), history and changed paths (`history`), what a push sends
 //! (`push`), trees, blobs and the index (`tree`), the work tree's status (`status`), and
-//! the demo's commit writer (`write`).
+//! the demo's commit writer (`write`), the journal's refs, commits and fetch refspec
+//! (`journal`), and the one run of the git program, the journal's push (`program`).
 
 mod head;
 mod history;
+mod journal;
+mod program;
 mod push;
 mod status;
 mod tree;
@@ -15,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 pub use head::{HeadState, Operation, Trunk, TrunkSource};
 pub use history::LastChanged;
+pub use journal::{Chain, ChainCommit, RefUpdate};
+pub use program::{PushOutcome, push_ref};
 pub use push::{AddedBlob, Pushed};
 pub use tree::Baseline;
 pub use worktrees::OtherWorktree;

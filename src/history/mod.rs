@@ -1,11 +1,14 @@
-//! `majordomus history`: the ledger read back, filtered. A filtered read goes through the
-//! ledger index and reads only the lines it prints; an unfiltered one reads everything.
+//! `majordomus history`: the ledger read back, filtered, merged with every other writer's
+//! journal this clone has (SPEC §12), each of their lines marked with its writer. A
+//! filtered read goes through each ledger's index and reads only the lines it prints; an
+//! unfiltered one reads everything.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, UsageError};
+use crate::journal::JournalFinding;
 use crate::model::event::LedgerPruned;
 use crate::model::{Event, LedgerLine};
 use crate::store::index::{IndexRebuilt, LineQuery};
@@ -47,9 +50,32 @@ pub struct WorktreeHistory {
     pub unreadable: Option<String>,
 }
 
+/// A line of the merged history: a ledger line, and whose it is when it is another
+/// writer's.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HistoryLine {
+    #[serde(flatten)]
+    pub line: LedgerLine,
+    /// The writer id of another writer's journal (a fetched clone, a linked worktree);
+    /// absent for this checkout's own lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
+    /// That writer's branch at its last publish.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writer_branch: Option<String>,
+}
+
+impl std::ops::Deref for HistoryLine {
+    type Target = LedgerLine;
+    fn deref(&self) -> &LedgerLine {
+        &self.line
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct History {
-    pub lines: Vec<LedgerLine>,
+    /// Oldest first; with other writers' journals, ordered by time, then writer, then seq.
+    pub lines: Vec<HistoryLine>,
     /// Lines that could not be read (torn or unreadable), never fatal.
     pub skipped: Vec<Skipped>,
     /// What retention pruned from this ledger, over every prune (`before`: the newest
@@ -62,6 +88,12 @@ pub struct History {
     /// With `all_worktrees`: each other worktree's lines, in worktree order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub worktrees: Vec<WorktreeHistory>,
+    /// The other writers whose lines are merged in.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub writers: Vec<String>,
+    /// Journal commits and lines skipped reading them (never fatal).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub journal_findings: Vec<JournalFinding>,
 }
 
 /// The lines matching every given filter, oldest first: looked up in the ledger index when
@@ -92,18 +124,48 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         crate::error::Refusal::check_id(crate::model::ids::IdKind::Episode, session)?;
     }
     let index = ctx.index()?;
-    let (lines, skipped) = if event.is_none() && filter.session.is_none() && since.is_none() {
+    let unfiltered = event.is_none() && filter.session.is_none() && since.is_none();
+    let query = LineQuery {
+        session: filter.session.as_deref(),
+        event,
+        since,
+    };
+    let (own, skipped) = if unfiltered {
         let mut lines = Vec::new();
         let skipped = ctx.ledger().scan(0, |line| lines.push(line))?;
         (lines, skipped)
     } else {
-        let query = LineQuery {
-            session: filter.session.as_deref(),
-            event,
-            since,
-        };
         (index.lines(&query)?, index.skipped()?.lines)
     };
+    let mut lines: Vec<HistoryLine> = own
+        .into_iter()
+        .map(|line| HistoryLine {
+            line,
+            writer: None,
+            writer_branch: None,
+        })
+        .collect();
+    let journals = crate::journal::journals(ctx)?;
+    let mut phase = crate::timing::Phase::start("history.journals");
+    let mut writers = Vec::new();
+    for journal in &journals.journals {
+        let theirs = if unfiltered {
+            crate::journal::read_all(ctx, journal)?
+        } else {
+            journal.index(ctx)?.lines(&query)?
+        };
+        writers.push(journal.writer.clone());
+        lines.extend(theirs.into_iter().map(|line| HistoryLine {
+            line,
+            writer: Some(journal.writer.clone()),
+            writer_branch: journal.branch.clone(),
+        }));
+    }
+    phase.count("writers", writers.len());
+    phase.end();
+    if !writers.is_empty() {
+        merge(&mut lines);
+    }
     let prunes = index.pruned()?;
     let pruned = prunes.last().map(|last| LedgerPruned {
         lines: prunes.iter().map(|p| p.lines).sum(),
@@ -120,7 +182,31 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         pruned,
         index_rebuilt: index.rebuilt().cloned(),
         worktrees,
+        writers,
+        journal_findings: journals.findings,
     })
+}
+
+/// Orders merged lines by time, then writer (this checkout's own first), then seq, and
+/// keeps one line per (writer, seq).
+fn merge(lines: &mut Vec<HistoryLine>) {
+    let mut keyed: Vec<(Option<time::OffsetDateTime>, HistoryLine)> = std::mem::take(lines)
+        .into_iter()
+        .map(|l| (crate::model::time::parse(&l.line.ts), l))
+        .collect();
+    keyed.sort_by(|(ta, a), (tb, b)| {
+        ta.cmp(tb)
+            .then_with(|| a.line.ts.cmp(&b.line.ts))
+            .then_with(|| a.writer.cmp(&b.writer))
+            .then_with(|| a.line.seq.cmp(&b.line.seq))
+    });
+    let mut seen = std::collections::HashSet::new();
+    lines.extend(
+        keyed
+            .into_iter()
+            .map(|(_, l)| l)
+            .filter(|l| seen.insert((l.writer.clone(), l.line.seq))),
+    );
 }
 
 /// The other worktrees' lines matching the filters: each ledger read in one pass (another

@@ -101,6 +101,10 @@ pub enum GitHookOutcome {
         report: CheckReport,
         /// What the secret scan of the pushed commits read.
         scanned: PushScan,
+        /// The journal pushed beside this push, when sharing is on and the push goes to
+        /// the journal's remote (SPEC §12).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        journal: Option<Box<crate::journal::JournalPush>>,
     },
 }
 
@@ -171,7 +175,18 @@ pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Er
     report.findings.extend(secrets);
     report.findings.sort();
     report.findings.extend(scope_notes(ctx, &request.refs)?);
-    Ok(GitHookOutcome::Checked { report, scanned })
+    // The journal goes only beside a push the user's own checks let through, and only to
+    // the journal's remote (git's first argument); it never refuses the push.
+    let journal = if report.verdict() == crate::model::Verdict::Refused {
+        None
+    } else {
+        crate::journal::at_pre_push(ctx, request.args.first().map(String::as_str)).map(Box::new)
+    };
+    Ok(GitHookOutcome::Checked {
+        report,
+        scanned,
+        journal,
+    })
 }
 
 /// SPEC §6 scope: when the push carries HEAD and the open episode's active task has a

@@ -969,6 +969,31 @@ pub(crate) fn known_references(
             }
         }
     }
+    // What this ledger and the session records do not know may be another writer's
+    // (SPEC §12): looked up in the journals this clone has, only for the ids still missing.
+    let sessions: Vec<&str> = refs
+        .sessions
+        .iter()
+        .copied()
+        .filter(|s| !known.sessions.contains(*s))
+        .collect();
+    let tasks: Vec<&str> = refs
+        .tasks
+        .iter()
+        .copied()
+        .filter(|t| !known.tasks.contains(*t))
+        .collect();
+    if !sessions.is_empty() || !tasks.is_empty() {
+        for journal in crate::journal::journals(ctx)?.journals {
+            let theirs = journal.index(ctx)?;
+            known
+                .sessions
+                .extend(theirs.opened_episodes(sessions.iter().copied())?);
+            known
+                .tasks
+                .extend(theirs.started_tasks(tasks.iter().copied())?);
+        }
+    }
     let intents = ctx.layout.repo_dir().join("intents");
     if let Ok(entries) = std::fs::read_dir(&intents) {
         for entry in entries.filter_map(Result::ok) {

@@ -8,6 +8,7 @@ pub mod event;
 pub mod ids;
 pub mod input;
 pub mod intent;
+pub mod journal;
 pub mod knowledge;
 pub mod policy;
 pub mod question;

@@ -17,6 +17,7 @@ pub struct Policy {
     pub intent: IntentPolicy,
     pub reasoning: ReasoningPolicy,
     pub ledger: LedgerPolicy,
+    pub journal: JournalPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -137,6 +138,13 @@ pub struct LedgerPolicy {
     pub retention_days: Option<u64>,
 }
 
+/// SPEC §12: whether this repository publishes its ledgers as journal refs (off by
+/// default; `majordomus journal enable` sets it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JournalPolicy {
+    pub share: bool,
+}
+
 impl Default for Policy {
     fn default() -> Self {
         Policy {
@@ -167,6 +175,7 @@ impl Default for Policy {
             ledger: LedgerPolicy {
                 retention_days: None,
             },
+            journal: JournalPolicy { share: false },
         }
     }
 }
@@ -187,6 +196,7 @@ pub const KEYS: &[&str] = &[
     "intent.exemptions",
     "reasoning.mode",
     "ledger.retention_days",
+    "journal.share",
 ];
 
 /// Why a policy file was not accepted.
@@ -388,10 +398,55 @@ impl Policy {
                     v => Some(count(v).map_err(|_| invalid("a whole number of days or none"))?),
                 }
             }
+            "journal.share" => self.journal.share = flag(value)?,
             _ => unreachable!("flatten only yields keys from KEYS"),
         }
         Ok(())
     }
+}
+
+/// `text` (a policy file) with `journal.share` set to `share`, everything else kept byte
+/// for byte: the key's line rewritten where it is (nested under `journal:` or dotted),
+/// else added under `journal:`, else a `journal:` section appended. The caller parses the
+/// result, which must read back with the value set.
+pub fn with_journal_share(text: &str, share: bool) -> String {
+    let value = if share { "true" } else { "false" };
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let top = |l: &str| !l.starts_with([' ', '\t', '#']) && !l.trim().is_empty();
+    if let Some(i) = lines.iter().position(|l| l.starts_with("journal.share:")) {
+        lines[i] = format!("journal.share: {value}");
+    } else if let Some(i) = lines
+        .iter()
+        .position(|l| l.starts_with("journal:") && top(l))
+    {
+        let rest = lines[i]["journal:".len()..].trim();
+        if !rest.is_empty() && !rest.starts_with('#') {
+            // Flow style (`journal: {share: false}`): the section is rewritten in block style.
+            lines[i] = format!("journal:\n  share: {value}");
+        } else {
+            let end = lines[i + 1..]
+                .iter()
+                .position(|l| top(l))
+                .map_or(lines.len(), |n| i + 1 + n);
+            match (i + 1..end).find(|&j| lines[j].trim_start().starts_with("share:")) {
+                Some(j) => {
+                    let indent = lines[j].len() - lines[j].trim_start().len();
+                    lines[j] = format!("{}share: {value}", &lines[j][..indent]);
+                }
+                None => lines.insert(i + 1, format!("  share: {value}")),
+            }
+        }
+    } else {
+        lines.push("journal:".to_owned());
+        lines.push(
+            "  # Publish this ledger as refs/majordomus/journal/<writer> (docs/JOURNAL.md)."
+                .to_owned(),
+        );
+        lines.push(format!("  share: {value}"));
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
 }
 
 /// Walks the mapping and collects `(dotted key, value)` for every known leaf; anything
@@ -521,6 +576,30 @@ mod tests {
                 name: "notes".into()
             }
         );
+    }
+
+    #[test]
+    fn journal_share_is_set_in_place_or_added() {
+        let skeleton = "ledger:\n  # Days to keep.\n  retention_days: null\n";
+        let on = with_journal_share(skeleton, true);
+        assert!(on.starts_with(skeleton), "{on}");
+        assert!(Policy::parse(&on, FILE).expect("parses").journal.share);
+        let off = with_journal_share(&on, false);
+        assert_eq!(off, on.replace("share: true", "share: false"));
+        assert!(!Policy::parse(&off, FILE).expect("parses").journal.share);
+        for text in [
+            "journal:\n    share: false # old\nledger: {}\n",
+            "journal.share: false\n",
+            "journal: {share: false}\n",
+            "journal:\n",
+            "",
+        ] {
+            let set = with_journal_share(text, true);
+            assert!(
+                Policy::parse(&set, FILE).expect("parses").journal.share,
+                "{text:?} -> {set:?}"
+            );
+        }
     }
 
     #[test]

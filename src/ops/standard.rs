@@ -2,8 +2,8 @@
 
 use super::{Registry, op};
 use crate::{
-    authored, briefing, context, doctor, env, handover, history, hooks, init, intent, knowledge,
-    reasoning, recall, rules, session, setup, task, worktrees,
+    authored, briefing, context, doctor, env, handover, history, hooks, init, intent, journal,
+    knowledge, reasoning, recall, rules, session, setup, task, worktrees,
 };
 
 impl Registry {
@@ -52,6 +52,12 @@ impl Registry {
             .register(op("knowledge.edges", "knowledge edges", "The knowledge graph: records and typed edges; ledger and git targets are external.", knowledge::edges))
             .register(op("doctor", "doctor", "Run every rule of the effective set (the vendored package and project rules), grouped; blocking findings fail.", doctor::doctor))
             .register(op("rules.vendor-update", "rules vendor update", "Refresh the vendored rule package from the one built into majordomus, saying which rules changed.", rules::vendor_update).writes().admin())
+            .register(op("journal.enable", "journal enable", "Share this checkout's ledger through git: policy journal.share, the remote's fetch refspec, the enable point.", journal::enable).writes().idempotent().admin())
+            .register(op("journal.disable", "journal disable", "Stop sharing: policy journal.share false, the fetch refspec removed; nothing is deleted.", journal::disable).writes().idempotent().admin())
+            .register(op("journal.status", "journal status", "This writer's journal (published, pending, last push) and every fetched writer's.", journal::status))
+            .register(op("journal.publish", "journal publish", "Publish the ledger lines not yet in this writer's journal ref, as one segment.", journal::publish).writes().idempotent().admin())
+            .register(op("journal.restore", "journal restore", "Rebuild this checkout's ledger from its own journal, byte for byte.", journal::restore).writes().destructive().admin())
+            .register(op("journal.prune", "journal prune", "Drop published segments older than ledger.retention_days from this writer's ref (dry run unless apply).", journal::prune).writes().destructive().admin())
             .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent().admin())
             .register(op("hooks.acknowledge", "hooks acknowledge", "Acknowledge the recorded provider hook failures doctor shows, up to a ledger seq (a human act).", hooks::acknowledge).writes().human_act().idempotent())

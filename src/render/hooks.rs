@@ -54,7 +54,16 @@ impl Report for GitHookOutcome {
             GitHookOutcome::SteppedAside(_)
             | GitHookOutcome::CommitRecorded { .. }
             | GitHookOutcome::NoOpenEpisode => String::new(),
-            GitHookOutcome::Checked { report, scanned } => {
+            GitHookOutcome::Checked {
+                report,
+                scanned,
+                journal,
+            } => {
+                let warning = journal
+                    .as_deref()
+                    .and_then(crate::journal::JournalPush::warning)
+                    .map(|w| format!("{w}\n"))
+                    .unwrap_or_default();
                 let scan = format!(
                     "pre-push: the push sends {} commit(s); {} file version(s) under .ai/repo/ scanned for secrets\n",
                     scanned.commits, scanned.blobs
@@ -65,9 +74,9 @@ impl Report for GitHookOutcome {
                         report.text()
                     )
                 } else if report.findings.is_empty() {
-                    String::new()
+                    warning
                 } else {
-                    format!("{scan}{}", report.text())
+                    format!("{scan}{}{warning}", report.text())
                 }
             }
         };

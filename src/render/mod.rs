@@ -5,6 +5,7 @@
 //! [`Report`]: crate::ops::Report
 
 mod hooks;
+mod journal;
 mod knowledge;
 mod plan;
 mod reasoning;

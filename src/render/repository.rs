@@ -57,6 +57,12 @@ impl Report for History {
             if let Some(task) = &line.task {
                 let _ = write!(human, " task={task}");
             }
+            if let Some(writer) = &line.writer {
+                let _ = write!(human, " writer={writer}");
+                if let Some(branch) = &line.writer_branch {
+                    let _ = write!(human, " branch={branch}");
+                }
+            }
             let _ = writeln!(human, " {}", line.data);
         }
         for w in &self.worktrees {
@@ -120,6 +126,7 @@ impl Report for History {
             pruned,
             skipped,
             super::index_note(self.index_rebuilt.as_ref()),
+            super::journal::findings_note(&self.journal_findings),
         ])
     }
 }

@@ -67,6 +67,9 @@ impl Report for Started {
         super::notes([
             super::redacted_note(&self.redacted),
             super::index_note(self.index_rebuilt.as_ref()),
+            self.journal
+                .as_ref()
+                .and_then(crate::journal::BoundaryPublish::warning),
         ])
     }
 }
@@ -90,6 +93,9 @@ impl Report for EpisodeList {
             let _ = write!(out, "- {}", e.id);
             if e.open {
                 out.push_str(" [open]");
+            }
+            if let Some(writer) = &e.writer {
+                let _ = write!(out, " [writer {writer}]");
             }
             if let Some(provider) = &e.provider {
                 let _ = write!(out, " ({provider}");
@@ -120,6 +126,10 @@ impl Report for EpisodeList {
             }
         }
         out
+    }
+
+    fn note(&self) -> Option<String> {
+        super::journal::findings_note(&self.journal_findings)
     }
 }
 
@@ -178,6 +188,9 @@ impl Report for Closed {
             super::redacted_note(&self.redacted),
             super::skipped_note(self.skipped.len()),
             super::index_note(self.index_rebuilt.as_ref()),
+            self.journal
+                .as_ref()
+                .and_then(crate::journal::BoundaryPublish::warning),
         ])
     }
 }

@@ -75,6 +75,9 @@ pub struct Started {
     /// Set when composing the briefing rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
+    /// The journal's publish at this boundary, when sharing is on (SPEC §12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal: Option<crate::journal::BoundaryPublish>,
     /// Secret shapes and control characters removed from the branch name and provider
     /// before they were recorded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -121,6 +124,9 @@ pub struct Closed {
     /// the summary, branch names, file paths and commit subjects).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
+    /// The journal's publish at this boundary, when sharing is on (SPEC §12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal: Option<crate::journal::BoundaryPublish>,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -156,7 +162,7 @@ struct SnapshotFront<'a> {
 /// and appends `session.opened`. An open episode is returned as is unless `replace`.
 pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
     ctx.require_initialised()?;
-    ctx.policy()?;
+    let policy = ctx.policy()?;
     let _lock = StateLock::acquire(&ctx.layout)?;
     let mut replaced = None;
     let mut set_aside = None;
@@ -181,6 +187,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
                 briefing: String::new(),
                 index_rebuilt: None,
                 redacted: Vec::new(),
+                journal: None,
             });
         }
         replaced = Some(close_locked(ctx, None)?);
@@ -240,6 +247,8 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         &snapshot_path,
         frontmatter::render(&front, &briefing.text).as_bytes(),
     )?;
+    // An episode boundary: the journal takes the lines so far (SPEC §12).
+    let journal = crate::journal::at_boundary(ctx, &policy);
     Ok(Started {
         snapshot: ctx.layout.display(&snapshot_path),
         episode,
@@ -250,6 +259,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         briefing: briefing.text,
         index_rebuilt: briefing.index_rebuilt,
         redacted: redacted.shapes(),
+        journal,
     })
 }
 
@@ -548,7 +558,9 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
     )?;
     crate::store::episode::remove(&ctx.layout)?;
     let pruned = retention::prune(ctx, &policy)?;
+    let journal = crate::journal::at_boundary(ctx, &policy);
     Ok(Closed {
+        journal,
         episode: episode.id,
         path: display,
         write,
@@ -591,7 +603,9 @@ fn finish_interrupted_close(
         })?;
     crate::store::episode::remove(&ctx.layout)?;
     let pruned = retention::prune(ctx, policy)?;
+    let journal = crate::journal::at_boundary(ctx, policy);
     Ok(Closed {
+        journal,
         outboxed: closed
             .record
             .starts_with(&ctx.layout.display(&ctx.layout.outbox_dir())),

@@ -232,6 +232,54 @@ impl Ledger {
         })
     }
 
+    /// Replaces the ledger's bytes under its exclusive lock, through the atomic writer:
+    /// `plan` sees the current bytes and returns the new ones, or `Err` to leave the file
+    /// as it is (`journal restore`). Appenders that waited on the lock write into the new
+    /// file (see `lock_current`).
+    pub fn replace<E>(
+        &self,
+        plan: impl FnOnce(&[u8]) -> Result<Vec<u8>, E>,
+    ) -> Result<Result<super::WriteOutcome, E>, StoreError> {
+        let io = |e| StoreError::io(&self.path, e);
+        let mut file = self.lock_current()?;
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let outcome = match plan(&bytes) {
+            Ok(new) => Ok(super::write_atomic(&self.path, &new)?),
+            Err(e) => Err(e),
+        };
+        file.unlock().map_err(io)?;
+        Ok(outcome)
+    }
+
+    /// The last readable `seq` (0 for an empty or missing ledger), read from the file's
+    /// tail, and the file's length.
+    pub fn last_seq(&self) -> Result<(u64, u64), StoreError> {
+        let io = |e| StoreError::io(&self.path, e);
+        let mut file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
+            Err(e) => return Err(io(e)),
+        };
+        let len = file.metadata().map_err(io)?.len();
+        let (seq, torn) = tail_state(&mut file, len).map_err(io)?;
+        // A torn tail is not a line: the length given is the end of the last complete one.
+        let end = if torn {
+            let mut bytes = Vec::new();
+            file.seek(SeekFrom::Start(len.saturating_sub(TAIL_CHUNK)))
+                .map_err(io)?;
+            file.read_to_end(&mut bytes).map_err(io)?;
+            match bytes.iter().rposition(|&b| b == b'\n') {
+                Some(i) => len - (bytes.len() - i - 1) as u64,
+                None => 0,
+            }
+        } else {
+            len
+        };
+        Ok((seq, end))
+    }
+
     /// Reads every line.
     pub fn read_all(&self) -> Result<ReadOutcome, StoreError> {
         let mut out = ReadOutcome::default();

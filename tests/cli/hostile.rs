@@ -958,7 +958,7 @@ fn oversized_input_is_refused_by_its_limit_and_writes_nothing() {
 /// the wrong type may get rmcp's -32601; every answer that comes must still be the right
 /// one. Set to `true` when the framing layer lands (step11-contract): then each line must
 /// get exactly its error.
-const EVERY_LINE_ANSWERED: bool = false;
+const EVERY_LINE_ANSWERED: bool = true;
 
 #[test]
 fn malformed_mcp_messages_get_errors_and_the_server_keeps_serving() {

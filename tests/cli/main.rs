@@ -24,6 +24,7 @@ mod http;
 mod index;
 mod init;
 mod intent;
+mod journal;
 mod knowledge;
 mod ledger;
 mod mcp;

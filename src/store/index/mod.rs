@@ -411,7 +411,20 @@ impl LedgerIndex {
     /// when fresh, extended with the new lines when the ledger only grew, rebuilt (and
     /// [`rebuilt`](Self::rebuilt) says why) when it is missing, unreadable or stale.
     pub fn open(layout: &Layout) -> Result<LedgerIndex, StoreError> {
-        let paths = Paths::new(layout);
+        LedgerIndex::open_paths(Paths::new(layout))
+    }
+
+    /// [`LedgerIndex::open`] for a ledger file elsewhere (a fetched journal materialized
+    /// under `.ai/local/journals/`), its manifest and segments at the paths given.
+    pub fn open_at(ledger: &Path, manifest: &Path, dir: &Path) -> Result<LedgerIndex, StoreError> {
+        LedgerIndex::open_paths(Paths {
+            ledger: ledger.to_owned(),
+            manifest: manifest.to_owned(),
+            dir: dir.to_owned(),
+        })
+    }
+
+    fn open_paths(paths: Paths) -> Result<LedgerIndex, StoreError> {
         // The common case takes no lock and writes nothing.
         let Some(file) = open_ledger(&paths.ledger)? else {
             return Ok(LedgerIndex::empty(paths, None));

@@ -1,0 +1,292 @@
+//! The journal's git side (SPEC §12): its refs (read, listed, moved by compare-and-swap),
+//! its commits (one segment each, written as objects with a fixed identity and time, so
+//! the same lines give the same commit), and the fetch refspec in the remote's config,
+//! edited through gix and handed back as bytes for the atomic writer.
+
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+
+use super::{GitError, Identity, Repo, plumbing};
+
+/// What a compare-and-swap ref update found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefUpdate {
+    /// The ref now names the new commit.
+    Updated,
+    /// The ref did not hold the expected value (another publish moved it): nothing changed.
+    Moved,
+}
+
+/// One commit of a journal's first-parent chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainCommit {
+    pub id: String,
+    /// The commit's `journal.json`, when its tree has one (a blob).
+    pub meta: Option<Vec<u8>>,
+}
+
+/// A first-parent walk from a tip, oldest first, and whether it reached the commit it
+/// was asked to stop at.
+#[derive(Debug, Clone, Default)]
+pub struct Chain {
+    pub commits: Vec<ChainCommit>,
+    pub reached_stop: bool,
+}
+
+impl Repo {
+    /// This worktree's own git directory (`.git`, or `.git/worktrees/<name>` in a linked
+    /// worktree): where per-writer state lives.
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// The repository's common directory (refs and the shared config).
+    pub fn common_dir(&self) -> &Path {
+        self.repo.common_dir()
+    }
+
+    /// The object id a ref names (peeled), if the ref exists.
+    pub fn ref_target(&self, name: &str) -> Result<Option<String>, GitError> {
+        let Some(mut reference) = self.repo.try_find_reference(name)? else {
+            return Ok(None);
+        };
+        Ok(Some(reference.peel_to_id().map_err(plumbing)?.to_string()))
+    }
+
+    /// Every ref under `prefix` (e.g. `refs/majordomus/`), with the object id it names
+    /// (not peeled: journal refs name commits), sorted by name; one pass over the ref store.
+    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, String)>, GitError> {
+        let platform = self.repo.references()?;
+        let mut out = Vec::new();
+        for reference in platform.prefixed(prefix)? {
+            let mut reference = reference.map_err(plumbing)?;
+            let name = reference.name().as_bstr().to_str_lossy().into_owned();
+            // A direct ref names its object without a lookup; only a symbolic one is
+            // followed (peeling would open the object database for every ref).
+            if let Some(id) = reference.target().try_id() {
+                out.push((name, id.to_string()));
+            } else if let Ok(id) = reference.peel_to_id() {
+                out.push((name, id.to_string()));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The bytes of the blob at `path` in commit `commit`'s tree, when it is a blob.
+    pub fn blob_in_commit(&self, commit: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let id = gix::ObjectId::from_hex(commit.as_bytes()).map_err(plumbing)?;
+        let tree = self.repo.find_commit(id)?.tree()?;
+        match tree.lookup_entry_by_path(path)? {
+            Some(entry) if entry.mode().is_blob() => Ok(Some(entry.object()?.detach().data)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The first-parent chain from `tip` back to (not including) `stop`, oldest first, each
+    /// commit with its `journal.json`; at most `limit` commits (a chain longer than that
+    /// is cut, oldest dropped, and `reached_stop` is false).
+    pub fn journal_chain(
+        &self,
+        tip: &str,
+        stop: Option<&str>,
+        limit: usize,
+    ) -> Result<Chain, GitError> {
+        let mut id = Some(gix::ObjectId::from_hex(tip.as_bytes()).map_err(plumbing)?);
+        let stop = match stop {
+            Some(s) => Some(gix::ObjectId::from_hex(s.as_bytes()).map_err(plumbing)?),
+            None => None,
+        };
+        let mut commits = Vec::new();
+        let mut reached_stop = false;
+        while let Some(current) = id {
+            if Some(current) == stop {
+                reached_stop = true;
+                break;
+            }
+            if commits.len() == limit {
+                break;
+            }
+            let commit = self.repo.find_commit(current)?;
+            let tree = commit.tree()?;
+            let meta = match tree.lookup_entry_by_path("journal.json")? {
+                Some(entry) if entry.mode().is_blob() => Some(entry.object()?.detach().data),
+                _ => None,
+            };
+            commits.push(ChainCommit {
+                id: current.to_string(),
+                meta,
+            });
+            id = commit.parent_ids().next().map(|p| p.detach());
+        }
+        commits.reverse();
+        Ok(Chain {
+            commits,
+            reached_stop,
+        })
+    }
+
+    /// Writes a journal commit: the tree of `parent` (empty without one) with `files`
+    /// upserted, committed by `identity` at `seconds` with
+    /// `parent` as its only parent. Writes objects only; no ref moves.
+    pub fn write_journal_commit(
+        &self,
+        parent: Option<&str>,
+        files: &[(&str, &[u8])],
+        message: &str,
+        seconds: i64,
+        identity: &Identity,
+    ) -> Result<String, GitError> {
+        let parent = match parent {
+            Some(p) => Some(gix::ObjectId::from_hex(p.as_bytes()).map_err(plumbing)?),
+            None => None,
+        };
+        let base_tree = match parent {
+            Some(p) => self.repo.find_commit(p)?.tree_id()?.detach(),
+            None => gix::ObjectId::empty_tree(self.repo.object_hash()),
+        };
+        let mut editor = self.repo.edit_tree(base_tree)?;
+        for (path, bytes) in files {
+            let blob = self.repo.write_blob(bytes)?;
+            editor.upsert(*path, gix::objs::tree::EntryKind::Blob, blob)?;
+        }
+        let tree = editor.write()?.detach();
+        let signature = gix::actor::Signature {
+            name: identity.name.as_str().into(),
+            email: identity.email.as_str().into(),
+            time: gix::date::Time::new(seconds, 0),
+        };
+        let commit = gix::objs::Commit {
+            tree,
+            parents: parent.into_iter().collect(),
+            author: signature.clone(),
+            committer: signature,
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        Ok(self.repo.write_object(&commit)?.detach().to_string())
+    }
+
+    /// Moves ref `name` to `new` only if it still names `expected` (`None`: only if it does
+    /// not exist), under git's ref lock: two publishers never lose each other's commit.
+    /// Git's ref lock is what serialises two publishers; a failure to take it (the other
+    /// one holds it) is reported as `Moved`, and the caller reads the ref again.
+    pub fn update_ref_cas(
+        &self,
+        name: &str,
+        expected: Option<&str>,
+        new: &str,
+        message: &str,
+    ) -> Result<RefUpdate, GitError> {
+        use gix::refs::Target;
+        use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+        let new = gix::ObjectId::from_hex(new.as_bytes()).map_err(plumbing)?;
+        let expected_id = match expected {
+            Some(e) => Some(gix::ObjectId::from_hex(e.as_bytes()).map_err(plumbing)?),
+            None => None,
+        };
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: message.into(),
+                },
+                expected: match expected_id {
+                    Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
+                    None => PreviousValue::MustNotExist,
+                },
+                new: Target::Object(new),
+            },
+            name: name.try_into().map_err(plumbing)?,
+            deref: false,
+        };
+        let identity = gix::actor::Signature {
+            name: "majordomus journal".into(),
+            email: "journal@majordomus".into(),
+            time: gix::date::Time::now_utc(),
+        };
+        let mut time_buf = gix::date::parse::TimeBuf::default();
+        match self
+            .repo
+            .edit_references_as([edit], Some(identity.to_ref(&mut time_buf)))
+        {
+            Ok(_) => Ok(RefUpdate::Updated),
+            Err(e) => {
+                // The value is compared under the ref's lock: when the ref no longer holds
+                // what was expected, another writer got there first. A lock held by that
+                // other writer is the same race, lost a moment earlier.
+                let now = self.ref_target(name)?;
+                let expected = expected_id.map(|id| id.to_string());
+                if now != expected || e.to_string().contains("lock") {
+                    Ok(RefUpdate::Moved)
+                } else {
+                    Err(GitError::Git(e))
+                }
+            }
+        }
+    }
+
+    /// The names of this clone's remotes, sorted.
+    pub fn remote_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .repo
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_str_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The repository's own config file with `refspec` added to (or, with `add` false,
+    /// removed from) `remote.<remote>.fetch`, edited through gix so everything else stays
+    /// byte for byte: `(path, new bytes)`, or `None` when the file already says so. The
+    /// caller writes it (through the atomic writer).
+    pub fn config_with_fetch_refspec(
+        &self,
+        remote: &str,
+        refspec: &str,
+        add: bool,
+    ) -> Result<Option<(PathBuf, Vec<u8>)>, GitError> {
+        let path = self.repo.common_dir().join("config");
+        let mut file =
+            gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+                .map_err(plumbing)?;
+        let mut section = match file.section_mut("remote", Some(remote.as_bytes().as_bstr())) {
+            Ok(section) => section,
+            Err(_) if !add => return Ok(None),
+            Err(e) => return Err(plumbing(e)),
+        };
+        let values = section.values("fetch");
+        let has = values.iter().any(|v| v == refspec.as_bytes());
+        if has == add {
+            return Ok(None);
+        }
+        if add {
+            section
+                .push("fetch", Some(refspec.as_bytes().as_bstr()))
+                .map_err(plumbing)?;
+        } else {
+            // Every `fetch` value out, then the others back in their order.
+            while section.remove("fetch").is_some() {}
+            for value in values.iter().filter(|v| *v != refspec.as_bytes()) {
+                section
+                    .push("fetch", Some(value.as_bstr()))
+                    .map_err(plumbing)?;
+            }
+        }
+        Ok(Some((path, file.to_bstring().into())))
+    }
+
+    /// Whether `remote.<remote>.fetch` carries `refspec` (as this process read the config).
+    pub fn has_fetch_refspec(&self, remote: &str, refspec: &str) -> bool {
+        let config = self.repo.config_snapshot();
+        let key = format!("remote.{remote}.fetch");
+        config
+            .strings(key.as_str())
+            .is_some_and(|values| values.iter().any(|v| v.as_bytes() == refspec.as_bytes()))
+    }
+}

@@ -1,0 +1,303 @@
+//! Publishing (SPEC §12): this writer's new ledger lines, as they are in the ledger (already
+//! redacted), appended as one segment in one commit on `refs/majordomus/journal/<writer>`,
+//! moved by compare-and-swap. Deterministic: the commit's time is its last line's, its
+//! identity fixed, so the same lines on the same journal give the same commit.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use super::state::{self, PublishedMark, WriterState};
+use crate::Ctx;
+use crate::error::Error;
+use crate::git::{Identity, RefUpdate};
+use crate::model::journal::{self, JournalError, JournalMeta, LineHead};
+use crate::store::StoreError;
+
+/// Attempts at the compare-and-swap before giving up (each one lost means another
+/// publish of this very writer landed: nothing is lost by trying again).
+const ATTEMPTS: u32 = 8;
+
+/// What a publish did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Published {
+    pub writer: String,
+    pub reference: String,
+    /// The journal's tip after the publish (`None`: nothing was ever published).
+    pub commit: Option<String>,
+    /// Lines this publish added (0: the journal already held every line to publish).
+    pub lines: u64,
+    /// Seqs of the segment added, when one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_seq: Option<u64>,
+    /// Lines left out because they are older than `ledger.retention_days`.
+    pub older_than_retention: u64,
+}
+
+/// A ledger line read raw, after the last published one.
+#[derive(Debug, Clone)]
+pub(crate) struct RawLine {
+    pub seq: u64,
+    pub ts: String,
+    /// The line's bytes, without its newline.
+    pub bytes: Vec<u8>,
+}
+
+/// The lines after `mark` (or after `after` seq when the mark no longer fits the ledger: a
+/// prune or a restore rewrote it), and the offset after the last complete line.
+pub(crate) fn lines_after(
+    ctx: &Ctx,
+    mark: Option<&PublishedMark>,
+    after: u64,
+) -> Result<(Vec<RawLine>, u64), Error> {
+    let path = ctx.layout.ledger();
+    let io = |e| StoreError::io(&path, e);
+    let mut file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(io(e).into()),
+    };
+    file.lock_shared().map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let start = match mark {
+        Some(m)
+            if m.seq == after
+                && m.offset <= len
+                && ends_with_seq(&mut file, m.offset, m.seq).map_err(io)? =>
+        {
+            m.offset
+        }
+        _ => 0,
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
+    file.read_to_end(&mut bytes).map_err(io)?;
+    file.unlock().map_err(io)?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut out = Vec::new();
+    for piece in bytes[..complete].split(|&b| b == b'\n') {
+        if piece.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if let Some(head) = LineHead::of(piece)
+            && head.seq > after
+        {
+            out.push(RawLine {
+                seq: head.seq,
+                ts: head.ts,
+                bytes: piece.to_vec(),
+            });
+        }
+    }
+    Ok((out, start + complete as u64))
+}
+
+/// True when the line ending just before `offset` reads and carries `seq` (`offset` 0 and
+/// seq 0: the start of the file).
+fn ends_with_seq(file: &mut File, offset: u64, seq: u64) -> std::io::Result<bool> {
+    if offset == 0 {
+        return Ok(seq == 0);
+    }
+    let chunk = offset.min(64 * 1024);
+    file.seek(SeekFrom::Start(offset - chunk))?;
+    let mut buf = vec![0u8; usize::try_from(chunk).unwrap_or(0)];
+    file.read_exact(&mut buf)?;
+    if buf.last() != Some(&b'\n') {
+        return Ok(false);
+    }
+    let body = &buf[..buf.len() - 1];
+    let line = match body.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &body[i + 1..],
+        None if chunk == offset => body,
+        None => return Ok(false),
+    };
+    Ok(LineHead::of(line).is_some_and(|h| h.seq == seq))
+}
+
+/// The retention cutoff of the policy, if it keeps days.
+pub(crate) fn retention_cutoff(ctx: &Ctx, days: Option<u64>) -> Option<OffsetDateTime> {
+    let days = i64::try_from(days?).unwrap_or(i64::MAX).min(1_000_000);
+    Some(ctx.clock.now() - time::Duration::days(days))
+}
+
+/// The fixed identity of a writer's journal commits.
+pub(crate) fn identity(writer: &str) -> Identity {
+    Identity {
+        name: "majordomus journal".to_owned(),
+        email: format!("{writer}@majordomus"),
+    }
+}
+
+/// Publishes this writer's lines not yet in its journal. Refuses when sharing is off
+/// (`journal.share`, and `journal enable` in this worktree), and when a line still
+/// carries a secret shape (nothing is published then).
+pub fn publish(ctx: &Ctx) -> Result<Published, Error> {
+    let _phase = crate::timing::Phase::start("journal.publish");
+    ctx.require_initialised()?;
+    let policy = ctx.policy()?;
+    let mut state = state::read(ctx)?;
+    if !policy.journal.share || state.remote.is_none() {
+        return Err(JournalError::NotEnabled.into());
+    }
+    let writer = state::writer_or_new(ctx)?;
+    let _lock = state::Lock::acquire(ctx)?;
+    // Re-read under the lock: another publish of this worktree may have moved the mark.
+    state = state::read(ctx)?;
+    let published = publish_locked(ctx, &writer, &mut state, policy.ledger.retention_days)?;
+    state::write_after_publish(ctx, &state)?;
+    Ok(published)
+}
+
+fn publish_locked(
+    ctx: &Ctx,
+    writer: &str,
+    state: &mut WriterState,
+    retention_days: Option<u64>,
+) -> Result<Published, Error> {
+    let reference = journal::local_ref(writer);
+    let cutoff = retention_cutoff(ctx, retention_days);
+    let branch = ctx
+        .repo
+        .head()?
+        .branch
+        .map(|b| crate::model::redact::redact(&b).text);
+    for _ in 0..ATTEMPTS {
+        let tip = ctx.repo.ref_target(&reference)?;
+        let previous = match &tip {
+            Some(tip) => Some(tip_meta(ctx, tip, writer, &reference)?),
+            None => None,
+        };
+        let after = previous
+            .as_ref()
+            .map_or(0, |m| m.last_seq)
+            .max(state.enabled_after);
+        let mark = state
+            .published
+            .as_ref()
+            .filter(|m| tip.as_deref().unwrap_or_default() == m.commit);
+        let (lines, end) = lines_after(ctx, mark, after)?;
+        let mut older = 0u64;
+        let lines: Vec<RawLine> = lines
+            .into_iter()
+            .filter(|l| {
+                let keep = cutoff
+                    .is_none_or(|c| crate::model::time::parse(&l.ts).is_none_or(|ts| ts >= c));
+                older += u64::from(!keep);
+                keep
+            })
+            .collect();
+        let Some((first, last)) = lines.first().zip(lines.last()) else {
+            state.published = Some(PublishedMark {
+                seq: after,
+                offset: end,
+                commit: tip.clone().unwrap_or_default(),
+            });
+            return Ok(Published {
+                writer: writer.to_owned(),
+                reference,
+                commit: tip,
+                lines: 0,
+                first_seq: None,
+                last_seq: None,
+                older_than_retention: older,
+            });
+        };
+        let mut segment = Vec::with_capacity(lines.iter().map(|l| l.bytes.len() + 1).sum());
+        for line in &lines {
+            segment.extend_from_slice(&line.bytes);
+            segment.push(b'\n');
+        }
+        // One pass over the whole segment; the line is named only when there is one.
+        if !journal::secret_shapes(&String::from_utf8_lossy(&segment)).is_empty()
+            && let Some((line, shapes)) = lines.iter().find_map(|l| {
+                let shapes = crate::model::redact::find_shapes(&String::from_utf8_lossy(&l.bytes));
+                (!shapes.is_empty()).then_some((l, shapes))
+            })
+        {
+            return Err(JournalError::Secret {
+                seq: line.seq,
+                shapes: shapes.into_iter().map(str::to_owned).collect(),
+                ledger: ctx.layout.display(&ctx.layout.ledger()),
+            }
+            .into());
+        }
+        let meta = JournalMeta {
+            format: journal::FORMAT,
+            writer: writer.to_owned(),
+            branch: branch.clone(),
+            segment: journal::segment_path(first.seq),
+            segment_first: first.seq,
+            segment_last: last.seq,
+            lines: previous.as_ref().map_or(0, |m| m.lines) + lines.len() as u64,
+            first_seq: previous.as_ref().map_or(first.seq, |m| m.first_seq),
+            last_seq: last.seq,
+            last_ts: last.ts.clone(),
+        };
+        let seconds = crate::model::time::parse(&last.ts).map_or(0, OffsetDateTime::unix_timestamp);
+        let meta_bytes = meta.to_bytes();
+        let commit = ctx.repo.write_journal_commit(
+            tip.as_deref(),
+            &[("journal.json", &meta_bytes), (&meta.segment, &segment)],
+            &format!("journal {writer}: #{}..#{}", first.seq, last.seq),
+            seconds,
+            &identity(writer),
+        )?;
+        match ctx.repo.update_ref_cas(
+            &reference,
+            tip.as_deref(),
+            &commit,
+            &format!("majordomus journal: publish #{}..#{}", first.seq, last.seq),
+        )? {
+            RefUpdate::Updated => {
+                state.published = Some(PublishedMark {
+                    seq: last.seq,
+                    offset: end,
+                    commit: commit.clone(),
+                });
+                return Ok(Published {
+                    writer: writer.to_owned(),
+                    reference,
+                    commit: Some(commit),
+                    lines: lines.len() as u64,
+                    first_seq: Some(first.seq),
+                    last_seq: Some(last.seq),
+                    older_than_retention: older,
+                });
+            }
+            RefUpdate::Moved => continue,
+        }
+    }
+    Err(JournalError::Contended {
+        reference,
+        attempts: ATTEMPTS,
+    }
+    .into())
+}
+
+/// The `journal.json` of this writer's tip, checked.
+pub(crate) fn tip_meta(
+    ctx: &Ctx,
+    tip: &str,
+    writer: &str,
+    reference: &str,
+) -> Result<JournalMeta, Error> {
+    let bytes = ctx
+        .repo
+        .blob_in_commit(tip, "journal.json")?
+        .ok_or_else(|| JournalError::Unreadable {
+            reference: reference.to_owned(),
+            message: format!("commit {tip} has no journal.json"),
+        })?;
+    JournalMeta::parse(&bytes, writer).map_err(|message| {
+        JournalError::Unreadable {
+            reference: reference.to_owned(),
+            message,
+        }
+        .into()
+    })
+}
