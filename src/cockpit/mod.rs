@@ -7,6 +7,7 @@
 mod context;
 mod doctor;
 mod episodes;
+mod flash;
 mod history;
 pub mod html;
 mod knowledge;
@@ -14,6 +15,7 @@ mod reasoning;
 mod recall;
 mod review;
 mod tasks;
+mod words;
 
 use axum::Router;
 use axum::body::Body;
@@ -84,6 +86,8 @@ pub struct PageError {
     error: ApiError,
     /// Where to go back to, as `(path, label)`.
     back: Option<(String, &'static str)>,
+    /// Markup shown after the error (the refused form again, with what was typed).
+    after: Option<String>,
 }
 
 impl PageError {
@@ -91,11 +95,20 @@ impl PageError {
         self.back = Some((path, label));
         self
     }
+
+    fn with(mut self, html: String) -> PageError {
+        self.after = Some(html);
+        self
+    }
 }
 
 impl From<ApiError> for PageError {
     fn from(error: ApiError) -> PageError {
-        PageError { error, back: None }
+        PageError {
+            error,
+            back: None,
+            after: None,
+        }
     }
 }
 
@@ -119,6 +132,9 @@ impl IntoResponse for PageError {
                 html::escape(path),
                 html::escape(label)
             ));
+        }
+        if let Some(after) = &self.after {
+            body.push_str(after);
         }
         let mut page = Page::new("", title, &body);
         page.status = self.error.status;
