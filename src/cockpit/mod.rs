@@ -136,7 +136,14 @@ impl IntoResponse for PageError {
         if let Some(after) = &self.after {
             body.push_str(after);
         }
-        let mut page = Page::new("", title, &body);
+        // The nav marks the page it goes back to; none when there is none (never Context,
+        // whose path is the empty one).
+        let current = self
+            .back
+            .as_ref()
+            .and_then(|(path, _)| path.strip_prefix(ROOT))
+            .unwrap_or("-");
+        let mut page = Page::new(current, title, &body);
         page.status = self.error.status;
         page.into_response()
     }

@@ -6,12 +6,17 @@
 use crate::error::ErrorReport;
 
 /// What a command-line flag is called on the cockpit's forms.
-const FIELDS: [(&str, &str); 5] = [
+const FIELDS: [(&str, &str); 10] = [
     ("--by ", "Replaced by "),
     ("--path ", "Path "),
     ("--task ", "Task "),
     ("--issue ", "Issue "),
+    ("--intent ", "Intent "),
+    ("--scope ", "Scope "),
     ("--limit ", "Limit "),
+    ("--since ", "Since "),
+    ("--event ", "Event "),
+    ("--session ", "Episode "),
 ];
 
 /// `report` as the cockpit shows it: the same class and rule, the message and the fix
@@ -212,6 +217,18 @@ mod tests {
                 .unwrap_or_default()
                 .starts_with("Reload the page")
         );
+    }
+
+    #[test]
+    fn a_filter_is_named_as_its_field() {
+        let since = browser(
+            crate::error::UsageError::InvalidSince {
+                value: "yesterday".into(),
+            }
+            .into(),
+        );
+        assert_eq!(since.rule, "history.since");
+        assert_eq!(since.message, "Since yesterday: not a timestamp");
     }
 
     #[test]

@@ -1190,6 +1190,19 @@ impl DevTools {
     }
 }
 
+/// Measures, in the page, its width, how wide its content scrolls, and the elements that
+/// reach past its right edge (outside a `.scroll` box, which scrolls inside itself).
+const OVERFLOW: &str = r#"(() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const e of document.querySelectorAll("body *")) {
+    if (e.parentElement && e.parentElement.closest(".scroll")) continue;
+    const right = e.getBoundingClientRect().right;
+    if (right > width + 0.5) out.push(e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + " " + Math.round(right));
+  }
+  return JSON.stringify({width, scroll: document.documentElement.scrollWidth, out: out.slice(0, 8)});
+})()"#;
+
 #[test]
 fn a_browser_promotes_a_candidate_through_the_form() {
     let Some(binary) = chromium() else {
@@ -1201,6 +1214,12 @@ fn a_browser_promotes_a_candidate_through_the_form() {
         return;
     };
     let (repo, id, path) = with_candidate();
+    // A long unbroken word (a path, an id) must wrap, not widen the page.
+    repo.run(&[
+        "decision",
+        "Keep src/cockpit/a/very/deep/directory/with/a/long/path/to/one/file/named/review_queue_rendering_of_candidates.rs as is",
+    ])
+    .success();
     let served = Served::start(&repo);
     let review = format!("{}/cockpit/review", served.origin());
 
@@ -1250,6 +1269,39 @@ fn a_browser_promotes_a_candidate_through_the_form() {
     let page_ws = format!("ws://{devtools_addr}/devtools/page/{target}");
     let mut tab = DevTools::connect(&page_ws);
     tab.call("Page.enable", json!({}));
+
+    // At phone width nothing reaches past the viewport: long ids and paths wrap, tables
+    // scroll inside their box.
+    tab.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}),
+    );
+    let mut pages: Vec<String> = PAGES.iter().map(|(p, _)| (*p).to_owned()).collect();
+    pages.push(format!("/cockpit/knowledge/{id}"));
+    pages.push("/cockpit/recall?q=ledger".to_owned());
+    for page in &pages {
+        tab.call(
+            "Page.navigate",
+            json!({"url": format!("{}{page}", served.origin())}),
+        );
+        tab.wait_for("Page.loadEventFired");
+        let measured = tab.call(
+            "Runtime.evaluate",
+            json!({"expression": OVERFLOW, "returnByValue": true}),
+        )["result"]["value"]
+            .as_str()
+            .expect("the measure")
+            .to_owned();
+        let measured: Value = serde_json::from_str(&measured).expect("JSON");
+        assert_eq!(measured["width"], 390, "{page}: {measured}");
+        assert_eq!(
+            measured["scroll"], measured["width"],
+            "{page} is wider than the phone: {measured}"
+        );
+        assert_eq!(measured["out"], json!([]), "{page}: {measured}");
+    }
+    tab.call("Emulation.clearDeviceMetricsOverride", json!({}));
+
     tab.call("Page.navigate", json!({"url": review}));
     tab.wait_for("Page.loadEventFired");
 
