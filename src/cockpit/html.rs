@@ -204,6 +204,31 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_links_to_where_the_cockpit_shows_its_target() {
+        assert_eq!(
+            reference_link("session:20261130T100000Z-abcdef"),
+            "<a href=\"/cockpit/history?session=20261130T100000Z-abcdef\"><code>session:20261130T100000Z-abcdef</code></a>"
+        );
+        for kind in ["task", "decision"] {
+            assert_eq!(
+                reference_link(&format!("{kind}:t-20261130-0a0b")),
+                format!(
+                    "<a href=\"/cockpit/tasks#task-t-20261130-0a0b\"><code>{kind}:t-20261130-0a0b</code></a>"
+                )
+            );
+        }
+        assert_eq!(
+            reference_link("file:src/a b.rs"),
+            "<a href=\"/cockpit/recall?path=src%2Fa%20b.rs\"><code>file:src/a b.rs</code></a>"
+        );
+        assert_eq!(
+            reference_link("commit:<abc>"),
+            "<code>commit:&lt;abc&gt;</code>"
+        );
+        assert_eq!(reference_link("no kind"), "<code>no kind</code>");
+    }
+
+    #[test]
     fn links_encode_and_escape_their_target() {
         assert_eq!(
             knowledge_link("a\"b c"),
