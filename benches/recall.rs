@@ -12,6 +12,7 @@
 //! MAJORDOMUS_BENCH_DIR=/mnt/disk                                # where the repositories go
 //! MAJORDOMUS_BENCH_BIN=/path/to/majordomus                      # another binary
 //! MAJORDOMUS_BENCH_KEEP=1                                       # keep the repositories
+//! MAJORDOMUS_BENCH_SIZES=10000:1000000,100000:1000               # records:lines, instead
 //! ```
 //!
 //! The store: records in `curated/` (verified), each citing one of 400 source files and
@@ -480,7 +481,20 @@ fn measure(settings: &Settings, records: usize, lines: u64) -> BenchResult<Measu
 
 fn main() -> BenchResult<()> {
     let settings = Settings::from_env();
-    let sizes: Vec<(usize, u64)> = if settings.quick {
+    // MAJORDOMUS_BENCH_SIZES="records:lines,..." picks the sizes (e.g. "10000:1000000").
+    let chosen: Option<Vec<(usize, u64)>> = std::env::var("MAJORDOMUS_BENCH_SIZES")
+        .ok()
+        .map(|v| {
+            v.split(',')
+                .filter_map(|pair| {
+                    let (r, l) = pair.trim().split_once(':')?;
+                    Some((r.parse().ok()?, l.parse().ok()?))
+                })
+                .collect()
+        });
+    let sizes: Vec<(usize, u64)> = if let Some(chosen) = chosen {
+        chosen
+    } else if settings.quick {
         vec![(100, 1_000), (1_000, 10_000)]
     } else {
         vec![

@@ -61,6 +61,12 @@ pub enum UsageError {
     UnknownOperation { name: String },
     #[error("{what}: not UTF-8 text ({message})")]
     NotUtf8 { what: String, message: String },
+    #[error("handover --resolve {}: {why}", crate::model::ids::shown_plain(file))]
+    HandoverFile {
+        file: String,
+        why: &'static str,
+        fix: &'static str,
+    },
     #[error("{0}")]
     Arguments(String),
 }
@@ -298,6 +304,7 @@ impl UsageError {
             UsageError::InvalidRequest { .. } => "request.valid",
             UsageError::UnknownOperation { .. } => "request.operation",
             UsageError::NotUtf8 { .. } => "input.utf8",
+            UsageError::HandoverFile { .. } => "handover.file",
             UsageError::Arguments(_) => "usage",
         }
     }
@@ -324,6 +331,7 @@ impl UsageError {
                 Some("majordomus schema (lists every operation)".into())
             }
             UsageError::Arguments(_) => Some("majordomus --help".into()),
+            UsageError::HandoverFile { fix, .. } => Some((*fix).into()),
             UsageError::NotUtf8 { .. } => Some(
                 "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),
             ),
@@ -407,9 +415,11 @@ impl Error {
     pub fn class(&self) -> Class {
         match self {
             Error::Usage(_) => Class::Usage,
-            Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
-                Class::Usage
-            }
+            Error::Git(
+                GitError::UnknownBranch { .. }
+                | GitError::InvalidBranchName { .. }
+                | GitError::NoSuchDirectory { .. },
+            ) => Class::Usage,
             Error::Refused(_) => Class::Refused,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
@@ -429,6 +439,7 @@ impl Error {
             Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
                 "usage"
             }
+            Error::Git(GitError::InvalidBranchName { .. }) => "branch.name",
             Error::Git(_) => "git",
             Error::Store(StoreError::EpisodeUnreadable { .. }) => "state.episode-unreadable",
             Error::Store(StoreError::IdShape { .. }) => "id.shape",
@@ -446,7 +457,9 @@ impl Error {
             Error::Git(GitError::NotARepository { .. }) => {
                 Some("run inside a git work tree, or `git init` one".into())
             }
-            Error::Git(GitError::UnknownBranch { .. }) => Some("git branch --list".into()),
+            Error::Git(GitError::UnknownBranch { .. } | GitError::InvalidBranchName { .. }) => {
+                Some("git branch --list".into())
+            }
             Error::Git(GitError::NoSuchDirectory { .. }) => {
                 Some("give -C a directory that exists (or leave it out)".into())
             }

@@ -36,6 +36,7 @@ pub struct QuestionRequest {
 /// `question.resolve`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "QuestionResolveRequest")]
 pub struct ResolveRequest {
     /// The question id `question.ask` returned.
     pub id: String,
@@ -62,8 +63,8 @@ pub struct Recorded {
     /// The question id (questions and answers only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// Secret shapes removed from the text before it was written (`[redacted: <shape>]`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Secret shapes removed from the text before it was written (`[redacted: <shape>]`;
+    /// always there, empty when nothing was).
     pub redacted: Vec<String>,
     /// Set when the lookup before the write rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]

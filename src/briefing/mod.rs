@@ -149,7 +149,13 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
     let index = ctx.index()?;
     let open_questions = index.open_questions();
     let mut opened = crate::recall::sync::open(ctx)?;
-    let here = ctx.repo.head()?.branch;
+    // Branches are recorded redacted (a secret shape in a branch name never reaches a
+    // record), so this branch is compared, filtered by and shown in the same form.
+    let here = ctx
+        .repo
+        .head()?
+        .branch
+        .map(|b| crate::model::redact::redact(&b).text);
 
     // Pending candidates, each placed on its episode's branch.
     let pending = opened

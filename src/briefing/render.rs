@@ -34,15 +34,27 @@ fn allocate(items: usize, lists: &[(usize, usize)]) -> Vec<usize> {
 }
 
 fn knowledge_line(hit: &Hit) -> String {
-    let why = hit
+    // Every signal that ranked it but recency (a path, the same task, issue or intent):
+    // the line says why it is where it is.
+    // At most three, and how many more (`recall --at-hand` shows them all).
+    let all: Vec<String> = hit
         .why
         .iter()
-        .find(|r| r.signal != "recency")
+        .filter(|r| r.signal != "recency")
         .map(|r| match r.signal.as_str() {
-            "terms" => format!(" — why: terms {};", r.detail),
-            _ => format!(" — why: {};", r.detail),
+            "terms" => format!("terms {}", r.detail),
+            _ => r.detail.clone(),
         })
-        .unwrap_or_else(|| " —".to_owned());
+        .collect();
+    let mut reasons: Vec<String> = all.iter().take(3).cloned().collect();
+    if all.len() > 3 {
+        reasons.push(format!("{} more", all.len() - 3));
+    }
+    let why = if reasons.is_empty() {
+        " —".to_owned()
+    } else {
+        format!(" — why: {};", reasons.join("; "))
+    };
     format!(
         "- [{}] {}{why} read: `{}`",
         hit.status.name(),

@@ -24,6 +24,7 @@ use crate::{Ctx, Error};
 ///
 /// Examples:
 ///   majordomus recall "ledger lock"
+///   majordomus recall ledger lock                # several words need no quotes
 ///   majordomus recall --path src/store/ledger.rs
 ///   majordomus recall parser --kind decision --kind knowledge --limit 20
 ///   majordomus recall --task t-20261130-1a2b
@@ -32,8 +33,10 @@ use crate::{Ctx, Error};
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct RecallArgs {
-    /// Words to search for (terms, never syntax: quotes, AND, *, field: are words).
-    pub query: Option<String>,
+    /// Words to search for (terms, never syntax: quotes, AND, *, field: are words);
+    /// several words need no quotes.
+    #[arg(value_name = "QUERY", num_args = 0..)]
+    pub query: Vec<String>,
     /// A file or directory the work touches (repeatable); relative to the current
     /// directory, inside the repository.
     #[arg(long = "path", value_name = "PATH")]
@@ -116,7 +119,7 @@ pub fn run(ctx: &Ctx, args: &RecallArgs, dir: &Path) -> Result<Output, Error> {
     let found = crate::recall::recall(
         ctx,
         RecallRequest {
-            query: args.query.clone(),
+            query: (!args.query.is_empty()).then(|| args.query.join(" ")),
             path: args
                 .paths
                 .iter()

@@ -162,25 +162,45 @@ impl Repo {
     /// name) points at: `git diff --name-only $(git merge-base <ref> HEAD) HEAD`. `None`
     /// when the ref does not exist, HEAD is unborn, or the two share no commit here (a
     /// shallow clone's boundary); empty when HEAD is at or behind the ref.
-    pub fn changed_since_fork(&self, reference: &str) -> Result<Option<Vec<String>>, GitError> {
+    pub fn changed_since_fork(
+        &self,
+        references: &[String],
+    ) -> Result<Option<Vec<String>>, GitError> {
         if self.repo.head()?.is_unborn() {
             return Ok(None);
         }
-        let Some(mut r) = self.repo.try_find_reference(reference)? else {
-            return Ok(None);
-        };
-        let Ok(tip) = r.peel_to_id() else {
-            return Ok(None);
-        };
-        let tip = tip.detach();
         let head = self.repo.head_id()?.detach();
-        if tip == head {
-            return Ok(Some(Vec::new()));
+        // The fork point nearest HEAD among the references that exist: a local trunk
+        // ahead of its remote (commits not pushed yet) and a remote ahead of a stale
+        // local one both count as the trunk, never as the branch's own changes.
+        let mut nearest: Option<gix::ObjectId> = None;
+        for reference in references {
+            let Some(mut r) = self.repo.try_find_reference(reference.as_str())? else {
+                continue;
+            };
+            let Ok(tip) = r.peel_to_id() else {
+                continue;
+            };
+            let tip = tip.detach();
+            if tip == head {
+                return Ok(Some(Vec::new()));
+            }
+            let Ok(Some(base)) = self.repo.merge_base(head, tip) else {
+                continue;
+            };
+            let base = base.detach();
+            nearest = match nearest {
+                None => Some(base),
+                // `base` descends from the one kept: it is nearer HEAD.
+                Some(kept) => match self.repo.merge_base(kept, base) {
+                    Ok(Some(b)) if b.detach() == kept => Some(base),
+                    _ => Some(kept),
+                },
+            };
         }
-        let Ok(Some(base)) = self.repo.merge_base(head, tip) else {
+        let Some(base) = nearest else {
             return Ok(None);
         };
-        let base = base.detach();
         if base == head {
             return Ok(Some(Vec::new()));
         }

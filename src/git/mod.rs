@@ -37,6 +37,8 @@ pub enum GitError {
     Git(#[from] gix::Error),
     #[error("branch {branch}: no such local branch")]
     UnknownBranch { branch: String },
+    #[error("branch {branch:?}: not a valid branch name ({message})")]
+    InvalidBranchName { branch: String, message: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

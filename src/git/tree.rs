@@ -63,7 +63,7 @@ impl Repo {
 
     /// Files under `prefix` in the tree of local branch `branch`, sorted.
     pub fn branch_files_under(&self, branch: &str, prefix: &str) -> Result<Vec<String>, GitError> {
-        let name = format!("refs/heads/{branch}");
+        let name = branch_ref(branch)?;
         let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
             return Err(GitError::UnknownBranch {
                 branch: branch.to_owned(),
@@ -84,7 +84,7 @@ impl Repo {
 
     /// The bytes of `path` in branch `branch`'s tree.
     pub fn branch_file(&self, branch: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
-        let name = format!("refs/heads/{branch}");
+        let name = branch_ref(branch)?;
         let Some(mut reference) = self.repo.try_find_reference(name.as_str())? else {
             return Ok(None);
         };
@@ -363,4 +363,17 @@ impl Repo {
                 .collect(),
         ))
     }
+}
+
+/// `refs/heads/<branch>`, refused (a usage error) unless git would take it as a branch
+/// name: never handed to the ref store to fail there as something broken.
+fn branch_ref(branch: &str) -> Result<String, GitError> {
+    let name = format!("refs/heads/{branch}");
+    gix::validate::reference::branch_name(name.as_bytes().as_bstr()).map_err(|e| {
+        GitError::InvalidBranchName {
+            branch: branch.to_owned(),
+            message: e.to_string(),
+        }
+    })?;
+    Ok(name)
 }

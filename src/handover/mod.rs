@@ -24,6 +24,7 @@ pub const HANDOVER_SCHEMA: &str = "handover/v1";
 /// `handover.derive`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "HandoverDeriveRequest")]
 pub struct DeriveRequest {
     /// The episode (default: the open one, else the last closed one).
     #[serde(default)]
@@ -33,9 +34,11 @@ pub struct DeriveRequest {
 /// `handover.resolve`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "HandoverResolveRequest")]
 pub struct ResolveRequest {
     /// The handover file (default: the newest under `.ai/local/state/handovers/`).
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub file: Option<String>,
 }
 
@@ -77,6 +80,7 @@ pub struct Handover {
 
 /// What `handover --resolve` answers.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "HandoverResolution")]
 pub struct Resolution {
     pub file: String,
     /// `unchanged`, `evidence_moved`, `plan_changed` or `unknown`.
@@ -322,6 +326,16 @@ pub fn newest(ctx: &Ctx) -> Result<Option<std::path::PathBuf>, Error> {
     Ok(newest.map(|n| dir.join(n)))
 }
 
+/// The fix of a named file that is no handover: list the handovers there are, or derive
+/// one when there is none.
+fn bad_file_fix(ctx: &Ctx) -> Result<&'static str, Error> {
+    Ok(if newest(ctx)?.is_some() {
+        "ls .ai/local/state/handovers/"
+    } else {
+        "majordomus handover --derive"
+    })
+}
+
 /// `majordomus handover --resolve [FILE]`: re-asks the binding with the handover's names
 /// and answers `unchanged`, `evidence_moved`, `plan_changed` (wins when both pins moved)
 /// or `unknown`, with why.
@@ -330,21 +344,62 @@ pub fn resolve(ctx: &Ctx, request: ResolveRequest) -> Result<Resolution, Error> 
     let path = match &request.file {
         Some(f) => {
             let p = std::path::PathBuf::from(f);
-            if p.is_absolute() {
+            let path = if p.is_absolute() {
                 p
             } else {
                 ctx.layout.root().join(p)
+            };
+            // Bad input is a usage error naming the file as given, never an I/O failure.
+            let fix = bad_file_fix(ctx)?;
+            let why = if f.trim().is_empty() {
+                Some("the file name is empty")
+            } else if path.is_dir() {
+                Some("a directory, not a handover file")
+            } else if !path.exists() {
+                Some("no such file")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(crate::UsageError::HandoverFile {
+                    file: f.clone(),
+                    why,
+                    fix,
+                }
+                .into());
             }
+            path
         }
         None => newest(ctx)?.ok_or(Refusal::NoHandover)?,
     };
     let file = ctx.layout.display(&path);
-    let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
-    let (front, _) =
-        frontmatter::parse::<HandoverFront>(&text).map_err(|message| StoreError::Malformed {
-            path: path.clone(),
-            message,
-        })?;
+    let read = std::fs::read_to_string(&path)
+        .map_err(|e| Error::from(StoreError::io(&path, e)))
+        .and_then(|text| {
+            frontmatter::parse::<HandoverFront>(&text)
+                .map(|(front, _)| front)
+                .map_err(|message| {
+                    StoreError::Malformed {
+                        path: path.clone(),
+                        message,
+                    }
+                    .into()
+                })
+        });
+    let front = match (read, &request.file) {
+        (Ok(parsed), _) => parsed,
+        // A file the caller named that is no handover is bad input; the newest handover
+        // unreadable is broken state.
+        (Err(_), Some(f)) => {
+            return Err(crate::UsageError::HandoverFile {
+                file: f.clone(),
+                why: "not a handover file (no readable handover/v1 front matter)",
+                fix: bad_file_fix(ctx)?,
+            }
+            .into());
+        }
+        (Err(e), None) => return Err(e),
+    };
     let named = front.issue.is_some() || front.intent.is_some() || front.exemption.is_some();
     // Maintenance work names nothing; its scope and pins are what it began under.
     let maintenance = !named && !front.scope.is_empty() && front.plan_revision.is_some();

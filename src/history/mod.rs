@@ -17,12 +17,14 @@ use crate::store::ledger::Skipped;
 pub struct HistoryRequest {
     /// Only lines of this event (e.g. `decision.recorded`).
     #[serde(default)]
+    #[schemars(schema_with = "crate::model::event::name_schema")]
     pub event: Option<String>,
     /// Only lines stamped with this episode id.
     #[serde(default)]
     pub session: Option<String>,
     /// Only lines at or after this time (RFC 3339, or `YYYY-MM-DD`).
     #[serde(default)]
+    #[schemars(schema_with = "crate::model::time::since_schema")]
     pub since: Option<String>,
     /// Also the other worktrees' ledgers of this clone (SPEC §12), each under its path,
     /// with the same filters.

@@ -1,98 +1,101 @@
 //! The OpenAPI 3.1 document of the HTTP API, generated from the registry's schemas: every
 //! route with its parameters or body, its result and its errors.
+//!
+//! One component per distinct type: every schema of the document comes from two schemars
+//! generators shared by all its operations (requests as serde reads them, results as
+//! serde writes them), which name each Rust type once. A type whose two views differ (a
+//! field with a default is optional to send but always written back) keeps its result
+//! view under its name and its request view as `<Name>Input`.
 
 use std::collections::BTreeMap;
 
+use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
 use super::routes::{Method, Route, routes};
-use crate::ops::Registry;
+use crate::ops::{self, Operation, Registry};
 
-/// The components the document collects, deduplicated by name and content.
-#[derive(Default)]
-struct Components {
-    schemas: BTreeMap<String, Value>,
+/// Where the document keeps its schemas.
+const COMPONENTS: &str = "#/components/schemas/";
+
+/// A generator whose definitions are the document's components.
+fn generator(settings: SchemaSettings) -> SchemaGenerator {
+    settings
+        .with(|s| {
+            s.definitions_path = "/components/schemas".into();
+            s.meta_schema = None;
+        })
+        .into_generator()
 }
 
-impl Components {
-    /// Registers `schema` under `name`, or under `<prefix>.<name>` when another schema
-    /// already holds the name; returns the name it got.
-    fn add(&mut self, prefix: &str, name: &str, schema: Value) -> String {
-        match self.schemas.get(name) {
-            None => {
-                self.schemas.insert(name.to_owned(), schema);
-                name.to_owned()
-            }
-            Some(existing) if *existing == schema => name.to_owned(),
-            Some(_) => {
-                let qualified = format!("{prefix}.{name}");
-                self.schemas.insert(qualified.clone(), schema);
-                qualified
-            }
-        }
-    }
-
-    /// Moves `schema`'s `$defs` into the components (a name taken by a different schema
-    /// gets the operation's prefix) and points its references at them.
-    fn hoist_defs(&mut self, prefix: &str, schema: &mut Value) {
-        let object = schema
-            .as_object_mut()
-            .expect("registry schemas are objects");
-        object.remove("$schema");
-        let defs = match object.remove("$defs") {
-            Some(Value::Object(defs)) => defs,
-            _ => Map::new(),
-        };
-        let same = BTreeMap::new();
-        let mut names = BTreeMap::new();
-        for (name, def) in &defs {
-            let mut def = def.clone();
-            rewrite_refs(&mut def, &same);
-            names.insert(name.clone(), self.add(prefix, name, def));
-        }
-        // A renamed def: every def of this schema that refers to it must say so.
-        if names.iter().any(|(from, to)| from != to) {
-            for (name, def) in &defs {
-                let to = &names[name];
-                if to != name {
-                    let mut def = def.clone();
-                    rewrite_refs(&mut def, &names);
-                    self.schemas.insert(to.clone(), def);
-                }
-            }
-        }
-        rewrite_refs(schema, &names);
-    }
-
-    /// Registers a schema whose defs are hoisted under its title; returns a `$ref` to it.
-    fn register(&mut self, prefix: &str, fallback: &str, schema: Value) -> Value {
-        let title = schema
-            .get("title")
-            .and_then(Value::as_str)
-            .unwrap_or(fallback)
-            .to_owned();
-        let name = self.add(prefix, &title, schema);
-        json!({ "$ref": format!("#/components/schemas/{name}") })
-    }
+/// The component a `{"$ref": "#/components/schemas/X"}` names.
+fn component_name(schema: &Value) -> Option<&str> {
+    schema.get("$ref")?.as_str()?.strip_prefix(COMPONENTS)
 }
 
-/// Points `#/$defs/X` references at `#/components/schemas/<renamed X>`.
-fn rewrite_refs(value: &mut Value, names: &BTreeMap<String, String>) {
+/// Points `#/components/schemas/X` references at their new names.
+fn rename_refs(value: &mut Value, names: &BTreeMap<String, String>) {
     match value {
         Value::Object(map) => {
             if let Some(Value::String(target)) = map.get_mut("$ref")
-                && let Some(name) = target.strip_prefix("#/$defs/")
+                && let Some(to) = target
+                    .strip_prefix(COMPONENTS)
+                    .and_then(|name| names.get(name))
             {
-                let name = names.get(name).map_or(name, String::as_str);
-                *target = format!("#/components/schemas/{name}");
+                *target = format!("{COMPONENTS}{to}");
             }
             for v in map.values_mut() {
-                rewrite_refs(v, names);
+                rename_refs(v, names);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| rewrite_refs(v, names)),
+        Value::Array(items) => items.iter_mut().for_each(|v| rename_refs(v, names)),
         _ => {}
     }
+}
+
+/// The components of both views in one map: a request-side schema that differs from the
+/// result-side schema of its name (directly, or through a schema it refers to) is renamed
+/// `<Name>Input`. Returns the components and the renames of the request side.
+fn merge(
+    inputs: Map<String, Value>,
+    outputs: Map<String, Value>,
+) -> (BTreeMap<String, Value>, BTreeMap<String, String>) {
+    let mut renames: BTreeMap<String, String> = BTreeMap::new();
+    loop {
+        let mut changed = false;
+        for (name, schema) in &inputs {
+            let Some(output) = outputs.get(name) else {
+                continue;
+            };
+            if renames.contains_key(name) {
+                continue;
+            }
+            let mut mine = schema.clone();
+            rename_refs(&mut mine, &renames);
+            if mine != *output {
+                renames.insert(name.clone(), format!("{name}Input"));
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut components: BTreeMap<String, Value> = outputs.into_iter().collect();
+    for (name, mut schema) in inputs {
+        rename_refs(&mut schema, &renames);
+        let name = renames.get(&name).cloned().unwrap_or(name);
+        match components.get(&name) {
+            None => {
+                components.insert(name, schema);
+            }
+            Some(existing) => assert_eq!(
+                *existing, schema,
+                "component {name}: two schemas under one name"
+            ),
+        }
+    }
+    (components, renames)
 }
 
 fn error_response(description: &str) -> Value {
@@ -123,13 +126,16 @@ fn error_schema() -> Value {
     })
 }
 
-/// One route's operation object.
+/// One route's operation object. `request` is the request's own schema (its
+/// properties), `request_ref` how the document refers to it, `result` the result's
+/// reference; a POST body without the fields the path fills goes into `bodies`.
 fn operation_object(
     route: &Route,
-    summary: &str,
+    operation: &Operation,
     request: &Value,
+    request_ref: Value,
     result: Value,
-    components: &mut Components,
+    bodies: &mut Map<String, Value>,
 ) -> Value {
     let path_params = route.path_params();
     let properties = request
@@ -159,8 +165,21 @@ fn operation_object(
         .collect();
     let mut object = json!({
         "operationId": route.operation,
-        "summary": summary,
+        "summary": operation.summary,
     });
+    if operation.admin {
+        object["description"] = json!(
+            "An admin act: it changes how the repository is wired. It needs the bearer token \
+             like every write, and is never offered to agents (MCP leaves it out)."
+        );
+        object["x-majordomus-admin"] = json!(true);
+    } else if operation.human_act {
+        object["description"] = json!(
+            "A human act (the cockpit's review): it needs the bearer token like every write, \
+             and is never offered to agents (MCP leaves it out)."
+        );
+        object["x-majordomus-human-act"] = json!(true);
+    }
     match route.method {
         Method::Get => {
             for (name, schema) in &properties {
@@ -186,26 +205,25 @@ fn operation_object(
             }
         }
         Method::Post => {
-            // The body is the request without the fields the path fills.
-            let mut body = request.clone();
-            if let Some(props) = body.get_mut("properties").and_then(Value::as_object_mut) {
-                for name in &path_params {
-                    props.remove(*name);
+            let body_required = required.iter().any(|r| !path_params.contains(r));
+            let reference = match component_name(&request_ref) {
+                // The body is the request without the fields the path fills.
+                Some(name) if !path_params.is_empty() => {
+                    let mut body = request.clone();
+                    if let Some(props) = body.get_mut("properties").and_then(Value::as_object_mut) {
+                        for name in &path_params {
+                            props.remove(*name);
+                        }
+                    }
+                    if let Some(req) = body.get_mut("required").and_then(Value::as_array_mut) {
+                        req.retain(|r| !r.as_str().is_some_and(|r| path_params.contains(&r)));
+                    }
+                    let body_name = format!("{name}Body");
+                    bodies.insert(body_name.clone(), body);
+                    json!({ "$ref": format!("{COMPONENTS}{body_name}") })
                 }
-            }
-            if let Some(req) = body.get_mut("required").and_then(Value::as_array_mut) {
-                req.retain(|r| !r.as_str().is_some_and(|r| path_params.contains(&r)));
-            }
-            let body_required = body
-                .get("required")
-                .and_then(Value::as_array)
-                .is_some_and(|r| !r.is_empty());
-            if let Some(title) = body.get("title").and_then(Value::as_str)
-                && !path_params.is_empty()
-            {
-                body["title"] = json!(format!("{title}Body"));
-            }
-            let reference = components.register(route.operation, "Request", body);
+                _ => request_ref,
+            };
             object["requestBody"] = json!({
                 "required": body_required,
                 "content": {"application/json": {"schema": reference}}
@@ -216,9 +234,6 @@ fn operation_object(
     if !parameters.is_empty() {
         object["parameters"] = Value::Array(parameters);
     }
-    let mut result = result;
-    components.hoist_defs(route.operation, &mut result);
-    let result = components.register(route.operation, "Result", result);
     let mut responses = json!({
         "200": {
             "description": "The operation's result.",
@@ -245,28 +260,44 @@ fn operation_object(
 
 /// The OpenAPI 3.1 document of `registry`'s routes: a pure function of the registry.
 pub fn openapi(registry: &Registry) -> Value {
-    let mut components = Components::default();
-    components.schemas.insert("Error".into(), error_schema());
+    let mut inputs = generator(ops::request_settings());
+    let mut outputs = generator(ops::result_settings());
+    let mut bodies = Map::new();
     let mut paths: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     for route in routes(registry) {
         let op = registry
             .get(route.operation)
             .expect("a route names a registered operation");
-        let mut request = op.request_schema();
-        components.hoist_defs(route.operation, &mut request);
-        let object = operation_object(
-            &route,
-            op.summary,
-            &request,
-            op.result_schema(),
-            &mut components,
-        );
+        let request_ref = op.request_in(&mut inputs).to_value();
+        let request = match component_name(&request_ref) {
+            Some(name) => inputs
+                .definitions()
+                .get(name)
+                .cloned()
+                .expect("a referenced request schema is defined"),
+            None => request_ref.clone(),
+        };
+        let result = op.result_in(&mut outputs).to_value();
+        let object = operation_object(&route, op, &request, request_ref, result, &mut bodies);
         let method = route.method.name().to_lowercase();
         paths
             .entry(route.path.clone())
             .or_default()
             .insert(method, object);
     }
+    let mut input_defs = inputs.take_definitions(true);
+    input_defs.extend(bodies);
+    let (mut components, renames) = merge(input_defs, outputs.take_definitions(true));
+    // What the requests refer to (parameters, bodies) follows their renames.
+    for object in paths.values_mut().flat_map(|methods| methods.values_mut()) {
+        for key in ["parameters", "requestBody"] {
+            if let Some(part) = object.get_mut(key) {
+                rename_refs(part, &renames);
+            }
+        }
+    }
+    let taken = components.insert("Error".into(), error_schema());
+    assert!(taken.is_none(), "a type named Error hides the error object");
     paths.entry(format!("{}/openapi.json", super::routes::API)).or_default().insert(
         "get".into(),
         json!({
@@ -284,8 +315,53 @@ pub fn openapi(registry: &Registry) -> Value {
         },
         "paths": paths,
         "components": {
-            "schemas": components.schemas,
+            "schemas": components,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_component_is_one_type_under_its_own_name() {
+        let document = openapi(&Registry::standard());
+        let schemas = document["components"]["schemas"]
+            .as_object()
+            .expect("components");
+        // schemars numbers a second type of a taken name (`Status2`): none may be left.
+        for name in schemas.keys() {
+            assert!(
+                !name.ends_with(|c: char| c.is_ascii_digit()),
+                "{name}: two types under one name"
+            );
+        }
+        for name in [
+            "RecordStatus",
+            "KnowledgeStance",
+            "AdvisorStance",
+            "EpisodeOutcome",
+            "ValidationOutcome",
+            "KnowledgeProvenance",
+            "ConclusionProvenance",
+            "OpeningSnapshot",
+            "AvailabilitySnapshot",
+        ] {
+            assert!(schemas.contains_key(name), "{name} has a component");
+        }
+        for shared in ["Status", "Stance", "Outcome", "Provenance", "Snapshot"] {
+            assert!(!schemas.contains_key(shared), "{shared} names which type?");
+        }
+        // Every reference resolves to a component.
+        let text = document.to_string();
+        for reference in text.split("\"$ref\":\"").skip(1) {
+            let target = reference.split('"').next().expect("a reference");
+            let name = target
+                .strip_prefix(COMPONENTS)
+                .unwrap_or_else(|| panic!("{target}: not a component"));
+            assert!(schemas.contains_key(name), "{target} dangles");
+        }
+    }
 }

@@ -64,10 +64,10 @@ pub fn offered(operation: &Operation) -> bool {
     !operation.entry_point
 }
 
-/// The route of an operation.
+/// The route of an operation: POST (behind the token) for a write and for an admin act.
 pub fn route(operation: &Operation) -> Route {
     Route {
-        method: if operation.writes {
+        method: if operation.writes || operation.admin {
             Method::Post
         } else {
             Method::Get

@@ -15,7 +15,7 @@ use crate::model::knowledge::{KNOWLEDGE_SCHEMA, KnowledgeRecord, Markers, Status
 use crate::model::{Event, Verdict};
 use crate::store::frontmatter;
 use crate::store::outbox::{Outbox, Shelf, list_markdown};
-use crate::store::records::{Place, StoredFile, map_records, stored_files};
+use crate::store::records::{Place, StoredFile, map_records, stored_files_checked};
 use crate::timing::Phase;
 
 /// Where the knowledge store lives in a tree.
@@ -25,6 +25,7 @@ const SESSIONS_PREFIX: &str = ".ai/repo/sessions";
 /// `knowledge.check` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KnowledgeCheckRequest")]
 pub struct CheckRequest {}
 
 pub use crate::model::verdict::Severity;
@@ -151,9 +152,26 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     let _total = Phase::start("check.total");
     ctx.require_initialised()?;
     let mut phase = Phase::start("check.read_records");
-    let files: Vec<StoredFile> = stored_files(&ctx.layout)?
+    let (files, unreadable) = stored_files_checked(&ctx.layout)?;
+    let files: Vec<StoredFile> = files
         .into_iter()
         .filter(|f| f.place != Place::Outbox)
+        .collect();
+    // A record that is not text is a finding of the check, not an I/O error (SPEC §0).
+    let unreadable: Vec<Finding> = unreadable
+        .into_iter()
+        .filter(|f| f.place != Place::Outbox)
+        .map(|f| Finding {
+            message: format!(
+                "not a valid knowledge/v1 record: not UTF-8 text ({})",
+                f.reason
+            ),
+            file: f.rel,
+            rule: "knowledge.schema".into(),
+            severity: Severity::Blocking,
+            fix: "save the file as UTF-8 text, or restore it from git".into(),
+            informational: false,
+        })
         .collect();
     let session_records = work_tree_session_records(ctx)?;
     phase.count("records", files.len());
@@ -169,7 +187,12 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
         baseline,
         session_records,
     };
-    judge(ctx, &judged)
+    let mut report = judge(ctx, &judged)?;
+    if !unreadable.is_empty() {
+        report.findings.extend(unreadable);
+        report.findings.sort();
+    }
+    Ok(report)
 }
 
 /// The session records of the work tree and the outbox, as `(path, text)`.

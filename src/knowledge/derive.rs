@@ -21,6 +21,7 @@ use crate::timing::Phase;
 /// `knowledge.derive`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KnowledgeDeriveRequest")]
 pub struct DeriveRequest {
     /// The episode; default: the open one, else the last closed one.
     #[serde(default)]

@@ -17,6 +17,7 @@ use crate::store::records::{Place, StoredFile, stored_files};
 /// `knowledge.show`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KnowledgeShowRequest")]
 pub struct ShowRequest {
     /// The knowledge id (a candidate, curated or in the outbox).
     pub id: String,

@@ -21,12 +21,14 @@ const CANDIDATES_PREFIX: &str = ".ai/repo/knowledge/candidates/";
 pub struct CandidatesRequest {
     /// List the candidates in this local branch's tree instead of the work tree.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub branch: Option<String>,
 }
 
 /// `knowledge.status` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KnowledgeStatusRequest")]
 pub struct StatusRequest {}
 
 /// Where a pending candidate was found.

@@ -54,14 +54,11 @@ pub struct Promoted {
     /// The candidate file removed by the move.
     pub from: String,
     /// `commit:` references of rewritten commits replaced by their successors.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rewritten: Vec<Rewrite>,
     /// What `knowledge check` says about the promoted record: references that do not
     /// resolve, and the like. Promotion still happened.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Finding>,
     /// Secret shapes removed from the evidence before it was written.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
     /// What an earlier, interrupted promotion of this candidate had done, when this run
     /// only finished it (the evidence given to this run is then not used).

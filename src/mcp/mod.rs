@@ -7,6 +7,8 @@
 //! point (the hooks, `setup`), reads and writes alike, so an agent can record through the
 //! surface it uses and open or close its own episode where its client has no hooks.
 
+pub mod framing;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -21,7 +23,7 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorReport};
-use crate::ops::{Invoked, Operation, Registry};
+use crate::ops::{Invoked, Operation, Registry, Verdict};
 use crate::store::StoreError;
 use crate::{Clock, Ctx};
 
@@ -140,8 +142,12 @@ pub fn trimmed_schema(schema: Value) -> Map<String, Value> {
     root
 }
 
-/// `{"type": ["string", "null"]}` as `{"type": "string"}`; `anyOf: [X, null]` as `X`.
+/// `{"type": ["string", "null"]}` as `{"type": "string"}`; `anyOf: [X, null]` as `X`;
+/// `null` out of an `enum`.
 fn drop_null(property: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = property.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
     if let Some(Value::Array(types)) = property.get("type") {
         let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
         if let [one] = kept.as_slice() {
@@ -164,12 +170,23 @@ fn drop_null(property: &mut Map<String, Value>) {
     }
 }
 
-/// Drops `format` and turns `oneOf`/`anyOf` of string constants into one `enum`,
-/// everywhere in `value`.
+/// Drops `format` (and the alternatives that said nothing else) and turns
+/// `oneOf`/`anyOf` of string constants into one `enum`, everywhere in `value`.
 fn simplify(value: &mut Value) {
     match value {
         Value::Object(map) => {
             map.remove("format");
+            for key in ["oneOf", "anyOf"] {
+                let formats_only = map.get(key).and_then(Value::as_array).is_some_and(|v| {
+                    v.iter().all(|v| {
+                        v.as_object()
+                            .is_some_and(|o| o.keys().all(|k| k == "format"))
+                    })
+                });
+                if formats_only {
+                    map.remove(key);
+                }
+            }
             for key in ["oneOf", "anyOf"] {
                 let constants: Option<Vec<Value>> =
                     map.get(key).and_then(Value::as_array).and_then(|variants| {
@@ -227,6 +244,70 @@ fn inline_defs(value: &mut Value, defs: &Map<String, Value>, depth: usize) {
     }
 }
 
+/// The operations whose tools carry an `outputSchema`: what the 16 KB budget of
+/// `tools/list` leaves room for (docs/MCP.md says which and why). None today: with the
+/// 39 tools the list is 15.7 KB without them, and the smallest useful one
+/// (`question.ask`'s, about 210 bytes) would leave no room for the next field.
+pub const OUTPUT_SCHEMAS: &[&str] = &[];
+
+/// A result schema as a tool's `outputSchema`: its top level, the fields always there
+/// (`required`), with their JSON types where the type says one. Looser than the whole schema (`majordomus schema
+/// --operation <name>` prints it), never stricter: every result that validates against
+/// the whole schema validates against this one.
+pub fn output_schema(schema: &Value) -> Map<String, Value> {
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    let type_of = |property: &Value| -> Option<Value> {
+        let target = property
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(|name| defs?.get(name));
+        target
+            .unwrap_or(property)
+            .get("type")
+            .map(|t| serde_json::json!({ "type": t }))
+    };
+    let required: Vec<Value> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let properties: Map<String, Value> = required
+        .iter()
+        .filter_map(Value::as_str)
+        .filter_map(|name| {
+            let property = schema.get("properties")?.get(name)?;
+            Some((name.to_owned(), type_of(property)?))
+        })
+        .collect();
+    let mut out = Map::new();
+    out.insert("type".into(), "object".into());
+    out.insert("properties".into(), Value::Object(properties));
+    out.insert("required".into(), Value::Array(required));
+    out
+}
+
+/// An operation's annotations, each hint said only where it differs from MCP's default
+/// (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
+/// `openWorldHint` true): every byte of `tools/list` is paid for in the agent's context.
+fn annotations(op: &Operation) -> ToolAnnotations {
+    let mut hints = ToolAnnotations::new();
+    if !op.writes {
+        hints = hints.read_only(true);
+    } else {
+        if !op.destructive {
+            hints = hints.destructive(false);
+        }
+        if op.idempotent {
+            hints = hints.idempotent(true);
+        }
+    }
+    if !op.open_world {
+        hints = hints.open_world(false);
+    }
+    hints
+}
+
 /// Every tool of `registry`, in registry order: a pure function of the registry.
 pub fn tools(registry: &Registry) -> Vec<Tool> {
     registry
@@ -238,16 +319,10 @@ pub fn tools(registry: &Registry) -> Vec<Tool> {
                 op.summary,
                 Arc::new(trimmed_schema(op.request_schema())),
             );
-            let annotations = ToolAnnotations::new()
-                .read_only(!op.writes)
-                .open_world(op.open_world);
-            tool.annotations = Some(if op.writes {
-                annotations
-                    .destructive(op.destructive)
-                    .idempotent(op.idempotent)
-            } else {
-                annotations
-            });
+            if OUTPUT_SCHEMAS.contains(&op.name) {
+                tool = tool.with_raw_output_schema(Arc::new(output_schema(&op.result_schema())));
+            }
+            tool.annotations = Some(annotations(op));
             tool
         })
         .collect()
@@ -289,7 +364,14 @@ fn tool_result(invoked: Invoked) -> CallToolResult {
         text.push('\n');
         text.push_str(&note);
     }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    // The verdict travels: a check with blocking findings, or a gate that said no, is a
+    // tool error whose structured content is the whole result (the findings).
+    let failed = matches!(invoked.verdict, Verdict::Blocking | Verdict::Refused);
+    let mut result = if failed {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    };
     result.structured_content = Some(invoked.value);
     result
 }
@@ -494,7 +576,7 @@ pub fn run(registry: Registry, dir: PathBuf) -> Result<(), Error> {
         .map_err(|e| StoreError::io(Path::new("tokio runtime"), e))?;
     runtime.block_on(async move {
         let server = Server::new(registry, dir);
-        let running = match server.serve(rmcp::transport::stdio()).await {
+        let running = match server.serve(framing::Stdio::start()).await {
             Ok(running) => running,
             // A client that hangs up before the handshake is no failure of ours.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
@@ -547,6 +629,26 @@ mod tests {
         Ok(Echoed {
             text: request.text.repeat(request.times.len().max(1)),
         })
+    }
+
+    #[test]
+    fn an_output_schema_is_the_required_top_level_of_the_result_schema() {
+        let registry = Registry::standard();
+        let full = registry
+            .get("question.ask")
+            .expect("question.ask")
+            .result_schema();
+        let output = Value::Object(output_schema(&full));
+        assert_eq!(output["type"], "object");
+        assert_eq!(output["required"], full["required"], "{output}");
+        assert_eq!(output["properties"]["seq"]["type"], "integer", "{output}");
+        assert!(output.get("$defs").is_none() && !output.to_string().contains("$ref"));
+        // Never stricter than the whole schema: a field the whole schema types by a
+        // reference without a type is left untyped.
+        assert!(
+            output["properties"].get("id").is_none(),
+            "optional: {output}"
+        );
     }
 
     #[test]

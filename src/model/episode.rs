@@ -133,13 +133,7 @@ pub struct GitSinceOpen {
     pub working_tree: Vec<PathStatus>,
     /// Commits between the HEAD at open and HEAD that are not the episode's: what a
     /// rebase moved it onto or a merge brought in ([`attribute_commits`]).
-    #[serde(skip_serializing_if = "is_zero")]
     pub elsewhere: usize,
-}
-
-#[allow(clippy::trivially_copy_pass_by_ref)]
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 impl GitSinceOpen {

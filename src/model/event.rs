@@ -57,6 +57,13 @@ pub enum Event {
     Unknown,
 }
 
+/// The schema of an optional event-name request field: one of [`Event::ALL`]'s names.
+pub fn name_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut names: Vec<serde_json::Value> = Event::ALL.iter().map(|e| e.name().into()).collect();
+    names.push(serde_json::Value::Null);
+    schemars::json_schema!({"type": ["string", "null"], "enum": names})
+}
+
 impl Event {
     /// All known events, in SPEC order.
     pub const ALL: [Event; 19] = [
@@ -238,6 +245,7 @@ pub struct SessionOpened {
 /// How an episode ended, in one word: from its tasks, else from its commits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[schemars(rename = "EpisodeOutcome")]
 pub enum Outcome {
     Blocked,
     Unfinished,

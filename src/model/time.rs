@@ -25,13 +25,23 @@ pub fn stamp(at: OffsetDateTime) -> String {
 }
 
 /// Parses an RFC 3339 timestamp (any offset), or a bare `YYYY-MM-DD` as midnight UTC.
+/// A time whose UTC form falls outside the years 0000 to 9999 parses to nothing.
 pub fn parse(text: &str) -> Option<OffsetDateTime> {
     if let Ok(at) = OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
-        return Some(at.to_offset(UtcOffset::UTC));
+        return at.checked_to_offset(UtcOffset::UTC);
     }
     time::Date::parse(text, DAY)
         .ok()
         .map(|d| d.midnight().assume_utc())
+}
+
+/// The schema of an optional `--since`-like request field: what [`parse`] takes, an RFC
+/// 3339 `date-time` or a `date`.
+pub fn since_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": ["string", "null"],
+        "anyOf": [{"format": "date-time"}, {"format": "date"}]
+    })
 }
 
 /// Seconds since the Unix epoch as a UTC time (git's commit times).
@@ -53,5 +63,10 @@ mod tests {
         assert_eq!(parse("2026-11-30T18:48:47+01:00"), Some(at));
         assert_eq!(parse("2026-11-30"), Some(datetime!(2026-11-30 0:00 UTC)));
         assert_eq!(parse("yesterday"), None);
+        assert_eq!(
+            parse("9999-12-31T23:00:00-05:00"),
+            None,
+            "past year 9999 in UTC"
+        );
     }
 }

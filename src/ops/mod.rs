@@ -12,7 +12,8 @@ mod standard;
 
 use std::sync::Arc;
 
-use schemars::JsonSchema;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -82,6 +83,8 @@ pub struct Operation {
     pub http_path: Option<&'static str>,
     request_schema: fn() -> serde_json::Value,
     result_schema: fn() -> serde_json::Value,
+    request_in: fn(&mut SchemaGenerator) -> Schema,
+    result_in: fn(&mut SchemaGenerator) -> Schema,
     invoke: Arc<Invoke>,
 }
 
@@ -98,10 +101,24 @@ impl std::fmt::Debug for Operation {
     }
 }
 
-/// The JSON Schema of `T`, as an object schema: a schema whose variants are all objects
-/// (a tagged enum) says so at its root too, as MCP and OpenAPI want.
-fn object_schema<T: JsonSchema>() -> serde_json::Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialise");
+/// How a request is read: serde's deserialising view (a field with a default may be left
+/// out).
+pub fn request_settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12()
+}
+
+/// How a result is written: serde's serialising view, so a field serde skips when empty
+/// (`skip_serializing_if`) is optional and every other field is required, as it is
+/// always there (SPEC §10: a result always validates against its published schema).
+pub fn result_settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().for_serialize()
+}
+
+/// The JSON Schema of `T` under `settings`, as an object schema: a schema whose variants
+/// are all objects (a tagged enum) says so at its root too, as MCP and OpenAPI want.
+fn object_schema<T: JsonSchema>(settings: SchemaSettings) -> serde_json::Value {
+    let mut schema = serde_json::to_value(settings.into_generator().into_root_schema_for::<T>())
+        .expect("schemas serialise");
     if let Some(root) = schema.as_object_mut()
         && !root.contains_key("type")
     {
@@ -121,6 +138,41 @@ fn object_schema<T: JsonSchema>() -> serde_json::Value {
         }
     }
     schema
+}
+
+fn request_schema_of<T: JsonSchema>() -> serde_json::Value {
+    object_schema::<T>(request_settings())
+}
+
+fn result_schema_of<T: JsonSchema>() -> serde_json::Value {
+    object_schema::<T>(result_settings())
+}
+
+/// `T`'s schema inside a document that holds many (its definitions kept by the
+/// generator, one per distinct type).
+fn subschema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// JSON Schema's `integer` is a number with no fraction, `1.0` included; serde's integers
+/// are not. Such numbers become integers before the request is decoded.
+fn integral_numbers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+            {
+                if f >= 0.0 && f < u64::MAX as f64 {
+                    *value = serde_json::Value::from(f as u64);
+                } else if f < 0.0 && f >= i64::MIN as f64 {
+                    *value = serde_json::Value::from(f as i64);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        serde_json::Value::Object(map) => map.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
 }
 
 /// Builds a registry entry from the function that serves it; `Req` and `Res` (and so the
@@ -148,14 +200,17 @@ where
         open_world: false,
         mcp_name: None,
         http_path: None,
-        request_schema: object_schema::<Req>,
-        result_schema: object_schema::<Res>,
+        request_schema: request_schema_of::<Req>,
+        result_schema: result_schema_of::<Res>,
+        request_in: subschema_of::<Req>,
+        result_in: subschema_of::<Res>,
         invoke: Arc::new(move |ctx, value| {
             // No arguments at all is an empty request.
-            let value = match value {
+            let mut value = match value {
                 serde_json::Value::Null => serde_json::Value::Object(Default::default()),
                 v => v,
             };
+            integral_numbers(&mut value);
             let request: Req =
                 serde_json::from_value(value).map_err(|e| UsageError::InvalidRequest {
                     operation: name.to_owned(),
@@ -239,9 +294,21 @@ impl Operation {
         (self.request_schema)()
     }
 
-    /// The result's JSON Schema (an object schema).
+    /// The result's JSON Schema (an object schema), as the result is written.
     pub fn result_schema(&self) -> serde_json::Value {
         (self.result_schema)()
+    }
+
+    /// The request's schema in `generator` (a generator of [`request_settings`]), which
+    /// keeps one definition per distinct type across every schema it made: how a
+    /// document of many operations (OpenAPI) names each type once.
+    pub fn request_in(&self, generator: &mut SchemaGenerator) -> Schema {
+        (self.request_in)(generator)
+    }
+
+    /// The result's schema in `generator` (a generator of [`result_settings`]).
+    pub fn result_in(&self, generator: &mut SchemaGenerator) -> Schema {
+        (self.result_in)(generator)
     }
 
     /// The entry as `majordomus schema` prints it.

@@ -21,6 +21,7 @@ pub const ADVISORS_ARE_OPTIONAL: &str = crate::model::rules::ADVISORS_ARE_OPTION
 /// `reasoning.check` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ReasoningCheckRequest")]
 pub struct CheckRequest {}
 
 /// A declared exception and the tracked files it left out.

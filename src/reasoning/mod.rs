@@ -323,10 +323,18 @@ fn refusal(r: validate::RecordRefusal) -> Error {
 #[serde(deny_unknown_fields)]
 pub struct RecordRequest {
     /// The record: a JSON object with `kind` and the kind's fields (SPEC §7).
+    #[schemars(schema_with = "record_schema")]
     pub record: serde_json::Value,
     /// The task the record belongs to (default: the active task, else the episode).
     #[serde(default)]
     pub task: Option<String>,
+}
+
+/// A record is typed `object` in the request schema (SPEC §9), so that a client builds
+/// one (the MCP Inspector sends an untyped field as a string); the writer names what a
+/// record of its kind lacks.
+fn record_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "object", "required": ["kind"]})
 }
 
 /// A stored reasoning record, `id` at the top level.
@@ -424,23 +432,28 @@ pub fn advisors(ctx: &Ctx, _request: AdvisorsRequest) -> Result<Advisors, Error>
     })
 }
 
-/// `reasoning.plan`: a dry run from a materiality and capabilities, or the plan of a
-/// recorded assessment (which is stored: plans are written only by the writer).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+/// `reasoning.plan`: the dry run, from a materiality and capabilities (nothing is stored).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanRequest {
-    /// Plan this recorded assessment (and store the plan).
-    #[serde(default)]
-    pub assessment: Option<String>,
-    /// Dry run: the materiality to plan for.
-    #[serde(default)]
-    pub materiality: Option<Materiality>,
-    /// Dry run: the capabilities asked (default `independent_reasoning`).
+    /// The materiality to plan for.
+    pub materiality: Materiality,
+    /// The capabilities asked (default `independent_reasoning`).
     #[serde(default)]
     pub capabilities: Vec<String>,
-    /// Dry run: the executor's confidence (high lowers the budget by one).
+    /// The executor's confidence (high lowers the budget by one).
     #[serde(default)]
     pub confidence: Option<Confidence>,
+}
+
+/// `reasoning.plan-assessment`: the plan of a recorded assessment, which is stored
+/// (plans are written only by the writer).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanAssessmentRequest {
+    /// The recorded assessment to plan.
+    pub assessment: String,
+    /// The task whose records hold it (default: the active task, else the episode).
     #[serde(default)]
     pub task: Option<String>,
 }
@@ -511,36 +524,37 @@ pub(crate) fn make_plan(
     store(ctx, accepted)
 }
 
-/// `majordomus reasoning plan`.
+/// `majordomus reasoning plan --assessment`: plans a recorded assessment and stores the
+/// plan.
+pub fn plan_assessment(ctx: &Ctx, request: PlanAssessmentRequest) -> Result<Planned, Error> {
+    ctx.require_initialised()?;
+    let work = work(ctx, request.task.as_deref())?;
+    let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
+    let written = make_plan(ctx, &work, &records, &request.assessment)?;
+    let Record::Plan(p) = &written.record.record else {
+        unreachable!("make_plan stores a plan");
+    };
+    let decision = PlanDecision {
+        mode: p.mode,
+        budget: p.budget,
+        selected: p.selected.clone(),
+        not_selected: p.not_selected.clone(),
+        availability: p.availability.clone(),
+        reuses: p.reuses.clone(),
+        local_review: p.local_review.clone(),
+    };
+    Ok(Planned {
+        decision,
+        plan: Some(written),
+        dry_run: false,
+    })
+}
+
+/// `majordomus reasoning plan --materiality`: the dry run; reads the catalogue and the
+/// advisors' availability, writes nothing.
 pub fn plan(ctx: &Ctx, request: PlanRequest) -> Result<Planned, Error> {
     ctx.require_initialised()?;
-    if let Some(id) = &request.assessment {
-        let work = work(ctx, request.task.as_deref())?;
-        let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
-        let written = make_plan(ctx, &work, &records, id)?;
-        let Record::Plan(p) = &written.record.record else {
-            unreachable!("make_plan stores a plan");
-        };
-        let decision = PlanDecision {
-            mode: p.mode,
-            budget: p.budget,
-            selected: p.selected.clone(),
-            not_selected: p.not_selected.clone(),
-            availability: p.availability.clone(),
-            reuses: p.reuses.clone(),
-            local_review: p.local_review.clone(),
-        };
-        return Ok(Planned {
-            decision,
-            plan: Some(written),
-            dry_run: false,
-        });
-    }
-    let materiality = request.materiality.ok_or_else(|| {
-        crate::UsageError::Arguments(
-            "reasoning plan: give --assessment <id>, or --materiality for a dry run".into(),
-        )
-    })?;
+    let materiality = request.materiality;
     let capabilities = if request.capabilities.is_empty() {
         vec!["independent_reasoning".to_owned()]
     } else {
@@ -578,6 +592,7 @@ pub fn plan(ctx: &Ctx, request: PlanRequest) -> Result<Planned, Error> {
 /// `reasoning.status` / `reasoning.check` read scope.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ReasoningStatusRequest")]
 pub struct StatusRequest {
     /// The task whose records to read (default: the active task or the open episode;
     /// with nothing open, every record of this checkout).
@@ -587,6 +602,7 @@ pub struct StatusRequest {
 
 /// The reasoning report of the work.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "ReasoningReport")]
 pub struct Status {
     /// The records' folder (`None`: every record of this checkout).
     pub folder: Option<String>,

@@ -102,9 +102,11 @@ pub struct RecallRequest {
     pub branch: Option<String>,
     /// Only hits dated at or after this (RFC 3339 or a date).
     #[serde(default)]
+    #[schemars(schema_with = "crate::model::time::since_schema")]
     pub since: Option<String>,
     /// Hits to show (default 10, at most 1000).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<usize>,
     /// Superseded records too.
     #[serde(default)]
@@ -532,12 +534,35 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
         Some(ep) => crate::store::tasks::active(&ctx.layout, &ep.id)?,
         None => None,
     };
+    // The active task; with none, the newest task of an episode on this branch (a task
+    // finished on the trunk says nothing about the work a new branch is doing).
+    let here = ctx
+        .repo
+        .head()?
+        .branch
+        .map(|b| crate::model::redact::redact(&b).text);
     let task = match active {
         Some(t) => Some((t, "active")),
-        None => crate::store::tasks::list(&ctx.layout)?
-            .into_iter()
-            .max_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)))
-            .map(|t| (t, "last")),
+        None => {
+            let tasks = crate::store::tasks::list(&ctx.layout)?;
+            let episodes: Vec<String> = tasks
+                .iter()
+                .map(|t| t.episode.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let places = db.reader().episodes(&episodes).unwrap_or_default();
+            let on_branch = |t: &crate::model::task::TaskRecord| match places.get(&t.episode) {
+                Some(p) => p.branch.is_some() && p.branch == here,
+                // An episode the index has not placed yet: the open one, on this branch.
+                None => open.as_ref().is_some_and(|ep| ep.id == t.episode),
+            };
+            tasks
+                .into_iter()
+                .filter(on_branch)
+                .max_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)))
+                .map(|t| (t, "last"))
+        }
     };
     if let Some((t, which)) = task {
         let mut said = format!("{which} task {}", t.id);
@@ -559,11 +584,11 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
     if let (Some(branch), Some(trunk)) = (&head.branch, ctx.repo.trunk()?)
         && *branch != trunk.branch
     {
-        let reference = match &trunk.remote {
-            Some(remote) => format!("refs/remotes/{remote}/{}", trunk.branch),
-            None => format!("refs/heads/{}", trunk.branch),
-        };
-        if let Some(files) = ctx.repo.changed_since_fork(&reference)? {
+        let mut references = vec![format!("refs/heads/{}", trunk.branch)];
+        if let Some(remote) = &trunk.remote {
+            references.push(format!("refs/remotes/{remote}/{}", trunk.branch));
+        }
+        if let Some(files) = ctx.repo.changed_since_fork(&references)? {
             let files: Vec<String> = files
                 .into_iter()
                 .filter(|f| !f.starts_with(".ai/"))
@@ -990,10 +1015,45 @@ pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<Shown, Error> {
     let rows = r
         .docs_where(Column::Key, &[id.to_owned()])
         .unwrap_or_default();
-    let row = rows
-        .into_iter()
-        .find(|d| d.kind == kind.name())
-        .ok_or_else(unknown)?;
+    let row = rows.into_iter().find(|d| d.kind == kind.name());
+    // A knowledge record's provenance names the decisions of a task as `decision:<task>`
+    // (SPEC §5): that reference reads as the task's decisions, in ledger order.
+    if row.is_none() && kind == RecallKind::Decision && IdKind::Task.accepts(id) {
+        let mut decisions: Vec<_> = r
+            .docs_where(Column::Task, &[id.to_owned()])
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| d.kind == RecallKind::Decision.name())
+            .collect();
+        decisions.sort_by(|a, b| (a.offset, &a.key).cmp(&(b.offset, &b.key)));
+        if let Some(first) = decisions.first() {
+            let ids: Vec<i64> = decisions.iter().map(|d| d.id).collect();
+            let mut texts = r.texts(&ids).unwrap_or_default();
+            let text = decisions
+                .iter()
+                .map(|d| {
+                    format!(
+                        "- {} {} (majordomus show decision:{})\n",
+                        d.date,
+                        texts.remove(&d.id).unwrap_or_default().trim(),
+                        d.key
+                    )
+                })
+                .collect::<String>();
+            return Ok(Shown {
+                kind,
+                id: id.to_owned(),
+                status: HitStatus::from_name(&first.status).unwrap_or(HitStatus::Candidate),
+                source: format!("ledger ({} decision(s) of task {id})", decisions.len()),
+                episode: first.episode.clone(),
+                task: Some(id.to_owned()),
+                date: first.date.clone(),
+                derived: None,
+                text,
+            });
+        }
+    }
+    let row = row.ok_or_else(unknown)?;
     let derived = row
         .derives
         .as_ref()

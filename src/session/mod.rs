@@ -83,6 +83,7 @@ pub struct Started {
 
 /// The opening snapshot of the open episode.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "OpeningSnapshot")]
 pub struct Snapshot {
     /// Relative to the repository root.
     pub path: String,

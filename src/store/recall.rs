@@ -311,7 +311,10 @@ impl RecallDb {
             .map_err(|e| self.err(e))?;
         self.conn
             .execute_batch(
-                "PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE; PRAGMA temp_store=MEMORY;",
+                // A page cache of up to 64 MiB (SQLite's default is 2 MiB): a build of a
+                // large ledger touches a dozen indexes per record, and with the default
+                // every insert re-read its pages from the file (docs/PERFORMANCE.md).
+                "PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;",
             )
             .map_err(|e| self.err(e))
     }
@@ -444,11 +447,12 @@ impl Writer<'_> {
     /// Adds one document (its text to the full-text table, its paths to `refs`).
     pub fn insert_doc(&self, doc: &NewDoc) -> Result<i64, IndexError> {
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset, searched, branch) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
                  (SELECT branch FROM episodes WHERE episode = ?8 ORDER BY source = 'ledger' LIMIT 1))",
-                params![
+            )
+            .and_then(|mut s| s.execute(params![
                     doc.kind,
                     doc.key,
                     doc.source,
@@ -465,8 +469,7 @@ impl Writer<'_> {
                     doc.place,
                     doc.offset.map(|o| o as i64),
                     format!("{} {}", doc.head_tokens, doc.body_tokens),
-                ],
-            )
+                ]))
             .map_err(|e| self.err(e))?;
         let id = self.conn.last_insert_rowid();
         // A ledger line's status is its record's; a record's status is its lines'.
@@ -477,10 +480,8 @@ impl Writer<'_> {
             self.settle_lines(&doc.key)?;
         }
         self.conn
-            .execute(
-                "INSERT INTO fts(rowid, head, body) VALUES (?1, ?2, ?3)",
-                params![id, doc.head_tokens, doc.body_tokens],
-            )
+            .prepare_cached("INSERT INTO fts(rowid, head, body) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![id, doc.head_tokens, doc.body_tokens]))
             .map_err(|e| self.err(e))?;
         let mut stmt = self
             .conn

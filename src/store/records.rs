@@ -54,8 +54,47 @@ pub fn parse_record(text: &str) -> Result<(KnowledgeRecord, &str), String> {
 /// Below this many files a sequential read beats spreading it over threads.
 const SEQUENTIAL_BELOW: usize = 256;
 
+/// A record file that is there but is not UTF-8 text: for a check, a finding.
+#[derive(Debug, Clone)]
+pub struct UnreadableFile {
+    pub place: Place,
+    /// Relative to the repository root.
+    pub rel: String,
+    pub reason: String,
+}
+
 /// Every record file of the store, candidates, curated and the outbox, in that order.
 pub fn stored_files(layout: &Layout) -> Result<Vec<StoredFile>, StoreError> {
+    read_stored(layout)?
+        .into_iter()
+        .map(|read| {
+            read.map_err(|bad| {
+                StoreError::io(
+                    &layout.root().join(&bad.rel),
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, bad.reason),
+                )
+            })
+        })
+        .collect()
+}
+
+/// [`stored_files`] for a check: a file that is not UTF-8 is set apart (a finding of the
+/// check, SPEC §0) instead of failing the whole read.
+pub fn stored_files_checked(
+    layout: &Layout,
+) -> Result<(Vec<StoredFile>, Vec<UnreadableFile>), StoreError> {
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    for read in read_stored(layout)? {
+        match read {
+            Ok(file) => files.push(file),
+            Err(bad) => unreadable.push(bad),
+        }
+    }
+    Ok((files, unreadable))
+}
+
+fn read_stored(layout: &Layout) -> Result<Vec<Result<StoredFile, UnreadableFile>>, StoreError> {
     let outbox = Outbox::new(layout);
     let mut names = Vec::new();
     for (place, dir) in [
@@ -68,14 +107,24 @@ pub fn stored_files(layout: &Layout) -> Result<Vec<StoredFile>, StoreError> {
         }
     }
     let read = |(place, path, name): (Place, PathBuf, String)| {
-        let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
-        Ok(StoredFile {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Ok(Err(UnreadableFile {
+                    place,
+                    rel: layout.display(&path),
+                    reason: e.to_string(),
+                }));
+            }
+            Err(e) => return Err(StoreError::io(&path, e)),
+        };
+        Ok(Ok(StoredFile {
             place,
             rel: layout.display(&path),
             stem: name.trim_end_matches(".md").to_owned(),
             path,
             text,
-        })
+        }))
     };
     // Reading thousands of small files is embarrassingly parallel.
     if names.len() < SEQUENTIAL_BELOW {

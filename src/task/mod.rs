@@ -175,10 +175,15 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
     let bound = binding
         .as_ref()
         .filter(|b| b.status != BindingStatus::Refused);
-    let scope = match bound {
+    // A scope entry is a path the user typed: it reaches the ledger and the task record,
+    // so a secret shape in it is redacted like every other text a writer keeps.
+    let scope: Vec<String> = match bound {
         Some(b) if request.scope.is_empty() => b.scope.clone(),
         _ => request.scope.clone(),
-    };
+    }
+    .into_iter()
+    .map(|entry| redact(&entry).text)
+    .collect();
     let now = ctx.clock.now();
     let day = crate::model::time::stamp(now)[..8].to_owned();
     let entropy = format!(

@@ -220,6 +220,162 @@ fn every_page_answers_with_its_content_and_the_header_links_every_page() {
     assert!(style.text().contains("prefers-color-scheme: dark"));
 }
 
+/// The headers every cockpit page is sent with (docs/COCKPIT.md, docs/SECURITY.md).
+const SECURITY_HEADERS: [(&str, &str); 5] = [
+    ("cache-control", "no-store"),
+    (
+        "content-security-policy",
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "same-origin"),
+];
+
+/// Every route the cockpit's router serves (`src/cockpit/mod.rs`), as `METHOD path`.
+fn cockpit_routes() -> std::collections::BTreeSet<String> {
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cockpit/mod.rs"))
+            .expect("src/cockpit/mod.rs");
+    let route =
+        regex::Regex::new(r#"\.route\(\s*(?:ROOT|&format!\("\{ROOT\}([^"]*)"\)),\s*(get|post)\("#)
+            .expect("valid regex");
+    route
+        .captures_iter(&source)
+        .map(|c| {
+            let path = c
+                .get(1)
+                .map_or("", |m| m.as_str())
+                .replace("{{id}}", "{id}");
+            format!("{} /cockpit{path}", c[2].to_uppercase())
+        })
+        .collect()
+}
+
+#[test]
+fn every_cockpit_page_is_sent_with_the_security_headers() {
+    let (repo, id, _) = with_candidate();
+    repo.run(&["decision", "every page carries its headers"])
+        .success();
+    let served = Served::start(&repo);
+    let token = served.token.clone();
+    let promote = format!("/cockpit/knowledge/{id}/promote");
+    let reject = format!("/cockpit/knowledge/{id}/reject");
+    // Each route of the router, with what it answers: its page, and its error pages (a
+    // refused form, a usage error, an unknown record).
+    let mut cases: Vec<(&str, String, Answer)> = Vec::new();
+    let get = |path: &str| served.get(path);
+    for (route, path) in [
+        ("GET /cockpit", "/cockpit".to_owned()),
+        ("GET /cockpit/episodes", "/cockpit/episodes".to_owned()),
+        ("GET /cockpit/review", "/cockpit/review".to_owned()),
+        (
+            "GET /cockpit/review",
+            "/cockpit/review?promoted=x".to_owned(),
+        ),
+        (
+            "GET /cockpit/knowledge/{id}",
+            format!("/cockpit/knowledge/{id}"),
+        ),
+        (
+            "GET /cockpit/knowledge/{id}",
+            "/cockpit/knowledge/20261130T101500Z-1a2b3c-0123456789ab".to_owned(),
+        ),
+        (
+            "GET /cockpit/knowledge/{id}",
+            "/cockpit/knowledge/..%2Fx".to_owned(),
+        ),
+        ("GET /cockpit/graph", "/cockpit/graph".to_owned()),
+        (
+            "GET /cockpit/graph",
+            "/cockpit/graph?type=derived_from".to_owned(),
+        ),
+        ("GET /cockpit/history", "/cockpit/history".to_owned()),
+        (
+            "GET /cockpit/history",
+            "/cockpit/history?since=yesterday".to_owned(),
+        ),
+        ("GET /cockpit/recall", "/cockpit/recall".to_owned()),
+        (
+            "GET /cockpit/recall",
+            "/cockpit/recall?q=headers".to_owned(),
+        ),
+        ("GET /cockpit/doctor", "/cockpit/doctor".to_owned()),
+        ("GET /cockpit/tasks", "/cockpit/tasks".to_owned()),
+        ("GET /cockpit/reasoning", "/cockpit/reasoning".to_owned()),
+    ] {
+        cases.push((route, path.clone(), get(&path)));
+    }
+    // The forms' refusals and usage errors are pages too (their success is a redirect).
+    for (route, path, fields, headers) in [
+        (
+            "POST /cockpit/knowledge/{id}/promote",
+            &promote,
+            vec![("evidence", "e")],
+            true,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/promote",
+            &promote,
+            vec![("evidence", "e"), ("token", token.as_str())],
+            false,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/promote",
+            &promote,
+            vec![("token", token.as_str())],
+            true,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/reject",
+            &reject,
+            vec![("reason", "r")],
+            true,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/reject",
+            &reject,
+            vec![("token", token.as_str())],
+            true,
+        ),
+    ] {
+        let answer = if headers {
+            served.form_from_page(path, &fields)
+        } else {
+            served.form(path, &fields, &[("Origin", "http://evil.example")])
+        };
+        assert!(answer.status >= 400, "{route}: {}", answer.text());
+        cases.push((route, path.clone(), answer));
+    }
+    let covered: std::collections::BTreeSet<String> =
+        cases.iter().map(|(r, _, _)| (*r).to_owned()).collect();
+    let served_routes = cockpit_routes();
+    let pages: std::collections::BTreeSet<String> = served_routes
+        .iter()
+        .filter(|r| !r.ends_with("/style.css"))
+        .cloned()
+        .collect();
+    assert!(pages.len() >= 12, "the cockpit's routes: {served_routes:?}");
+    assert_eq!(covered, pages, "every cockpit route is tried");
+    for (route, path, answer) in &cases {
+        assert_eq!(
+            answer.header("content-type"),
+            Some("text/html; charset=utf-8"),
+            "{route} ({path}): {} {}",
+            answer.status,
+            answer.text()
+        );
+        for (name, value) in SECURITY_HEADERS {
+            assert_eq!(
+                answer.header(name),
+                Some(value),
+                "{route} ({path}, {}): header {name}",
+                answer.status
+            );
+        }
+    }
+}
+
 #[test]
 fn user_strings_are_escaped_on_the_context_and_history_pages() {
     let repo = TestRepo::initialised();

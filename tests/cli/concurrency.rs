@@ -409,6 +409,45 @@ fn wait_until_stopped(pid: u32) {
     }
 }
 
+/// Waits until `child` is blocked waiting for the lock on `lock` (a `->` line of
+/// `/proc/locks` naming its pid and the lock file's inode): `true`; or until it exits
+/// without having waited there: `false` (it went ahead). Panics past the deadline.
+fn waits_on_lock(child: &mut std::process::Child, lock: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let started = std::time::Instant::now();
+    let pid = child.id().to_string();
+    loop {
+        // The lock file exists: the holder made it before it stopped.
+        let inode = std::fs::metadata(lock)
+            .unwrap_or_else(|e| panic!("the lock file {}: {e}", lock.display()))
+            .ino()
+            .to_string();
+        let locks = std::fs::read_to_string("/proc/locks").expect("read /proc/locks");
+        // `1: -> FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF`
+        let waiting = locks.lines().any(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.get(1) == Some(&"->")
+                && fields.get(5) == Some(&pid.as_str())
+                && fields
+                    .get(6)
+                    .and_then(|f| f.rsplit(':').next())
+                    .is_some_and(|i| i == inode)
+        });
+        if waiting {
+            return true;
+        }
+        if child.try_wait().expect("poll").is_some() {
+            return false;
+        }
+        assert!(
+            started.elapsed() < crate::common::PARALLEL_DEADLINE,
+            "process {pid} neither waited on {} nor ended:\n{locks}",
+            lock.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// Waits for `child` under the deadline (killed and the test failed past it).
 fn finish(label: &str, mut child: std::process::Child) -> std::process::Output {
     let started = std::time::Instant::now();
@@ -462,8 +501,8 @@ fn a_review_waits_for_a_derivation_that_holds_the_knowledge_lock() {
                 .write_all(b"tests/cli/concurrency.rs races it\n")
                 .expect("write the evidence");
         }
-        std::thread::sleep(std::time::Duration::from_millis(400));
-        let went_ahead = review.try_wait().expect("poll").is_some();
+        let lock = repo.path(".ai/local/state/.knowledge.lock");
+        let went_ahead = !waits_on_lock(&mut review, &lock);
         let resumed = std::process::Command::new("kill")
             .args(["-CONT", &derive_pid.to_string()])
             .status()
@@ -532,9 +571,9 @@ fn a_rejection_waits_for_a_drain_that_holds_the_knowledge_lock() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn the rejection");
-    std::thread::sleep(std::time::Duration::from_millis(400));
     let mut reject = reject;
-    let went_ahead = reject.try_wait().expect("poll").is_some();
+    let lock = repo.path(".ai/local/state/.knowledge.lock");
+    let went_ahead = !waits_on_lock(&mut reject, &lock);
     let resumed = std::process::Command::new("kill")
         .args(["-CONT", &start_pid.to_string()])
         .status()

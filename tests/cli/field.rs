@@ -190,7 +190,12 @@ fn writers_redact_secret_shapes_everywhere_the_text_goes() {
     )
     .success();
     let commit_id = repo.head();
-    for (path, bytes) in repo.files() {
+    let files = repo.all_files();
+    assert!(
+        files.contains_key(".ai/local/state/ledger-index.json"),
+        "the scan covers the ledger index"
+    );
+    for (path, bytes) in files {
         let text = String::from_utf8_lossy(&bytes.0);
         assert!(!text.contains(&aws), "{path} carries the AWS key");
         assert!(!text.contains(&github), "{path} carries the GitHub token");

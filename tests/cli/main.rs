@@ -9,6 +9,7 @@ mod clients;
 mod cockpit;
 mod compat;
 mod concurrency;
+mod contract;
 mod crash;
 mod demo;
 mod doctor;

@@ -121,6 +121,21 @@ impl Mcp {
         }
     }
 
+    /// The next line the server prints, as JSON (an answer with no id to wait for).
+    pub(crate) fn next_message(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(REPLY)
+            .unwrap_or_else(|e| panic!("no answer: {e}"));
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:.300}"));
+        assert_eq!(
+            message["jsonrpc"], "2.0",
+            "not a JSON-RPC line: {line:.300}"
+        );
+        message
+    }
+
     /// `tools/call`: the result object.
     pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
@@ -152,6 +167,34 @@ impl Mcp {
         }
         assert_eq!(status.code(), Some(0), "exit status of majordomus mcp");
         self.stderr.try_iter().collect()
+    }
+}
+
+impl Mcp {
+    /// Sends a request and waits for its reply; returns what the server sent before the
+    /// reply (e.g. the answer to a line sent just before) and the reply.
+    pub(crate) fn request_after(&mut self, method: &str, params: Value) -> (Vec<Value>, Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut before = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(REPLY)
+                .unwrap_or_else(|e| panic!("no reply to request {id}: {e}"));
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:.300}"));
+            assert_eq!(
+                message["jsonrpc"], "2.0",
+                "not a JSON-RPC line: {line:.300}"
+            );
+            self.seen.push(message.clone());
+            if message["id"] == id {
+                return (before, message);
+            }
+            before.push(message);
+        }
     }
 }
 
@@ -250,13 +293,196 @@ fn tools_list_is_every_operation_but_human_acts_admin_acts_and_entry_points_unde
         let schema = &tool["inputSchema"];
         assert_eq!(schema["type"], "object", "{name}");
         assert!(schema.get("$schema").is_none(), "{name}");
+        // Each hint is said where it differs from MCP's default, and means what the
+        // registry says.
         let a = &tool["annotations"];
-        assert_eq!(a["readOnlyHint"], !op.writes, "{name}");
-        assert_eq!(a["openWorldHint"], op.open_world, "{name}");
+        let hint = |key: &str, default: bool| a.get(key).map_or(default, |v| v == true);
+        assert_eq!(hint("readOnlyHint", false), !op.writes, "{name}: {a}");
+        assert_eq!(hint("openWorldHint", true), op.open_world, "{name}: {a}");
         if op.writes {
-            assert_eq!(a["destructiveHint"], op.destructive, "{name}");
-            assert_eq!(a["idempotentHint"], op.idempotent, "{name}");
+            assert_eq!(hint("destructiveHint", true), op.destructive, "{name}: {a}");
+            assert_eq!(hint("idempotentHint", false), op.idempotent, "{name}: {a}");
         }
+        for (key, default) in [
+            ("readOnlyHint", false),
+            ("openWorldHint", true),
+            ("destructiveHint", true),
+            ("idempotentHint", false),
+        ] {
+            assert_ne!(
+                a.get(key),
+                Some(&json!(default)),
+                "{name}: {key} says the default"
+            );
+        }
+        // An outputSchema exactly where MCP.md says, and it holds the real result.
+        let published = majordomus::mcp::OUTPUT_SCHEMAS.contains(&op.name);
+        assert_eq!(tool.get("outputSchema").is_some(), published, "{name}");
+        if published {
+            assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
+        }
+    }
+    // `record` is typed object, so a client builds an object (SPEC §9).
+    let record = tools
+        .iter()
+        .find(|t| t["name"] == "majordomus_reasoning_record")
+        .expect("majordomus_reasoning_record");
+    assert_eq!(
+        record["inputSchema"]["properties"]["record"]["type"], "object",
+        "{record}"
+    );
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/MCP.md"),
+    )
+    .expect("docs/MCP.md");
+    for op in majordomus::mcp::OUTPUT_SCHEMAS {
+        let tool = format!("`majordomus_{}`", op.replace('.', "_"));
+        assert!(
+            docs.lines()
+                .any(|l| l.starts_with("- outputSchema: ") && l.contains(&tool)),
+            "docs/MCP.md's outputSchema line names {tool}"
+        );
+    }
+    let written = mcp.call("majordomus_question_ask", json!({"text": "typed answers?"}));
+    assert_eq!(written["isError"], false, "{written}");
+    for key in ["event", "seq", "session", "task"] {
+        assert!(
+            written["structuredContent"].get(key).is_some(),
+            "{key} is always in the result: {written}"
+        );
+    }
+    mcp.close();
+}
+
+#[test]
+fn a_check_with_blocking_findings_is_a_tool_error_carrying_the_findings() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let id = format!("{episode}-0123456789ab");
+    repo.write(
+        &format!(".ai/repo/knowledge/candidates/{id}.md"),
+        &crate::common::knowledge_record(
+            &id,
+            "candidate",
+            &[
+                &format!("session:{episode}"),
+                "commit:0123456789abcdef0123456789abcdef01234567",
+            ],
+            "",
+            "Claim.",
+        ),
+    );
+    let mut mcp = Mcp::start(&repo);
+    let checked = mcp.call("majordomus_knowledge_check", json!({}));
+    assert_eq!(checked["isError"], true, "{checked}");
+    let findings = checked["structuredContent"]["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("the findings in structuredContent: {checked}"));
+    assert_eq!(findings[0]["rule"], "knowledge.commit-missing", "{checked}");
+    assert_eq!(findings[0]["severity"], "blocking", "{checked}");
+    // With nothing blocking, the same tool is a plain success.
+    std::fs::remove_file(repo.path(&format!(".ai/repo/knowledge/candidates/{id}.md")))
+        .expect("remove the record");
+    let clean = mcp.call("majordomus_knowledge_check", json!({}));
+    assert_eq!(clean["isError"], false, "{clean}");
+    assert_eq!(clean["structuredContent"]["findings"], json!([]), "{clean}");
+    mcp.close();
+}
+
+#[test]
+fn every_line_that_is_not_a_message_gets_a_json_rpc_error_and_the_server_goes_on() {
+    let repo = TestRepo::initialised();
+    let mut mcp = Mcp::start(&repo);
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let mut oversized =
+        b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"params\": {\"x\": \"".to_vec();
+    oversized.resize(17 * 1024 * 1024, b'a');
+    oversized.extend_from_slice(b"\"}}");
+    let cases: Vec<(&str, Vec<u8>, i64)> = vec![
+        ("not JSON", b"not json at all".to_vec(), -32700),
+        ("cut short", b"{\"jsonrpc\": \"2.0\", \"id\": 1".to_vec(), -32700),
+        ("not UTF-8", b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"p\xffing\"}".to_vec(), -32700),
+        (
+            "a lone surrogate",
+            br#"{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "majordomus_decision_record", "arguments": {"text": "\ud800"}}}"#.to_vec(),
+            -32700,
+        ),
+        ("deep nesting", deep.into_bytes(), -32600),
+        ("over 16 MiB", oversized, -32600),
+        ("a batch", b"[]".to_vec(), -32600),
+        ("a number", b"42".to_vec(), -32600),
+        ("not JSON-RPC 2.0", b"{\"jsonrpc\": \"1.0\", \"id\": 4, \"method\": \"ping\"}".to_vec(), -32600),
+        ("a method that is no string", b"{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": 7}".to_vec(), -32600),
+    ];
+    for (what, line, code) in &cases {
+        mcp.send_raw(line);
+        let answer = mcp.next_message();
+        assert_eq!(answer["error"]["code"], *code, "{what}: {answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{what}: {answer}"
+        );
+        // Answered, and still serving.
+        let pong = mcp.request("ping", json!({}));
+        assert!(pong["result"].is_object(), "{what}: then {pong}");
+    }
+    // Arguments that are not an object: invalid params, with the request's id.
+    for arguments in [json!("{\"text\": \"x\"}"), json!(["x"]), json!(5)] {
+        let reply = mcp.request(
+            "tools/call",
+            json!({"name": "majordomus_decision_record", "arguments": arguments}),
+        );
+        assert_eq!(reply["error"]["code"], -32602, "{arguments}: {reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("arguments must be an object")),
+            "{reply}"
+        );
+    }
+    assert!(repo.ledger_events("decision.recorded").is_empty());
+    let written = mcp.call("majordomus_decision_record", json!({"text": "still here"}));
+    assert_eq!(written["isError"], false, "{written}");
+    mcp.close();
+}
+
+#[test]
+fn bad_input_is_a_usage_tool_error_with_a_fix_and_no_absolute_path() {
+    let repo = TestRepo::initialised();
+    let mut mcp = Mcp::start(&repo);
+    let root = repo.root().display().to_string();
+    for (tool, arguments, rule) in [
+        (
+            "majordomus_handover_resolve",
+            json!({"file": "."}),
+            "handover.file",
+        ),
+        (
+            "majordomus_handover_resolve",
+            json!({"file": "src/none.md"}),
+            "handover.file",
+        ),
+        (
+            "majordomus_knowledge_candidates",
+            json!({"branch": "a..b"}),
+            "branch.name",
+        ),
+    ] {
+        let answer = mcp.call(tool, arguments.clone());
+        assert_eq!(answer["isError"], true, "{tool} {arguments}: {answer}");
+        let error = &answer["structuredContent"]["error"];
+        assert_eq!(error["class"], "usage", "{tool} {arguments}: {answer}");
+        assert_eq!(error["rule"], rule, "{tool} {arguments}: {answer}");
+        assert!(
+            error["fix"].as_str().is_some_and(|f| !f.is_empty()),
+            "{answer}"
+        );
+        assert!(
+            !answer.to_string().contains(&root),
+            "an absolute path: {answer}"
+        );
     }
     mcp.close();
 }
@@ -437,8 +663,17 @@ fn a_write_from_mcp_and_one_from_the_cli_at_once_both_land() {
     }
     let lines = repo.ledger_events("decision.recorded");
     assert_eq!(lines.len(), 6, "{lines:?}");
-    let seqs: BTreeSet<u64> = lines.iter().filter_map(|l| l["seq"].as_u64()).collect();
-    assert_eq!(seqs.len(), 6, "every line has its own seq");
+    // The whole ledger is numbered 1..=N in file order: no gap, no repeat.
+    let all: Vec<u64> = repo
+        .ledger()
+        .iter()
+        .map(|l| l["seq"].as_u64().expect("seq"))
+        .collect();
+    assert_eq!(
+        all,
+        (1..=all.len() as u64).collect::<Vec<_>>(),
+        "seq has a gap or a repeat"
+    );
     assert!(lines.iter().all(|l| l["session"] == episode.as_str()));
     for round in 0..3 {
         for who in ["mcp", "cli"] {

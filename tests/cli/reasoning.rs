@@ -577,7 +577,12 @@ fn secrets_are_redacted_from_every_stored_string_and_credentials_never_read() {
     ] {
         assert!(!text.contains(sentinel), "a credential value leaked");
     }
-    for (path, (bytes, _)) in b.repo.files() {
+    let files = b.repo.all_files();
+    assert!(
+        files.contains_key(".ai/local/state/ledger-index.json"),
+        "the scan covers the ledger index"
+    );
+    for (path, (bytes, _)) in files {
         let text = String::from_utf8_lossy(&bytes);
         for secret in [
             aws.as_str(),

@@ -1035,3 +1035,93 @@ fn an_issue_and_a_task_rank_what_serves_them() {
     assert!(!json["hits"].as_array().expect("hits").is_empty());
     assert_eq!(json["context"]["issue"], "parser-speed");
 }
+
+/// Found in the field (docs/FIELD.md, step 9): a task finished in an earlier episode on
+/// the trunk, and trunk commits not pushed yet, ranked a new branch's briefing by work that
+/// is not the branch's.
+#[test]
+fn a_new_branch_is_ranked_by_its_own_changes_not_the_trunks_last_task_or_unpushed_commits() {
+    let mut repo = TestRepo::initialised();
+    // The origin is cloned before the work below: the trunk's commits are not pushed.
+    repo.add_origin();
+    let [_, ledger, _] = three_areas(&mut repo);
+    repo.start_episode();
+    repo.run(&["task", "start", "A docs pass", "--scope", "docs/"])
+        .success();
+    repo.commit("docs/GUIDE.md", "# Guide\n\nMore.\n", "Docs pass");
+    repo.run(&["task", "finish"]).success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Memory", "--allow-empty"]);
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.commit(
+        "src/store/ledger.rs",
+        "pub fn append_fast() {}\n",
+        "Faster appends",
+    );
+    repo.run(&["session", "start"]).success();
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    let text = json["text"].as_str().expect("text");
+    assert!(
+        text.contains("ranked by the work at hand: 1 file(s) feature changed against main\n"),
+        "{text}"
+    );
+    assert!(!text.contains("last task"), "{text}");
+    assert_eq!(
+        json["knowledge"]["hits"][0]["id"],
+        ledger.as_str(),
+        "{text}"
+    );
+    // A task of an episode on this branch is the work at hand again once it exists.
+    repo.run(&["task", "start", "Appends", "--scope", "src/store/"])
+        .success();
+    repo.run(&["task", "finish"]).success();
+    let again = repo.run(&["briefing"]).success();
+    assert!(
+        again
+            .stdout()
+            .contains("ranked by the work at hand: last task t-"),
+        "{}",
+        again.stdout()
+    );
+}
+
+#[test]
+fn a_decision_reference_naming_a_task_reads_as_that_tasks_decisions() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let started = repo
+        .run(&["task", "start", "Appends", "--format", "json"])
+        .success()
+        .json();
+    let task = started["task"]["id"].as_str().expect("task").to_owned();
+    repo.run(&["decision", "Appends take the file lock"])
+        .success();
+    repo.run(&["decision", "One write per line"]).success();
+    let shown = repo.run(&["show", &format!("decision:{task}")]).success();
+    let text = shown.stdout();
+    assert!(text.contains("2 decision(s) of task"), "{text}");
+    let first = text.find("Appends take the file lock").expect("first");
+    let second = text.find("One write per line").expect("second");
+    assert!(first < second, "{text}");
+    // Each names the command that reads it alone, and that command works.
+    let one = text
+        .lines()
+        .find_map(|l| l.split("(majordomus show ").nth(1))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .expect("a show command");
+    repo.run(&["show", one]).success();
+    // A task that has no decision is still an unknown record.
+    repo.run(&["show", "decision:t-20261130-ffff", "--format", "json"])
+        .json_error(3, "recall.known");
+}
+
+#[test]
+fn several_words_need_no_quotes() {
+    let mut repo = TestRepo::initialised();
+    let [_, ledger, _] = three_areas(&mut repo);
+    let quoted = hits(&repo, &["ledger lock"]);
+    let bare = hits(&repo, &["ledger", "lock"]);
+    assert_eq!(quoted, bare);
+    assert_eq!(ids(&bare)[0], ledger.as_str());
+}

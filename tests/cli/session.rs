@@ -782,7 +782,7 @@ fn close_leaves_no_temporary_files() {
     repo.run_with_stdin(&["session", "close"], "Done.\n")
         .success();
     let leftovers: Vec<String> = repo
-        .files()
+        .all_files()
         .into_keys()
         .filter(|p| p.contains(".tmp."))
         .collect();
@@ -1135,7 +1135,12 @@ fn the_record_redacts_branch_names_paths_and_subjects_in_every_copy() {
     let opened = &repo.ledger_events("session.opened")[0];
     assert_eq!(opened["data"]["branch"], "fix/[redacted: github-token]");
     // Every file majordomus wrote is clean of both, whatever its kind.
-    for (path, (bytes, _)) in repo.files() {
+    let files = repo.all_files();
+    assert!(
+        files.contains_key(".ai/local/state/ledger-index.json"),
+        "the scan covers the ledger index"
+    );
+    for (path, (bytes, _)) in files {
         if path.starts_with(".ai/") {
             let text = String::from_utf8_lossy(&bytes);
             assert!(!text.contains(&token), "{path} carries the token");

@@ -206,6 +206,7 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
         .json();
     assert_eq!(repo.files(), before);
     repo.run(&["setup", "claude-code"]).success();
+    assert_eq!(json["files"][1]["path"], ".mcp.json", "{json}");
     let diff = json["files"][1]["diff"].as_str().expect("a diff");
     std::fs::write(repo.base().join("m.json"), MCP_JSON).expect("write");
     std::fs::write(repo.base().join("m.diff"), diff).expect("write");

@@ -467,3 +467,17 @@ fn the_scope_notes_fix_runs_as_printed_and_moves_the_file_to_a_task_of_its_own()
     let second = push(&repo);
     assert!(!second.stderr().contains("task.scope"), "{second}");
 }
+
+#[test]
+fn a_secret_shape_in_a_scope_entry_never_reaches_the_ledger_or_the_task_record() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let key = ["AKIA", "IOSFODNN7", "EXAMPLE"].concat();
+    let scope = format!("config/{key}/");
+    let started = start(&repo, &["Rotate the key", "--scope", &scope]);
+    let task = started["task"]["id"].as_str().expect("task id").to_owned();
+    assert!(!repo.ledger_text().contains(&key), "{}", repo.ledger_text());
+    let record = repo.read(&format!(".ai/local/state/tasks/{task}.json"));
+    assert!(!record.contains(&key), "{record}");
+    assert!(!started.to_string().contains(&key), "{started}");
+}

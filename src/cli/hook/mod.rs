@@ -36,6 +36,14 @@ pub enum HookCommand {
     /// Record git's <old> <new> pairs (stdin) after an amend or a rebase as commit.rewritten.
     PostRewrite(PostRewriteArgs),
     /// An agent client started a session: open an episode, print the briefing.
+    ///
+    /// The client adds what it prints to the model's context before the first prompt
+    /// (docs/HOOKS.md says how each client reads it). The payload is the client's JSON,
+    /// e.g. {"session_id":"s1","cwd":"/path/to/repo","hook_event_name":"SessionStart"}.
+    ///
+    /// Example:
+    ///   majordomus hook session-start --provider claude-code < payload.json
+    #[command(verbatim_doc_comment)]
     SessionStart(ProviderArgs),
     /// An agent client ended a session: a checkpoint, then close the episode (its record,
     /// its knowledge candidates) and derive its handover.

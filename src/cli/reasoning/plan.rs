@@ -4,7 +4,7 @@ use clap::{Args, ValueEnum};
 
 use crate::cli::Output;
 use crate::model::reasoning::record::{Confidence, Materiality};
-use crate::reasoning::PlanRequest;
+use crate::reasoning::{PlanAssessmentRequest, PlanRequest};
 use crate::{Ctx, Error};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -50,25 +50,38 @@ pub struct PlanArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &PlanArgs) -> Result<Output, Error> {
-    let planned = crate::reasoning::plan(
-        ctx,
-        PlanRequest {
-            assessment: args.assessment.clone(),
-            materiality: args.materiality.map(|m| match m {
-                MaterialityArg::Trivial => Materiality::Trivial,
-                MaterialityArg::Low => Materiality::Low,
-                MaterialityArg::Material => Materiality::Material,
-                MaterialityArg::High => Materiality::High,
-                MaterialityArg::Critical => Materiality::Critical,
-            }),
-            capabilities: args.capabilities.clone(),
-            confidence: args.confidence.map(|c| match c {
-                ConfidenceArg::Low => Confidence::Low,
-                ConfidenceArg::Medium => Confidence::Medium,
-                ConfidenceArg::High => Confidence::High,
-            }),
-            task: None,
-        },
-    )?;
+    let planned = match (&args.assessment, args.materiality) {
+        (Some(assessment), _) => crate::reasoning::plan_assessment(
+            ctx,
+            PlanAssessmentRequest {
+                assessment: assessment.clone(),
+                task: None,
+            },
+        )?,
+        (None, Some(materiality)) => crate::reasoning::plan(
+            ctx,
+            PlanRequest {
+                materiality: match materiality {
+                    MaterialityArg::Trivial => Materiality::Trivial,
+                    MaterialityArg::Low => Materiality::Low,
+                    MaterialityArg::Material => Materiality::Material,
+                    MaterialityArg::High => Materiality::High,
+                    MaterialityArg::Critical => Materiality::Critical,
+                },
+                capabilities: args.capabilities.clone(),
+                confidence: args.confidence.map(|c| match c {
+                    ConfidenceArg::Low => Confidence::Low,
+                    ConfidenceArg::Medium => Confidence::Medium,
+                    ConfidenceArg::High => Confidence::High,
+                }),
+            },
+        )?,
+        (None, None) => {
+            return Err(crate::UsageError::Arguments(
+                "reasoning plan: give --assessment <id>, or --materiality for a dry run".into(),
+            )
+            .into());
+        }
+    };
     Ok(Output::report(&planned))
 }

@@ -69,6 +69,7 @@ impl Class {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "RecordStatus")]
 pub enum Status {
     Candidate,
     Verified,
@@ -77,6 +78,7 @@ pub enum Status {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "KnowledgeStance")]
 pub enum Stance {
     Observed,
     Inferred,
@@ -92,6 +94,7 @@ pub enum Origin {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KnowledgeProvenance")]
 pub struct Provenance {
     pub origin: Origin,
     #[serde(default)]

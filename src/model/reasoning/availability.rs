@@ -37,6 +37,7 @@ pub const RATE_LIMIT_COOLDOWN_SECONDS: u64 = 15 * 60;
 /// An advisor's status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[schemars(rename = "AdvisorStatus")]
 pub enum Status {
     /// Presence observed; whether it answers is learned by asking.
     Available,
@@ -99,6 +100,7 @@ pub struct AdvisorAvailability {
 
 /// Every catalogue advisor's availability at one moment, in catalogue order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "AvailabilitySnapshot")]
 pub struct Snapshot {
     /// RFC 3339, UTC: the moment the snapshot describes.
     pub as_of: String,

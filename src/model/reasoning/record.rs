@@ -71,6 +71,7 @@ pub enum Confidence {
 /// An advisor's position relative to the executor's hypothesis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(rename = "AdvisorStance")]
 pub enum Stance {
     Supports,
     Opposes,
@@ -189,6 +190,7 @@ impl From<FailureKind> for ConsultationStatus {
 /// A validation's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(rename = "ValidationOutcome")]
 pub enum Outcome {
     Pass,
     Fail,

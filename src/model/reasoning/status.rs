@@ -335,6 +335,7 @@ fn summary(r: &StoredRecord) -> String {
 
 /// The provenance chain of one conclusion, each link in timeline order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "ConclusionProvenance")]
 pub struct Provenance {
     /// The assessment the conclusion answers (`None` if its record is gone).
     pub assessment: Option<StoredRecord>,

@@ -375,22 +375,51 @@ impl TestRepo {
         self.write(".ai/repo/policy.yaml", yaml);
     }
 
-    /// The ledger's raw text (empty when absent).
+    /// The ledger's raw text; panics when there is no ledger (a test that reads the
+    /// ledger expects one: a missing ledger is a failure, not an empty history).
+    #[track_caller]
     pub fn ledger_text(&self) -> String {
-        std::fs::read_to_string(self.path(".ai/local/ledger.jsonl")).unwrap_or_default()
+        let path = self.path(".ai/local/ledger.jsonl");
+        std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "no ledger to read at {} ({e}); use ledger_text_if_any where none may exist",
+                path.display()
+            )
+        })
     }
 
-    /// Every ledger line, parsed; panics on a line that is not JSON.
+    /// The ledger's raw text, or `None` when there is no ledger file: for a test that
+    /// means "there may be no ledger" (a refused first write, a repository never used).
+    pub fn ledger_text_if_any(&self) -> Option<String> {
+        let path = self.path(".ai/local/ledger.jsonl");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => panic!("read {}: {e}", path.display()),
+        }
+    }
+
+    /// Every ledger line, parsed; panics on a line that is not JSON, and when there is no
+    /// ledger.
+    #[track_caller]
     pub fn ledger(&self) -> Vec<Value> {
-        self.ledger_text()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("ledger line {l:?}: {e}")))
+        parse_ledger(&self.ledger_text())
+    }
+
+    /// The ledger lines of `event`; panics when there is no ledger.
+    #[track_caller]
+    pub fn ledger_events(&self, event: &str) -> Vec<Value> {
+        self.ledger()
+            .into_iter()
+            .filter(|l| l["event"] == event)
             .collect()
     }
 
-    /// The ledger lines of `event`.
-    pub fn ledger_events(&self, event: &str) -> Vec<Value> {
-        self.ledger()
+    /// The ledger lines of `event`, none when there is no ledger file: for a test that
+    /// means "nothing was recorded, if anything ever was" (a repository where no episode
+    /// was ever opened has no ledger).
+    pub fn ledger_events_if_any(&self, event: &str) -> Vec<Value> {
+        parse_ledger(&self.ledger_text_if_any().unwrap_or_default())
             .into_iter()
             .filter(|l| l["event"] == event)
             .collect()
@@ -401,8 +430,9 @@ impl TestRepo {
     /// a test needs before the command that writes them exists or to forge what a hook
     /// would have written.
     pub fn append_ledger_line(&self, event: &str, task: Option<&str>, data: Value) {
-        let seq = self
-            .ledger()
+        // The first line makes the ledger.
+        let mut text = self.ledger_text_if_any().unwrap_or_default();
+        let seq = parse_ledger(&text)
             .iter()
             .filter_map(|l| l["seq"].as_u64())
             .max()
@@ -420,7 +450,6 @@ impl TestRepo {
             "task": task,
             "data": data,
         });
-        let mut text = self.ledger_text();
         text.push_str(&serde_json::to_string(&line).expect("serialises"));
         text.push('\n');
         std::fs::write(self.path(".ai/local/ledger.jsonl"), text).expect("write the ledger");
@@ -470,22 +499,37 @@ impl TestRepo {
     }
 
     /// Every file under the root except `.git/` and the ledger index (derived, rewritten by
-    /// any read that finds the ledger grown), with its bytes and modification time.
+    /// any read that finds the ledger grown), with its bytes and modification time: what
+    /// "nothing was written" compares. A secret scan reads [`TestRepo::all_files`].
     pub fn files(&self) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
+        self.walk_files(false)
+    }
+
+    /// Every file under the root except `.git/`, the derived caches (the ledger index, the
+    /// recall index) included: what a secret scan must read, since a cache is a file on
+    /// disk like any other.
+    pub fn all_files(&self) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
+        self.walk_files(true)
+    }
+
+    fn walk_files(&self, derived: bool) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
         fn walk(
             dir: &Path,
             root: &Path,
+            derived: bool,
             out: &mut BTreeMap<String, (Vec<u8>, std::time::SystemTime)>,
         ) {
             for entry in std::fs::read_dir(dir).expect("list directory") {
                 let entry = entry.expect("directory entry");
                 let path = entry.path();
                 let name = entry.file_name();
-                if name == ".git" || name == "ledger-index" || name == "ledger-index.json" {
+                if name == ".git"
+                    || (!derived && (name == "ledger-index" || name == "ledger-index.json"))
+                {
                     continue;
                 }
                 if path.is_dir() {
-                    walk(&path, root, out);
+                    walk(&path, root, derived, out);
                 } else {
                     let rel = path
                         .strip_prefix(root)
@@ -502,9 +546,17 @@ impl TestRepo {
             }
         }
         let mut out = BTreeMap::new();
-        walk(&self.root, &self.root, &mut out);
+        walk(&self.root, &self.root, derived, &mut out);
         out
     }
+}
+
+/// Ledger text parsed line by line; panics on a line that is not JSON.
+#[track_caller]
+fn parse_ledger(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("ledger line {l:?}: {e}")))
+        .collect()
 }
 
 /// A parallel run that takes longer than this is a deadlock (or a livelock): its
@@ -782,10 +834,27 @@ impl TestRepo {
     }
 
     /// The record ids (`*.md` file names without `.md`, not `README.md`) in the folder
-    /// `rel`, sorted; none when it does not exist.
+    /// `rel`, sorted; panics when the folder does not exist (a misspelt folder is a
+    /// failure, not "no records": use [`TestRepo::record_ids_if_any`] where it may be
+    /// absent).
+    #[track_caller]
     pub fn record_ids(&self, rel: &str) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(self.path(rel)) else {
-            return Vec::new();
+        let path = self.path(rel);
+        assert!(
+            path.is_dir(),
+            "no folder {} to list records in; use record_ids_if_any where it may not exist",
+            path.display()
+        );
+        self.record_ids_if_any(rel)
+    }
+
+    /// The record ids in the folder `rel`, as [`TestRepo::record_ids`]; none when the
+    /// folder does not exist (for a test that means "it may not have been made yet").
+    pub fn record_ids_if_any(&self, rel: &str) -> Vec<String> {
+        let entries = match std::fs::read_dir(self.path(rel)) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(e) => panic!("list {}: {e}", self.path(rel).display()),
         };
         let mut ids: Vec<String> = entries
             .map(|e| {
@@ -875,9 +944,10 @@ impl TestRepo {
             .expect("append to the ledger");
     }
 
-    /// The last `seq` in the ledger (0 when empty).
+    /// The last `seq` in the ledger (0 when it is empty or not there yet).
     pub fn last_seq(&self) -> u64 {
-        self.ledger()
+        // Used to number lines a test writes itself, the first ones included.
+        parse_ledger(&self.ledger_text_if_any().unwrap_or_default())
             .iter()
             .filter_map(|l| l["seq"].as_u64())
             .max()
