@@ -482,16 +482,14 @@ fn measure(settings: &Settings, records: usize, lines: u64) -> BenchResult<Measu
 fn main() -> BenchResult<()> {
     let settings = Settings::from_env();
     // MAJORDOMUS_BENCH_SIZES="records:lines,..." picks the sizes (e.g. "10000:1000000").
-    let chosen: Option<Vec<(usize, u64)>> = std::env::var("MAJORDOMUS_BENCH_SIZES")
-        .ok()
-        .map(|v| {
-            v.split(',')
-                .filter_map(|pair| {
-                    let (r, l) = pair.trim().split_once(':')?;
-                    Some((r.parse().ok()?, l.parse().ok()?))
-                })
-                .collect()
-        });
+    let chosen: Option<Vec<(usize, u64)>> = std::env::var("MAJORDOMUS_BENCH_SIZES").ok().map(|v| {
+        v.split(',')
+            .filter_map(|pair| {
+                let (r, l) = pair.trim().split_once(':')?;
+                Some((r.parse().ok()?, l.parse().ok()?))
+            })
+            .collect()
+    });
     let sizes: Vec<(usize, u64)> = if let Some(chosen) = chosen {
         chosen
     } else if settings.quick {

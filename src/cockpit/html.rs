@@ -85,6 +85,27 @@ pub fn episode_link(id: &str) -> String {
     )
 }
 
+/// A `derived_from` reference (`kind:target`) as a link to where the cockpit shows its
+/// target: an episode's ledger lines, a task (and its decisions) on the tasks page, what is
+/// known about a file; a commit and anything else as the reference itself.
+pub fn reference_link(reference: &str) -> String {
+    let (kind, target) = reference.split_once(':').unwrap_or(("", reference));
+    let href = match kind {
+        "session" => Some(format!("{ROOT}/history?session={}", encode(target))),
+        "task" | "decision" => Some(format!("{ROOT}/tasks#task-{}", encode(target))),
+        "file" | "test" => Some(format!("{ROOT}/recall?path={}", encode(target))),
+        _ => None,
+    };
+    match href {
+        Some(href) => format!(
+            "<a href=\"{}\"><code>{}</code></a>",
+            escape(&href),
+            escape(reference)
+        ),
+        None => format!("<code>{}</code>", escape(reference)),
+    }
+}
+
 /// A badge for a state word; `tone` is one of the stylesheet's (`good`, `warn`, `bad`,
 /// `quiet`).
 pub fn badge(tone: &str, text: &str) -> String {
@@ -114,8 +135,10 @@ pub fn empty(text: &str) -> String {
     format!("<p class=\"empty\">{}</p>", escape(text))
 }
 
-/// An error of an operation, as a block: what, the rule, and the fix.
+/// An error of an operation, as a block: what, the rule, and the fix, in the browser's
+/// words ([`super::words::for_browser`]).
 pub fn error_block(report: &ErrorReport) -> String {
+    let report = &super::words::for_browser(report);
     let mut out = String::from("<section class=\"error\" role=\"alert\">");
     let _ = write!(
         out,
@@ -125,7 +148,7 @@ pub fn error_block(report: &ErrorReport) -> String {
         label(&report.class),
     );
     if let Some(fix) = &report.fix {
-        let _ = write!(out, "<dt>fix</dt><dd><code>{}</code></dd>", escape(fix));
+        let _ = write!(out, "<dt>fix</dt><dd>{}</dd>", escape(fix));
     }
     out.push_str("</dl></section>");
     out
@@ -178,6 +201,31 @@ mod tests {
         }
         assert!(html.contains("href=\"/cockpit/review\" aria-current=\"page\""));
         assert!(html.contains("<h1>Review &lt;queue&gt;</h1>"));
+    }
+
+    #[test]
+    fn a_reference_links_to_where_the_cockpit_shows_its_target() {
+        assert_eq!(
+            reference_link("session:20261130T100000Z-abcdef"),
+            "<a href=\"/cockpit/history?session=20261130T100000Z-abcdef\"><code>session:20261130T100000Z-abcdef</code></a>"
+        );
+        for kind in ["task", "decision"] {
+            assert_eq!(
+                reference_link(&format!("{kind}:t-20261130-0a0b")),
+                format!(
+                    "<a href=\"/cockpit/tasks#task-t-20261130-0a0b\"><code>{kind}:t-20261130-0a0b</code></a>"
+                )
+            );
+        }
+        assert_eq!(
+            reference_link("file:src/a b.rs"),
+            "<a href=\"/cockpit/recall?path=src%2Fa%20b.rs\"><code>file:src/a b.rs</code></a>"
+        );
+        assert_eq!(
+            reference_link("commit:<abc>"),
+            "<code>commit:&lt;abc&gt;</code>"
+        );
+        assert_eq!(reference_link("no kind"), "<code>no kind</code>");
     }
 
     #[test]

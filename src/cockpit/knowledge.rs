@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use axum::extract::{Path, State};
 use axum::http::Uri;
 
-use super::html::{badge, empty, escape, knowledge_link, label, or_dash, table};
+use super::html::{badge, empty, escape, knowledge_link, label, or_dash, reference_link, table};
 use super::{Page, PageError, param, query};
 use crate::http::AppState;
 use crate::knowledge::graph::{EdgeState, EdgeType};
@@ -47,7 +47,7 @@ pub async fn show(
             .map(|reference| {
                 vec![
                     escape(reference.edge_type.name()),
-                    format!("<code>{}</code>", escape(&reference.reference)),
+                    reference_link(&reference.reference),
                     if reference.resolves {
                         badge("good", "resolves")
                     } else {
@@ -61,7 +61,11 @@ pub async fn show(
     let _ = write!(out, "<h2>Body</h2><pre>{}</pre>", escape(shown.body.trim()));
     if r.status == Status::Candidate {
         out.push_str("<h2>Review</h2>");
-        out.push_str(&super::review::acts(&r.id, state.token()));
+        out.push_str(&super::review::acts(
+            &r.id,
+            state.token(),
+            &super::review::Typed::default(),
+        ));
     }
     Ok(Page::new("/graph", &r.title, &out))
 }

@@ -7,6 +7,7 @@
 mod context;
 mod doctor;
 mod episodes;
+mod flash;
 mod history;
 pub mod html;
 mod knowledge;
@@ -14,6 +15,7 @@ mod reasoning;
 mod recall;
 mod review;
 mod tasks;
+mod words;
 
 use axum::Router;
 use axum::body::Body;
@@ -84,6 +86,8 @@ pub struct PageError {
     error: ApiError,
     /// Where to go back to, as `(path, label)`.
     back: Option<(String, &'static str)>,
+    /// Markup shown after the error (the refused form again, with what was typed).
+    after: Option<String>,
 }
 
 impl PageError {
@@ -91,11 +95,20 @@ impl PageError {
         self.back = Some((path, label));
         self
     }
+
+    fn with(mut self, html: String) -> PageError {
+        self.after = Some(html);
+        self
+    }
 }
 
 impl From<ApiError> for PageError {
     fn from(error: ApiError) -> PageError {
-        PageError { error, back: None }
+        PageError {
+            error,
+            back: None,
+            after: None,
+        }
     }
 }
 
@@ -120,7 +133,17 @@ impl IntoResponse for PageError {
                 html::escape(label)
             ));
         }
-        let mut page = Page::new("", title, &body);
+        if let Some(after) = &self.after {
+            body.push_str(after);
+        }
+        // The nav marks the page it goes back to; none when there is none (never Context,
+        // whose path is the empty one).
+        let current = self
+            .back
+            .as_ref()
+            .and_then(|(path, _)| path.strip_prefix(ROOT))
+            .unwrap_or("-");
+        let mut page = Page::new(current, title, &body);
         page.status = self.error.status;
         page.into_response()
     }

@@ -67,7 +67,11 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
                     (None, None, None) => String::from("—"),
                 };
                 vec![
-                    format!("<code>{}</code>", escape(&t.id)),
+                    format!(
+                        "<code id=\"task-{}\">{}</code>",
+                        escape(&super::html::encode(&t.id)),
+                        escape(&t.id)
+                    ),
                     escape(&t.description),
                     state,
                     serves,

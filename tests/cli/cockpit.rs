@@ -89,6 +89,20 @@ impl Served {
     }
 }
 
+/// The `Location` of an act's redirect: the queue with the one-shot key of its message.
+#[track_caller]
+fn done_location(answer: &Answer) -> String {
+    let location = answer.header("location").expect("a redirect").to_owned();
+    let key = location
+        .strip_prefix("/cockpit/review?done=")
+        .unwrap_or_else(|| panic!("{location}"));
+    assert!(
+        key.len() == 32 && key.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{location}"
+    );
+    location
+}
+
 /// The value of the hidden `token` field of the first form in `html`.
 fn hidden_token(html: &str) -> String {
     let marker = "name=\"token\" value=\"";
@@ -260,6 +274,14 @@ fn every_cockpit_page_is_sent_with_the_security_headers() {
             "/cockpit/review?promoted=x".to_owned(),
         ),
         (
+            "GET /cockpit/review",
+            "/cockpit/review?class=fact&sort=newest".to_owned(),
+        ),
+        (
+            "GET /cockpit/review",
+            "/cockpit/review?class=rumour".to_owned(),
+        ),
+        (
             "GET /cockpit/knowledge/{id}",
             format!("/cockpit/knowledge/{id}"),
         ),
@@ -415,8 +437,7 @@ fn a_candidate_is_promoted_through_the_form_with_the_token() {
         ],
     );
     assert_eq!(promoted.status, 303, "{}", promoted.text());
-    let location = promoted.header("location").expect("a redirect").to_owned();
-    assert_eq!(location, format!("/cockpit/review?promoted={id}"));
+    let location = done_location(&promoted);
     assert!(!repo.exists(&path));
     let curated = format!(".ai/repo/knowledge/curated/{id}.md");
     assert!(repo.exists(&curated));
@@ -449,15 +470,19 @@ fn a_candidate_is_rejected_through_the_form_with_a_reason() {
 
     let rejected = served.form_from_page(&action, &[("token", &token), ("reason", "not a claim")]);
     assert_eq!(rejected.status, 303, "{}", rejected.text());
-    assert_eq!(
-        rejected.header("location"),
-        Some(format!("/cockpit/review?rejected={id}").as_str())
-    );
+    let location = done_location(&rejected);
     let text = repo.read(&path);
     assert!(text.contains("status: superseded"), "{text}");
     assert!(text.contains("not a claim"), "{text}");
-    let queue = served.get(&format!("/cockpit/review?rejected={id}")).page();
+    let queue = served.get(&location).page();
     assert!(queue.contains("Rejected"), "{queue}");
+    // It was never committed: committing it adds the file as it now is.
+    assert!(
+        queue.contains(&format!(
+            "<code>git add {path} &amp;&amp; git commit -m &#39;Reject knowledge {id}&#39;</code>"
+        )),
+        "{queue}"
+    );
 }
 
 #[test]
@@ -500,6 +525,600 @@ fn a_form_without_the_token_or_from_another_origin_is_refused() {
         !repo.read(&path).contains("superseded"),
         "nothing was rejected"
     );
+}
+
+// --- The review queue: what a reviewer decides from ----------------------------------------
+
+/// `text` of an element back from its HTML escapes.
+fn unescape(html: &str) -> String {
+    html.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// `html` with a line break before each block element, so a snapshot reads (and diffs)
+/// one block a line.
+fn block_lines(html: &str) -> String {
+    let mut out = html.to_owned();
+    for tag in [
+        "<article",
+        "<section",
+        "<h2",
+        "<h3",
+        "<p",
+        "<pre",
+        "<dl",
+        "<dt",
+        "<ul",
+        "<li",
+        "<form",
+        "<div",
+        "<label",
+        "<select",
+        "<textarea",
+        "<input",
+        "<button",
+        "<nav",
+    ] {
+        out = out.replace(tag, &format!("\n{tag}"));
+    }
+    out.replace("\n\n", "\n")
+}
+
+/// The card of the candidate titled `title` on a review page.
+#[track_caller]
+fn card<'a>(html: &'a str, title: &str) -> &'a str {
+    let heading = format!("<h2>{title}</h2>");
+    let at = html
+        .find(&heading)
+        .unwrap_or_else(|| panic!("no card {title}: {html}"));
+    let start = html[..at].rfind("<article").expect("the card's start");
+    let end = at + html[at..].find("</article>").expect("the card's end");
+    &html[start..end]
+}
+
+/// The titles of `titles` in the order the page shows their cards (absent ones left out).
+fn order<'a>(html: &str, titles: &[&'a str]) -> Vec<&'a str> {
+    let mut found: Vec<(usize, &str)> = titles
+        .iter()
+        .filter_map(|t| html.find(&format!("<h2>{t}</h2>")).map(|at| (at, *t)))
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, t)| t).collect()
+}
+
+/// The command the flash says to run, as a shell reads it.
+#[track_caller]
+fn commit_command(html: &str) -> String {
+    let open = "<pre class=\"command\"><code>";
+    let start = html
+        .find(open)
+        .unwrap_or_else(|| panic!("no command: {html}"))
+        + open.len();
+    let end = start + html[start..].find("</code>").expect("the command's end");
+    unescape(&html[start..end])
+}
+
+/// A hand-written candidate.
+fn candidate_record(id: &str, class: &str, date: &str, title: &str, refs: &[&str]) -> String {
+    let refs: String = refs.iter().map(|r| format!("  - {r}\n")).collect();
+    format!(
+        "---\nid: {id}\nschema: knowledge/v1\nclass: {class}\nstatus: candidate\nstance: observed\ntitle: {title}\ndate: {date}\nprovenance:\n  origin: authored\n  derived_from:\n{refs}---\n{title}, as claimed.\n"
+    )
+}
+
+const CURATED_ABOUT_PARSER: &str = "20261101T090000Z-abcdef-000000000001";
+
+/// An episode that started a task scoped to `src/parser.rs`, committed it, finished the
+/// task and answered a question, then closed (deriving two candidates) and was committed
+/// with a verified record about `src/parser.rs`; the clock is then ten days later.
+/// Returns the repository, the episode, the task and the commit.
+fn reviewed_episode() -> (TestRepo, String, String, String) {
+    let mut repo = TestRepo::initialised();
+    repo.now("2026-11-20T09:00:00Z");
+    let episode = repo.start_episode();
+    repo.run(&[
+        "task",
+        "start",
+        "Split input into tokens",
+        "--scope",
+        "src/parser.rs",
+    ])
+    .success();
+    let task = repo.ledger_events("task.started")[0]["task"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let sha = repo.commit(
+        "src/parser.rs",
+        "pub fn tokens(s: &str) -> Vec<&str> { s.split_whitespace().collect() }\n",
+        "Add a whitespace tokenizer",
+    );
+    repo.run(&["task", "finish"]).success();
+    let qid = repo
+        .run(&[
+            "question",
+            "Should empty input yield an empty list or an error?",
+        ])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.run(&[
+        "question",
+        "resolve",
+        &qid,
+        "An empty list: callers iterate, nobody matches on errors",
+    ])
+    .success();
+    repo.run(&["session", "close"]).success();
+    repo.write(
+        &format!(".ai/repo/knowledge/curated/{CURATED_ABOUT_PARSER}.md"),
+        &crate::common::knowledge_record(
+            CURATED_ABOUT_PARSER,
+            "verified",
+            &["file:src/parser.rs"],
+            "",
+            "Claim.\n\n# Evidence\n\ntests/parser.rs passes",
+        ),
+    );
+    repo.git(&["add", ".ai"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "majordomus: session record and knowledge",
+    ]);
+    repo.now("2026-11-30T10:00:00Z");
+    (repo, episode, task, sha)
+}
+
+#[test]
+fn each_candidate_shows_its_body_its_provenance_and_what_else_is_known() {
+    let (repo, episode, task, sha) = reviewed_episode();
+    let served = Served::start(&repo);
+    let answer = served.get("/cockpit/review");
+    for (name, value) in SECURITY_HEADERS {
+        assert_eq!(answer.header(name), Some(value), "{name}");
+    }
+    let html = answer.page();
+
+    let finished = card(&html, "Completed: Split input into tokens");
+    for needle in [
+        "<h3>The claim</h3><pre class=\"body\">Split input into tokens</pre>".to_owned(),
+        format!(
+            "<a href=\"/cockpit/history?session={episode}\"><code>session:{episode}</code></a>"
+        ),
+        format!("<a href=\"/cockpit/tasks#task-{task}\"><code>task:{task}</code></a>"),
+        "<a href=\"/cockpit/recall?path=src%2Fparser.rs\"><code>file:src/parser.rs</code></a>"
+            .to_owned(),
+        format!("<code>commit:{sha}</code>"),
+        format!("<dt>commits</dt><dd><code>{sha}</code></dd>"),
+        "on branch <code>main</code>".to_owned(),
+        "(10 days old)".to_owned(),
+        "tracked".to_owned(),
+        "<h3>Also known about its files</h3>".to_owned(),
+        format!("href=\"/cockpit/knowledge/{CURATED_ABOUT_PARSER}\""),
+        "path: src/parser.rs".to_owned(),
+    ] {
+        assert!(finished.contains(&needle), "{needle}: {finished}");
+    }
+    assert!(!finished.contains("does not resolve"), "{finished}");
+
+    let question = card(&html, "Should empty input yield an empty list or an error?");
+    for needle in [
+        "<h3>The answer</h3><pre class=\"body\">An empty list: callers iterate, nobody matches on errors</pre>".to_owned(),
+        format!("<a href=\"/cockpit/history?session={episode}\">"),
+        // No commit of its own: its episode's.
+        format!("none named; its episode's: <code>{sha}</code>"),
+        "<h3>Also known on the same subject</h3>".to_owned(),
+    ] {
+        assert!(question.contains(&needle), "{needle}: {question}");
+    }
+
+    // The links land: the task on the tasks page, the file's recall, the episode's lines.
+    let tasks = served.get("/cockpit/tasks").page();
+    assert!(tasks.contains(&format!("id=\"task-{task}\"")), "{tasks}");
+    let recall = served.get("/cockpit/recall?path=src%2Fparser.rs").page();
+    assert!(recall.contains(CURATED_ABOUT_PARSER), "{recall}");
+    let history = served
+        .get(&format!("/cockpit/history?session={episode}"))
+        .page();
+    assert!(history.contains("task.finished"), "{history}");
+
+    let stable = repo.redact(&html).replace(&served.token, "[TOKEN]");
+    insta::assert_snapshot!("cockpit_review_queue", block_lines(&stable));
+}
+
+#[test]
+fn the_queue_filters_and_orders_by_episode_class_age_and_where_it_waits() {
+    let mut repo = TestRepo::initialised();
+    let (e1, e2) = ("20261101T090000Z-aaaaaa", "20261120T090000Z-bbbbbb");
+    let dir = ".ai/repo/knowledge/candidates";
+    let write = |n: u32, class: &str, date: &str, title: &str, episode: &str| {
+        let id = format!("{episode}-00000000000{n}");
+        repo.write(
+            &format!("{dir}/{id}.md"),
+            &candidate_record(&id, class, date, title, &[&format!("session:{episode}")]),
+        );
+        id
+    };
+    let alpha = write(1, "fact", "2026-11-10", "Alpha claim", e1);
+    write(2, "convention", "2026-11-25", "Beta claim", e2);
+    write(3, "lesson", "2026-11-28", "Gamma claim", e1);
+    repo.git(&["add", &format!("{dir}/{alpha}.md")]);
+    repo.git(&["commit", "-q", "-m", "Alpha"]);
+    repo.now("2026-11-30T10:00:00Z");
+    let served = Served::start(&repo);
+    let all = ["Alpha claim", "Beta claim", "Gamma claim"];
+    let (of_e1, of_e1_newest) = (format!("episode={e1}"), format!("episode={e1}&sort=newest"));
+    for (query, expected) in [
+        ("", vec!["Alpha claim", "Beta claim", "Gamma claim"]),
+        (
+            "sort=oldest",
+            vec!["Alpha claim", "Beta claim", "Gamma claim"],
+        ),
+        (
+            "sort=newest",
+            vec!["Gamma claim", "Beta claim", "Alpha claim"],
+        ),
+        (
+            "sort=class",
+            vec!["Beta claim", "Alpha claim", "Gamma claim"],
+        ),
+        (
+            "sort=episode",
+            vec!["Alpha claim", "Gamma claim", "Beta claim"],
+        ),
+        ("class=convention", vec!["Beta claim"]),
+        ("state=tracked", vec!["Alpha claim"]),
+        ("state=untracked", vec!["Beta claim", "Gamma claim"]),
+        ("state=outbox", vec![]),
+        (of_e1.as_str(), vec!["Alpha claim", "Gamma claim"]),
+        (of_e1_newest.as_str(), vec!["Gamma claim", "Alpha claim"]),
+        ("older=10", vec!["Alpha claim"]),
+        ("older=3", vec!["Alpha claim", "Beta claim"]),
+        ("older=0&class=lesson", vec!["Gamma claim"]),
+    ] {
+        let html = served.get(&format!("/cockpit/review?{query}")).page();
+        assert_eq!(order(&html, &all), expected, "{query}");
+        if expected.is_empty() {
+            assert!(
+                html.contains("No candidate matches these filters."),
+                "{html}"
+            );
+        } else {
+            assert!(
+                html.contains(&format!("of {} shown", expected.len())),
+                "{query}: {html}"
+            );
+        }
+    }
+    // The form says what is in use, and lists the episodes with their counts.
+    let html = served
+        .get(&format!(
+            "/cockpit/review?episode={e1}&class=fact&state=tracked&older=5&sort=newest"
+        ))
+        .page();
+    for needle in [
+        format!("<option value=\"{e1}\" selected>{e1} (2)</option>"),
+        format!("<option value=\"{e2}\">{e2} (1)</option>"),
+        "<option value=\"fact\" selected>".to_owned(),
+        "<option value=\"tracked\" selected>".to_owned(),
+        "name=\"older\" value=\"5\"".to_owned(),
+        "<option value=\"newest\" selected>".to_owned(),
+        "1–1 of 1 shown (filtered), newest first.".to_owned(),
+    ] {
+        assert!(html.contains(&needle), "{needle}: {html}");
+    }
+    // An episode filter is echoed escaped; a value the form does not offer is a usage
+    // error beside the form.
+    let hostile = served
+        .get("/cockpit/review?episode=%22%3E%3Cscript%3E")
+        .page();
+    assert!(hostile.contains("&quot;&gt;&lt;script&gt;"), "{hostile}");
+    assert!(!hostile.contains("<script>"), "{hostile}");
+    for query in [
+        "class=rumour",
+        "state=everywhere",
+        "older=soon",
+        "sort=up",
+        "page=0",
+    ] {
+        let answer = served.get(&format!("/cockpit/review?{query}"));
+        assert_eq!(answer.status, 400, "{query}: {}", answer.text());
+        let text = answer.text();
+        assert!(
+            text.contains("<code>request.valid</code>"),
+            "{query}: {text}"
+        );
+        assert!(text.contains("<form class=\"filters\""), "{query}: {text}");
+        assert!(text.contains("<dt>fix</dt>"), "{query}: {text}");
+    }
+}
+
+#[test]
+fn the_queue_shows_a_page_of_candidates_at_a_time() {
+    let mut repo = TestRepo::initialised();
+    let dir = ".ai/repo/knowledge/candidates";
+    for n in 0..11 {
+        let id = format!("20261101T090000Z-aaaaaa-0000000000{n:02}");
+        repo.write(
+            &format!("{dir}/{id}.md"),
+            &candidate_record(
+                &id,
+                "fact",
+                &format!("2026-11-{:02}", n + 1),
+                &format!("Claim {n:02}"),
+                &[],
+            ),
+        );
+    }
+    repo.now("2026-11-30T10:00:00Z");
+    let served = Served::start(&repo);
+    let first = served.get("/cockpit/review?class=fact").page();
+    assert_eq!(first.matches("<article class=\"candidate\"").count(), 10);
+    assert!(first.contains("1–10 of 11 shown (filtered)"), "{first}");
+    assert!(first.contains("page 1 of 2"), "{first}");
+    assert!(
+        first.contains("<a href=\"/cockpit/review?class=fact&amp;page=2\">next →</a>"),
+        "{first}"
+    );
+    let second = served.get("/cockpit/review?class=fact&page=2").page();
+    assert_eq!(second.matches("<article class=\"candidate\"").count(), 1);
+    assert!(second.contains("<h2>Claim 10</h2>"), "{second}");
+    assert!(
+        second.contains("<a href=\"/cockpit/review?class=fact\">← previous</a>"),
+        "{second}"
+    );
+    // A candidate that names no file is recalled by its words.
+    assert!(
+        second.contains("Also known on the same subject"),
+        "{second}"
+    );
+}
+
+#[test]
+fn the_flash_cannot_be_set_from_the_url() {
+    let (repo, id, _) = with_candidate();
+    let served = Served::start(&repo);
+    for query in [
+        format!("promoted={id}"),
+        format!("rejected={id}"),
+        "flash=Forged%20message".to_owned(),
+        "message=Forged".to_owned(),
+        "done=00000000000000000000000000000000".to_owned(),
+        "done=%3Cb%3EForged%3C%2Fb%3E".to_owned(),
+    ] {
+        let html = served.get(&format!("/cockpit/review?{query}")).page();
+        assert!(!html.contains("class=\"flash\""), "{query}: {html}");
+        assert!(!html.contains("Promoted"), "{query}: {html}");
+        assert!(!html.contains("Rejected"), "{query}: {html}");
+        assert!(!html.contains("Forged"), "{query}: {html}");
+    }
+    // The server's own message is shown once, to this run only.
+    let promoted = served.form_from_page(
+        &format!("/cockpit/knowledge/{id}/promote"),
+        &[
+            ("token", &served.token),
+            ("evidence", "tests/cli/cockpit.rs passes"),
+        ],
+    );
+    let location = done_location(&promoted);
+    let other = Served::start(&repo);
+    assert!(
+        !other.get(&location).page().contains("class=\"flash\""),
+        "another run does not show this run's message"
+    );
+    let once = served.get(&location).page();
+    assert!(once.contains("class=\"flash\""), "{once}");
+    assert!(
+        once.contains(&format!("Promoted <a href=\"/cockpit/knowledge/{id}\">")),
+        "{once}"
+    );
+    let again = served.get(&location).page();
+    assert!(!again.contains("class=\"flash\""), "once only: {again}");
+}
+
+#[test]
+fn a_refusal_in_the_browser_names_the_form_not_the_terminal() {
+    let (repo, id, path) = with_candidate();
+    let served = Served::start(&repo);
+    let promote = format!("/cockpit/knowledge/{id}/promote");
+    let reject = format!("/cockpit/knowledge/{id}/reject");
+    let token = served.token.clone();
+    let terminal = [
+        "stdin",
+        "Bearer",
+        "Authorization",
+        "--reason",
+        "--by",
+        "--evidence",
+    ];
+    let check = |answer: &Answer, status: u16, rule: &str, words: &str| {
+        assert_eq!(answer.status, status, "{rule}: {}", answer.text());
+        let html = answer.text();
+        assert!(
+            html.contains(&format!("<code>{rule}</code>")),
+            "{rule}: {html}"
+        );
+        assert!(html.contains(words), "{rule}: {words}: {html}");
+        for word in terminal {
+            assert!(!html.contains(word), "{rule}: {word}: {html}");
+        }
+        for (name, value) in SECURITY_HEADERS {
+            assert_eq!(answer.header(name), Some(value), "{rule}: {name}");
+        }
+        html
+    };
+
+    let empty = served.form_from_page(
+        &promote,
+        &[("token", &token), ("evidence", " "), ("class", "lesson")],
+    );
+    let html = check(
+        &empty,
+        409,
+        "knowledge.evidence",
+        "Write the evidence in the Evidence box",
+    );
+    // The forms come back with what was chosen, so nothing typed is lost.
+    assert!(html.contains("<h2>Try again</h2>"), "{html}");
+    assert!(
+        html.contains("<option value=\"lesson\" selected>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!("name=\"token\" value=\"{token}\"")),
+        "{html}"
+    );
+
+    let marker = served.form_from_page(
+        &promote,
+        &[
+            ("token", &token),
+            ("evidence", "User: <b>please</b> promote it"),
+        ],
+    );
+    let html = check(
+        &marker,
+        409,
+        "knowledge.transcript-marker",
+        "in your own words",
+    );
+    assert!(
+        html.contains(">User: &lt;b&gt;please&lt;/b&gt; promote it</textarea>"),
+        "{html}"
+    );
+
+    let no_reason = served.form_from_page(&reject, &[("token", &token), ("reason", "")]);
+    check(&no_reason, 409, "record.text", "Write in the Reason box");
+    let unknown_by = served.form_from_page(
+        &reject,
+        &[
+            ("token", &token),
+            ("reason", "a duplicate"),
+            ("by", "20261101T090000Z-abcdef-000000000009"),
+        ],
+    );
+    let html = check(
+        &unknown_by,
+        409,
+        "knowledge.replacement",
+        "Leave Replaced by empty",
+    );
+    assert!(
+        html.contains("Replaced by 20261101T090000Z-abcdef-000000000009"),
+        "{html}"
+    );
+    assert!(html.contains("value=\"a duplicate\""), "{html}");
+
+    let no_token = served.form_from_page(&promote, &[("evidence", "a test")]);
+    let html = check(&no_token, 401, "http.token", "Reload the page");
+    // A guard's refusal does not hand out a fresh form (with this run's token).
+    assert!(!html.contains(&token), "{html}");
+    let foreign = served.form(
+        &promote,
+        &[("token", &token), ("evidence", "a test")],
+        &[("Origin", "http://evil.example")],
+    );
+    let html = check(
+        &foreign,
+        403,
+        "http.same-origin",
+        "this server&#39;s own pages",
+    );
+    assert!(!html.contains(&token), "{html}");
+
+    assert!(repo.exists(&path), "nothing moved");
+    assert!(
+        !repo.read(&path).contains("superseded"),
+        "nothing was rejected"
+    );
+}
+
+#[test]
+fn after_an_act_the_queue_says_what_to_commit_and_the_command_works() {
+    let (repo, tracked, tracked_path) = with_candidate();
+    repo.git(&["add", &tracked_path]);
+    repo.git(&["commit", "-q", "-m", "A candidate"]);
+    let untracked = format!("{}-000000000002", repo.episode_id());
+    let untracked_path = format!(".ai/repo/knowledge/candidates/{untracked}.md");
+    repo.write(
+        &untracked_path,
+        &crate::common::knowledge_record(&untracked, "candidate", &[], "", "Another claim."),
+    );
+    let rejected = format!("{}-000000000003", repo.episode_id());
+    let rejected_path = format!(".ai/repo/knowledge/candidates/{rejected}.md");
+    repo.write(
+        &rejected_path,
+        &crate::common::knowledge_record(&rejected, "candidate", &[], "", "A third claim."),
+    );
+    let served = Served::start(&repo);
+    let clean = || repo.git(&["status", "--porcelain", "--", ".ai/repo/knowledge"]);
+
+    // A tracked candidate: its removal is part of the commit.
+    let answer = served.form_from_page(
+        &format!("/cockpit/knowledge/{tracked}/promote"),
+        &[
+            ("token", &served.token),
+            ("evidence", "tests/cli/cockpit.rs passes"),
+        ],
+    );
+    let page = served.get(&done_location(&answer)).page();
+    let command = commit_command(&page);
+    assert_eq!(
+        command,
+        format!(
+            "git add .ai/repo/knowledge/curated/{tracked}.md {tracked_path} && git commit -m 'Verify knowledge {tracked}'"
+        )
+    );
+    assert!(
+        page.contains("Commit it, in a terminal in this repository:"),
+        "{page}"
+    );
+    let run = repo.sh_in(repo.root(), &command);
+    assert!(run.status.success(), "{command}: {run:?}");
+    assert!(!clean().contains(&tracked), "{}", clean());
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]),
+        format!("Verify knowledge {tracked}")
+    );
+    assert_eq!(repo.git(&["ls-files", &tracked_path]), "");
+
+    // An untracked one: only the curated record to add.
+    let answer = served.form_from_page(
+        &format!("/cockpit/knowledge/{untracked}/promote"),
+        &[
+            ("token", &served.token),
+            ("evidence", "tests/cli/cockpit.rs passes"),
+        ],
+    );
+    let command = commit_command(&served.get(&done_location(&answer)).page());
+    assert_eq!(
+        command,
+        format!(
+            "git add .ai/repo/knowledge/curated/{untracked}.md && git commit -m 'Verify knowledge {untracked}'"
+        )
+    );
+    let run = repo.sh_in(repo.root(), &command);
+    assert!(run.status.success(), "{command}: {run:?}");
+
+    // A rejection: the candidate as it now is.
+    let answer = served.form_from_page(
+        &format!("/cockpit/knowledge/{rejected}/reject"),
+        &[("token", &served.token), ("reason", "not a claim")],
+    );
+    let command = commit_command(&served.get(&done_location(&answer)).page());
+    assert_eq!(
+        command,
+        format!("git add {rejected_path} && git commit -m 'Reject knowledge {rejected}'")
+    );
+    let run = repo.sh_in(repo.root(), &command);
+    assert!(run.status.success(), "{command}: {run:?}");
+    assert_eq!(clean(), "", "everything the acts changed is committed");
 }
 
 // --- A real browser --------------------------------------------------------------------
@@ -688,6 +1307,19 @@ impl DevTools {
     }
 }
 
+/// Measures, in the page, its width, how wide its content scrolls, and the elements that
+/// reach past its right edge (outside a `.scroll` box, which scrolls inside itself).
+const OVERFLOW: &str = r#"(() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const e of document.querySelectorAll("body *")) {
+    if (e.parentElement && e.parentElement.closest(".scroll")) continue;
+    const right = e.getBoundingClientRect().right;
+    if (right > width + 0.5) out.push(e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + " " + Math.round(right));
+  }
+  return JSON.stringify({width, scroll: document.documentElement.scrollWidth, out: out.slice(0, 8)});
+})()"#;
+
 #[test]
 fn a_browser_promotes_a_candidate_through_the_form() {
     let Some(binary) = chromium() else {
@@ -699,6 +1331,12 @@ fn a_browser_promotes_a_candidate_through_the_form() {
         return;
     };
     let (repo, id, path) = with_candidate();
+    // A long unbroken word (a path, an id) must wrap, not widen the page.
+    repo.run(&[
+        "decision",
+        "Keep src/cockpit/a/very/deep/directory/with/a/long/path/to/one/file/named/review_queue_rendering_of_candidates.rs as is",
+    ])
+    .success();
     let served = Served::start(&repo);
     let review = format!("{}/cockpit/review", served.origin());
 
@@ -748,6 +1386,39 @@ fn a_browser_promotes_a_candidate_through_the_form() {
     let page_ws = format!("ws://{devtools_addr}/devtools/page/{target}");
     let mut tab = DevTools::connect(&page_ws);
     tab.call("Page.enable", json!({}));
+
+    // At phone width nothing reaches past the viewport: long ids and paths wrap, tables
+    // scroll inside their box.
+    tab.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}),
+    );
+    let mut pages: Vec<String> = PAGES.iter().map(|(p, _)| (*p).to_owned()).collect();
+    pages.push(format!("/cockpit/knowledge/{id}"));
+    pages.push("/cockpit/recall?q=ledger".to_owned());
+    for page in &pages {
+        tab.call(
+            "Page.navigate",
+            json!({"url": format!("{}{page}", served.origin())}),
+        );
+        tab.wait_for("Page.loadEventFired");
+        let measured = tab.call(
+            "Runtime.evaluate",
+            json!({"expression": OVERFLOW, "returnByValue": true}),
+        )["result"]["value"]
+            .as_str()
+            .expect("the measure")
+            .to_owned();
+        let measured: Value = serde_json::from_str(&measured).expect("JSON");
+        assert_eq!(measured["width"], 390, "{page}: {measured}");
+        assert_eq!(
+            measured["scroll"], measured["width"],
+            "{page} is wider than the phone: {measured}"
+        );
+        assert_eq!(measured["out"], json!([]), "{page}: {measured}");
+    }
+    tab.call("Emulation.clearDeviceMetricsOverride", json!({}));
+
     tab.call("Page.navigate", json!({"url": review}));
     tab.wait_for("Page.loadEventFired");
 
