@@ -526,7 +526,7 @@ fn run_provider(
                 knowledge: policy.session.knowledge_on_compact,
             };
             let ledger = ctx.ledger();
-            if CompactMark::read(ctx).as_ref() == Some(&mark(ledger.last_seq()?)) {
+            if CompactMark::read(ctx).as_ref() == Some(&mark(ledger.last_seq()?.0)) {
                 return Ok(ProviderOutcome::Compacted {
                     checkpoint: None,
                     derived: None,
@@ -559,7 +559,7 @@ fn run_provider(
             } else {
                 None
             };
-            mark(ledger.last_seq()?).write(ctx)?;
+            mark(ledger.last_seq()?.0).write(ctx)?;
             Ok(ProviderOutcome::Compacted {
                 checkpoint,
                 derived,

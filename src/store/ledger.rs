@@ -322,19 +322,6 @@ impl Ledger {
         Ok(byte[0] == b'\n')
     }
 
-    /// The `seq` of the last readable line (0 for an empty or absent ledger), from the
-    /// file's tail: nothing before it is read.
-    pub fn last_seq(&self) -> Result<u64, StoreError> {
-        let io = |e| StoreError::io(&self.path, e);
-        let mut file = match File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-            Err(e) => return Err(io(e)),
-        };
-        let len = file.metadata().map_err(io)?.len();
-        Ok(tail_state(&mut file, len).map_err(io)?.0)
-    }
-
     /// Size of the file in bytes (0 when absent).
     pub fn len(&self) -> Result<u64, StoreError> {
         match std::fs::metadata(&self.path) {

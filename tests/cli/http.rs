@@ -500,6 +500,8 @@ fn store_for_every_read() -> (TestRepo, BTreeMap<&'static str, String>) {
     values.insert("reference", format!("knowledge:{candidate}"));
     values.insert("query", "read".to_owned());
     values.insert("task", task);
+    // `GET /api/v1/reasoning/plan` is the dry run (nothing stored).
+    values.insert("materiality", "material".to_owned());
     (repo, values)
 }
 
