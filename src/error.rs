@@ -11,6 +11,7 @@ use crate::store::StoreError;
 /// How an error is to be understood by whoever asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "ErrorClass")]
 pub enum Class {
     /// The request itself was wrong: a bad argument, a filter that names nothing.
     Usage,
