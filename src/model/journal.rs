@@ -231,12 +231,11 @@ impl JournalError {
         )
     }
 
-    /// A usage error: the request named something malformed.
+    /// A usage error: none. A malformed remote name or writer id is refused like every id
+    /// of the wrong shape (SPEC §0, `id.shape`: exit 3, HTTP 409): a request its schema
+    /// accepts is never a usage error.
     pub fn usage(&self) -> bool {
-        matches!(
-            self,
-            JournalError::RemoteName { .. } | JournalError::WriterShape { .. }
-        )
+        false
     }
 
     pub fn rule(&self) -> &'static str {

@@ -524,6 +524,24 @@ fn script(d: &mut Driver) {
     }
     d.run("history", json!({}), &["history"], "");
     d.run("worktrees", json!({}), &["worktrees"], "");
+    // The journal (SPEC §12): its remote, then every act of it.
+    d.repo.add_origin();
+    d.run("journal.status", json!({}), &["journal", "status"], "");
+    d.run(
+        "journal.enable",
+        json!({"include_history": true}),
+        &["journal", "enable", "--include-history"],
+        "",
+    );
+    d.run("journal.publish", json!({}), &["journal", "publish"], "");
+    d.run("journal.prune", json!({}), &["journal", "prune"], "");
+    d.run(
+        "journal.restore",
+        json!({"force": true}),
+        &["journal", "restore", "--force"],
+        "",
+    );
+    d.run("journal.disable", json!({}), &["journal", "disable"], "");
     d.run("briefing", json!({}), &["briefing"], "");
     d.run("context", json!({}), &["context"], "");
     d.run("doctor", json!({}), &["doctor"], "");

@@ -879,6 +879,11 @@ fn admin_acts_are_posts_behind_the_token_and_the_document_says_so() {
         [
             "init",
             "rules.vendor-update",
+            "journal.enable",
+            "journal.disable",
+            "journal.publish",
+            "journal.restore",
+            "journal.prune",
             "hooks.install",
             "hooks.uninstall"
         ]

@@ -492,7 +492,7 @@ fn restore_on_a_new_machine_adopts_the_writer_from_its_fetched_journal() {
             "../../etc",
         ],
     );
-    bad.json_error(2, "journal.writer");
+    bad.json_error(3, "journal.writer");
     let restored = repo
         .run_in(
             &new,
@@ -696,7 +696,7 @@ fn refusals_name_their_rule_and_their_fix_works() {
     let fixes = fix_lines(human.stderr());
     assert_eq!(fixes, vec!["majordomus journal enable --remote origin"]);
     repo.run(&["--format", "json", "journal", "enable", "--remote", "a:b"])
-        .json_error(2, "journal.remote");
+        .json_error(3, "journal.remote");
 
     // Publishing before enabling: the fix enables.
     repo.run(&["--format", "json", "journal", "publish"])
