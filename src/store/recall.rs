@@ -813,31 +813,26 @@ impl Reader<'_> {
 
     /// The tokens each of `ids` was indexed under (space-joined).
     pub fn searched(&self, ids: &[i64]) -> Result<HashMap<i64, String>, IndexError> {
-        if ids.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, searched FROM docs WHERE id IN (SELECT value FROM json_each(?1))",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map(params![json_ids(ids)], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(Iterator::collect)
-            .map_err(|e| self.err(e))
+        self.text_of(
+            ids,
+            "SELECT id, searched FROM docs WHERE id IN (SELECT value FROM json_each(?1))",
+        )
     }
 
     /// The whole text of each of `ids`.
     pub fn texts(&self, ids: &[i64]) -> Result<HashMap<i64, String>, IndexError> {
+        self.text_of(
+            ids,
+            "SELECT id, text FROM docs WHERE id IN (SELECT value FROM json_each(?1))",
+        )
+    }
+
+    /// One text column of each of `ids`, by `sql` (`id, <column>` of the docs in `?1`).
+    fn text_of(&self, ids: &[i64], sql: &str) -> Result<HashMap<i64, String>, IndexError> {
         if ids.is_empty() {
             return Ok(HashMap::new());
         }
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, text FROM docs WHERE id IN (SELECT value FROM json_each(?1))",
-            )
-            .map_err(|e| self.err(e))?;
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
         stmt.query_map(params![json_ids(ids)], |r| Ok((r.get(0)?, r.get(1)?)))
             .and_then(Iterator::collect)
             .map_err(|e| self.err(e))

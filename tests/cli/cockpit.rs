@@ -1323,6 +1323,12 @@ const OVERFLOW: &str = r#"(() => {
 #[test]
 fn a_browser_promotes_a_candidate_through_the_form() {
     let Some(binary) = chromium() else {
+        // Under CI `.ci/run` installs Chromium: missing, it fails the run.
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "chromium is missing under CI=true (.ci/run installs it: apt-get install chromium)"
+        );
         // Written to the stderr stream itself, past the test harness's capture: loud.
         let _ = writeln!(
             std::io::stderr(),
