@@ -80,14 +80,41 @@ pub struct Outcome {
     pub unranked: usize,
 }
 
-/// How many lexical matches a search weighs with the other signals (a record reached by a
-/// path or a link is weighed with its text even beyond it); more are counted, not ranked.
-const LEXICAL_POOL: usize = 5000;
+/// How many of the best lexical matches a search weighs first (at least four times the
+/// hits asked for). When a record beyond them could still rank among the hits shown, the
+/// search runs again over [`POOL_GROWTH`] times as many, so the hits are exactly those
+/// of ranking every match; usually the first pool settles it, and the cost follows the
+/// hits asked for, not the records that match.
+const LEXICAL_POOL: usize = 200;
+const POOL_GROWTH: usize = 8;
 /// Records a listing reads past its limit, for the filters that apply after it.
 const LISTING_SLACK: usize = 16;
 
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
+    let mut phase = crate::timing::Phase::start("recall.search");
+    let mut pool = LEXICAL_POOL.max(query.limit.saturating_mul(4));
+    let mut passes = 1;
+    loop {
+        if let Some(outcome) = search_pool(ctx, db, query, pool)? {
+            phase.count("pool", pool as u64);
+            phase.count("passes", passes);
+            phase.count("total", outcome.total as u64);
+            return Ok(outcome);
+        }
+        pool = pool.saturating_mul(POOL_GROWTH);
+        passes += 1;
+    }
+}
+
+/// One search over the `pool` best lexical matches; `None` when a match beyond them
+/// could rank among the hits shown (a larger pool is needed).
+fn search_pool(
+    ctx: &Ctx,
+    db: &mut RecallDb,
+    query: &Query,
+    pool: usize,
+) -> Result<Option<Outcome>, Error> {
     let r = db.reader();
     let fail = |e: crate::store::recall::IndexError| -> Error {
         crate::store::StoreError::Malformed {
@@ -103,19 +130,16 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     // Lexical matches beyond the pool, counted.
     let mut beyond_pool = 0;
 
+    // The lowest BM25 of a full pool: no match beyond it scores more.
+    let mut floor: Option<f64> = None;
+
     if query.relevance_asked() {
-        let pool = LEXICAL_POOL.max(query.limit * 4);
         let lexical = r.lexical(&query.terms, pool).map_err(fail)?;
-        // Every lexical match is in the pool unless the pool is full; only then are the
-        // matches beyond it read (once, for their count and for the BM25 of the records a
-        // path or a link reaches).
-        let beyond: Option<HashMap<i64, f64>> = if lexical.len() == pool {
-            let all = r.lexical_all(&query.terms).map_err(fail)?;
-            beyond_pool = all.len().saturating_sub(pool);
-            Some(all.into_iter().collect())
-        } else {
-            None
-        };
+        if lexical.len() == pool && pool > 0 {
+            floor = lexical.last().map(|(_, bm25)| *bm25);
+            let matches = r.lexical_count(&query.terms).map_err(fail)?;
+            beyond_pool = matches.saturating_sub(pool);
+        }
         for (id, bm25) in lexical {
             signals.entry(id).or_default().bm25 = bm25;
         }
@@ -136,14 +160,17 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
                 docs.insert(row.id, row);
             }
         }
-        // Records reached by a path or a link but not among the pool weigh their text
-        // too (a record outside a pool that is not full matches no term).
-        if let Some(beyond) = &beyond {
-            for (id, s) in signals.iter_mut() {
-                if s.bm25 == 0.0
-                    && let Some(bm25) = beyond.get(id)
-                {
-                    s.bm25 = *bm25;
+        // Records reached by a path or a link but not among a full pool weigh their text
+        // too (outside a pool that is not full, a record matches no term).
+        if floor.is_some() {
+            let outside: Vec<i64> = signals
+                .iter()
+                .filter(|(_, s)| s.bm25 == 0.0)
+                .map(|(id, _)| *id)
+                .collect();
+            for (id, bm25) in r.lexical_of(&query.terms, &outside).map_err(fail)? {
+                if let Some(s) = signals.get_mut(&id) {
+                    s.bm25 = bm25;
                 }
             }
         }
@@ -404,6 +431,23 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         }
     }
     order(&mut found);
+    // Exact only when the last hit shown outranks the best that any match beyond a full
+    // pool could score (its BM25 at most the floor, its status at best verified, and no
+    // path or link: those were all weighed above). A tie could go either way on recency.
+    if let Some(floor) = floor {
+        let bound = score(
+            &Signals {
+                bm25: floor,
+                bm25_top: top,
+                ..Signals::default()
+            },
+            HitStatus::Verified,
+        );
+        let last = query.limit.max(1) - 1;
+        if found.get(last).is_none_or(|f| f.score <= bound) {
+            return Ok(None);
+        }
+    }
     let total = match listed {
         Some(n) => n.max(found.len()),
         None => found.len() + beyond_pool,
@@ -419,11 +463,11 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
             &query.terms,
         );
     }
-    Ok(Outcome {
+    Ok(Some(Outcome {
         found,
         total,
         unranked: beyond_pool,
-    })
+    }))
 }
 
 fn kind_column(kind: LinkKind) -> Column {

@@ -71,9 +71,15 @@ fn open_on_disk(ctx: &Ctx, path: &Path) -> Result<Result<Opened, IndexError>, Er
         Ok(x) => x,
         Err(e) => return Ok(Err(e)),
     };
-    let counted = match update(ctx, &mut db)? {
-        Ok(counted) => counted,
-        Err(e) => return Ok(Err(e)),
+    let _phase = crate::timing::Phase::start("recall.update");
+    if let Err(e) = update(ctx, &mut db)? {
+        return Ok(Err(e));
+    }
+    // Counted only for the message of a build (a count reads the whole table).
+    let counted = match fresh.is_some().then(|| db.reader().count_all()) {
+        Some(Ok(n)) => n,
+        Some(Err(e)) => return Ok(Err(e)),
+        None => 0,
     };
     let rebuilt = fresh.map(|(why, detail)| {
         let what = match why {
@@ -95,7 +101,8 @@ fn in_memory(ctx: &Ctx, why: &IndexError) -> Result<Opened, Error> {
         .into()
     };
     let mut db = RecallDb::in_memory().map_err(fail)?;
-    let counted = update(ctx, &mut db)?.map_err(fail)?;
+    update(ctx, &mut db)?.map_err(fail)?;
+    let counted = db.reader().count_all().map_err(fail)?;
     Ok(Opened {
         db,
         rebuilt: Some(format!(
@@ -298,8 +305,8 @@ fn out_of_date(
     Ok(Ok(work))
 }
 
-/// Brings the index up to date; returns how many documents it holds.
-fn update(ctx: &Ctx, db: &mut RecallDb) -> Result<Result<usize, IndexError>, Error> {
+/// Brings the index up to date.
+fn update(ctx: &Ctx, db: &mut RecallDb) -> Result<Result<(), IndexError>, Error> {
     let now = SystemTime::now();
     let work = match out_of_date(ctx, db.reader(), now)? {
         Ok(w) => w,
@@ -339,7 +346,7 @@ fn update(ctx: &Ctx, db: &mut RecallDb) -> Result<Result<usize, IndexError>, Err
             return Ok(Err(e));
         }
     }
-    Ok(db.reader().count_all())
+    Ok(Ok(()))
 }
 
 fn apply(ctx: &Ctx, w: &Writer<'_>, work: &Work) -> Result<Result<(), IndexError>, Error> {

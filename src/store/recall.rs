@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 /// The schema's format; a database of another format is rebuilt.
-pub const FORMAT: i64 = 1;
+pub const FORMAT: i64 = 2;
 
 /// An index that could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +81,7 @@ CREATE TABLE tasks(task TEXT PRIMARY KEY, episode TEXT, issue TEXT, intent TEXT,
 CREATE INDEX tasks_issue ON tasks(issue);
 CREATE TABLE scopes(task TEXT NOT NULL, pattern TEXT NOT NULL, prefix TEXT NOT NULL);
 CREATE INDEX scopes_prefix ON scopes(prefix);
+CREATE INDEX scopes_task ON scopes(task);
 CREATE TABLE questions(id TEXT PRIMARY KEY, text TEXT NOT NULL, episode TEXT, task TEXT, asked TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE stamps(path TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE verified(file TEXT PRIMARY KEY, blob TEXT NOT NULL, commit_id TEXT NOT NULL, subject TEXT NOT NULL, targets TEXT NOT NULL) WITHOUT ROWID;
@@ -613,11 +614,11 @@ impl Writer<'_> {
         files: &[String],
     ) -> Result<(), IndexError> {
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT INTO episodes(episode, source, branch, files) VALUES (?1, ?2, ?3, ?4) \
                  ON CONFLICT(episode, source) DO UPDATE SET branch = excluded.branch, files = excluded.files",
-                params![episode, source, branch, files.len() as i64],
             )
+            .and_then(|mut st| st.execute(params![episode, source, branch, files.len() as i64]))
             .map_err(|e| self.err(e))?;
         let mut stmt = self
             .conn
@@ -643,21 +644,20 @@ impl Writer<'_> {
             scope,
         } = row;
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT INTO tasks(task, episode, issue, intent, description, started) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
                  ON CONFLICT(task) DO UPDATE SET episode = excluded.episode, issue = excluded.issue, intent = excluded.intent, description = excluded.description, started = excluded.started",
-                params![task, episode, issue, intent, description, started],
             )
+            .and_then(|mut st| st.execute(params![task, episode, issue, intent, description, started]))
             .map_err(|e| self.err(e))?;
         self.conn
-            .execute("DELETE FROM scopes WHERE task = ?1", params![task])
+            .prepare_cached("DELETE FROM scopes WHERE task = ?1")
+            .and_then(|mut st| st.execute(params![task]))
             .map_err(|e| self.err(e))?;
         for pattern in scope {
             self.conn
-                .execute(
-                    "INSERT INTO scopes(task, pattern, prefix) VALUES (?1, ?2, ?3)",
-                    params![task, pattern, literal_prefix(pattern)],
-                )
+                .prepare_cached("INSERT INTO scopes(task, pattern, prefix) VALUES (?1, ?2, ?3)")
+                .and_then(|mut st| st.execute(params![task, pattern, literal_prefix(pattern)]))
                 .map_err(|e| self.err(e))?;
         }
         Ok(())
@@ -672,11 +672,11 @@ impl Writer<'_> {
         asked: &str,
     ) -> Result<(), IndexError> {
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT INTO questions(id, text, episode, task, asked) VALUES (?1, ?2, ?3, ?4, ?5) \
                  ON CONFLICT(id) DO UPDATE SET text = excluded.text, episode = excluded.episode, task = excluded.task, asked = excluded.asked",
-                params![id, text, episode, task, asked],
             )
+            .and_then(|mut st| st.execute(params![id, text, episode, task, asked]))
             .map(drop)
             .map_err(|e| self.err(e))
     }
@@ -684,11 +684,11 @@ impl Writer<'_> {
     pub fn set_verified(&self, file: &str, v: &VerifiedAt) -> Result<(), IndexError> {
         let targets = serde_json::to_string(&v.targets).expect("a map of strings serialises");
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT INTO verified(file, blob, commit_id, subject, targets) VALUES (?1, ?2, ?3, ?4, ?5) \
                  ON CONFLICT(file) DO UPDATE SET blob = excluded.blob, commit_id = excluded.commit_id, subject = excluded.subject, targets = excluded.targets",
-                params![file, v.blob, v.commit, v.subject, targets],
             )
+            .and_then(|mut st| st.execute(params![file, v.blob, v.commit, v.subject, targets]))
             .map(drop)
             .map_err(|e| self.err(e))
     }
@@ -797,18 +797,37 @@ impl Reader<'_> {
         .map_err(|e| self.err(e))
     }
 
-    /// Every document matching any of `terms`, with its BM25, in no particular order.
-    pub fn lexical_all(&self, terms: &[String]) -> Result<Vec<(i64, f64)>, IndexError> {
+    /// How many documents match any of `terms` (no score computed: FTS5 walks the terms'
+    /// document lists only).
+    pub fn lexical_count(&self, terms: &[String]) -> Result<usize, IndexError> {
         if terms.is_empty() {
+            return Ok(0);
+        }
+        self.conn
+            .prepare_cached("SELECT count(*) FROM fts WHERE fts MATCH ?1")
+            .and_then(|mut s| s.query_row(params![match_expr(terms)], |r| r.get::<_, i64>(0)))
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The BM25 of each of `ids` that matches any of `terms` (the others are left out).
+    /// The matches are walked once and only these are scored: `+rowid` keeps SQLite from
+    /// handing FTS5 one lookup per id, which costs a seek in every term's list each.
+    pub fn lexical_of(&self, terms: &[String], ids: &[i64]) -> Result<Vec<(i64, f64)>, IndexError> {
+        if terms.is_empty() || ids.is_empty() {
             return Ok(Vec::new());
         }
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT rowid, -bm25(fts, 2.0, 1.0) FROM fts WHERE fts MATCH ?1")
+            .prepare_cached(
+                "SELECT rowid, -bm25(fts, 2.0, 1.0) FROM fts WHERE fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
+            )
             .map_err(|e| self.err(e))?;
-        stmt.query_map(params![match_expr(terms)], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(Iterator::collect)
-            .map_err(|e| self.err(e))
+        stmt.query_map(params![match_expr(terms), json_ids(ids)], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .and_then(Iterator::collect)
+        .map_err(|e| self.err(e))
     }
 
     /// The tokens each of `ids` was indexed under (space-joined).
@@ -1103,10 +1122,11 @@ impl Reader<'_> {
     pub fn task(&self, task: &str) -> Result<Option<TaskRow>, IndexError> {
         let row = self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT task, episode, issue, intent, description, started FROM tasks WHERE task = ?1",
-                params![task],
-                |r| {
+            )
+            .and_then(|mut s| {
+                s.query_row(params![task], |r| {
                     Ok(TaskRow {
                         task: r.get(0)?,
                         episode: r.get(1)?,
@@ -1116,9 +1136,9 @@ impl Reader<'_> {
                         started: r.get(5)?,
                         scope: Vec::new(),
                     })
-                },
-            )
-            .optional()
+                })
+                .optional()
+            })
             .map_err(|e| self.err(e))?;
         let Some(mut row) = row else {
             return Ok(None);

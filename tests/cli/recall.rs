@@ -1125,3 +1125,84 @@ fn several_words_need_no_quotes() {
     assert_eq!(quoted, bare);
     assert_eq!(ids(&bare)[0], ledger.as_str());
 }
+
+/// Knowledge records titled `title`, `n` of them from `from`, in `dir` with `status`.
+fn records_titled(repo: &TestRepo, dir: &str, status: &str, from: u32, n: u32, title: &str) {
+    for i in from..from + n {
+        let id = format!("20261130T100000Z-0a0b0c-{i:012x}");
+        let record = knowledge_record(&id, status, &[], "", "A claim.").replace(
+            "title: The ledger is append-only",
+            &format!("title: {title}"),
+        );
+        repo.write(&format!("{dir}/{id}.md"), &record);
+    }
+}
+
+#[test]
+fn hits_beyond_the_first_pool_of_matches_rank_exactly_as_if_every_match_were_weighed() {
+    // 300 candidates match "widget" slightly better than 30 verified records do (a title
+    // one word shorter), so the first pool of 200 best matches holds candidates only; a
+    // verified record still outranks them all (status weighs 1.0 against 0.8). A search
+    // that ranked only its first pool would show candidates.
+    let repo = TestRepo::initialised();
+    records_titled(
+        &repo,
+        CANDIDATES,
+        "candidate",
+        0,
+        300,
+        "Widget alpha beta gamma",
+    );
+    records_titled(
+        &repo,
+        CURATED,
+        "verified",
+        1000,
+        30,
+        "Widget alpha beta gamma delta",
+    );
+    let run = repo
+        .run_env(
+            &["recall", "widget", "--limit", "10", "--format", "json"],
+            &[("MAJORDOMUS_TIMING", "1")],
+            "",
+        )
+        .success();
+    let shown = triples(&run.json()["hits"]);
+    assert_eq!(shown.len(), 10);
+    assert!(
+        shown
+            .iter()
+            .all(|(kind, _, status)| kind == "knowledge" && status == "verified"),
+        "{shown:?}"
+    );
+    assert_eq!(run.json()["total"], 330);
+    // It took a second, larger pool to be sure (and the hits are those of weighing all).
+    let timing = run.stderr();
+    let line = timing
+        .lines()
+        .find(|l| l.starts_with("timing: recall.search "))
+        .unwrap_or_else(|| panic!("no recall.search phase in {timing}"));
+    assert!(line.contains(" passes=2"), "{line}");
+    let everything = hits(&repo, &["widget", "--limit", "400"]);
+    assert_eq!(everything.len(), 330);
+    assert_eq!(shown, everything[..10]);
+    // A query whose first pool settles it takes one pass.
+    let run = repo
+        .run_env(
+            &[
+                "recall", "widget", "delta", "--limit", "10", "--format", "json",
+            ],
+            &[("MAJORDOMUS_TIMING", "1")],
+            "",
+        )
+        .success();
+    let timing = run.stderr();
+    assert!(
+        timing
+            .lines()
+            .any(|l| l.starts_with("timing: recall.search ") && l.contains(" passes=1")),
+        "{timing}"
+    );
+    assert_eq!(triples(&run.json()["hits"]), everything[..10]);
+}
