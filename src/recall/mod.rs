@@ -154,6 +154,10 @@ pub struct Hit {
     /// The branch its episode ran on (`None`: detached, or unknown here).
     pub branch: Option<String>,
     pub task: Option<String>,
+    /// The writer whose journal it came from (another clone's or worktree's, fetched
+    /// through git: SPEC §12); absent for this checkout's ledger and tracked records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
     /// Relevance × status, as ranked.
     pub score: f64,
     /// Why it ranked: matched terms, matched paths, same task, issue or intent, status.
@@ -732,6 +736,7 @@ fn hits(
                 branch: f.doc.branch.clone(),
                 episode: f.doc.episode.clone(),
                 task: f.doc.task.clone(),
+                writer: f.doc.source.strip_prefix("journal:").map(str::to_owned),
                 score: f.score as f64 / 1e6,
                 why,
                 read: read_hint(f.kind, &f.doc.key),
@@ -1078,6 +1083,15 @@ pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<Shown, Error> {
     };
     let source = match row.offset {
         Some(offset) if row.source == "ledger" => format!("ledger (byte {offset})"),
+        Some(offset) if row.source.starts_with("journal:") => format!(
+            "journal of writer {} (byte {offset} of {})",
+            row.source.trim_start_matches("journal:"),
+            ctx.layout
+                .display(&crate::journal::journals_dir(ctx).join(format!(
+                    "{}.jsonl",
+                    row.source.trim_start_matches("journal:")
+                )))
+        ),
         _ => row.source.trim_start_matches("file:").to_owned(),
     };
     Ok(Shown {

@@ -241,31 +241,91 @@ fn reasoning_stamp(ctx: &Ctx, now: SystemTime) -> Result<String, Error> {
 }
 
 /// Meta keys.
-const LEDGER_COVERED: &str = "ledger.covered";
-const LEDGER_TAIL: &str = "ledger.tail";
-const LEDGER_INO: &str = "ledger.ino";
 const REASONING: &str = "reasoning.stamp";
+/// The writers whose journals the index holds (space-separated).
+const JOURNALS: &str = "journals";
+
+/// A file of ledger lines the index reads: this checkout's ledger, or another writer's
+/// journal materialized under `.ai/local/journals/` (SPEC §12). Its documents carry its
+/// source (`ledger`, `journal:<writer>`); how far it was read is kept under its meta keys.
+#[derive(Debug, Clone)]
+struct Lines {
+    source: String,
+    path: PathBuf,
+}
+
+impl Lines {
+    fn ledger(ctx: &Ctx) -> Lines {
+        Lines {
+            source: "ledger".into(),
+            path: ctx.layout.ledger(),
+        }
+    }
+
+    fn journal(ctx: &Ctx, writer: &str) -> Lines {
+        Lines {
+            source: format!("journal:{writer}"),
+            path: crate::journal::journals_dir(ctx).join(format!("{writer}.jsonl")),
+        }
+    }
+
+    fn is_ledger(&self) -> bool {
+        self.source == "ledger"
+    }
+
+    fn key(&self, what: &str) -> String {
+        format!("{}.{what}", self.source)
+    }
+
+    fn stamp(&self) -> Result<(u64, u64), Error> {
+        Ok(match stat(&self.path)? {
+            Some(m) => (m.len(), inode(&m)),
+            None => (0, 0),
+        })
+    }
+
+    /// Whether lines were added, or the file replaced, since the index read it.
+    fn changed(
+        &self,
+        r: crate::store::recall::Reader<'_>,
+    ) -> Result<Result<bool, IndexError>, Error> {
+        let (len, ino) = self.stamp()?;
+        let read = |what: &str| {
+            r.meta(&self.key(what))
+                .map(|v| v.and_then(|v| v.parse::<u64>().ok()).unwrap_or(0))
+        };
+        let covered = match read("covered") {
+            Ok(v) => v,
+            Err(e) => return Ok(Err(e)),
+        };
+        let known_ino = match read("ino") {
+            Ok(v) => v,
+            Err(e) => return Ok(Err(e)),
+        };
+        Ok(Ok(len != covered || (len > 0 && ino != known_ino)))
+    }
+}
 
 /// What a read found out of date.
 #[derive(Debug, Default)]
 struct Work {
-    ledger: bool,
+    /// Line files with lines the index has not read.
+    lines: Vec<Lines>,
+    /// Writers whose journals the index holds and this clone no longer has.
+    gone: Vec<String>,
+    /// The writers whose journals the index holds once this work is done.
+    journals: Option<String>,
     folders: Vec<(Folder, String)>,
     reasoning: Option<String>,
 }
 
 impl Work {
     fn is_empty(&self) -> bool {
-        !self.ledger && self.folders.is_empty() && self.reasoning.is_none()
+        self.lines.is_empty()
+            && self.gone.is_empty()
+            && self.folders.is_empty()
+            && self.reasoning.is_none()
     }
-}
-
-fn ledger_stamp(ctx: &Ctx) -> Result<(u64, u64), Error> {
-    let path = ctx.layout.ledger();
-    Ok(match stat(&path)? {
-        Some(m) => (m.len(), inode(&m)),
-        None => (0, 0),
-    })
 }
 
 fn out_of_date(
@@ -274,16 +334,43 @@ fn out_of_date(
     now: SystemTime,
 ) -> Result<Result<Work, IndexError>, Error> {
     let mut work = Work::default();
-    let (len, ino) = ledger_stamp(ctx)?;
-    let covered = match r.meta(LEDGER_COVERED) {
-        Ok(v) => v.and_then(|v| v.parse::<u64>().ok()).unwrap_or(0),
+    let ledger = Lines::ledger(ctx);
+    match ledger.changed(r)? {
+        Ok(true) => work.lines.push(ledger),
+        Ok(false) => {}
         Err(e) => return Ok(Err(e)),
-    };
-    let known_ino = match r.meta(LEDGER_INO) {
-        Ok(v) => v.and_then(|v| v.parse::<u64>().ok()).unwrap_or(0),
-        Err(e) => return Ok(Err(e)),
-    };
-    work.ledger = len != covered || (len > 0 && ino != known_ino);
+    }
+    // The other writers' journals this clone has fetched (or its sibling worktrees
+    // publish), each brought up to its ref first. A journal that cannot be read this time
+    // keeps what the index holds of it (its findings are `journal status`'s to tell).
+    if let Ok(journals) = crate::journal::journals(ctx) {
+        let known = match r.meta(JOURNALS) {
+            Ok(v) => v.unwrap_or_default(),
+            Err(e) => return Ok(Err(e)),
+        };
+        let writers: BTreeSet<&str> = journals
+            .journals
+            .iter()
+            .map(|j| j.writer.as_str())
+            .collect();
+        work.gone = known
+            .split(' ')
+            .filter(|w| !w.is_empty() && !writers.contains(w))
+            .map(str::to_owned)
+            .collect();
+        let now_known = writers.iter().copied().collect::<Vec<_>>().join(" ");
+        if now_known != known {
+            work.journals = Some(now_known);
+        }
+        for writer in writers {
+            let lines = Lines::journal(ctx, writer);
+            match lines.changed(r)? {
+                Ok(true) => work.lines.push(lines),
+                Ok(false) => {}
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+    }
     for folder in folders(ctx) {
         let now_stamp = stamp(stat(&folder.abs)?.as_ref(), now);
         let known = match r.stamp(&format!("dir:{}", folder.rel)) {
@@ -358,8 +445,18 @@ fn apply(ctx: &Ctx, w: &Writer<'_>, work: &Work) -> Result<Result<(), IndexError
             }
         };
     }
-    if work.ledger {
-        index!(sync_ledger(ctx, w)?);
+    for writer in &work.gone {
+        let lines = Lines::journal(ctx, writer);
+        index!(w.delete_source(&lines.source));
+        for what in ["covered", "tail", "ino"] {
+            index!(w.delete_meta(&lines.key(what)));
+        }
+    }
+    for lines in &work.lines {
+        index!(sync_lines(w, lines)?);
+    }
+    if let Some(journals) = &work.journals {
+        index!(w.set_meta(JOURNALS, journals));
     }
     for (folder, now_stamp) in &work.folders {
         index!(sync_folder(ctx, w, folder)?);
@@ -840,7 +937,9 @@ fn sha(bytes: &[u8]) -> String {
 
 /// Reads the ledger's new lines into the index, or all of it when the lines the index
 /// covered are no longer where they were (a prune, a replaced or edited ledger).
-fn sync_ledger(ctx: &Ctx, w: &Writer<'_>) -> Result<Result<(), IndexError>, Error> {
+/// Reads the lines `lines` gained since the index last read it (all of it, when the line
+/// read last is no longer there byte for byte: the file was replaced or rewritten).
+fn sync_lines(w: &Writer<'_>, lines: &Lines) -> Result<Result<(), IndexError>, Error> {
     macro_rules! index {
         ($e:expr) => {
             match $e {
@@ -849,25 +948,34 @@ fn sync_ledger(ctx: &Ctx, w: &Writer<'_>) -> Result<Result<(), IndexError>, Erro
             }
         };
     }
-    let path = ctx.layout.ledger();
+    let path = &lines.path;
+    let (covered_key, tail_key, ino_key) =
+        (lines.key("covered"), lines.key("tail"), lines.key("ino"));
     let r = w.reader();
-    let covered = index!(r.meta(LEDGER_COVERED))
+    let covered = index!(r.meta(&covered_key))
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(0);
-    let tail = index!(r.meta(LEDGER_TAIL));
-    let mut file = match std::fs::File::open(&path) {
+    let tail = index!(r.meta(&tail_key));
+    let clear = |w: &Writer<'_>| {
+        if lines.is_ledger() {
+            w.clear_ledger()
+        } else {
+            w.delete_source(&lines.source)
+        }
+    };
+    let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if covered > 0 {
-                index!(w.clear_ledger());
+                index!(clear(w));
             }
-            index!(w.set_meta(LEDGER_COVERED, "0"));
-            index!(w.set_meta(LEDGER_INO, "0"));
+            index!(w.set_meta(&covered_key, "0"));
+            index!(w.set_meta(&ino_key, "0"));
             return Ok(Ok(()));
         }
-        Err(e) => return Err(StoreError::io(&path, e).into()),
+        Err(e) => return Err(StoreError::io(path, e).into()),
     };
-    let meta = file.metadata().map_err(|e| StoreError::io(&path, e))?;
+    let meta = file.metadata().map_err(|e| StoreError::io(path, e))?;
     let len = meta.len();
     // The index continues where it stopped only when the line it read last is still
     // there, byte for byte.
@@ -886,10 +994,10 @@ fn sync_ledger(ctx: &Ctx, w: &Writer<'_>) -> Result<Result<(), IndexError>, Erro
             });
     let from = if still_there { covered } else { 0 };
     if from == 0 && covered > 0 {
-        index!(w.clear_ledger());
+        index!(clear(w));
     }
     file.seek(SeekFrom::Start(from))
-        .map_err(|e| StoreError::io(&path, e))?;
+        .map_err(|e| StoreError::io(path, e))?;
     let mut reader = BufReader::with_capacity(256 * 1024, file);
     let mut pos = from;
     let mut last: Option<(u64, String)> = None;
@@ -898,7 +1006,7 @@ fn sync_ledger(ctx: &Ctx, w: &Writer<'_>) -> Result<Result<(), IndexError>, Erro
         buf.clear();
         let n = reader
             .read_until(b'\n', &mut buf)
-            .map_err(|e| StoreError::io(&path, e))?;
+            .map_err(|e| StoreError::io(path, e))?;
         if n == 0 || buf.last() != Some(&b'\n') {
             // A torn last line is left for when its append completes.
             break;
@@ -915,13 +1023,13 @@ fn sync_ledger(ctx: &Ctx, w: &Writer<'_>) -> Result<Result<(), IndexError>, Erro
         let Ok(line) = serde_json::from_slice::<LedgerLine>(&buf[..n - 1]) else {
             continue;
         };
-        index!(ledger_line(w, &line, start));
+        index!(ledger_line(w, lines, &line, start));
     }
-    index!(w.set_meta(LEDGER_COVERED, &pos.to_string()));
+    index!(w.set_meta(&covered_key, &pos.to_string()));
     if let Some((start, hash)) = last {
-        index!(w.set_meta(LEDGER_TAIL, &format!("{start}:{hash}")));
+        index!(w.set_meta(&tail_key, &format!("{start}:{hash}")));
     }
-    index!(w.set_meta(LEDGER_INO, &inode(&meta).to_string()));
+    index!(w.set_meta(&ino_key, &inode(&meta).to_string()));
     Ok(Ok(()))
 }
 
@@ -934,10 +1042,15 @@ fn line_key(line: &LedgerLine) -> String {
     }
 }
 
-fn ledger_line(w: &Writer<'_>, line: &LedgerLine, offset: u64) -> Result<(), IndexError> {
+fn ledger_line(
+    w: &Writer<'_>,
+    lines: &Lines,
+    line: &LedgerLine,
+    offset: u64,
+) -> Result<(), IndexError> {
     let episode = line.session.clone().filter(|s| is_episode_id(s));
     let task = line.task.clone();
-    let (issue, intent) = match &task {
+    let (issue, intent) = match task.as_ref().filter(|_| lines.is_ledger()) {
         Some(t) => match w.reader().task(t)? {
             Some(row) => (row.issue, row.intent),
             None => (None, None),
@@ -945,7 +1058,7 @@ fn ledger_line(w: &Writer<'_>, line: &LedgerLine, offset: u64) -> Result<(), Ind
         None => (None, None),
     };
     let base = NewDoc {
-        source: "ledger".into(),
+        source: lines.source.clone(),
         status: "candidate",
         date: line.ts.clone(),
         episode: episode.clone(),
@@ -985,7 +1098,10 @@ fn ledger_line(w: &Writer<'_>, line: &LedgerLine, offset: u64) -> Result<(), Ind
             };
             w.insert_doc(&doc)?;
         }
-        Event::QuestionAsked => {
+        // Open questions and tasks are this checkout's: another writer's are read from
+        // its journal where they are shown (history, the briefing), and its task ids
+        // are its own (two clones may draw the same).
+        Event::QuestionAsked if lines.is_ledger() => {
             if let Some(q) = line.payload::<QuestionAsked>() {
                 w.insert_question(
                     &q.id,
@@ -1014,10 +1130,10 @@ fn ledger_line(w: &Writer<'_>, line: &LedgerLine, offset: u64) -> Result<(), Ind
         }
         Event::SessionOpened => {
             if let (Some(ep), Some(opened)) = (&episode, line.payload::<SessionOpened>()) {
-                w.insert_episode(ep, "ledger", opened.branch.as_deref(), &[])?;
+                w.insert_episode(ep, &lines.source, opened.branch.as_deref(), &[])?;
             }
         }
-        Event::TaskStarted => {
+        Event::TaskStarted if lines.is_ledger() => {
             if let (Some(t), Some(started)) = (&task, line.payload::<TaskStarted>())
                 && crate::model::ids::IdKind::Task.accepts(t)
             {

@@ -26,6 +26,9 @@ pub fn hit_lines(out: &mut String, n: usize, hit: &Hit, indent: &str) {
     if let Some(t) = &hit.task {
         place.push(format!("task {t}"));
     }
+    if let Some(w) = &hit.writer {
+        place.push(format!("from the journal of writer {w}"));
+    }
     let _ = writeln!(out, "{indent}   {}", place.join(" · "));
     let why: Vec<String> = hit
         .why

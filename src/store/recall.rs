@@ -423,6 +423,14 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))
     }
 
+    pub fn delete_meta(&self, key: &str) -> Result<(), IndexError> {
+        self.conn
+            .prepare_cached("DELETE FROM meta WHERE key = ?1")
+            .and_then(|mut s| s.execute(params![key]))
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
     pub fn set_stamp(&self, path: &str, stamp: &str) -> Result<(), IndexError> {
         self.conn
             .execute(

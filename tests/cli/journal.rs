@@ -968,3 +968,100 @@ fn a_linked_worktree_reads_its_siblings_journal_without_a_fetch() {
         "{decisions}"
     );
 }
+
+/// `(writer, id, line)` of the decision hits of `recall QUERY` in `dir`.
+fn recalled(repo: &TestRepo, dir: &Path, query: &str) -> Vec<(Option<String>, String, String)> {
+    let run = repo
+        .run_in(
+            dir,
+            &["--format", "json", "recall", query, "--kind", "decision"],
+        )
+        .success()
+        .json();
+    run["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| {
+            (
+                h["writer"].as_str().map(str::to_owned),
+                h["id"].as_str().expect("id").to_owned(),
+                h["line"].as_str().expect("line").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn recall_finds_another_clones_decisions_once_marked_with_their_writer_after_a_fetch() {
+    let repo = team();
+    let a = clone(&repo, "clone-a");
+    let b = clone(&repo, "clone-b");
+    for dir in [&a, &b] {
+        repo.run_in(dir, &["journal", "enable"]).success();
+    }
+    work(&repo, &a, "The tokenizer splits snake_case identifiers");
+    work(&repo, &b, "The tokenizer keeps digits inside words");
+    // Before a fetch, b knows only its own.
+    let own = recalled(&repo, &b, "tokenizer");
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert_eq!(own[0].0, None, "this checkout's own decision has no writer");
+    let (ok, stderr) = push(&repo, &a, &["-q", "origin", "HEAD:refs/heads/from-a"]);
+    assert!(ok, "{stderr}");
+    repo.git_in(&b, &["fetch", "-q", "origin"]);
+    let hits = recalled(&repo, &b, "tokenizer");
+    let from_a: Vec<_> = hits.iter().filter(|h| h.0.is_some()).collect();
+    assert_eq!(from_a.len(), 1, "once, not once per read: {hits:?}");
+    assert_eq!(from_a[0].0.as_deref(), Some(writer(&a).as_str()));
+    assert_eq!(from_a[0].2, "The tokenizer splits snake_case identifiers");
+    // A second read (nothing fetched since) still shows it once; the text names the writer.
+    assert_eq!(recalled(&repo, &b, "tokenizer"), hits);
+    let text = repo
+        .run_in(&b, &["recall", "snake_case"])
+        .success()
+        .stdout()
+        .to_owned();
+    assert!(
+        text.contains(&format!("from the journal of writer {}", writer(&a))),
+        "{text}"
+    );
+    // It reads whole through the command the hit names.
+    let shown = repo
+        .run_in(&b, &["show", &format!("decision:{}", from_a[0].1)])
+        .success()
+        .stdout()
+        .to_owned();
+    assert!(
+        shown.contains("The tokenizer splits snake_case identifiers")
+            && shown.contains(&format!("journal of writer {}", writer(&a))),
+        "{shown}"
+    );
+    // What a later fetch brings is added, and only that.
+    work(&repo, &a, "The tokenizer lowercases ASCII only");
+    let (ok, stderr) = push(&repo, &a, &["-q", "origin", "HEAD:refs/heads/from-a"]);
+    assert!(ok, "{stderr}");
+    repo.git_in(&b, &["fetch", "-q", "origin"]);
+    let hits = recalled(&repo, &b, "tokenizer");
+    let mut from_a: Vec<&str> = hits
+        .iter()
+        .filter(|h| h.0.is_some())
+        .map(|h| h.2.as_str())
+        .collect();
+    from_a.sort();
+    assert_eq!(
+        from_a,
+        vec![
+            "The tokenizer lowercases ASCII only",
+            "The tokenizer splits snake_case identifiers"
+        ],
+        "{hits:?}"
+    );
+    // A clone that drops the fetched journal (its ref deleted) no longer recalls it.
+    for name in majordomus_refs(&repo, &b).keys() {
+        if name.contains(&writer(&a)) {
+            repo.git_in(&b, &["update-ref", "-d", name]);
+        }
+    }
+    let hits = recalled(&repo, &b, "tokenizer");
+    assert!(hits.iter().all(|h| h.0.is_none()), "{hits:?}");
+}
