@@ -324,6 +324,7 @@ mod tests {
             episode: None,
             branch: None,
             task: None,
+            writer: None,
             score: 1.0,
             why: vec![Reason {
                 signal: "path".into(),

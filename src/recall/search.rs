@@ -134,16 +134,22 @@ fn search_pool(
     let mut floor: Option<f64> = None;
 
     if query.relevance_asked() {
+        let mut phase = crate::timing::Phase::start("recall.lexical");
         let lexical = r.lexical(&query.terms, pool).map_err(fail)?;
         if lexical.len() == pool && pool > 0 {
             floor = lexical.last().map(|(_, bm25)| *bm25);
             let matches = r.lexical_count(&query.terms).map_err(fail)?;
             beyond_pool = matches.saturating_sub(pool);
         }
+        phase.count("pooled", lexical.len());
+        phase.end();
         for (id, bm25) in lexical {
             signals.entry(id).or_default().bm25 = bm25;
         }
+        let mut phase = crate::timing::Phase::start("recall.paths");
         path_signals(r, &query.paths, &mut signals, &mut docs).map_err(fail)?;
+        phase.count("reached", signals.len());
+        phase.end();
         for (kind, value) in &query.links {
             let mut rows = r
                 .docs_where(kind_column(*kind), std::slice::from_ref(value))
@@ -225,11 +231,13 @@ fn search_pool(
         }
     }
 
+    let mut phase = crate::timing::Phase::start("recall.load");
     let wanted: Vec<i64> = signals
         .keys()
         .filter(|id| !docs.contains_key(id))
         .copied()
         .collect();
+    phase.count("records", signals.len());
     for row in r.docs(&wanted).map_err(fail)? {
         docs.insert(row.id, row);
     }
@@ -258,6 +266,7 @@ fn search_pool(
         .collect();
     let places = r.episodes(&episodes).map_err(fail)?;
 
+    phase.end();
     let mut found: Vec<Found> = Vec::new();
     let mut folded: HashMap<String, Signals> = HashMap::new();
     for (id, s) in signals {
@@ -354,6 +363,7 @@ fn search_pool(
     let filter_splits =
         query.statuses.contains(&HitStatus::Stale) != query.statuses.contains(&HitStatus::Verified);
     let mut judged: HashSet<i64> = HashSet::new();
+    let mut phase = crate::timing::Phase::start("recall.judge");
     loop {
         order(&mut found);
         let window = if filter_splits {
@@ -390,6 +400,8 @@ fn search_pool(
             }
         }
     }
+    phase.count("judged", judged.len());
+    phase.end();
     if !query.statuses.is_empty() {
         found.retain(|f| query.statuses.contains(&f.status));
     }

@@ -315,9 +315,14 @@ impl RecallDb {
                 // A page cache of up to 64 MiB (SQLite's default is 2 MiB): a build of a
                 // large ledger touches a dozen indexes per record, and with the default
                 // every insert re-read its pages from the file (docs/PERFORMANCE.md).
-                "PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;",
+                // Reads through a memory map of up to 256 MiB: a search reads its pages
+                // where the kernel holds them instead of copying each through `read`.
+                "PRAGMA synchronous=OFF; PRAGMA journal_mode=DELETE; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536; PRAGMA mmap_size=268435456;",
             )
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        // Every statement of a build and of a search stays prepared (rusqlite keeps 16).
+        self.conn.set_prepared_statement_cache_capacity(64);
+        Ok(())
     }
 
     fn init(&self) -> Result<(), IndexError> {
@@ -455,17 +460,28 @@ impl Writer<'_> {
 
     /// Adds one document (its text to the full-text table, its paths to `refs`).
     pub fn insert_doc(&self, doc: &NewDoc) -> Result<i64, IndexError> {
+        // Its branch and (for a ledger line) its record's status are read first and
+        // inserted with it: an UPDATE after each insert opened a statement savepoint, at
+        // which FTS5 writes out what it holds in memory, so a build of a large ledger wrote
+        // one tiny segment per line and spent its time merging them.
+        let branch = match &doc.episode {
+            Some(episode) => self.branch_of(episode)?,
+            None => None,
+        };
+        let status = match &doc.derives {
+            Some(record) => self.record_status(record)?.unwrap_or(doc.status.to_owned()),
+            None => doc.status.to_owned(),
+        };
         self.conn
             .prepare_cached(
                 "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset, searched, branch) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                 (SELECT branch FROM episodes WHERE episode = ?8 ORDER BY source = 'ledger' LIMIT 1))",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
             )
             .and_then(|mut s| s.execute(params![
                     doc.kind,
                     doc.key,
                     doc.source,
-                    doc.status,
+                    status,
                     doc.line,
                     doc.text,
                     doc.date,
@@ -478,14 +494,12 @@ impl Writer<'_> {
                     doc.place,
                     doc.offset.map(|o| o as i64),
                     format!("{} {}", doc.head_tokens, doc.body_tokens),
+                    branch,
                 ]))
             .map_err(|e| self.err(e))?;
         let id = self.conn.last_insert_rowid();
-        // A ledger line's status is its record's; a record's status is its lines'.
-        if let Some(derives) = &doc.derives {
-            self.settle_lines(derives)?;
-        }
-        if doc.kind == "knowledge" {
+        // A record's status is its lines' (when it has any).
+        if doc.kind == "knowledge" && self.has_lines(&doc.key)? {
             self.settle_lines(&doc.key)?;
         }
         self.conn
@@ -500,6 +514,52 @@ impl Writer<'_> {
             stmt.execute(params![id, path]).map_err(|e| self.err(e))?;
         }
         Ok(id)
+    }
+
+    /// The branch of `episode`'s documents: its session record's, else its
+    /// `session.opened` line's.
+    fn branch_of(&self, episode: &str) -> Result<Option<String>, IndexError> {
+        self.conn
+            .prepare_cached(
+                "SELECT branch FROM episodes WHERE episode = ?1 ORDER BY source = 'ledger' LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![episode], |r| r.get::<_, Option<String>>(0))
+                    .optional()
+            })
+            .map(Option::flatten)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The status a ledger line deriving `record` takes: the record's (verified above
+    /// superseded above candidate, when two copies lie in two places); `None` when there
+    /// is no such record.
+    fn record_status(&self, record: &str) -> Result<Option<String>, IndexError> {
+        self.conn
+            .prepare_cached(
+                "SELECT status FROM docs WHERE key = ?1 AND kind = 'knowledge' \
+                 ORDER BY CASE status WHEN 'verified' THEN 0 WHEN 'superseded' THEN 1 ELSE 2 END LIMIT 1",
+            )
+            .and_then(|mut s| s.query_row(params![record], |r| r.get(0)).optional())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Whether any ledger line derives `record`.
+    fn has_lines(&self, record: &str) -> Result<bool, IndexError> {
+        self.conn
+            .prepare_cached(
+                "SELECT EXISTS(SELECT 1 FROM docs WHERE derives = ?1 AND kind IN ('decision', 'question'))",
+            )
+            .and_then(|mut s| s.query_row(params![record], |r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Whether any document belongs to `episode`.
+    fn has_episode_docs(&self, episode: &str) -> Result<bool, IndexError> {
+        self.conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM docs WHERE episode = ?1)")
+            .and_then(|mut s| s.query_row(params![episode], |r| r.get(0)))
+            .map_err(|e| self.err(e))
     }
 
     /// The status of the ledger lines (decisions, answers) whose derivation is the
@@ -636,7 +696,11 @@ impl Writer<'_> {
             stmt.execute(params![episode, source, path])
                 .map_err(|e| self.err(e))?;
         }
-        self.settle_branch(episode)
+        // A `session.opened` line comes before its episode's documents: nothing to settle.
+        if self.has_episode_docs(episode)? {
+            self.settle_branch(episode)?;
+        }
+        Ok(())
     }
 
     /// A task as its `task.started` line names it, with its scope (each entry with the
