@@ -142,7 +142,6 @@ impl DoctorReport {
 /// named by file.
 pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> {
     let _total = Phase::start("doctor.total");
-    ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
     let set = crate::rules::rule_set(ctx)?;
     let mut set_findings = set.findings;

@@ -165,7 +165,6 @@ pub struct HooksReport {
 /// under its own name: our call goes into it as a marked block. Refuses, before touching
 /// anything, where that cannot be done safely. Idempotent.
 pub fn install(ctx: &Ctx, _request: HooksRequest) -> Result<HooksReport, Error> {
-    ctx.require_initialised()?;
     let place = Place::find(ctx);
     let mut plans = Vec::new();
     for (name, script) in SCRIPTS {

@@ -150,7 +150,6 @@ impl Known {
 /// Runs every rule over the work tree's store, `file:`/`test:` against HEAD.
 pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     let _total = Phase::start("check.total");
-    ctx.require_initialised()?;
     let mut phase = Phase::start("check.read_records");
     let (files, unreadable) = stored_files_checked(&ctx.layout)?;
     let files: Vec<StoredFile> = files

@@ -54,7 +54,6 @@ pub struct ConsultOutcome {
 
 /// `majordomus reasoning consult --assessment <id>`.
 pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Error> {
-    ctx.require_initialised()?;
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let plan = make_plan(ctx, &work, &records, &request.assessment)?;

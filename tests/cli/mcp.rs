@@ -30,8 +30,14 @@ pub(crate) struct Mcp {
 impl Mcp {
     /// Spawns the server in `repo` and performs the handshake.
     pub(crate) fn start(repo: &TestRepo) -> Mcp {
+        Mcp::start_env(repo, &[])
+    }
+
+    /// [`Mcp::start`] with `env` set for the server.
+    pub(crate) fn start_env(repo: &TestRepo, env: &[(&str, &str)]) -> Mcp {
         let mut child = repo
             .command_in(repo.root(), &["mcp"])
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
