@@ -556,3 +556,123 @@ impl Registry {
         self.operations.iter().filter(move |o| o.cli == path)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+    use crate::error::Class;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Ask {}
+
+    #[derive(Debug, Serialize, JsonSchema)]
+    struct Ran {
+        ran: bool,
+    }
+
+    impl Report for Ran {
+        fn text(&self) -> String {
+            "ran\n".into()
+        }
+    }
+
+    /// How often [`count`] ran.
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+
+    fn count(_ctx: &Ctx, _ask: Ask) -> Result<Ran, Error> {
+        RUNS.fetch_add(1, Ordering::SeqCst);
+        Ok(Ran { ran: true })
+    }
+
+    /// A git repository `init` has not set up, and a registry of two operations on it.
+    fn uninitialised() -> (tempfile::TempDir, Ctx, Registry) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        crate::git::Repo::init(dir.path()).expect("git init");
+        let ctx = Ctx::open_isolated(dir.path(), crate::Clock::System).expect("open");
+        let mut registry = Registry::default();
+        registry
+            .register(op(
+                "test.needs-init",
+                "test",
+                "Needs an initialised repository.",
+                count,
+            ))
+            .register(op("test.anywhere", "test", "Runs anywhere.", count).anywhere());
+        (dir, ctx, registry)
+    }
+
+    #[test]
+    fn the_registry_refuses_an_operation_that_needs_init_before_it_runs() {
+        let (_dir, ctx, registry) = uninitialised();
+        let before = RUNS.load(Ordering::SeqCst);
+        let json = registry
+            .invoke(&ctx, "test.needs-init", serde_json::json!({}))
+            .expect_err("refused over JSON");
+        // Refused before the request is even decoded: the same for a bad request.
+        let bad = registry
+            .invoke(&ctx, "test.needs-init", serde_json::json!([1]))
+            .expect_err("refused");
+        let typed = registry
+            .call::<Ask, Ran>(&ctx, "test.needs-init", Ask {})
+            .expect_err("refused typed");
+        let reported = registry
+            .entry("test.needs-init")
+            .report(&ctx, Ask {})
+            .expect_err("refused reported");
+        for error in [json, bad, typed, reported] {
+            assert_eq!(error.class(), Class::Refused, "{error}");
+            assert_eq!(error.report().rule, "repository.initialised", "{error}");
+            assert_eq!(error.report().fix.as_deref(), Some("majordomus init"));
+        }
+        assert_eq!(
+            RUNS.load(Ordering::SeqCst),
+            before,
+            "the function never ran"
+        );
+        assert!(
+            registry
+                .entry("test.needs-init")
+                .precondition(&ctx)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn an_operation_declared_anywhere_runs_uninitialised() {
+        let (_dir, ctx, registry) = uninitialised();
+        let invoked = registry
+            .invoke(&ctx, "test.anywhere", serde_json::json!({}))
+            .expect("runs");
+        assert_eq!(invoked.value, serde_json::json!({"ran": true}));
+        assert_eq!(invoked.text, "ran\n");
+        let ran: Ran = registry
+            .call(&ctx, "test.anywhere", Ask {})
+            .expect("runs typed");
+        assert!(ran.ran);
+    }
+
+    #[test]
+    #[should_panic(expected = "not its own")]
+    fn a_typed_call_with_the_wrong_types_is_a_programming_error() {
+        let (_dir, ctx, registry) = uninitialised();
+        let _ = registry.call::<Ask, Invoked>(&ctx, "test.anywhere", Ask {});
+    }
+
+    #[test]
+    fn the_standard_registry_declares_only_the_agent_hooks_never_failing() {
+        let never: Vec<&str> = Registry::standard()
+            .iter()
+            .filter(|o| o.never_fails)
+            .map(|o| o.name)
+            .collect();
+        assert_eq!(
+            never,
+            ["hook.session-start", "hook.session-end", "hook.compact"]
+        );
+    }
+}
