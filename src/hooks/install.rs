@@ -376,7 +376,7 @@ impl<'a> Place<'a> {
         let upgrading = chained.exists() && matches!(Found::read(&in_dir), Ok(Found::Ours(_)));
         let fix = if upgrading {
             format!(
-                "majordomus hooks uninstall (puts {} back), then {fix}",
+                "put {} back with `majordomus hooks uninstall`, then {fix}",
                 self.display(&chained)
             )
         } else {

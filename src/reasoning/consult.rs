@@ -151,11 +151,11 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
                 } else {
                     format!(" ({} cancelled: {})", cancelled.len(), cancelled.join(", "))
                 }
-            ),
-            fix: format!(
-                "majordomus reasoning status (then `majordomus reasoning consult --assessment {}` to ask again)",
+            ) + &format!(
+                "; ask again with `majordomus reasoning consult --assessment {}`",
                 request.assessment
             ),
+            fix: "majordomus reasoning status".to_owned(),
         });
     }
     Ok(ConsultOutcome {

@@ -480,7 +480,7 @@ pub(crate) fn find_assessment<'r>(
             Refusal::Reasoning {
                 rule: "reasoning.known-record",
                 message: format!("assessment {id}: no such assessment in this task"),
-                fix: "majordomus reasoning status (lists the task's assessments)".to_owned(),
+                fix: "majordomus reasoning status".to_owned(),
             }
             .into()
         })

@@ -88,7 +88,7 @@ pub fn rule_set(ctx: &Ctx) -> Result<RuleSet, Error> {
                 findings.push(unreadable(
                     &file,
                     e.reason(),
-                    "majordomus rules vendor update (rewrites it from the package built into majordomus)".into(),
+                    "majordomus rules vendor update".into(),
                 ));
                 notes.push(format!(
                     "the vendored package cannot be read: ran the package built into majordomus {} instead",

@@ -560,7 +560,7 @@ fn refusals_and_usage_errors_are_tool_errors_and_the_server_goes_on() {
     let error = &refused["structuredContent"]["error"];
     assert_eq!(error["rule"], "question.known");
     assert_eq!(error["class"], "refused");
-    let fix = "majordomus history --event question.asked (lists question ids)";
+    let fix = "majordomus history --event question.asked";
     assert_eq!(error["fix"], fix);
     assert!(text(&refused).contains("[question.known]"), "{refused}");
     assert!(text(&refused).contains(&format!("fix: {fix}")), "{refused}");

@@ -116,7 +116,7 @@ fn schema_of_one_operation_and_an_unknown_one() {
     assert!(human.stdout().contains("request schema:"), "{human}");
     let unknown = dir.run(&["--format", "json", "schema", "--operation", "decision.make"]);
     let error = unknown.json_error(2, "request.operation");
-    assert_eq!(error["fix"], "majordomus schema (lists every operation)");
+    assert_eq!(error["fix"], "majordomus schema");
     // The fix works.
     dir.run(&["schema"]).success();
 }
@@ -554,4 +554,50 @@ fn every_operation_that_needs_init_is_refused_in_one_place() {
     }
     mcp.close();
     assert!(!repo.exists(".ai"), "a refused operation wrote .ai/");
+}
+
+/// Every printed `fix:` works when run exactly as printed: a fix that starts as a command
+/// (`"majordomus ...`) is only the command, with no explanation in parentheses after it
+/// (sh would read it as a subshell). Scans every string literal in `src/`.
+#[test]
+fn no_fix_that_is_a_command_trails_an_explanation() {
+    let command = regex::Regex::new(r#""majordomus [a-z][^"]*? \([^"]*""#).expect("a regex");
+    // Literals that are not fixes: the version line `env` prints, a worktree's state.
+    let not_fixes = [
+        "majordomus {} (gix {}",
+        "majordomus is not set up there (no .ai/)",
+    ];
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src];
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).expect("dir") {
+                stack.push(entry.expect("entry").path());
+            }
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read");
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for m in command.find_iter(line) {
+                scanned += 1;
+                if !not_fixes.iter().any(|s| m.as_str().contains(s)) {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, m.as_str()));
+                }
+            }
+        }
+    }
+    assert!(scanned >= 1, "the scan reads the literal it exempts");
+    assert!(
+        found.is_empty(),
+        "fixes with an explanation after the command:\n{}",
+        found.join("\n")
+    );
 }
