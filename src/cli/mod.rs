@@ -515,6 +515,62 @@ mod tests {
 }
 
 #[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    fn path(args: &[&str]) -> String {
+        let args: Vec<String> = std::iter::once("majordomus")
+            .chain(args.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        command_path(&args)
+    }
+
+    #[test]
+    fn the_command_path_is_read_as_clap_reads_it() {
+        assert_eq!(path(&["hook", "compact", "--bogus"]), "hook compact");
+        assert_eq!(
+            path(&["--format", "json", "-C", "hook", "hook", "session-start"]),
+            "hook session-start"
+        );
+        assert_eq!(path(&["decision", "hook", "compact"]), "decision");
+        assert_eq!(
+            path(&["question", "resolve", "q-1", "yes"]),
+            "question resolve"
+        );
+        assert_eq!(path(&["rules", "vendor", "update"]), "rules vendor update");
+        assert_eq!(path(&["hook-script", "/x/.git/hooks/pre-push"]), "");
+    }
+
+    #[test]
+    fn only_the_provider_hooks_never_fail() {
+        let never = |args: &[&str]| {
+            let args: Vec<String> = std::iter::once("majordomus")
+                .chain(args.iter().copied())
+                .map(str::to_owned)
+                .collect();
+            never_fails(&args)
+        };
+        for hook in ["session-start", "session-end", "compact"] {
+            assert!(never(&["hook", hook, "--bogus"]), "{hook}");
+        }
+        for other in [
+            &["decision", "hook", "compact"][..],
+            &["hook", "pre-push"][..],
+            &["hook", "post-commit", "--bogus"][..],
+            &["session", "start"][..],
+            &["knowledge", "derive"][..],
+        ] {
+            assert!(!never(other), "{other:?}");
+        }
+        assert_eq!(exit::for_failure(Class::Usage, true), exit::OK);
+        assert_eq!(exit::for_failure(Class::Usage, false), exit::USAGE);
+        assert_eq!(exit::for_failure(Class::Refused, false), exit::REFUSED);
+        assert_eq!(exit::for_failure(Class::Failed, true), exit::OK);
+    }
+}
+
+#[cfg(test)]
 mod summary_tests {
     use super::*;
 
