@@ -139,7 +139,9 @@ pub enum Refusal {
         message: String,
         fix: String,
     },
-    #[error("task {id} is still active in this episode ({description}); one task at a time")]
+    #[error(
+        "task {id} is still active in this episode ({description}); one task at a time: finish it (or `--status blocked --reason \"<why>\"`), then start the next"
+    )]
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
     BlockedWithoutReason,
@@ -232,7 +234,7 @@ impl Refusal {
             Refusal::NotInitialised { .. } => Some("majordomus init".into()),
             Refusal::NoOpenEpisode => Some("majordomus session start".into()),
             Refusal::UnknownQuestion { .. } => {
-                Some("majordomus history --event question.asked (lists question ids)".into())
+                Some("majordomus history --event question.asked".into())
             }
             Refusal::QuestionAlreadyResolved { .. } => {
                 Some("ask again with `majordomus question \"<text>\"` if the answer changed".into())
@@ -269,10 +271,7 @@ impl Refusal {
             }
             Refusal::NoHandover => Some("majordomus handover --derive".into()),
             Refusal::Reasoning { fix, .. } => Some(fix.clone()),
-            Refusal::TaskActive { .. } => Some(
-                "majordomus task finish (or --status blocked --reason \"<why>\"), then start the next"
-                    .into(),
-            ),
+            Refusal::TaskActive { .. } => Some("majordomus task finish".into()),
             Refusal::BlockedWithoutReason => Some(
                 "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
             ),
@@ -280,18 +279,18 @@ impl Refusal {
             | Refusal::RecallUnknownTask { fix, .. }
             | Refusal::RecallUnknownIssue { fix, .. } => Some(fix.clone()),
             Refusal::UnknownRecord { .. } => {
-                Some("majordomus recall (each hit names the command that reads it)".into())
+                Some("majordomus recall".into())
             }
             Refusal::TooLarge { limit, .. } => Some(format!(
                 "shorten it to {limit} bytes or less; put a long text in a file under version control and refer to it"
             )),
             Refusal::SetupFile { fix, .. } => Some(fix.clone()),
             Refusal::IdShape { kind, .. } => Some(match *kind {
-                "episode" => "majordomus history --event session.opened (lists episode ids)".into(),
-                "knowledge" => "majordomus knowledge candidates (lists candidate ids)".into(),
-                "question" => "majordomus history --event question.asked (lists question ids)".into(),
+                "episode" => "majordomus history --event session.opened".into(),
+                "knowledge" => "majordomus knowledge candidates".into(),
+                "question" => "majordomus history --event question.asked".into(),
                 "task" => "majordomus task list".into(),
-                _ => "majordomus history (lists the ids this ledger knows)".into(),
+                _ => "majordomus history".into(),
             }),
         }
     }
@@ -330,9 +329,7 @@ impl UsageError {
             UsageError::InvalidRequest { operation, .. } => {
                 Some(format!("majordomus schema --operation {operation}"))
             }
-            UsageError::UnknownOperation { .. } => {
-                Some("majordomus schema (lists every operation)".into())
-            }
+            UsageError::UnknownOperation { .. } => Some("majordomus schema".into()),
             UsageError::Arguments(_) => Some("majordomus --help".into()),
             UsageError::HandoverFile { fix, .. } => Some((*fix).into()),
             UsageError::NotUtf8 { .. } => Some(
@@ -471,9 +468,10 @@ impl Error {
             Error::Git(GitError::NoSuchDirectory { .. }) => {
                 Some("give -C a directory that exists (or leave it out)".into())
             }
-            Error::Store(StoreError::EpisodeUnreadable { .. }) => Some(
-                "majordomus session start --replace (the unreadable file is kept aside)".into(),
-            ),
+            // The message says the unreadable file is kept aside by `--replace`.
+            Error::Store(StoreError::EpisodeUnreadable { .. }) => {
+                Some("majordomus session start --replace".into())
+            }
             Error::Store(StoreError::IdShape { kind, .. }) => Refusal::IdShape {
                 kind,
                 id: String::new(),
@@ -503,4 +501,53 @@ pub struct ErrorReport {
     pub rule: String,
     pub message: String,
     pub fix: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fix that is a command is only the command: sh runs it exactly as printed, so no
+    /// explanation in parentheses trails it (the explanation is in the message).
+    #[test]
+    fn a_fix_that_is_a_command_is_nothing_but_the_command() {
+        let mut errors: Vec<Error> = vec![
+            Refusal::NotInitialised { root: "/r".into() }.into(),
+            Refusal::NoOpenEpisode.into(),
+            Refusal::UnknownQuestion { id: "q-1".into() }.into(),
+            Refusal::UnknownRecord {
+                reference: "knowledge:k".into(),
+            }
+            .into(),
+            Refusal::BlockedWithoutReason.into(),
+            UsageError::UnknownOperation {
+                name: "decision.make".into(),
+            }
+            .into(),
+            StoreError::EpisodeUnreadable {
+                path: ".ai/local/state/episode.json".into(),
+                message: "not JSON".into(),
+            }
+            .into(),
+        ];
+        for kind in ["episode", "knowledge", "question", "task", "record"] {
+            errors.push(
+                Refusal::IdShape {
+                    kind,
+                    id: "../x".into(),
+                    example: "",
+                }
+                .into(),
+            );
+        }
+        for error in errors {
+            let fix = error.report().fix.expect("a fix");
+            if fix.starts_with("majordomus ") {
+                assert!(
+                    !fix.contains(" ("),
+                    "{error}: fix {fix:?} is not only a command"
+                );
+            }
+        }
+    }
 }

@@ -140,7 +140,6 @@ fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
 
 /// `majordomus decision "<text>" [--task ID]`.
 pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, Error> {
-    ctx.require_initialised()?;
     let mut redacted = Vec::new();
     let text = clean(&request.text, "decision", &mut redacted)?;
     let rebuilt = match &request.task {
@@ -169,7 +168,6 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
 
 /// `majordomus checkpoint "<text>"`.
 pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Recorded, Error> {
-    ctx.require_initialised()?;
     let mut redacted = Vec::new();
     let text = clean(&request.text, "checkpoint", &mut redacted)?;
     let session = ctx.episode()?.map(|e| e.id);
@@ -185,7 +183,6 @@ pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Record
 
 /// `majordomus question "<text>"`: returns the new question's id.
 pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Error> {
-    ctx.require_initialised()?;
     let mut redacted = Vec::new();
     let text = clean(&request.text, "question", &mut redacted)?;
     let session = ctx.episode()?.map(|e| e.id);
@@ -214,7 +211,6 @@ pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Err
 
 /// `majordomus question resolve <qid> "<answer>"`: refuses an unknown or resolved id.
 pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, Error> {
-    ctx.require_initialised()?;
     let mut redacted = Vec::new();
     let answer = clean(&request.answer, "answer", &mut redacted)?;
     let id = request.id;

@@ -143,7 +143,6 @@ fn next_action(path: &std::path::Path) -> Vec<String> {
 
 /// Composes the briefing.
 pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
-    ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
     // The ledger index keeps the open questions folded.
     let index = ctx.index()?;

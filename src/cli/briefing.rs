@@ -23,8 +23,5 @@ use crate::{Ctx, Error};
 pub struct BriefingArgs {}
 
 pub fn run(ctx: &Ctx, _args: &BriefingArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::briefing::briefing(
-        ctx,
-        BriefingRequest {},
-    )?))
+    crate::cli::call(ctx, "briefing", BriefingRequest {})
 }

@@ -18,11 +18,11 @@ pub struct CheckpointArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &CheckpointArgs) -> Result<Output, Error> {
-    let recorded = crate::authored::record_checkpoint(
+    crate::cli::call(
         ctx,
+        "checkpoint.record",
         CheckpointRequest {
             text: args.text.clone(),
         },
-    )?;
-    Ok(Output::report(&recorded))
+    )
 }

@@ -18,8 +18,5 @@ use crate::{Ctx, Error};
 pub struct ContextArgs {}
 
 pub fn run(ctx: &Ctx, _args: &ContextArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::context::context(
-        ctx,
-        ContextRequest {},
-    )?))
+    crate::cli::call(ctx, "context", ContextRequest {})
 }

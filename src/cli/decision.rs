@@ -25,12 +25,12 @@ pub struct DecisionArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &DecisionArgs) -> Result<Output, Error> {
-    let recorded = crate::authored::record_decision(
+    crate::cli::call(
         ctx,
+        "decision.record",
         DecisionRequest {
             text: args.text.clone(),
             task: args.task.clone(),
         },
-    )?;
-    Ok(Output::report(&recorded))
+    )
 }

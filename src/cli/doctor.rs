@@ -6,6 +6,8 @@ use super::Output;
 use crate::doctor::DoctorRequest;
 use crate::{Ctx, Error};
 
+/// Run every rule of the effective set (the vendored package and project rules), grouped; blocking findings fail.
+///
 /// Run every rule of the effective set, grouped (exit 10 on a blocking finding).
 ///
 /// The effective set is the vendored package (.ai/repo/rules/vendor/majordomus.yaml, or
@@ -22,8 +24,5 @@ use crate::{Ctx, Error};
 pub struct DoctorArgs {}
 
 pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::doctor::doctor(
-        ctx,
-        DoctorRequest::default(),
-    )?))
+    crate::cli::call(ctx, "doctor", DoctorRequest::default())
 }

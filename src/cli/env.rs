@@ -16,5 +16,5 @@ use crate::{Ctx, Error};
 pub struct EnvArgs {}
 
 pub fn run(ctx: &Ctx, _args: &EnvArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::env::env(ctx, EnvRequest {})?))
+    crate::cli::call(ctx, "env", EnvRequest {})
 }

@@ -6,7 +6,7 @@ use super::Output;
 use crate::handover::{DeriveRequest, ResolveRequest};
 use crate::{Ctx, Error};
 
-/// Derive the handover of an episode, or resolve one against the plan as it is now.
+/// Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.
 ///
 /// `--derive` writes .ai/local/state/handovers/<episode>.md: the task's issue, intent or
 /// exemption with the two pins (plan_revision, evidence_standing) in its front matter, then
@@ -35,7 +35,9 @@ pub struct HandoverArgs {
     /// With --derive: the episode to hand over.
     #[arg(long, value_name = "ID", requires = "derive")]
     pub episode: Option<String>,
-    /// Resolve a handover (default: the newest).
+    /// Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.
+    ///
+    /// FILE is the handover to resolve (default: the newest).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
     pub resolve: Option<String>,
 }
@@ -43,22 +45,24 @@ pub struct HandoverArgs {
 pub fn run(ctx: &Ctx, args: &HandoverArgs) -> Result<Output, Error> {
     match &args.resolve {
         Some(file) => {
-            let mut out = Output::report(&crate::handover::resolve(
+            let mut out = crate::cli::call(
                 ctx,
+                "handover.resolve",
                 ResolveRequest {
                     file: Some(file.clone()).filter(|f| !f.is_empty()),
                 },
-            )?);
+            )?;
             // A moved plan or evidence exits 11 here as under `watch`: a script resolving
             // a handover must be able to stop on it (SPEC §4).
             out.watching = true;
             Ok(out)
         }
-        None => Ok(Output::report(&crate::handover::derive(
+        None => crate::cli::call(
             ctx,
+            "handover.derive",
             DeriveRequest {
                 episode: args.episode.clone(),
             },
-        )?)),
+        ),
     }
 }

@@ -6,7 +6,7 @@ use super::Output;
 use crate::history::HistoryRequest;
 use crate::{Ctx, Error};
 
-/// Read the ledger, oldest first, optionally filtered.
+/// Read the ledger, oldest first, filtered by event, episode or time.
 ///
 /// Examples:
 ///   majordomus history
@@ -31,14 +31,14 @@ pub struct HistoryArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Output, Error> {
-    let found = crate::history::history(
+    crate::cli::call(
         ctx,
+        "history",
         HistoryRequest {
             event: args.event.clone(),
             session: args.session.clone(),
             since: args.since.clone(),
             all_worktrees: args.all_worktrees,
         },
-    )?;
-    Ok(Output::report(&found))
+    )
 }

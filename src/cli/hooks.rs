@@ -11,6 +11,8 @@ use crate::{Ctx, Error};
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum HooksCommand {
+    /// Install the git hooks into the directory git uses, keeping what was there.
+    ///
     /// Install the hooks into the directory git uses (respects core.hooksPath).
     ///
     /// Where no hook is, majordomus writes its own: in .git/hooks a file whose first line
@@ -31,13 +33,15 @@ pub enum HooksCommand {
     ///   ./target/debug/majordomus hooks install   # the hooks start this build
     #[command(verbatim_doc_comment)]
     Install,
+    /// Remove the git hooks: every hook file as it was before install, byte for byte.
+    ///
     /// Remove the hooks: every file is restored byte for byte (content and mode).
     ///
     /// Example:
     ///   majordomus hooks uninstall
     #[command(verbatim_doc_comment)]
     Uninstall,
-    /// Acknowledge the provider hook failures doctor shows (provider.event.failed).
+    /// Acknowledge the recorded provider hook failures doctor shows, up to a ledger seq (a human act).
     ///
     /// They stop being doctor findings and stay in the ledger (history lists them). A
     /// later run of the same hook that succeeds clears its failures by itself.
@@ -56,11 +60,12 @@ pub enum HooksCommand {
 
 pub fn run(ctx: &Ctx, command: &HooksCommand) -> Result<Output, Error> {
     Ok(match command {
-        HooksCommand::Install => Output::report(&crate::hooks::install(ctx, HooksRequest {})?),
-        HooksCommand::Uninstall => Output::report(&crate::hooks::uninstall(ctx, HooksRequest {})?),
-        HooksCommand::Acknowledge { through } => Output::report(&crate::hooks::acknowledge(
+        HooksCommand::Install => crate::cli::call(ctx, "hooks.install", HooksRequest {})?,
+        HooksCommand::Uninstall => crate::cli::call(ctx, "hooks.uninstall", HooksRequest {})?,
+        HooksCommand::Acknowledge { through } => crate::cli::call(
             ctx,
+            "hooks.acknowledge",
             crate::hooks::AcknowledgeRequest { through: *through },
-        )?),
+        )?,
     })
 }

@@ -6,7 +6,7 @@ use super::Output;
 use crate::init::InitRequest;
 use crate::{Ctx, Error};
 
-/// Set up majordomus in this repository (idempotent; never overwrites a file).
+/// Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).
 ///
 /// Creates `.ai/repo/` (policy, knowledge sources, the candidates contract, the sessions
 /// folder) and `.ai/local/`, and adds `.ai/local/` to `.gitignore`.
@@ -18,5 +18,5 @@ use crate::{Ctx, Error};
 pub struct InitArgs {}
 
 pub fn run(ctx: &Ctx, _args: &InitArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::init::init(ctx, InitRequest {})?))
+    crate::cli::call(ctx, "init", InitRequest {})
 }

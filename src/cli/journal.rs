@@ -14,7 +14,7 @@ use crate::{Ctx, Error};
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum JournalCommand {
-    /// Turn sharing on: policy journal.share: true, a fetch refspec on the remote.
+    /// Share this checkout's ledger through git: policy journal.share, the remote's fetch refspec, the enable point.
     ///
     /// Lines written before this enable stay on this machine unless --include-history.
     /// Publishing happens at session start and close and in the pre-push hook, which
@@ -32,7 +32,7 @@ pub enum JournalCommand {
         #[arg(long)]
         include_history: bool,
     },
-    /// Turn sharing off: policy journal.share: false, the fetch refspec removed.
+    /// Stop sharing: policy journal.share false, the fetch refspec removed; nothing is deleted.
     ///
     /// Nothing is deleted; the output names the command that deletes the published ref.
     ///
@@ -40,19 +40,21 @@ pub enum JournalCommand {
     ///   majordomus journal disable
     #[command(verbatim_doc_comment)]
     Disable,
-    /// What is published, pending and fetched, per writer.
+    /// This writer's journal (published, pending, last push) and every fetched writer's.
     ///
     /// Examples:
     ///   majordomus journal status
     ///   majordomus journal status --format json
     #[command(verbatim_doc_comment)]
     Status,
-    /// Publish the pending lines now (episode boundaries and pre-push do it by themselves).
+    /// Publish the ledger lines not yet in this writer's journal ref, as one segment.
     ///
     /// Example:
     ///   majordomus journal publish
     #[command(verbatim_doc_comment)]
     Publish,
+    /// Rebuild this checkout's ledger from its own journal, byte for byte.
+    ///
     /// Rebuild this checkout's ledger from its own journal (after git clean -fdx).
     ///
     /// The lines come back byte for byte. A ledger holding lines the journal does not have
@@ -71,6 +73,8 @@ pub enum JournalCommand {
         #[arg(long, value_name = "ID")]
         writer: Option<String>,
     },
+    /// Drop published segments older than ledger.retention_days from this writer's ref (dry run unless apply).
+    ///
     /// Drop published segments older than ledger.retention_days (dry run by default).
     ///
     /// --apply rewrites this writer's own ref without them; the next push force-updates
@@ -92,29 +96,27 @@ pub fn run(ctx: &Ctx, command: &JournalCommand) -> Result<Output, Error> {
         JournalCommand::Enable {
             remote,
             include_history,
-        } => Output::report(&crate::journal::enable(
+        } => crate::cli::call(
             ctx,
+            "journal.enable",
             EnableRequest {
                 remote: Some(remote.clone()),
                 include_history: *include_history,
             },
-        )?),
-        JournalCommand::Disable => {
-            Output::report(&crate::journal::disable(ctx, JournalRequest {})?)
-        }
-        JournalCommand::Status => Output::report(&crate::journal::status(ctx, JournalRequest {})?),
-        JournalCommand::Publish => {
-            Output::report(&crate::journal::publish(ctx, JournalRequest {})?)
-        }
-        JournalCommand::Restore { force, writer } => Output::report(&crate::journal::restore(
+        )?,
+        JournalCommand::Disable => crate::cli::call(ctx, "journal.disable", JournalRequest {})?,
+        JournalCommand::Status => crate::cli::call(ctx, "journal.status", JournalRequest {})?,
+        JournalCommand::Publish => crate::cli::call(ctx, "journal.publish", JournalRequest {})?,
+        JournalCommand::Restore { force, writer } => crate::cli::call(
             ctx,
+            "journal.restore",
             RestoreRequest {
                 force: *force,
                 writer: writer.clone(),
             },
-        )?),
+        )?,
         JournalCommand::Prune { apply } => {
-            Output::report(&crate::journal::prune(ctx, PruneRequest { apply: *apply })?)
+            crate::cli::call(ctx, "journal.prune", PruneRequest { apply: *apply })?
         }
     })
 }

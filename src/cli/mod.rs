@@ -39,9 +39,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::error::{Error, UsageError};
+use crate::error::{Class, Error, UsageError};
 use crate::model::Verdict;
-use crate::ops::Report;
+use crate::ops::{Invoked, Registry, Report};
 use crate::{Clock, Ctx};
 
 /// A git-native memory for a repository worked on by coding agents and people.
@@ -151,13 +151,13 @@ impl Output {
         }
     }
 
-    /// An error that must not fail its caller (a provider hook): said on stderr, exit 0.
-    pub fn failed_quietly(error: &Error) -> Output {
+    /// An operation's result as the registry returned it.
+    pub fn invoked(invoked: Invoked) -> Output {
         Output {
-            human: String::new(),
-            json: serde_json::json!({ "error": error.report() }),
-            note: Some(format!("majordomus: {error}")),
-            verdict: Verdict::Pass,
+            human: invoked.text,
+            json: invoked.value,
+            note: invoked.note,
+            verdict: invoked.verdict,
             watching: false,
         }
     }
@@ -165,6 +165,15 @@ impl Output {
     fn code(&self) -> u8 {
         exit::for_verdict(self.verdict, self.watching)
     }
+}
+
+/// Runs the operation `name` on `request` through its registry entry, as MCP and HTTP run
+/// it (the timing phase, the initialised check: `ops::Operation::around`): the one call
+/// path. A command only builds the request from its arguments and prints the result.
+pub(crate) fn call<Req: 'static>(ctx: &Ctx, name: &str, request: Req) -> Result<Output, Error> {
+    Ok(Output::invoked(
+        Registry::shared().entry(name).report(ctx, request)?,
+    ))
 }
 
 /// Everything on stdin (nothing when stdin is a terminal): refused over
@@ -297,14 +306,10 @@ fn usage_error(err: clap::Error) -> ExitCode {
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    // A provider hook never blocks its provider, not even when it is wired wrongly.
-    let provider_hook = args.iter().any(|a| a == "hook")
-        && args
-            .iter()
-            .any(|a| matches!(a.as_str(), "session-start" | "session-end" | "compact"));
-    if is_usage && provider_hook {
+    if is_usage && never_fails(&args) {
+        // Said on stderr, whatever the format: a provider hook's stdout is its client's.
         let _ = err.print();
-        return ExitCode::SUCCESS;
+        return ExitCode::from(exit::for_failure(Class::Usage, true));
     }
     if is_usage && json_asked(&args) {
         let message = err.kind().to_string();
@@ -326,6 +331,40 @@ fn usage_error(err: clap::Error) -> ExitCode {
     }
     let _ = err.print();
     ExitCode::from(if is_usage { exit::USAGE } else { exit::OK })
+}
+
+/// The command the arguments name (`hook session-start`), read as clap reads it: global
+/// options and their values skipped, each word a subcommand of the one before, up to the
+/// first that is not (an argument: `decision hook compact` is `decision`).
+fn command_path(args: &[String]) -> String {
+    let mut command = Cli::command();
+    let mut path: Vec<String> = Vec::new();
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            break;
+        }
+        if arg.starts_with('-') {
+            // The global options that take their value as the next word.
+            if matches!(arg.as_str(), "-C" | "--format") {
+                rest.next();
+            }
+            continue;
+        }
+        let Some(sub) = command.find_subcommand(arg).cloned() else {
+            break;
+        };
+        path.push(sub.get_name().to_owned());
+        command = sub;
+    }
+    path.join(" ")
+}
+
+/// Whether the command the arguments name runs an operation the registry declares never
+/// failing its caller (a provider hook): how its failures exit (`exit::for_failure`).
+fn never_fails(args: &[String]) -> bool {
+    let path = command_path(args);
+    Registry::shared().by_cli(&path).any(|op| op.never_fails)
 }
 
 /// `majordomus: <what>: <why>` + `fix:` on stderr, or `{"error": {...}}` on stdout.
@@ -433,8 +472,21 @@ pub fn main() -> ExitCode {
             ExitCode::from(output.code())
         }
         Err(err) => {
-            print_error(&err, cli.format);
-            ExitCode::from(exit::for_class(err.class()))
+            let args: Vec<String> = std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let never_fails = never_fails(&args);
+            // A provider hook's failure is said on stderr whatever the format: its stdout
+            // is what its client reads.
+            print_error(
+                &err,
+                if never_fails {
+                    Format::Human
+                } else {
+                    cli.format
+                },
+            );
+            ExitCode::from(exit::for_failure(err.class(), never_fails))
         }
     }
 }
@@ -458,6 +510,125 @@ mod tests {
         ] {
             let args: Vec<std::ffi::OsString> = other.iter().map(Into::into).collect();
             assert!(post_commit_hook(&args).is_none(), "{other:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    fn path(args: &[&str]) -> String {
+        let args: Vec<String> = std::iter::once("majordomus")
+            .chain(args.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        command_path(&args)
+    }
+
+    #[test]
+    fn the_command_path_is_read_as_clap_reads_it() {
+        assert_eq!(path(&["hook", "compact", "--bogus"]), "hook compact");
+        assert_eq!(
+            path(&["--format", "json", "-C", "hook", "hook", "session-start"]),
+            "hook session-start"
+        );
+        assert_eq!(path(&["decision", "hook", "compact"]), "decision");
+        assert_eq!(
+            path(&["question", "resolve", "q-1", "yes"]),
+            "question resolve"
+        );
+        assert_eq!(path(&["rules", "vendor", "update"]), "rules vendor update");
+        assert_eq!(path(&["hook-script", "/x/.git/hooks/pre-push"]), "");
+    }
+
+    #[test]
+    fn only_the_provider_hooks_never_fail() {
+        let never = |args: &[&str]| {
+            let args: Vec<String> = std::iter::once("majordomus")
+                .chain(args.iter().copied())
+                .map(str::to_owned)
+                .collect();
+            never_fails(&args)
+        };
+        for hook in ["session-start", "session-end", "compact"] {
+            assert!(never(&["hook", hook, "--bogus"]), "{hook}");
+        }
+        for other in [
+            &["decision", "hook", "compact"][..],
+            &["hook", "pre-push"][..],
+            &["hook", "post-commit", "--bogus"][..],
+            &["session", "start"][..],
+            &["knowledge", "derive"][..],
+        ] {
+            assert!(!never(other), "{other:?}");
+        }
+        assert_eq!(exit::for_failure(Class::Usage, true), exit::OK);
+        assert_eq!(exit::for_failure(Class::Usage, false), exit::USAGE);
+        assert_eq!(exit::for_failure(Class::Refused, false), exit::REFUSED);
+        assert_eq!(exit::for_failure(Class::Failed, true), exit::OK);
+    }
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::*;
+
+    /// A help text's first paragraph on one line, without its final period (clap keeps a
+    /// verbatim doc comment's breaks, and drops the period of a plain one).
+    fn first_paragraph(text: &str) -> String {
+        text.split("\n\n")
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .trim_end_matches('.')
+            .to_owned()
+    }
+
+    /// One summary per operation: the about of the command that runs it is its registry
+    /// summary. A command that runs a second operation behind a flag (`session context
+    /// --path`, `handover --resolve`, `reasoning plan --assessment`) says that one's
+    /// summary as the flag's help.
+    #[test]
+    fn every_command_says_its_operation_summary() {
+        let registry = Registry::standard();
+        let mut primary = std::collections::BTreeSet::new();
+        for op in registry.iter() {
+            let mut command = Cli::command();
+            for word in op.cli.split(' ') {
+                command = command
+                    .find_subcommand(word)
+                    .unwrap_or_else(|| panic!("{}: no command `{}`", op.name, op.cli))
+                    .clone();
+            }
+            if primary.insert(op.cli) {
+                let about = command
+                    .get_about()
+                    .map(|a| a.to_string())
+                    .unwrap_or_default();
+                assert_eq!(
+                    first_paragraph(&about),
+                    op.summary.trim_end_matches('.'),
+                    "`majordomus {}` does not say the summary of {}",
+                    op.cli,
+                    op.name
+                );
+            } else {
+                assert!(
+                    command
+                        .get_arguments()
+                        .any(|a| a
+                            .get_help()
+                            .is_some_and(|h| first_paragraph(&h.to_string())
+                                == op.summary.trim_end_matches('.'))),
+                    "no flag of `majordomus {}` says the summary of {}: {:?}",
+                    op.cli,
+                    op.name,
+                    op.summary
+                );
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ pub enum PlanCommand {
     Start(StartArgs),
 }
 
-/// Move an issue to `active` in its intent file, after the binding check.
+/// Move an issue to active in its intent file, after the binding check.
 ///
 /// Only that value is edited: comments and formatting of the rest of the file stay byte
 /// for byte. The check is the one `task start` makes; naming the issue is a question
@@ -30,11 +30,12 @@ pub struct StartArgs {
 
 pub fn run(ctx: &Ctx, command: &PlanCommand) -> Result<Output, Error> {
     match command {
-        PlanCommand::Start(args) => Ok(Output::report(&crate::intent::plan_start(
+        PlanCommand::Start(args) => crate::cli::call(
             ctx,
+            "plan.start",
             PlanStartRequest {
                 issue: args.issue.clone(),
             },
-        )?)),
+        ),
     }
 }

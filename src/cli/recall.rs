@@ -9,7 +9,7 @@ use crate::model::recall::HitStatus;
 use crate::recall::{RecallKind, RecallRequest, ShowRequest};
 use crate::{Ctx, Error};
 
-/// Search what the repository knows, ranked by words, paths, task and issue, explained.
+/// Before deciding or changing an area, search what earlier episodes decided and verified: by words, paths, task or issue; each hit says why it ranked.
 ///
 /// It searches curated knowledge and candidates, decisions, answered questions,
 /// checkpoints, session records, handovers and reasoning conclusions.
@@ -116,8 +116,9 @@ impl From<StatusArg> for HitStatus {
 }
 
 pub fn run(ctx: &Ctx, args: &RecallArgs, dir: &Path) -> Result<Output, Error> {
-    let found = crate::recall::recall(
+    crate::cli::call(
         ctx,
+        "recall",
         RecallRequest {
             query: (!args.query.is_empty()).then(|| args.query.join(" ")),
             path: args
@@ -135,11 +136,10 @@ pub fn run(ctx: &Ctx, args: &RecallArgs, dir: &Path) -> Result<Output, Error> {
             all: args.all,
             at_hand: args.at_hand,
         },
-    )?;
-    Ok(Output::report(&found))
+    )
 }
 
-/// Read one record whole, as a recall hit names it: <kind>:<id>.
+/// Read one recall hit whole (<kind>:<id>).
 ///
 /// Examples:
 ///   majordomus show knowledge:20261130T101500Z-1a2b3c-0123456789ab
@@ -154,11 +154,11 @@ pub struct ShowArgs {
 }
 
 pub fn run_show(ctx: &Ctx, args: &ShowArgs) -> Result<Output, Error> {
-    let shown = crate::recall::show(
+    crate::cli::call(
         ctx,
+        "recall.show",
         ShowRequest {
             reference: args.reference.clone(),
         },
-    )?;
-    Ok(Output::report(&shown))
+    )
 }

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::setup::{Client, SetupRequest};
 use crate::{Ctx, Error};
 
-/// Wire an agent client to this repository: its session hooks and the MCP server.
+/// Wire an agent client: its session hooks and the MCP server, merged into its files.
 ///
 /// Edits the client's project files in place, keeping every other byte (and comment) as
 /// it was: claude-code writes .claude/settings.json (SessionStart, SessionEnd and
@@ -49,13 +49,13 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> Result<Output, Error> {
         ClientArg::Codex => Client::Codex,
         ClientArg::Cursor => Client::Cursor,
     };
-    let report = crate::setup::setup(
+    crate::cli::call(
         ctx,
+        "setup",
         SetupRequest {
             client,
             dry_run: args.dry_run,
             remove: args.remove,
         },
-    )?;
-    Ok(Output::report(&report))
+    )
 }

@@ -29,11 +29,9 @@ pub struct WatchArgs {
 pub fn run(ctx: &Ctx, args: &WatchArgs) -> Result<Output, Error> {
     let mut runs = 0u64;
     loop {
-        let report = crate::doctor::doctor(ctx, DoctorRequest { drift_only: true })?;
+        let mut out = crate::cli::call(ctx, "doctor", DoctorRequest { drift_only: true })?;
         runs += 1;
-        let verdict = report.verdict();
-        if verdict != Verdict::Pass || (args.max_runs > 0 && runs >= args.max_runs) {
-            let mut out = Output::report(&report);
+        if out.verdict != Verdict::Pass || (args.max_runs > 0 && runs >= args.max_runs) {
             out.watching = true;
             return Ok(out);
         }

@@ -6,8 +6,7 @@ use super::Output;
 use crate::worktrees::WorktreesRequest;
 use crate::{Ctx, Error};
 
-/// The other worktrees of this clone: each one's open episode, task and scope,
-/// checkpoint, questions, decisions.
+/// The other worktrees of this clone: each one's open episode, task and scope, checkpoint, questions, decisions.
 ///
 /// Read live from each worktree's own .ai/local/ (nothing is copied or written); a
 /// worktree that is gone, locked or unreadable is named, never an error.
@@ -20,8 +19,5 @@ use crate::{Ctx, Error};
 pub struct WorktreesArgs {}
 
 pub fn run(ctx: &Ctx, _args: &WorktreesArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::worktrees::list(
-        ctx,
-        WorktreesRequest {},
-    )?))
+    crate::cli::call(ctx, "worktrees", WorktreesRequest {})
 }

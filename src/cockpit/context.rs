@@ -13,10 +13,12 @@ use crate::session::{EpisodeContext, EpisodeRequest};
 
 pub async fn page(State(state): State<AppState>) -> Result<Page, PageError> {
     let (repository, episode) = state
-        .run(|ctx| {
-            let repository = crate::context::context(ctx, ContextRequest {})?;
-            let episode = match ctx.episode()? {
-                Some(_) => Some(crate::session::context(ctx, EpisodeRequest {})?),
+        .call(|ops| {
+            let repository: RepositoryContext = ops.call("context", ContextRequest {})?;
+            let episode = match ops.ctx.episode()? {
+                Some(_) => {
+                    Some(ops.call::<_, EpisodeContext>("session.context", EpisodeRequest {})?)
+                }
                 None => None,
             };
             Ok((repository, episode))

@@ -16,7 +16,7 @@ type Belongs = fn(&RuleResult) -> bool;
 
 pub async fn page(State(state): State<AppState>) -> Result<Page, PageError> {
     let report = state
-        .run(|ctx| crate::doctor::doctor(ctx, DoctorRequest::default()))
+        .call(|ops| ops.call::<_, crate::doctor::DoctorReport>("doctor", DoctorRequest::default()))
         .await?;
     let mut out = String::new();
     let _ = write!(

@@ -13,7 +13,10 @@ use crate::session::{EpisodeEntry, ListRequest};
 
 pub async fn page(State(state): State<AppState>) -> Result<Page, PageError> {
     let (open, list) = state
-        .run(|ctx| Ok((ctx.episode()?, crate::session::list(ctx, ListRequest {})?)))
+        .call(|ops| {
+            let list: crate::session::EpisodeList = ops.call("session.list", ListRequest {})?;
+            Ok((ops.ctx.episode()?, list))
+        })
         .await?;
     Ok(Page::new(
         "/episodes",

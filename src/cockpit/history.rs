@@ -24,7 +24,7 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
     let read = {
         let request = request.clone();
         state
-            .run(move |ctx| crate::history::history(ctx, request))
+            .call(move |ops| ops.call::<_, crate::history::History>("history", request))
             .await
     };
     let history = match read {

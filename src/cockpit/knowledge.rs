@@ -18,7 +18,9 @@ pub async fn show(
     Path(id): Path<String>,
 ) -> Result<Page, PageError> {
     let shown = state
-        .run(move |ctx| crate::knowledge::show(ctx, ShowRequest { id }))
+        .call(move |ops| {
+            ops.call::<_, crate::knowledge::ShownRecord>("knowledge.show", ShowRequest { id })
+        })
         .await?;
     let r = &shown.record;
     let mut out = String::from("<dl>");
@@ -95,7 +97,12 @@ pub async fn graph(State(state): State<AppState>, uri: Uri) -> Result<Page, Page
         ),
     };
     let graph = state
-        .run(move |ctx| crate::knowledge::edges(ctx, EdgesRequest { edge_type }))
+        .call(move |ops| {
+            ops.call::<_, crate::knowledge::KnowledgeGraph>(
+                "knowledge.edges",
+                EdgesRequest { edge_type },
+            )
+        })
         .await?;
     let mut out = String::from(
         "<form class=\"filters\" method=\"get\" action=\"/cockpit/graph\"><div><label for=\"type\">Edge type</label><select id=\"type\" name=\"type\"><option value=\"\">every type</option>",

@@ -17,7 +17,9 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
     let report = {
         let task = task.clone();
         state
-            .run(move |ctx| crate::reasoning::status(ctx, StatusRequest { task }))
+            .call(move |ops| {
+                ops.call::<_, crate::reasoning::Status>("reasoning.status", StatusRequest { task })
+            })
             .await?
     };
     let s = &report.status;

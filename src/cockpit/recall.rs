@@ -47,7 +47,7 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
     let found = {
         let request = request.clone();
         state
-            .run(move |ctx| crate::recall::recall(ctx, request))
+            .call(move |ops| ops.call::<_, crate::recall::Recall>("recall", request))
             .await
     };
     let recall = match found {

@@ -26,12 +26,14 @@ use crate::error::{Class as ErrorClass, Error, ErrorReport};
 use crate::http::{ApiError, AppState};
 use crate::knowledge::graph::EdgeType;
 use crate::knowledge::queue::CandidateEntry;
+use crate::knowledge::review::{Promoted, Rejected};
 use crate::knowledge::{
-    CandidateState, CandidatesRequest, EdgesRequest, PromoteRequest, RejectRequest, ShowRequest,
-    ShownRecord,
+    CandidateListing, CandidateState, CandidatesRequest, EdgesRequest, KnowledgeGraph,
+    PromoteRequest, RejectRequest, ShowRequest, ShownRecord,
 };
 use crate::model::knowledge::{Class, Origin, Stance};
 use crate::model::shell::quote;
+use crate::ops::Caller;
 use crate::recall::{Hit, RecallKind, RecallRequest};
 use crate::session::{EpisodeEntry, ListRequest};
 
@@ -258,10 +260,11 @@ fn files_of(derived_from: &[String]) -> Vec<String> {
 /// Reads the queue: every candidate (one listing, one pass over the edges), the filters
 /// and the order applied, then for the page's candidates their record, their episode and
 /// their recall context.
-fn read(ctx: &crate::Ctx, filters: &Filters) -> Result<Queue, Error> {
-    let listing = crate::knowledge::candidates(ctx, CandidatesRequest::default())?;
-    let graph = crate::knowledge::edges(
-        ctx,
+fn read(ops: Caller<'_>, filters: &Filters) -> Result<Queue, Error> {
+    let listing: CandidateListing =
+        ops.call("knowledge.candidates", CandidatesRequest::default())?;
+    let graph: KnowledgeGraph = ops.call(
+        "knowledge.edges",
         EdgesRequest {
             edge_type: Some(EdgeType::DerivedFrom),
         },
@@ -272,7 +275,7 @@ fn read(ctx: &crate::Ctx, filters: &Filters) -> Result<Queue, Error> {
             episode_of.entry(e.from.as_str()).or_insert(ep);
         }
     }
-    let now = ctx.clock.now();
+    let now = ops.ctx.clock.now();
     let rows: Vec<Row> = listing
         .candidates
         .iter()
@@ -319,19 +322,21 @@ fn read(ctx: &crate::Ctx, filters: &Filters) -> Result<Queue, Error> {
         .take(PAGE)
         .collect();
     let sessions = if page.iter().any(|r| r.episode.is_some()) {
-        crate::session::list(ctx, ListRequest {})?.episodes
+        ops.call::<_, crate::session::EpisodeList>("session.list", ListRequest {})?
+            .episodes
     } else {
         Vec::new()
     };
     let mut cards = Vec::with_capacity(page.len());
     for row in page {
-        let shown = crate::knowledge::show(
-            ctx,
-            ShowRequest {
-                id: row.entry.id.clone(),
-            },
-        )
-        .map_err(|e| e.report());
+        let shown = ops
+            .call::<_, ShownRecord>(
+                "knowledge.show",
+                ShowRequest {
+                    id: row.entry.id.clone(),
+                },
+            )
+            .map_err(|e| e.report());
         let files = shown
             .as_ref()
             .map(|s| files_of(&s.record.provenance.derived_from))
@@ -355,7 +360,8 @@ fn read(ctx: &crate::Ctx, filters: &Filters) -> Result<Queue, Error> {
             limit: Some(CONTEXT + 1),
             ..RecallRequest::default()
         };
-        let hits = crate::recall::recall(ctx, request)
+        let hits = ops
+            .call::<_, crate::recall::Recall>("recall", request)
             .map(|r| {
                 r.hits
                     .into_iter()
@@ -805,7 +811,7 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
     };
     let queue = {
         let filters = filters.clone();
-        state.run(move |ctx| read(ctx, &filters)).await?
+        state.call(move |ops| read(ops, &filters)).await?
     };
     let _ = write!(
         out,
@@ -882,7 +888,19 @@ fn refused_with_forms(report: ErrorReport, id: &str, token: &str, typed: &Typed)
     refused(report).with(format!("<h2>Try again</h2>{}", acts(id, token, typed)))
 }
 
-/// `POST /cockpit/knowledge/{id}/promote`: `knowledge.promote` with the form's evidence.
+/// Where candidate `id` waits (tracked, untracked, outbox), before an act moves it.
+fn waited(ops: Caller<'_>, id: &str) -> Result<Option<CandidateState>, Error> {
+    let listing: CandidateListing =
+        ops.call("knowledge.candidates", CandidatesRequest::default())?;
+    Ok(listing
+        .candidates
+        .into_iter()
+        .find(|c| c.id == id)
+        .map(|c| c.state))
+}
+
+/// `POST /cockpit/knowledge/{id}/promote`: `knowledge.promote` through the registry, with
+/// the form's evidence.
 pub async fn promote(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -917,15 +935,11 @@ pub async fn promote(
         evidence: form.field("evidence").unwrap_or_default().to_owned(),
     };
     let (was, promoted) = state
-        .run(move |ctx| {
+        .call(move |ops| {
             // Where it waited decides what to commit: a tracked candidate's removal is
             // part of the change.
-            let was = crate::knowledge::candidates(ctx, CandidatesRequest::default())?
-                .candidates
-                .into_iter()
-                .find(|c| c.id == request.id)
-                .map(|c| c.state);
-            Ok((was, crate::knowledge::promote(ctx, request)?))
+            let was = waited(ops, &request.id)?;
+            Ok((was, ops.call::<_, Promoted>("knowledge.promote", request)?))
         })
         .await
         .map_err(|report| refused_with_forms(report, &id, state.token(), &typed))?;
@@ -951,7 +965,8 @@ pub async fn promote(
     Ok(Redirect::to(&format!("{QUEUE}?done={key}")))
 }
 
-/// `POST /cockpit/knowledge/{id}/reject`: `knowledge.reject` with the form's reason.
+/// `POST /cockpit/knowledge/{id}/reject`: `knowledge.reject` through the registry, with
+/// the form's reason.
 pub async fn reject(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -968,13 +983,9 @@ pub async fn reject(
         by: form.field("by").map(str::to_owned),
     };
     let (was, rejected) = state
-        .run(move |ctx| {
-            let was = crate::knowledge::candidates(ctx, CandidatesRequest::default())?
-                .candidates
-                .into_iter()
-                .find(|c| c.id == request.id)
-                .map(|c| c.state);
-            Ok((was, crate::knowledge::reject(ctx, request)?))
+        .call(move |ops| {
+            let was = waited(ops, &request.id)?;
+            Ok((was, ops.call::<_, Rejected>("knowledge.reject", request)?))
         })
         .await
         .map_err(|report| refused_with_forms(report, &id, state.token(), &typed))?;

@@ -30,13 +30,17 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
     let asked = ask.names_anything() || !ask.scope.is_empty();
     let form = binding_form(&ask);
     let (tasks, validation, binding) = state
-        .run(move |ctx| {
-            let tasks = crate::task::list(ctx, TaskListRequest {})?;
+        .call(move |ops| {
+            let tasks: crate::task::TaskList = ops.call("task.list", TaskListRequest {})?;
             // The plan's validation and the binding are shown beside the tasks: their
             // errors (an unreadable plan) are said there, not instead of the page.
-            let validation =
-                crate::intent::validate(ctx, ValidateRequest {}).map_err(|e| e.report());
-            let binding = asked.then(|| crate::intent::binding(ctx, ask).map_err(|e| e.report()));
+            let validation = ops
+                .call::<_, crate::intent::IntentValidation>("intent.validate", ValidateRequest {})
+                .map_err(|e| e.report());
+            let binding = asked.then(|| {
+                ops.call::<_, Binding>("intent.binding", ask)
+                    .map_err(|e| e.report())
+            });
             Ok((tasks, validation, binding))
         })
         .await?;

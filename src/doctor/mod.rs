@@ -142,7 +142,6 @@ impl DoctorReport {
 /// named by file.
 pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> {
     let _total = Phase::start("doctor.total");
-    ctx.require_initialised()?;
     let (policy, policy_error) = ctx.policy_lenient()?;
     let set = crate::rules::rule_set(ctx)?;
     let mut set_findings = set.findings;
@@ -591,10 +590,11 @@ fn is_zero(n: &usize) -> bool {
 fn unknown_rule(rule: &DeclaredRule) -> Finding {
     let id = &rule.decl.id;
     let version = env!("CARGO_PKG_VERSION");
-    let fix = if rule.file.starts_with(".ai/repo/rules/vendor/") {
-        format!(
-            "majordomus rules vendor update (vendors the package of this majordomus {version}), or update majordomus to the version that vendored it"
-        )
+    let vendored = rule.file.starts_with(".ai/repo/rules/vendor/");
+    let fix = if vendored {
+        // The other way out (a majordomus of the version that vendored it) is in the
+        // message.
+        "majordomus rules vendor update".to_owned()
     } else {
         format!(
             "remove rule `{id}` from {}, or update majordomus to a version that checks it",
@@ -607,8 +607,13 @@ fn unknown_rule(rule: &DeclaredRule) -> Finding {
         rule: "rules.known".to_owned(),
         severity: Severity::Blocking,
         message: format!(
-            "rule `{id}`: majordomus {version} has no check for it, so it cannot be run (known rules: {})",
-            Check::ALL.map(Check::id).join(", ")
+            "rule `{id}`: majordomus {version} has no check for it, so it cannot be run (known rules: {}){}",
+            Check::ALL.map(Check::id).join(", "),
+            if vendored {
+                "; vendor this version's package, or update majordomus to the version that vendored it"
+            } else {
+                ""
+            }
         ),
         fix,
     }

@@ -122,7 +122,6 @@ fn started_pins(task: &TaskRecord, lines: &[LedgerLine]) -> (Option<String>, Opt
 /// (front matter: the task's names and both pins; the sections of `handover.sections`)
 /// and appends `handover.derived`. Same evidence, same bytes.
 pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<Handover, Error> {
-    ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let open = ctx.episode()?;
     let episode = match request.episode {
@@ -340,7 +339,6 @@ fn bad_file_fix(ctx: &Ctx) -> Result<&'static str, Error> {
 /// and answers `unchanged`, `evidence_moved`, `plan_changed` (wins when both pins moved)
 /// or `unknown`, with why.
 pub fn resolve(ctx: &Ctx, request: ResolveRequest) -> Result<Resolution, Error> {
-    ctx.require_initialised()?;
     let path = match &request.file {
         Some(f) => {
             let p = std::path::PathBuf::from(f);

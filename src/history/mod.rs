@@ -99,7 +99,6 @@ pub struct History {
 /// The lines matching every given filter, oldest first: looked up in the ledger index when
 /// filtered, read in one pass when not.
 pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
-    ctx.require_initialised()?;
     let event = match &filter.event {
         Some(name) => Some(
             Event::from_name(name).ok_or_else(|| UsageError::UnknownEvent {

@@ -34,7 +34,6 @@ pub struct Acknowledged {
 /// `majordomus hooks acknowledge [--through SEQ]`: the recorded provider hook failures up
 /// to `through` stop being doctor findings; the lines stay in the ledger (`history`).
 pub fn acknowledge(ctx: &Ctx, request: AcknowledgeRequest) -> Result<Acknowledged, Error> {
-    ctx.require_initialised()?;
     let index = ctx.index()?;
     let (failures, total) = index.provider_failures();
     let newest = failures.iter().map(|f| f.seq).max();

@@ -165,7 +165,6 @@ pub struct HooksReport {
 /// under its own name: our call goes into it as a marked block. Refuses, before touching
 /// anything, where that cannot be done safely. Idempotent.
 pub fn install(ctx: &Ctx, _request: HooksRequest) -> Result<HooksReport, Error> {
-    ctx.require_initialised()?;
     let place = Place::find(ctx);
     let mut plans = Vec::new();
     for (name, script) in SCRIPTS {
@@ -377,7 +376,7 @@ impl<'a> Place<'a> {
         let upgrading = chained.exists() && matches!(Found::read(&in_dir), Ok(Found::Ours(_)));
         let fix = if upgrading {
             format!(
-                "majordomus hooks uninstall (puts {} back), then {fix}",
+                "put {} back with `majordomus hooks uninstall`, then {fix}",
                 self.display(&chained)
             )
         } else {

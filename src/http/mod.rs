@@ -25,7 +25,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
 use crate::error::{Class, Error, ErrorReport};
-use crate::ops::{Invoked, Registry};
+use crate::ops::{Caller, Invoked, Registry};
 use crate::store::StoreError;
 use crate::{Clock, Ctx};
 use routes::{Method, Route};
@@ -139,6 +139,24 @@ impl AppState {
         let operation = operation.to_owned();
         self.run(move |ctx| registry.invoke(ctx, &operation, request))
             .await
+    }
+
+    /// Runs `read` on the blocking pool with the repository opened for this request and
+    /// this server's registry: how a page calls operations (each through its entry, as
+    /// an API request runs it) and renders their typed results.
+    pub async fn call<T, F>(&self, read: F) -> Result<T, ErrorReport>
+    where
+        T: Send + 'static,
+        F: FnOnce(Caller<'_>) -> Result<T, Error> + Send + 'static,
+    {
+        let registry = Arc::clone(&self.registry);
+        self.run(move |ctx| {
+            read(Caller {
+                ctx,
+                registry: &registry,
+            })
+        })
+        .await
     }
 
     /// Runs `read` on the blocking pool with the repository opened for this request (the

@@ -100,7 +100,6 @@ pub fn ask(ctx: &Ctx, ask: &BindingAsk, changed: &[String]) -> Result<Binding, E
 
 /// `majordomus intent binding`: the answer, derived now; nothing is written.
 pub fn binding(ctx: &Ctx, request: BindingAsk) -> Result<Binding, Error> {
-    ctx.require_initialised()?;
     ask(ctx, &request, &[])
 }
 
@@ -148,7 +147,6 @@ pub struct PlanStarted {
 /// binding check `task start` makes. Naming the issue is a question asked: a refusal
 /// stops it under every policy.
 pub fn plan_start(ctx: &Ctx, request: PlanStartRequest) -> Result<PlanStarted, Error> {
-    ctx.require_initialised()?;
     let asked = BindingAsk {
         issue: Some(request.issue.clone()),
         ..BindingAsk::default()
@@ -219,7 +217,6 @@ impl IntentValidation {
 /// `active` or `done`) without a critique, and blocking critique findings still open on an
 /// intent with work under way.
 pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation, Error> {
-    ctx.require_initialised()?;
     let mut findings = Vec::new();
     let plan = match crate::store::plan::read_plan(&ctx.layout)? {
         PlanInput::NoPlan => {

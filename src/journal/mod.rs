@@ -114,7 +114,6 @@ pub struct PublishedState {
 /// remote, and the enable point (lines before it stay on this machine unless
 /// `--include-history`).
 pub fn enable(ctx: &Ctx, request: EnableRequest) -> Result<Enabled, Error> {
-    ctx.require_initialised()?;
     let remote = request
         .remote
         .clone()
@@ -188,7 +187,6 @@ fn set_share(ctx: &Ctx, share: bool) -> Result<WriteOutcome, Error> {
 /// Turns sharing off: `journal.share: false`, the fetch refspec removed. Nothing is
 /// deleted, here or on the remote.
 pub fn disable(ctx: &Ctx, _request: JournalRequest) -> Result<Disabled, Error> {
-    ctx.require_initialised()?;
     let _lock = state::Lock::acquire(ctx)?;
     let policy = set_share(ctx, false)?;
     let mut st = state::read(ctx)?;
@@ -228,7 +226,6 @@ pub fn disable(ctx: &Ctx, _request: JournalRequest) -> Result<Disabled, Error> {
 
 /// This writer's journal and the others this clone has.
 pub fn status(ctx: &Ctx, _request: JournalRequest) -> Result<JournalStatus, Error> {
-    ctx.require_initialised()?;
     let (policy, _) = ctx.policy_lenient()?;
     let st = state::read(ctx)?;
     let writer = state::writer(ctx)?;

@@ -51,7 +51,6 @@ struct Segment {
 }
 
 pub fn prune(ctx: &Ctx, request: PruneRequest) -> Result<Pruned, Error> {
-    ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let cutoff = publish::retention_cutoff(ctx, policy.ledger.retention_days);
     let writer = state::writer(ctx)?;

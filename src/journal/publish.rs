@@ -138,7 +138,6 @@ pub(crate) fn identity(writer: &str) -> Identity {
 /// carries a secret shape (nothing is published then).
 pub fn publish(ctx: &Ctx) -> Result<Published, Error> {
     let _phase = crate::timing::Phase::start("journal.publish");
-    ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let mut state = state::read(ctx)?;
     if !policy.journal.share || state.remote.is_none() {

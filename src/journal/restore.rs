@@ -44,7 +44,6 @@ pub struct Restored {
 }
 
 pub fn restore(ctx: &Ctx, request: RestoreRequest) -> Result<Restored, Error> {
-    ctx.require_initialised()?;
     let writer = match &request.writer {
         Some(id) if journal::is_writer_id(id) => id.clone(),
         Some(id) => return Err(JournalError::WriterShape { id: id.clone() }.into()),

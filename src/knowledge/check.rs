@@ -150,7 +150,6 @@ impl Known {
 /// Runs every rule over the work tree's store, `file:`/`test:` against HEAD.
 pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     let _total = Phase::start("check.total");
-    ctx.require_initialised()?;
     let mut phase = Phase::start("check.read_records");
     let (files, unreadable) = stored_files_checked(&ctx.layout)?;
     let files: Vec<StoredFile> = files
@@ -484,12 +483,16 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
             find(
                 "knowledge.id-unique",
                 blocking,
-                format!("id `{}` is also used by {other}", record.id),
                 if interrupted_promotion {
                     format!(
-                        "majordomus knowledge promote {} (finishes the interrupted promotion: removes the candidate copy)",
+                        "id `{}` is also used by {other}: an interrupted promotion, which promoting again finishes (it removes the candidate copy)",
                         record.id
                     )
+                } else {
+                    format!("id `{}` is also used by {other}", record.id)
+                },
+                if interrupted_promotion {
+                    format!("majordomus knowledge promote {}", record.id)
                 } else {
                     "keep one record per id (a promoted candidate must leave candidates/)".into()
                 },
@@ -507,11 +510,8 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
             find(
                 "knowledge.candidate-verified",
                 blocking,
-                "a file under candidates/ claims `status: verified`".into(),
-                format!(
-                    "majordomus knowledge promote {} (with evidence on stdin)",
-                    record.id
-                ),
+                "a file under candidates/ claims `status: verified`: promote it, with the evidence on stdin".into(),
+                format!("majordomus knowledge promote {}", record.id),
             );
         }
         if record.status == Status::Superseded

@@ -70,7 +70,6 @@ pub struct DeriveReport {
 /// Derives for the episode the request names (see [`DeriveRequest::episode`]).
 pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> {
     let _total = Phase::start("derive.total");
-    ctx.require_initialised()?;
     ctx.policy()?;
     let mut phase = Phase::start("derive.index");
     let index = ctx.index()?;

@@ -160,7 +160,6 @@ fn references(record: &KnowledgeRecord) -> impl Iterator<Item = (EdgeType, &str)
 
 /// One record: its front matter, body and whether each reference resolves.
 pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<ShownRecord, Error> {
-    ctx.require_initialised()?;
     Refusal::check_id(IdKind::Knowledge, &request.id)?;
     let files = stored_files(&ctx.layout)?;
     // A promoted record wins over a stale copy elsewhere (check reports the duplicate).
@@ -207,7 +206,6 @@ pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<ShownRecord, Error> {
 /// The graph of every record (candidates, curated, outbox) and its references; edges of
 /// `request.edge_type` only when given.
 pub fn edges(ctx: &Ctx, request: EdgesRequest) -> Result<KnowledgeGraph, Error> {
-    ctx.require_initialised()?;
     let files: Vec<StoredFile> = stored_files(&ctx.layout)?;
     let ids: HashSet<&str> = files.iter().map(|f| f.stem.as_str()).collect();
     let mut graph = KnowledgeGraph {

@@ -89,7 +89,6 @@ fn entry(record: KnowledgeRecord, path: String, state: CandidateState) -> Option
 /// Pending candidates: in the work tree (each marked tracked or untracked) and the
 /// outbox, or in branch `branch`'s tree.
 pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateListing, Error> {
-    ctx.require_initialised()?;
     let branch = request.branch.as_deref();
     let mut listing = CandidateListing {
         branch: branch.map(str::to_owned),
@@ -166,7 +165,6 @@ pub struct KnowledgeStatus {
 
 /// Freshness (last close vs last derive), queue length and ages, outbox state.
 pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Error> {
-    ctx.require_initialised()?;
     let index = ctx.index()?;
     let last_closed = index.last_closed().map(|c| Moment {
         episode: c.episode.clone(),

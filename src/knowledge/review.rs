@@ -106,7 +106,6 @@ fn malformed(file: &StoredFile, message: String) -> Error {
 /// Moves a candidate to `curated/` as `verified`, with the evidence under `# Evidence`.
 /// Refuses empty evidence and evidence carrying a transcript marker.
 pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
-    ctx.require_initialised()?;
     let PromoteRequest {
         id,
         class,
@@ -321,7 +320,6 @@ fn successors(ctx: &Ctx, refs: &mut [String]) -> Result<Vec<Rewrite>, Error> {
 /// Rewrites a candidate in place as `superseded`: `superseded_by` when `by` names its
 /// replacement, and the reason under `# Rejected`.
 pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
-    ctx.require_initialised()?;
     let id = request.id.as_str();
     let by = request.by.as_deref();
     // Both ids are checked at the edge, before either is looked up (SPEC §0).

@@ -3,6 +3,15 @@
 //! a one-line summary and one function `fn(&Ctx, Request) -> Result<Result, Error>`.
 //! The CLI, MCP and HTTP surfaces are generated from this list; none holds logic.
 //!
+//! There is one call path: every surface runs an operation through its entry, as JSON
+//! ([`Operation::invoke`]: MCP, HTTP) or typed ([`Registry::call`]: the CLI, the cockpit),
+//! and both go through [`Operation::around`], which does what every operation needs
+//! done around it, as its entry declares: the `MAJORDOMUS_TIMING` phase named after the
+//! operation, and the initialised check (refused `repository.initialised` before the
+//! function runs, unless the entry says [`Operation::anywhere`]). How a failure reaches
+//! the caller is declared too: a provider hook ([`Operation::provider_hook`]) never fails
+//! its agent client (the CLI's exit-code mapping reads the flag).
+//!
 //! Adding an operation: a request type (`Deserialize + JsonSchema`), a function taking the
 //! context and the request, a result type that implements [`Report`] (its verdict and a
 //! readable text, written in the render layer above this one), and one line in
@@ -10,7 +19,8 @@
 
 mod standard;
 
-use std::sync::Arc;
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::{JsonSchema, Schema};
@@ -44,7 +54,26 @@ pub struct Invoked {
     pub verdict: Verdict,
 }
 
-type Invoke = dyn Fn(&Ctx, serde_json::Value) -> Result<Invoked, Error> + Send + Sync;
+impl Invoked {
+    /// A result as every surface receives it.
+    fn of<R: Report>(result: &R) -> Invoked {
+        Invoked {
+            value: serde_json::to_value(result).expect("results serialise"),
+            text: result.text(),
+            note: result.note(),
+            verdict: result.verdict(),
+        }
+    }
+}
+
+type Invoke = dyn Fn(&Operation, &Ctx, serde_json::Value) -> Result<Invoked, Error> + Send + Sync;
+
+/// An entry's typed request in, its result out as [`Invoked`] (the request behind `Any`).
+type Reported = dyn Fn(&Operation, &Ctx, Box<dyn Any>) -> Result<Invoked, Error> + Send + Sync;
+
+/// The typed function an entry serves, as [`op`] stored it: `fn(&Ctx, Req) -> Result<Res,
+/// Error>` behind `Any`, so [`Operation::call`] can hand it a typed request.
+type Typed = dyn Any + Send + Sync;
 
 /// One registry entry.
 #[derive(Clone)]
@@ -75,6 +104,15 @@ pub struct Operation {
     /// It reaches beyond this repository (advisors: other programs, remote models).
     /// MCP's `openWorldHint`.
     pub open_world: bool,
+    /// It runs in a repository `majordomus init` has not set up (`init` itself, `env`,
+    /// `setup`, the hooks, which step aside there). Every other operation is refused
+    /// `repository.initialised` by the registry before its function runs.
+    pub anywhere: bool,
+    /// A provider hook (an agent client's session-start, session-end, compact): it never
+    /// fails its client. A failure, even a usage error in how it was wired, is reported
+    /// on stderr and exits 0 (docs/HOOKS.md); the same failure of any other operation
+    /// keeps its exit code.
+    pub never_fails: bool,
     /// Surface metadata: the MCP tool name, where SPEC spells it otherwise than
     /// `majordomus_` + the name with dots as underscores.
     pub mcp_name: Option<&'static str>,
@@ -86,6 +124,8 @@ pub struct Operation {
     request_in: fn(&mut SchemaGenerator) -> Schema,
     result_in: fn(&mut SchemaGenerator) -> Schema,
     invoke: Arc<Invoke>,
+    reported: Arc<Reported>,
+    typed: Arc<Typed>,
 }
 
 impl std::fmt::Debug for Operation {
@@ -97,6 +137,8 @@ impl std::fmt::Debug for Operation {
             .field("human_act", &self.human_act)
             .field("admin", &self.admin)
             .field("entry_point", &self.entry_point)
+            .field("anywhere", &self.anywhere)
+            .field("never_fails", &self.never_fails)
             .finish()
     }
 }
@@ -195,6 +237,8 @@ where
         human_act: false,
         admin: false,
         entry_point: false,
+        anywhere: false,
+        never_fails: false,
         idempotent: false,
         destructive: false,
         open_world: false,
@@ -204,26 +248,32 @@ where
         result_schema: result_schema_of::<Res>,
         request_in: subschema_of::<Req>,
         result_in: subschema_of::<Res>,
-        invoke: Arc::new(move |ctx, value| {
-            // No arguments at all is an empty request.
-            let mut value = match value {
-                serde_json::Value::Null => serde_json::Value::Object(Default::default()),
-                v => v,
-            };
-            integral_numbers(&mut value);
-            let request: Req =
-                serde_json::from_value(value).map_err(|e| UsageError::InvalidRequest {
-                    operation: name.to_owned(),
-                    message: e.to_string(),
-                })?;
-            let result = run(ctx, request)?;
-            Ok(Invoked {
-                value: serde_json::to_value(&result).expect("results serialise"),
-                text: result.text(),
-                note: result.note(),
-                verdict: result.verdict(),
+        invoke: Arc::new(move |operation, ctx, value| {
+            operation.around(ctx, || {
+                // No arguments at all is an empty request.
+                let mut value = match value {
+                    serde_json::Value::Null => serde_json::Value::Object(Default::default()),
+                    v => v,
+                };
+                integral_numbers(&mut value);
+                let request: Req =
+                    serde_json::from_value(value).map_err(|e| UsageError::InvalidRequest {
+                        operation: name.to_owned(),
+                        message: e.to_string(),
+                    })?;
+                run(ctx, request).map(|result| Invoked::of(&result))
             })
         }),
+        reported: Arc::new(move |operation, ctx, request| {
+            let request = *request.downcast::<Req>().unwrap_or_else(|_| {
+                panic!(
+                    "operation {name} given a request that is not its {}",
+                    std::any::type_name::<Req>()
+                )
+            });
+            operation.around(ctx, || run(ctx, request).map(|result| Invoked::of(&result)))
+        }),
+        typed: Arc::new(run),
     }
 }
 
@@ -250,6 +300,22 @@ impl Operation {
     /// Marks the operation as a hook entry point.
     pub fn entry_point(mut self) -> Operation {
         self.entry_point = true;
+        self
+    }
+
+    /// Marks an operation that runs in a repository `init` has not set up: the registry
+    /// does not refuse it `repository.initialised`.
+    pub fn anywhere(mut self) -> Operation {
+        self.anywhere = true;
+        self
+    }
+
+    /// Marks an agent client's hook (a hook entry point that runs anywhere): it never
+    /// fails its client (docs/HOOKS.md).
+    pub fn provider_hook(mut self) -> Operation {
+        self.entry_point = true;
+        self.anywhere = true;
+        self.never_fails = true;
         self
     }
 
@@ -284,9 +350,62 @@ impl Operation {
         self
     }
 
-    /// Runs the operation on a JSON request, as MCP and HTTP call it.
+    /// Runs the operation on a JSON request, as MCP and HTTP call it: decoded, then run
+    /// [`around`](Operation::around) like every call.
     pub fn invoke(&self, ctx: &Ctx, request: serde_json::Value) -> Result<Invoked, Error> {
-        (self.invoke)(ctx, request)
+        (self.invoke)(self, ctx, request)
+    }
+
+    /// Runs the operation on a typed request, its result rendered as MCP and HTTP receive
+    /// it (the CLI prints it): the same path as [`invoke`](Operation::invoke) without the
+    /// JSON request.
+    ///
+    /// # Panics
+    /// When `Req` is not the entry's request type (a programming error).
+    pub fn report<Req: 'static>(&self, ctx: &Ctx, request: Req) -> Result<Invoked, Error> {
+        (self.reported)(self, ctx, Box::new(request))
+    }
+
+    /// Runs the operation on a typed request, as the CLI and the cockpit call it: the same
+    /// path as [`invoke`](Operation::invoke) without the JSON.
+    ///
+    /// # Panics
+    /// When `Req` and `Res` are not the types of the function the entry serves: a
+    /// programming error, which every command's test finds.
+    pub fn call<Req: 'static, Res: 'static>(&self, ctx: &Ctx, request: Req) -> Result<Res, Error> {
+        let run = self
+            .typed
+            .downcast_ref::<fn(&Ctx, Req) -> Result<Res, Error>>()
+            .unwrap_or_else(|| {
+                panic!(
+                    "operation {} called with types {} -> {}, which are not its own",
+                    self.name,
+                    std::any::type_name::<Req>(),
+                    std::any::type_name::<Res>()
+                )
+            });
+        self.around(ctx, || run(ctx, request))
+    }
+
+    /// What the registry checks before the operation's function runs: the repository is
+    /// initialised, unless the entry runs [`anywhere`](Operation::anywhere). A surface that
+    /// must refuse before it gathers the request (the CLI before it waits on stdin) asks
+    /// this; [`around`](Operation::around) asks it for every call.
+    pub fn precondition(&self, ctx: &Ctx) -> Result<(), Error> {
+        if self.anywhere {
+            Ok(())
+        } else {
+            ctx.require_initialised()
+        }
+    }
+
+    /// The one place that runs around every operation, whichever surface called it: the
+    /// timing phase named after the operation (`MAJORDOMUS_TIMING`), then the
+    /// [`precondition`](Operation::precondition), then `run`.
+    fn around<T>(&self, ctx: &Ctx, run: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+        let _phase = crate::timing::Phase::start(self.name);
+        self.precondition(ctx)?;
+        run()
     }
 
     /// The request's JSON Schema (an object schema).
@@ -321,6 +440,8 @@ impl Operation {
             human_act: self.human_act,
             admin: self.admin,
             entry_point: self.entry_point,
+            initialised: !self.anywhere,
+            never_fails: self.never_fails,
             request: self.request_schema(),
             result: self.result_schema(),
         }
@@ -337,8 +458,27 @@ pub struct OperationInfo {
     pub human_act: bool,
     pub admin: bool,
     pub entry_point: bool,
+    /// It needs an initialised repository (refused `repository.initialised` otherwise).
+    pub initialised: bool,
+    /// A provider hook: a failure exits 0 and is said on stderr.
+    pub never_fails: bool,
     pub request: serde_json::Value,
     pub result: serde_json::Value,
+}
+
+/// A repository opened for one request, and the registry its operations run through: what
+/// a page that shows several operations' results (the cockpit) calls them with.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller<'a> {
+    pub ctx: &'a Ctx,
+    pub registry: &'a Registry,
+}
+
+impl Caller<'_> {
+    /// Runs `name` on a typed request ([`Registry::call`]).
+    pub fn call<Req: 'static, Res: 'static>(&self, name: &str, request: Req) -> Result<Res, Error> {
+        self.registry.call(self.ctx, name, request)
+    }
 }
 
 /// Every operation, in a stable order.
@@ -348,6 +488,13 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// The standard registry, built once per process: what the CLI and the cockpit run
+    /// through (MCP and HTTP servers are handed their registry).
+    pub fn shared() -> &'static Registry {
+        static SHARED: OnceLock<Registry> = OnceLock::new();
+        SHARED.get_or_init(Registry::standard)
+    }
+
     /// Adds an operation; a second one with the same name replaces nothing and panics,
     /// because two capabilities under one name is a programming error.
     pub fn register(&mut self, operation: Operation) -> &mut Registry {
@@ -379,5 +526,153 @@ impl Registry {
             name: name.to_owned(),
         })?;
         operation.invoke(ctx, request)
+    }
+
+    /// Runs `name` on a typed request ([`Operation::call`]).
+    ///
+    /// # Panics
+    /// When no operation is called `name`, or `Req` and `Res` are not its types: both a
+    /// programming error in the caller, which names the operation in code.
+    pub fn call<Req: 'static, Res: 'static>(
+        &self,
+        ctx: &Ctx,
+        name: &str,
+        request: Req,
+    ) -> Result<Res, Error> {
+        self.entry(name).call(ctx, request)
+    }
+
+    /// The entry `name`, which the caller names in code.
+    ///
+    /// # Panics
+    /// When there is none.
+    pub fn entry(&self, name: &str) -> &Operation {
+        self.get(name)
+            .unwrap_or_else(|| panic!("no operation {name} in the registry"))
+    }
+
+    /// The operations the CLI command `path` (`hook session-start`) runs.
+    pub fn by_cli<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Operation> + 'a {
+        self.operations.iter().filter(move |o| o.cli == path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+    use crate::error::Class;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Ask {}
+
+    #[derive(Debug, Serialize, JsonSchema)]
+    struct Ran {
+        ran: bool,
+    }
+
+    impl Report for Ran {
+        fn text(&self) -> String {
+            "ran\n".into()
+        }
+    }
+
+    /// How often [`count`] ran.
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+
+    fn count(_ctx: &Ctx, _ask: Ask) -> Result<Ran, Error> {
+        RUNS.fetch_add(1, Ordering::SeqCst);
+        Ok(Ran { ran: true })
+    }
+
+    /// A git repository `init` has not set up, and a registry of two operations on it.
+    fn uninitialised() -> (tempfile::TempDir, Ctx, Registry) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        crate::git::Repo::init(dir.path()).expect("git init");
+        let ctx = Ctx::open_isolated(dir.path(), crate::Clock::System).expect("open");
+        let mut registry = Registry::default();
+        registry
+            .register(op(
+                "test.needs-init",
+                "test",
+                "Needs an initialised repository.",
+                count,
+            ))
+            .register(op("test.anywhere", "test", "Runs anywhere.", count).anywhere());
+        (dir, ctx, registry)
+    }
+
+    #[test]
+    fn the_registry_refuses_an_operation_that_needs_init_before_it_runs() {
+        let (_dir, ctx, registry) = uninitialised();
+        let before = RUNS.load(Ordering::SeqCst);
+        let json = registry
+            .invoke(&ctx, "test.needs-init", serde_json::json!({}))
+            .expect_err("refused over JSON");
+        // Refused before the request is even decoded: the same for a bad request.
+        let bad = registry
+            .invoke(&ctx, "test.needs-init", serde_json::json!([1]))
+            .expect_err("refused");
+        let typed = registry
+            .call::<Ask, Ran>(&ctx, "test.needs-init", Ask {})
+            .expect_err("refused typed");
+        let reported = registry
+            .entry("test.needs-init")
+            .report(&ctx, Ask {})
+            .expect_err("refused reported");
+        for error in [json, bad, typed, reported] {
+            assert_eq!(error.class(), Class::Refused, "{error}");
+            assert_eq!(error.report().rule, "repository.initialised", "{error}");
+            assert_eq!(error.report().fix.as_deref(), Some("majordomus init"));
+        }
+        assert_eq!(
+            RUNS.load(Ordering::SeqCst),
+            before,
+            "the function never ran"
+        );
+        assert!(
+            registry
+                .entry("test.needs-init")
+                .precondition(&ctx)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn an_operation_declared_anywhere_runs_uninitialised() {
+        let (_dir, ctx, registry) = uninitialised();
+        let invoked = registry
+            .invoke(&ctx, "test.anywhere", serde_json::json!({}))
+            .expect("runs");
+        assert_eq!(invoked.value, serde_json::json!({"ran": true}));
+        assert_eq!(invoked.text, "ran\n");
+        let ran: Ran = registry
+            .call(&ctx, "test.anywhere", Ask {})
+            .expect("runs typed");
+        assert!(ran.ran);
+    }
+
+    #[test]
+    #[should_panic(expected = "not its own")]
+    fn a_typed_call_with_the_wrong_types_is_a_programming_error() {
+        let (_dir, ctx, registry) = uninitialised();
+        let _ = registry.call::<Ask, Invoked>(&ctx, "test.anywhere", Ask {});
+    }
+
+    #[test]
+    fn the_standard_registry_declares_only_the_agent_hooks_never_failing() {
+        let never: Vec<&str> = Registry::standard()
+            .iter()
+            .filter(|o| o.never_fails)
+            .map(|o| o.name)
+            .collect();
+        assert_eq!(
+            never,
+            ["hook.session-start", "hook.session-end", "hook.compact"]
+        );
     }
 }

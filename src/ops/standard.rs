@@ -1,4 +1,6 @@
-//! The standard registry: every capability majordomus has, one line each.
+//! The standard registry: every capability majordomus has, one line each. An entry needs
+//! an initialised repository unless it says `.anywhere()`; `.provider_hook()` declares an
+//! agent client's hook, which never fails its client.
 
 use super::{Registry, op};
 use crate::{
@@ -10,7 +12,7 @@ impl Registry {
     /// Every operation of this build, in the order `majordomus schema` lists them.
     pub fn standard() -> Registry {
         let mut r = Registry::default();
-        r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes().idempotent().admin())
+        r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes().idempotent().admin().anywhere())
             .register(op("session.start", "session start", "Open an episode: record HEAD, branch and time, write the opening snapshot.", session::start).writes())
             .register(op("session.context", "session context", "Compose the open episode's working context now, from its record, git and its ledger window.", session::context))
             .register(op("session.snapshot", "session context", "The path of the open episode's frozen opening snapshot.", session::snapshot))
@@ -58,17 +60,17 @@ impl Registry {
             .register(op("journal.publish", "journal publish", "Publish the ledger lines not yet in this writer's journal ref, as one segment.", journal::publish).writes().idempotent().admin())
             .register(op("journal.restore", "journal restore", "Rebuild this checkout's ledger from its own journal, byte for byte.", journal::restore).writes().destructive().admin())
             .register(op("journal.prune", "journal prune", "Drop published segments older than ledger.retention_days from this writer's ref (dry run unless apply).", journal::prune).writes().destructive().admin())
-            .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env))
+            .register(op("env", "env", "Versions, repository, HEAD, trunk, open episode and ledger, as majordomus sees them.", env::env).anywhere())
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent().admin())
             .register(op("hooks.acknowledge", "hooks acknowledge", "Acknowledge the recorded provider hook failures doctor shows, up to a ledger seq (a human act).", hooks::acknowledge).writes().human_act().idempotent())
-            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive().admin())
-            .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point().admin())
-            .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point())
-            .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point())
-            .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point())
-            .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().entry_point())
-            .register(op("hook.session-end", "hook session-end", "Agent client session end: a checkpoint, then close the episode and derive its handover.", hooks::session_end).writes().entry_point())
-            .register(op("hook.compact", "hook compact", "Agent client compaction: a checkpoint and the open episode's knowledge derived so far.", hooks::compact).writes().entry_point());
+            .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive().admin().anywhere())
+            .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point().admin().anywhere())
+            .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point().anywhere())
+            .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point().anywhere())
+            .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point().anywhere())
+            .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().provider_hook())
+            .register(op("hook.session-end", "hook session-end", "Agent client session end: a checkpoint, then close the episode and derive its handover.", hooks::session_end).writes().provider_hook())
+            .register(op("hook.compact", "hook compact", "Agent client compaction: a checkpoint and the open episode's knowledge derived so far.", hooks::compact).writes().provider_hook());
         r
     }
 }

@@ -167,7 +167,6 @@ fn declared_exceptions(ctx: &Ctx) -> Result<Vec<RuleException>, Error> {
 
 /// `majordomus reasoning check`.
 pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<ReasoningCheck, Error> {
-    ctx.require_initialised()?;
     if !declares(ctx, ADVISORS_ARE_OPTIONAL)? {
         return Ok(ReasoningCheck {
             declared: false,

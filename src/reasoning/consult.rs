@@ -54,7 +54,6 @@ pub struct ConsultOutcome {
 
 /// `majordomus reasoning consult --assessment <id>`.
 pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Error> {
-    ctx.require_initialised()?;
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let plan = make_plan(ctx, &work, &records, &request.assessment)?;
@@ -152,11 +151,11 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
                 } else {
                     format!(" ({} cancelled: {})", cancelled.len(), cancelled.join(", "))
                 }
-            ),
-            fix: format!(
-                "majordomus reasoning status (then `majordomus reasoning consult --assessment {}` to ask again)",
+            ) + &format!(
+                "; ask again with `majordomus reasoning consult --assessment {}`",
                 request.assessment
             ),
+            fix: "majordomus reasoning status".to_owned(),
         });
     }
     Ok(ConsultOutcome {

@@ -355,7 +355,6 @@ pub struct Written {
 /// shapes and control characters from every string, stores one file, appends
 /// `reasoning.recorded`. Every refusal names its rule.
 pub fn record(ctx: &Ctx, request: RecordRequest) -> Result<Written, Error> {
-    ctx.require_initialised()?;
     let size = serde_json::to_string(&request.record)
         .expect("JSON values serialise")
         .len();
@@ -410,7 +409,6 @@ pub struct Advisors {
 /// availability (a pure function of presence, mode, the disabled list, recorded
 /// consultations and the clock).
 pub fn advisors(ctx: &Ctx, _request: AdvisorsRequest) -> Result<Advisors, Error> {
-    ctx.require_initialised()?;
     let (catalogue, source) = catalogue(ctx)?;
     let env = environment(ctx)?;
     let snap = snapshot(ctx, &catalogue, &env)?;
@@ -482,7 +480,7 @@ pub(crate) fn find_assessment<'r>(
             Refusal::Reasoning {
                 rule: "reasoning.known-record",
                 message: format!("assessment {id}: no such assessment in this task"),
-                fix: "majordomus reasoning status (lists the task's assessments)".to_owned(),
+                fix: "majordomus reasoning status".to_owned(),
             }
             .into()
         })
@@ -527,7 +525,6 @@ pub(crate) fn make_plan(
 /// `majordomus reasoning plan --assessment`: plans a recorded assessment and stores the
 /// plan.
 pub fn plan_assessment(ctx: &Ctx, request: PlanAssessmentRequest) -> Result<Planned, Error> {
-    ctx.require_initialised()?;
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let written = make_plan(ctx, &work, &records, &request.assessment)?;
@@ -553,7 +550,6 @@ pub fn plan_assessment(ctx: &Ctx, request: PlanAssessmentRequest) -> Result<Plan
 /// `majordomus reasoning plan --materiality`: the dry run; reads the catalogue and the
 /// advisors' availability, writes nothing.
 pub fn plan(ctx: &Ctx, request: PlanRequest) -> Result<Planned, Error> {
-    ctx.require_initialised()?;
     let materiality = request.materiality;
     let capabilities = if request.capabilities.is_empty() {
         vec!["independent_reasoning".to_owned()]
@@ -613,7 +609,6 @@ pub struct Status {
 /// `majordomus reasoning status`: each assessment's state, consultations, disagreements and
 /// resolutions, conclusions with their computed review and validation, a timeline, tokens.
 pub fn status(ctx: &Ctx, request: StatusRequest) -> Result<Status, Error> {
-    ctx.require_initialised()?;
     let (folder, records) = read_scope(ctx, request.task.as_deref())?;
     Ok(Status {
         folder,
@@ -631,7 +626,6 @@ pub struct ExplainRequest {
 
 /// `majordomus reasoning explain <conclusion>`: the whole provenance chain.
 pub fn explain(ctx: &Ctx, request: ExplainRequest) -> Result<Provenance, Error> {
-    ctx.require_initialised()?;
     let records = crate::store::reasoning::read_all(&ctx.layout)?;
     crate::model::reasoning::status::explain(&request.conclusion, &records).map_err(|e| {
         Refusal::Reasoning {

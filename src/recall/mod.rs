@@ -207,7 +207,6 @@ pub struct Recall {
 
 /// `majordomus recall`.
 pub fn recall(ctx: &Ctx, request: RecallRequest) -> Result<Recall, Error> {
-    ctx.require_initialised()?;
     let mut opened = sync::open(ctx)?;
     let mut found = recall_in(ctx, &mut opened.db, &request)?;
     found.index_rebuilt = opened.rebuilt;
@@ -1005,7 +1004,6 @@ pub struct Shown {
 
 /// `majordomus show <kind>:<id>`.
 pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<Shown, Error> {
-    ctx.require_initialised()?;
     check_size("reference", &request.reference, 1024)?;
     let unknown = || -> Error {
         Refusal::UnknownRecord {

@@ -88,7 +88,7 @@ pub fn rule_set(ctx: &Ctx) -> Result<RuleSet, Error> {
                 findings.push(unreadable(
                     &file,
                     e.reason(),
-                    "majordomus rules vendor update (rewrites it from the package built into majordomus)".into(),
+                    "majordomus rules vendor update".into(),
                 ));
                 notes.push(format!(
                     "the vendored package cannot be read: ran the package built into majordomus {} instead",
@@ -227,7 +227,6 @@ pub struct VendorUpdated {
 /// `.ai/repo/rules/vendor/majordomus.yaml` (through the atomic writer; `unchanged` when it
 /// already holds it) and says which rules that adds, removes and changes.
 pub fn vendor_update(ctx: &Ctx, _request: VendorUpdateRequest) -> Result<VendorUpdated, Error> {
-    ctx.require_initialised()?;
     let path = ctx.layout.vendored_rules();
     let standard = Package::standard();
     let (previous, previous_error, changes) = match vendored(&ctx.layout)? {

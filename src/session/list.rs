@@ -60,7 +60,6 @@ pub struct EpisodeList {
 /// Lists the episodes from the ledger's `session.opened` and `session.closed` lines (one
 /// indexed read each), each with its record read by id.
 pub fn list(ctx: &Ctx, _request: ListRequest) -> Result<EpisodeList, Error> {
-    ctx.require_initialised()?;
     let index = ctx.index()?;
     let open = ctx.episode()?.map(|e| e.id);
     let mut by_id: BTreeMap<String, EpisodeEntry> = BTreeMap::new();

@@ -161,7 +161,6 @@ struct SnapshotFront<'a> {
 /// Opens an episode: records HEAD, branch and time, writes the opening snapshot once
 /// and appends `session.opened`. An open episode is returned as is unless `replace`.
 pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
-    ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let _lock = StateLock::acquire(&ctx.layout)?;
     let mut replaced = None;
@@ -418,7 +417,6 @@ fn shown_episode(episode: &EpisodeState, redacted: &mut Redactions) -> EpisodeSt
 
 /// Composes the open episode's working context from its three sources.
 pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Error> {
-    ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     let read = read_window(ctx, &episode)?;
     let window = EpisodeWindow::from_lines(&episode.id, &read.lines);
@@ -470,7 +468,6 @@ pub fn context(ctx: &Ctx, _request: EpisodeRequest) -> Result<EpisodeContext, Er
 
 /// The opening snapshot of the open episode (relative path).
 pub fn snapshot(ctx: &Ctx, _request: EpisodeRequest) -> Result<Snapshot, Error> {
-    ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     Ok(Snapshot {
         path: ctx.layout.display(&ctx.layout.snapshot(&episode.id)?),
@@ -480,7 +477,6 @@ pub fn snapshot(ctx: &Ctx, _request: EpisodeRequest) -> Result<Snapshot, Error> 
 /// Closes the open episode: composes and writes its record, then appends `session.closed`.
 /// Never refuses for missing prose.
 pub fn close(ctx: &Ctx, request: CloseRequest) -> Result<Closed, Error> {
-    ctx.require_initialised()?;
     if let Some(summary) = &request.summary {
         crate::model::input::check_size("summary", summary, crate::model::input::INPUT_LIMIT)?;
     }

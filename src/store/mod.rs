@@ -34,7 +34,9 @@ pub enum StoreError {
     },
     #[error("{path}: {message}")]
     Malformed { path: PathBuf, message: String },
-    #[error("{path}: unreadable episode state: {message}")]
+    #[error(
+        "{path}: unreadable episode state: {message}; `session start --replace` keeps it aside"
+    )]
     EpisodeUnreadable { path: String, message: String },
     #[error(
         "{kind} id {} does not have the shape of one (like {example}); it is never made a path",

@@ -118,7 +118,6 @@ pub struct TaskList {
 /// `required` stops on one), then records the task and `task.started` with the names and
 /// pins.
 pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, Error> {
-    ctx.require_initialised()?;
     let policy = ctx.policy()?;
     let episode = ctx.require_episode()?;
     check_size("task description", &request.description, TEXT_LIMIT)?;
@@ -292,7 +291,6 @@ struct CompletedFront<'a> {
 /// completion note and `task.finished`; files its commits changed outside its scope are
 /// said, never refused.
 pub fn finish(ctx: &Ctx, request: TaskFinishRequest) -> Result<TaskFinishOutcome, Error> {
-    ctx.require_initialised()?;
     let episode = ctx.require_episode()?;
     let status = request.status.unwrap_or(TaskStatus::Completed);
     if let Some(reason) = &request.reason {
@@ -494,7 +492,6 @@ fn finish_interrupted(ctx: &Ctx, episode: &str) -> Result<Option<TaskFinishOutco
 
 /// `majordomus task list`: every task of this checkout, oldest first.
 pub fn list(ctx: &Ctx, _request: TaskListRequest) -> Result<TaskList, Error> {
-    ctx.require_initialised()?;
     let tasks = crate::store::tasks::list(&ctx.layout)?;
     let active = match ctx.episode()? {
         Some(ep) => tasks

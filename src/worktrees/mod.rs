@@ -301,7 +301,6 @@ pub struct WorktreesList {
 
 /// The other worktrees of this clone and what each is doing now.
 pub fn list(ctx: &Ctx, _request: WorktreesRequest) -> Result<WorktreesList, crate::Error> {
-    ctx.require_initialised()?;
     Ok(WorktreesList {
         worktrees: others(ctx),
     })

@@ -814,14 +814,17 @@ fn check_names_an_interrupted_promotion_and_its_fix_finishes_it() {
         .collect();
     assert_eq!(unique.len(), 1, "{findings}");
     let fix = unique[0]["fix"].as_str().expect("fix");
+    assert_eq!(fix, format!("majordomus knowledge promote {id}"));
     assert!(
-        fix.starts_with(&format!("majordomus knowledge promote {id} ")),
-        "{fix}"
+        unique[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("an interrupted promotion, which promoting again finishes")),
+        "{findings}"
     );
 
-    // The printed fix works as printed (no evidence on stdin: the first run's stands).
-    let command = fix.split(" (").next().expect("the command");
-    let out = repo.sh_in(repo.root(), &format!("{command} </dev/null"));
+    // The printed fix works exactly as printed (no evidence on stdin: the first run's
+    // stands).
+    let out = repo.sh_in(repo.root(), &format!("{fix} </dev/null"));
     assert!(
         out.status.success(),
         "{}",

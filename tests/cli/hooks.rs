@@ -1530,6 +1530,43 @@ fn a_miswired_provider_hook_still_exits_0() {
     assert_eq!(repo.run(&["hook", "post-commit", "--bogus"]).code(), 2);
 }
 
+/// The never-fail policy is the registry's declaration (`provider_hook`), applied by the
+/// CLI's one exit-code mapping: a provider hook's usage error or failure exits 0 and says
+/// so on stderr; the same words elsewhere on the command line, or the same failure of a
+/// plain command, keep their exit codes.
+#[test]
+fn only_a_provider_hook_never_fails_its_caller() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    for args in [
+        vec!["hook", "compact", "--bogus"],
+        vec!["--format", "json", "hook", "session-start", "--provider"],
+        vec!["-C", ".", "hook", "session-end", "extra"],
+    ] {
+        let run = repo.run_with_stdin(&args, "");
+        assert_eq!(run.code(), 0, "{args:?}: {run}");
+        assert_eq!(run.stdout(), "", "{args:?}: {run}");
+        assert!(run.stderr().contains("error:"), "said on stderr: {run}");
+    }
+    // `hook` and `compact` as a decision's words are a usage error of `decision`.
+    let run = repo.run(&["--format", "json", "decision", "hook", "compact"]);
+    run.json_error(2, "usage");
+    assert_eq!(repo.run(&["decision", "hook", "compact"]).code(), 2);
+    assert_eq!(repo.run(&["knowledge", "derive", "--bogus"]).code(), 2);
+    // The same failure: an unreadable policy. The provider hook exits 0 and says it on
+    // stderr; the plain command that does the same work fails.
+    repo.write_policy("session: [\n");
+    let hook = repo.run_with_stdin(&["hook", "compact", "--provider", "claude-code"], "");
+    assert_eq!(hook.code(), 0, "{hook}");
+    assert!(
+        hook.stderr().starts_with("majordomus: compact hook failed"),
+        "{hook}"
+    );
+    let plain = repo.run(&["--format", "json", "knowledge", "derive"]);
+    assert_ne!(plain.code(), 0, "{plain}");
+    assert!(plain.json()["error"]["rule"].is_string(), "{plain}");
+}
+
 // --- real hook managers: husky v8 (npm) and the pre-commit framework (PyPI) -------------
 
 /// Whether the external `tool` a test needs is here. Under `CI=true` a missing tool fails

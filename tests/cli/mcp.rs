@@ -30,8 +30,14 @@ pub(crate) struct Mcp {
 impl Mcp {
     /// Spawns the server in `repo` and performs the handshake.
     pub(crate) fn start(repo: &TestRepo) -> Mcp {
+        Mcp::start_env(repo, &[])
+    }
+
+    /// [`Mcp::start`] with `env` set for the server.
+    pub(crate) fn start_env(repo: &TestRepo, env: &[(&str, &str)]) -> Mcp {
         let mut child = repo
             .command_in(repo.root(), &["mcp"])
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -554,7 +560,7 @@ fn refusals_and_usage_errors_are_tool_errors_and_the_server_goes_on() {
     let error = &refused["structuredContent"]["error"];
     assert_eq!(error["rule"], "question.known");
     assert_eq!(error["class"], "refused");
-    let fix = "majordomus history --event question.asked (lists question ids)";
+    let fix = "majordomus history --event question.asked";
     assert_eq!(error["fix"], fix);
     assert!(text(&refused).contains("[question.known]"), "{refused}");
     assert!(text(&refused).contains(&format!("fix: {fix}")), "{refused}");

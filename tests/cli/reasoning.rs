@@ -895,9 +895,7 @@ fn a_consultation_is_written_by_consult_only_on_every_surface() {
         json!({"kind": "consultation", "plan": plan, "advisor": advisor, "status": "completed",
             "conclusion": "The lock, certainly", "stance": "supports", "duration_ms": 1200})
     };
-    let fix = format!(
-        "majordomus reasoning consult --assessment {a} (runs the advisors its plan selects and records what they answer)"
-    );
+    let fix = format!("majordomus reasoning consult --assessment {a}");
     // The CLI: two hand-written reviews would have counted two independent reviews.
     for advisor in ["alpha", "beta"] {
         let error = b.refused(invented(advisor), "reasoning.consultation-by-consult");

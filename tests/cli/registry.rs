@@ -116,7 +116,7 @@ fn schema_of_one_operation_and_an_unknown_one() {
     assert!(human.stdout().contains("request schema:"), "{human}");
     let unknown = dir.run(&["--format", "json", "schema", "--operation", "decision.make"]);
     let error = unknown.json_error(2, "request.operation");
-    assert_eq!(error["fix"], "majordomus schema (lists every operation)");
+    assert_eq!(error["fix"], "majordomus schema");
     // The fix works.
     dir.run(&["schema"]).success();
 }
@@ -378,4 +378,226 @@ fn module_imports_form_a_dag() {
             );
         }
     }
+}
+
+/// A command line of each operation the registry refuses in an uninitialised repository,
+/// with what it reads on stdin: a valid request in every other respect.
+const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
+    ("session.start", &["session", "start"], ""),
+    ("session.context", &["session", "context"], ""),
+    ("session.snapshot", &["session", "context", "--path"], ""),
+    ("session.list", &["session", "list"], ""),
+    ("session.close", &["session", "close"], ""),
+    ("decision.record", &["decision", "text"], ""),
+    ("question.ask", &["question", "text?"], ""),
+    (
+        "question.resolve",
+        &["question", "resolve", "q-0123456789", "yes"],
+        "",
+    ),
+    ("checkpoint.record", &["checkpoint", "text"], ""),
+    ("task.start", &["task", "start", "a task"], ""),
+    ("task.finish", &["task", "finish"], ""),
+    ("task.list", &["task", "list"], ""),
+    ("intent.binding", &["intent", "binding"], ""),
+    ("intent.validate", &["intent", "validate"], ""),
+    ("plan.start", &["plan", "start", "issue-1"], ""),
+    ("handover.derive", &["handover", "--derive"], ""),
+    ("handover.resolve", &["handover", "--resolve"], ""),
+    (
+        "reasoning.record",
+        &["reasoning", "record"],
+        r#"{"kind": "assessment"}"#,
+    ),
+    ("reasoning.advisors", &["reasoning", "advisors"], ""),
+    (
+        "reasoning.plan",
+        &["reasoning", "plan", "--materiality", "low"],
+        "",
+    ),
+    (
+        "reasoning.plan-assessment",
+        &[
+            "reasoning",
+            "plan",
+            "--assessment",
+            "assessment-0123456789ab",
+        ],
+        "",
+    ),
+    (
+        "reasoning.consult",
+        &[
+            "reasoning",
+            "consult",
+            "--assessment",
+            "assessment-0123456789ab",
+        ],
+        "",
+    ),
+    ("reasoning.status", &["reasoning", "status"], ""),
+    (
+        "reasoning.explain",
+        &["reasoning", "explain", "conclusion-0123456789ab"],
+        "",
+    ),
+    ("reasoning.check", &["reasoning", "check"], ""),
+    ("recall", &["recall", "words"], ""),
+    ("recall.show", &["show", "knowledge:k-1"], ""),
+    ("worktrees", &["worktrees"], ""),
+    ("history", &["history"], ""),
+    ("briefing", &["briefing"], ""),
+    ("context", &["context"], ""),
+    ("knowledge.derive", &["knowledge", "derive"], ""),
+    (
+        "knowledge.promote",
+        &["knowledge", "promote", "k-1"],
+        "evidence",
+    ),
+    (
+        "knowledge.reject",
+        &["knowledge", "reject", "k-1", "--reason", "no"],
+        "",
+    ),
+    ("knowledge.check", &["knowledge", "check"], ""),
+    ("knowledge.candidates", &["knowledge", "candidates"], ""),
+    ("knowledge.status", &["knowledge", "status"], ""),
+    ("knowledge.show", &["knowledge", "show", "k-1"], ""),
+    ("knowledge.edges", &["knowledge", "edges"], ""),
+    ("doctor", &["doctor"], ""),
+    ("rules.vendor-update", &["rules", "vendor", "update"], ""),
+    ("journal.enable", &["journal", "enable"], ""),
+    ("journal.disable", &["journal", "disable"], ""),
+    ("journal.status", &["journal", "status"], ""),
+    ("journal.publish", &["journal", "publish"], ""),
+    ("journal.restore", &["journal", "restore"], ""),
+    ("journal.prune", &["journal", "prune"], ""),
+    ("hooks.install", &["hooks", "install"], ""),
+    ("hooks.acknowledge", &["hooks", "acknowledge"], ""),
+];
+
+/// The initialised check is the registry's: every operation it declares needing an
+/// initialised repository is refused there with exit 3 and `repository.initialised`, from
+/// the CLI and from MCP alike, before anything else about the request is looked at (an MCP
+/// call with no arguments at all is refused the same), and nothing is written.
+#[test]
+fn every_operation_that_needs_init_is_refused_in_one_place() {
+    let schema = schema_json();
+    let operations = schema["operations"].as_array().expect("a list");
+    let needing: BTreeSet<&str> = operations
+        .iter()
+        .filter(|o| o["initialised"] == true)
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    let listed: BTreeSet<&str> = NEEDS_INIT.iter().map(|(name, _, _)| *name).collect();
+    assert_eq!(listed, needing, "NEEDS_INIT lists every such operation");
+    // What runs anywhere: init itself, env, the wiring that needs no .ai/, and the hooks,
+    // which step aside.
+    let anywhere: BTreeSet<&str> = operations
+        .iter()
+        .filter(|o| o["initialised"] == false)
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert_eq!(
+        anywhere,
+        BTreeSet::from([
+            "init",
+            "env",
+            "hooks.uninstall",
+            "setup",
+            "hook.post-commit",
+            "hook.pre-push",
+            "hook.post-rewrite",
+            "hook.session-start",
+            "hook.session-end",
+            "hook.compact",
+        ])
+    );
+
+    let repo = TestRepo::new();
+    for (name, args, stdin) in NEEDS_INIT {
+        let mut json_args = vec!["--format", "json"];
+        json_args.extend_from_slice(args);
+        let run = repo.run_with_stdin(&json_args, stdin);
+        let error = run.json_error(3, "repository.initialised");
+        assert_eq!(error["fix"], "majordomus init", "{name}: {run}");
+        let human = repo.run_with_stdin(args, stdin);
+        assert_eq!(human.code(), 3, "{name}: {human}");
+        assert_eq!(
+            human.stderr().lines().nth(1),
+            Some("fix: majordomus init"),
+            "{name}: {human}"
+        );
+    }
+
+    // Over MCP, every tool of an operation that needs init, called with no arguments.
+    let registry = majordomus::ops::Registry::standard();
+    let mut mcp = crate::mcp::Mcp::start(&repo);
+    let listed = mcp.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    assert!(tools.len() > 20, "{listed}");
+    for tool in &tools {
+        let tool = tool["name"].as_str().expect("a name");
+        let operation = registry
+            .iter()
+            .find(|op| majordomus::mcp::tool_name(op) == tool)
+            .unwrap_or_else(|| panic!("tool {tool} is no operation"));
+        let result = mcp.call(tool, json!({}));
+        if operation.anywhere {
+            continue;
+        }
+        assert_eq!(result["isError"], true, "{tool}: {result}");
+        assert_eq!(
+            result["structuredContent"]["error"]["rule"], "repository.initialised",
+            "{tool}: {result}"
+        );
+    }
+    mcp.close();
+    assert!(!repo.exists(".ai"), "a refused operation wrote .ai/");
+}
+
+/// Every printed `fix:` works when run exactly as printed: a fix that starts as a command
+/// (`"majordomus ...`) is only the command, with no explanation in parentheses after it
+/// (sh would read it as a subshell). Scans every string literal in `src/`.
+#[test]
+fn no_fix_that_is_a_command_trails_an_explanation() {
+    let command = regex::Regex::new(r#""majordomus [a-z][^"]*? \([^"]*""#).expect("a regex");
+    // Literals that are not fixes: the version line `env` prints, a worktree's state.
+    let not_fixes = [
+        "majordomus {} (gix {}",
+        "majordomus is not set up there (no .ai/)",
+    ];
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src];
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).expect("dir") {
+                stack.push(entry.expect("entry").path());
+            }
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read");
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for m in command.find_iter(line) {
+                scanned += 1;
+                if !not_fixes.iter().any(|s| m.as_str().contains(s)) {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, m.as_str()));
+                }
+            }
+        }
+    }
+    assert!(scanned >= 1, "the scan reads the literal it exempts");
+    assert!(
+        found.is_empty(),
+        "fixes with an explanation after the command:\n{}",
+        found.join("\n")
+    );
 }

@@ -255,15 +255,12 @@ fn one_active_task_per_episode_and_the_fix_works() {
     let run = repo.run(&["task", "start", "Something else"]);
     run.assert_human_error(
         3,
-        &format!("task {id} is still active in this episode (Port the login); one task at a time"),
+        &format!("task {id} is still active in this episode (Port the login); one task at a time: finish it (or `--status blocked --reason \"<why>\"`), then start the next"),
     );
     repo.run(&["--format", "json", "task", "start", "Something else"])
         .json_error(3, "task.one-active");
     let fix = fix_line(&run);
-    assert_eq!(
-        fix,
-        "majordomus task finish (or --status blocked --reason \"<why>\"), then start the next"
-    );
+    assert_eq!(fix, "majordomus task finish");
     run_fix(&repo, "majordomus task finish");
     start(&repo, &["Something else"]);
 }

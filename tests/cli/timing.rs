@@ -1,6 +1,7 @@
 //! `MAJORDOMUS_TIMING=1` (docs/RELIABILITY.md): phase timings and counters on stderr, one
-//! line a phase, for `knowledge derive`, `knowledge check`, `doctor` and the hooks; stdout
-//! is the same byte for byte, and unset nothing is printed.
+//! line a phase, for `knowledge derive`, `knowledge check`, `doctor` and the hooks, and one
+//! phase named after the operation for every operation the registry runs (on every
+//! surface); stdout is the same byte for byte, and unset nothing is printed.
 
 use std::sync::LazyLock;
 
@@ -94,7 +95,8 @@ fn knowledge_derive_prints_its_phases() {
             "derive.commits",
             "derive.write",
             "derive.append",
-            "derive.total"
+            "derive.total",
+            "knowledge.derive"
         ]
     );
     assert!(
@@ -121,7 +123,8 @@ fn knowledge_check_prints_its_phases() {
             "check.parse",
             "check.resolve",
             "check.judge",
-            "check.total"
+            "check.total",
+            "knowledge.check"
         ]
     );
     assert_eq!(
@@ -150,7 +153,9 @@ fn doctor_prints_a_phase_per_rule() {
     ] {
         assert!(names.contains(&rule), "{rule} missing from {names:?}");
     }
-    assert_eq!(names.last(), Some(&"doctor.total"));
+    // The operation's own phase, which the registry times, ends the run.
+    assert_eq!(names.last(), Some(&"doctor"));
+    assert_eq!(names[names.len() - 2], "doctor.total");
     // The integrity rule runs knowledge check: its phases nest inside.
     assert!(names.contains(&"check.judge"), "{names:?}");
     assert_eq!(
@@ -185,4 +190,49 @@ fn hooks_print_their_phase() {
     let names: Vec<&str> = phases.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(names.last(), Some(&"hook.compact"), "{names:?}");
     assert!(names.contains(&"derive.write"), "{names:?}");
+}
+
+/// The CLI runs an operation through its registry entry: every command's last phase is the
+/// operation's name, timed by the registry, as it is when MCP calls the same operation.
+#[test]
+fn every_command_is_timed_under_its_operation_name_as_over_mcp() {
+    let repo = worked();
+    for (args, operation) in [
+        (
+            &["decision", "Timed by the registry"][..],
+            "decision.record",
+        ),
+        (&["knowledge", "status"][..], "knowledge.status"),
+        (&["checkpoint", "timed"][..], "checkpoint.record"),
+        (&["history"][..], "history"),
+        (&["briefing"][..], "briefing"),
+        (&["session", "context"][..], "session.context"),
+        (&["session", "context", "--path"][..], "session.snapshot"),
+        (&["knowledge", "candidates"][..], "knowledge.candidates"),
+        (
+            &["reasoning", "plan", "--materiality", "low"][..],
+            "reasoning.plan",
+        ),
+        (&["task", "list"][..], "task.list"),
+    ] {
+        let phases = timed(&repo, args, "");
+        assert_eq!(
+            phases.last().map(|(p, _)| p.as_str()),
+            Some(operation),
+            "majordomus {args:?}: {phases:?}"
+        );
+    }
+    let mut mcp = crate::mcp::Mcp::start_env(&repo, &[("MAJORDOMUS_TIMING", "1")]);
+    let result = mcp.call(
+        "majordomus_decision_record",
+        serde_json::json!({"text": "Timed over MCP"}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let stderr = mcp.close();
+    assert!(
+        stderr.iter().any(|l| PHASE
+            .captures(l)
+            .is_some_and(|c| &c[1] == "decision.record")),
+        "{stderr:?}"
+    );
 }

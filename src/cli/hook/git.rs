@@ -16,10 +16,7 @@ pub struct GitArgs {
 }
 
 pub fn post_commit(ctx: &Ctx) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::post_commit(
-        ctx,
-        HooksRequest {},
-    )?))
+    crate::cli::call(ctx, "hook.post-commit", HooksRequest {})
 }
 
 pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
@@ -27,7 +24,7 @@ pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
         args: args.args.clone(),
         refs: PushedRef::parse_lines(&crate::cli::read_stdin_lossy()),
     };
-    Ok(Output::report(&crate::hooks::pre_push(ctx, request)?))
+    crate::cli::call(ctx, "hook.pre-push", request)
 }
 
 /// `hook post-rewrite`: git's first argument (`amend` or `rebase`) and its pairs on stdin.
@@ -40,11 +37,12 @@ pub struct PostRewriteArgs {
 }
 
 pub fn post_rewrite(ctx: &Ctx, args: &PostRewriteArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::hooks::post_rewrite(
+    crate::cli::call(
         ctx,
+        "hook.post-rewrite",
         PostRewriteRequest {
             by: args.by.clone().unwrap_or_default(),
             stdin: crate::cli::read_stdin_lossy(),
         },
-    )?))
+    )
 }

@@ -28,14 +28,13 @@ pub use provider::ProviderArgs;
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum HookCommand {
-    /// Record the new commit for the open episode.
+    /// Git post-commit: record the new commit for the open episode.
     PostCommit,
-    /// Judge the records in each pushed commit's tree (git's ref lines on stdin); a
-    /// blocking finding refuses the push, a branch deletion passes.
+    /// Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.
     PrePush(GitArgs),
-    /// Record git's <old> <new> pairs (stdin) after an amend or a rebase as commit.rewritten.
+    /// Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.
     PostRewrite(PostRewriteArgs),
-    /// An agent client started a session: open an episode, print the briefing.
+    /// Agent client session start: open an episode and print the briefing.
     ///
     /// The client adds what it prints to the model's context before the first prompt
     /// (docs/HOOKS.md says how each client reads it). The payload is the client's JSON,
@@ -45,11 +44,9 @@ pub enum HookCommand {
     ///   majordomus hook session-start --provider claude-code < payload.json
     #[command(verbatim_doc_comment)]
     SessionStart(ProviderArgs),
-    /// An agent client ended a session: a checkpoint, then close the episode (its record,
-    /// its knowledge candidates) and derive its handover.
+    /// Agent client session end: a checkpoint, then close the episode and derive its handover.
     SessionEnd(ProviderArgs),
-    /// An agent client is compacting its conversation: a checkpoint and the episode's
-    /// knowledge derived so far (session.checkpoint_on_compact, knowledge_on_compact).
+    /// Agent client compaction: a checkpoint and the open episode's knowledge derived so far.
     Compact(ProviderArgs),
 }
 
@@ -68,35 +65,12 @@ pub fn open_from_payload(command: &HookCommand) -> Option<Ctx> {
 }
 
 pub fn run(ctx: &Ctx, command: &HookCommand) -> Result<Output, Error> {
-    let _timing = crate::timing::Phase::start_with(|| timing_name(command));
     match command {
         HookCommand::PostCommit => git::post_commit(ctx),
         HookCommand::PrePush(args) => git::pre_push(ctx, args),
         HookCommand::PostRewrite(args) => git::post_rewrite(ctx, args),
-        HookCommand::SessionStart(args) => Ok(provider::session_start(ctx, args)),
-        HookCommand::SessionEnd(args) => Ok(provider::session_end(ctx, args)),
-        HookCommand::Compact(args) => Ok(provider::compact(ctx, args)),
+        HookCommand::SessionStart(args) => provider::session_start(ctx, args),
+        HookCommand::SessionEnd(args) => provider::session_end(ctx, args),
+        HookCommand::Compact(args) => provider::compact(ctx, args),
     }
-}
-
-/// `hook.<name>` for `MAJORDOMUS_TIMING`: the variant's name in kebab case
-/// (`PostCommit` -> `hook.post-commit`), so a new hook needs no entry here.
-fn timing_name(command: &HookCommand) -> String {
-    let variant = format!("{command:?}");
-    let mut name = String::from("hook.");
-    for (i, c) in variant
-        .chars()
-        .take_while(char::is_ascii_alphanumeric)
-        .enumerate()
-    {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                name.push('-');
-            }
-            name.push(c.to_ascii_lowercase());
-        } else {
-            name.push(c);
-        }
-    }
-    name
 }

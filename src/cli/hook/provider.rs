@@ -1,11 +1,12 @@
 //! `majordomus hook session-start|session-end|compact`: agent-client hooks, which never
-//! block their client (always exit 0).
+//! block their client: the registry declares them provider hooks, and the CLI's one
+//! exit-code mapping (`cli::exit::for_failure`) exits 0 on their failures.
 
 use clap::Args;
 
-use crate::Ctx;
 use crate::cli::Output;
 use crate::hooks::ProviderRequest;
+use crate::{Ctx, Error};
 
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
@@ -31,23 +32,14 @@ impl ProviderArgs {
     }
 }
 
-/// A provider hook's result: the library never fails one (failures are recorded and
-/// reported as an outcome), so this cannot error.
-fn output(outcome: Result<crate::hooks::ProviderOutcome, crate::Error>) -> Output {
-    match outcome {
-        Ok(outcome) => Output::report(&outcome),
-        Err(e) => Output::failed_quietly(&e),
-    }
+pub fn session_start(ctx: &Ctx, args: &ProviderArgs) -> Result<Output, Error> {
+    crate::cli::call(ctx, "hook.session-start", args.request())
 }
 
-pub fn session_start(ctx: &Ctx, args: &ProviderArgs) -> Output {
-    output(crate::hooks::session_start(ctx, args.request()))
+pub fn session_end(ctx: &Ctx, args: &ProviderArgs) -> Result<Output, Error> {
+    crate::cli::call(ctx, "hook.session-end", args.request())
 }
 
-pub fn session_end(ctx: &Ctx, args: &ProviderArgs) -> Output {
-    output(crate::hooks::session_end(ctx, args.request()))
-}
-
-pub fn compact(ctx: &Ctx, args: &ProviderArgs) -> Output {
-    output(crate::hooks::compact(ctx, args.request()))
+pub fn compact(ctx: &Ctx, args: &ProviderArgs) -> Result<Output, Error> {
+    crate::cli::call(ctx, "hook.compact", args.request())
 }

@@ -6,6 +6,8 @@ use crate::cli::Output;
 use crate::intent::BindingAsk;
 use crate::{Ctx, Error};
 
+/// What a task would serve: the binding, derived now from the plan, with its pins.
+///
 /// What a task would serve: the binding, derived now from the plan (exit 3 when refused).
 ///
 /// Read-only: nothing about the intent is stored. The answer is `bound`, `maintenance`,
@@ -37,8 +39,9 @@ pub struct BindingArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &BindingArgs) -> Result<Output, Error> {
-    let binding = crate::intent::binding(
+    crate::cli::call(
         ctx,
+        "intent.binding",
         BindingAsk {
             issue: args.issue.clone(),
             intent: args.intent.clone(),
@@ -46,6 +49,5 @@ pub fn run(ctx: &Ctx, args: &BindingArgs) -> Result<Output, Error> {
             exempt: args.exempt.clone(),
             because: args.because.clone(),
         },
-    )?;
-    Ok(Output::report(&binding))
+    )
 }

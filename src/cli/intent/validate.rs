@@ -6,8 +6,10 @@ use crate::cli::Output;
 use crate::intent::ValidateRequest;
 use crate::{Ctx, Error};
 
-/// Check the plan: intents whose work began without a critique, blocking findings still
-/// open, files that do not parse (exit 3 on a blocking finding).
+/// Intents whose work began without a critique, or with blocking findings still open.
+///
+/// Check the plan: intents whose work began without a critique, blocking findings still open, files
+/// that do not parse (exit 3 on a blocking finding).
 ///
 /// Example:
 ///   majordomus intent validate
@@ -16,8 +18,5 @@ use crate::{Ctx, Error};
 pub struct ValidateArgs {}
 
 pub fn run(ctx: &Ctx, _args: &ValidateArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::intent::validate(
-        ctx,
-        ValidateRequest {},
-    )?))
+    crate::cli::call(ctx, "intent.validate", ValidateRequest {})
 }

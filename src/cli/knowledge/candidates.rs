@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::CandidatesRequest;
 use crate::{Ctx, Error};
 
-/// List candidates awaiting review, each marked tracked, untracked or outbox.
+/// List the candidates awaiting review, each marked tracked, untracked or outbox.
 ///
 /// Examples:
 ///   majordomus knowledge candidates
@@ -20,11 +20,11 @@ pub struct CandidatesArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &CandidatesArgs) -> Result<Output, Error> {
-    let listing = crate::knowledge::candidates(
+    crate::cli::call(
         ctx,
+        "knowledge.candidates",
         CandidatesRequest {
             branch: args.branch.clone(),
         },
-    )?;
-    Ok(Output::report(&listing))
+    )
 }

@@ -6,6 +6,8 @@ use crate::cli::Output;
 use crate::knowledge::CheckRequest;
 use crate::{Ctx, Error};
 
+/// Check every knowledge record: schema, ids, provenance, every reference resolving.
+///
 /// Check the integrity of every knowledge record (exit 3 on a blocking finding).
 ///
 /// Schema, ids, provenance, every reference resolving (sessions, tasks, decisions,
@@ -18,8 +20,5 @@ use crate::{Ctx, Error};
 pub struct CheckArgs {}
 
 pub fn run(ctx: &Ctx, _args: &CheckArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::knowledge::check(
-        ctx,
-        CheckRequest {},
-    )?))
+    crate::cli::call(ctx, "knowledge.check", CheckRequest {})
 }

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::DeriveRequest;
 use crate::{Ctx, Error};
 
-/// Derive knowledge candidates from an episode's ledger lines and commits.
+/// Derive knowledge candidates from an episode's ledger lines and commits, deterministically.
 ///
 /// Deterministic, no model, no network: each decision becomes a convention, each resolved
 /// question a fact, each finished task a fact (completed) or a lesson (blocked). A rerun
@@ -28,12 +28,12 @@ pub struct DeriveArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &DeriveArgs) -> Result<Output, Error> {
-    let report = crate::knowledge::derive(
+    crate::cli::call(
         ctx,
+        "knowledge.derive",
         DeriveRequest {
             episode: args.episode.clone(),
             dry_run: args.dry_run,
         },
-    )?;
-    Ok(Output::report(&report))
+    )
 }

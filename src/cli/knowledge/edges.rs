@@ -7,7 +7,7 @@ use crate::knowledge::EdgesRequest;
 use crate::knowledge::graph::EdgeType;
 use crate::{Ctx, Error};
 
-/// The knowledge graph: every record and its typed references.
+/// The knowledge graph: records and typed edges; ledger and git targets are external.
 ///
 /// A relation or superseded_by naming no record is dangling; what only the ledger or git
 /// can resolve (session:, task:, decision:, commit:, file:, test:, issue:) is external,
@@ -33,8 +33,9 @@ pub enum EdgeTypeArg {
 }
 
 pub fn run(ctx: &Ctx, args: &EdgesArgs) -> Result<Output, Error> {
-    let graph = crate::knowledge::edges(
+    crate::cli::call(
         ctx,
+        "knowledge.edges",
         EdgesRequest {
             edge_type: args.edge_type.map(|t| match t {
                 EdgeTypeArg::DerivedFrom => EdgeType::DerivedFrom,
@@ -42,6 +43,5 @@ pub fn run(ctx: &Ctx, args: &EdgesArgs) -> Result<Output, Error> {
                 EdgeTypeArg::SupersededBy => EdgeType::SupersededBy,
             }),
         },
-    )?;
-    Ok(Output::report(&graph))
+    )
 }

@@ -28,6 +28,8 @@ impl From<ClassArg> for Class {
     }
 }
 
+/// Promote a candidate to curated knowledge, with evidence (a human act).
+///
 /// Promote a candidate to curated knowledge (a human act), with evidence on stdin.
 ///
 /// Moves the record to curated/ as `verified`, appends the evidence under `# Evidence`.
@@ -47,13 +49,13 @@ pub struct PromoteArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &PromoteArgs) -> Result<Output, Error> {
-    let promoted = crate::knowledge::promote(
+    crate::cli::call(
         ctx,
+        "knowledge.promote",
         PromoteRequest {
             id: args.id.clone(),
             class: args.class.map(Class::from),
             evidence: crate::cli::read_stdin()?,
         },
-    )?;
-    Ok(Output::report(&promoted))
+    )
 }

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::RejectRequest;
 use crate::{Ctx, Error};
 
-/// Reject a candidate (a human act): it stays, marked `superseded`, with the reason.
+/// Reject a candidate with a reason; it stays, marked superseded (a human act).
 ///
 /// Examples:
 ///   majordomus knowledge reject <id> --reason "Only true for the old parser"
@@ -25,13 +25,13 @@ pub struct RejectArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &RejectArgs) -> Result<Output, Error> {
-    let rejected = crate::knowledge::reject(
+    crate::cli::call(
         ctx,
+        "knowledge.reject",
         RejectRequest {
             id: args.id.clone(),
             reason: args.reason.clone(),
             by: args.by.clone(),
         },
-    )?;
-    Ok(Output::report(&rejected))
+    )
 }

@@ -6,8 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::ShowRequest;
 use crate::{Ctx, Error};
 
-/// Show one knowledge record: its front matter, its body, and whether each reference
-/// (derived_from, relations, superseded_by) resolves.
+/// One knowledge record: front matter, body, and whether each reference resolves.
 ///
 /// Example:
 ///   majordomus knowledge show 20261130T101500Z-1a2b3c-0123456789ab
@@ -19,11 +18,11 @@ pub struct ShowArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Output, Error> {
-    let shown = crate::knowledge::show(
+    crate::cli::call(
         ctx,
+        "knowledge.show",
         ShowRequest {
             id: args.id.clone(),
         },
-    )?;
-    Ok(Output::report(&shown))
+    )
 }

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::StatusRequest;
 use crate::{Ctx, Error};
 
-/// Freshness (last episode closed vs last derived), queue length and ages, outbox.
+/// Freshness, review queue length and ages, and the outbox.
 ///
 /// Example:
 ///   majordomus knowledge status
@@ -15,8 +15,5 @@ use crate::{Ctx, Error};
 pub struct StatusArgs {}
 
 pub fn run(ctx: &Ctx, _args: &StatusArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::knowledge::status(
-        ctx,
-        StatusRequest {},
-    )?))
+    crate::cli::call(ctx, "knowledge.status", StatusRequest {})
 }

@@ -8,7 +8,7 @@ use super::Output;
 use crate::authored::QuestionRequest;
 use crate::{Ctx, Error, UsageError};
 
-/// Ask an open question (prints its id), or resolve one.
+/// Ask an open question; returns its id.
 ///
 /// Examples:
 ///   majordomus question "Does the ledger need retention on CI runners?"
@@ -42,17 +42,18 @@ pub fn run(ctx: &Ctx, args: &QuestionArgs) -> Result<Output, Error> {
 }
 
 fn ask(ctx: &Ctx, text: &str) -> Result<Output, Error> {
-    let recorded = crate::authored::ask_question(
+    let mut out = crate::cli::call(
         ctx,
+        "question.ask",
         QuestionRequest {
             text: text.to_owned(),
         },
     )?;
-    let mut out = Output::report(&recorded);
+    let id = out.json["id"].as_str().unwrap_or_default().to_owned();
     // stdout is the id alone so `qid=$(majordomus question "...")` works; where it was
     // recorded goes to stderr.
     let where_ = out.human.trim_end().to_owned();
-    out.human = format!("{}\n", recorded.id.as_deref().unwrap_or_default());
+    out.human = format!("{id}\n");
     out.note = Some(match out.note {
         Some(n) => format!("{where_}\n{n}"),
         None => where_,

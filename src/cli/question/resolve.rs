@@ -20,12 +20,12 @@ pub struct ResolveArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &ResolveArgs) -> Result<Output, Error> {
-    let recorded = crate::authored::resolve_question(
+    crate::cli::call(
         ctx,
+        "question.resolve",
         ResolveRequest {
             id: args.id.clone(),
             answer: args.answer.clone(),
         },
-    )?;
-    Ok(Output::report(&recorded))
+    )
 }

@@ -6,6 +6,8 @@ use crate::cli::Output;
 use crate::reasoning::AdvisorsRequest;
 use crate::{Ctx, Error};
 
+/// The advisor catalogue and each advisor's availability now.
+///
 /// The advisor catalogue, in preference order, with each advisor's availability now.
 ///
 /// Availability is state, derived from presence (executable on PATH, credential variable
@@ -20,8 +22,5 @@ use crate::{Ctx, Error};
 pub struct AdvisorsArgs {}
 
 pub fn run(ctx: &Ctx, _args: &AdvisorsArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::reasoning::advisors(
-        ctx,
-        AdvisorsRequest {},
-    )?))
+    crate::cli::call(ctx, "reasoning.advisors", AdvisorsRequest {})
 }

@@ -6,9 +6,11 @@ use crate::cli::Output;
 use crate::reasoning::CheckRequest;
 use crate::{Ctx, Error};
 
-/// Advisors are optional: no provider-independent source names one, no CI names a model
-/// credential (in a repository declaring project.advisors-are-optional; exit 3 on a
-/// finding). For adopters the checks do not run, and it says so.
+/// No provider-independent source names an advisor; no CI names a model credential.
+///
+/// Advisors are optional: no provider-independent source names one, no CI names a model credential
+/// (in a repository declaring project.advisors-are-optional; exit 3 on a finding). For adopters the
+/// checks do not run, and it says so.
 ///
 /// Example:
 ///   majordomus reasoning check
@@ -17,8 +19,5 @@ use crate::{Ctx, Error};
 pub struct CheckArgs {}
 
 pub fn run(ctx: &Ctx, _args: &CheckArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::reasoning::check(
-        ctx,
-        CheckRequest {},
-    )?))
+    crate::cli::call(ctx, "reasoning.check", CheckRequest {})
 }

@@ -6,6 +6,8 @@ use crate::cli::Output;
 use crate::reasoning::ConsultRequest;
 use crate::{Ctx, Error};
 
+/// Plan an assessment and consult the selected advisors as child processes, under a deadline.
+///
 /// Plan an assessment and consult the selected advisors, concurrently, under a deadline.
 ///
 /// Each advisor runs as a child process (its executable, the question on stdin, one JSON
@@ -39,8 +41,9 @@ pub struct ConsultArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &ConsultArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::reasoning::consult(
+    crate::cli::call(
         ctx,
+        "reasoning.consult",
         ConsultRequest {
             assessment: args.assessment.clone(),
             question: args.question.clone(),
@@ -48,5 +51,5 @@ pub fn run(ctx: &Ctx, args: &ConsultArgs) -> Result<Output, Error> {
             prior_opinion: args.prior_opinion.clone(),
             task: args.task.clone(),
         },
-    )?))
+    )
 }

@@ -6,8 +6,7 @@ use crate::cli::Output;
 use crate::reasoning::ExplainRequest;
 use crate::{Ctx, Error};
 
-/// The whole provenance chain of one conclusion: assessment, plans, consultations,
-/// disagreements, resolutions, attempts, the conclusion, its validations.
+/// The provenance chain of one conclusion.
 ///
 /// Example:
 ///   majordomus reasoning explain conclusion-0123456789ab
@@ -19,10 +18,11 @@ pub struct ExplainArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::reasoning::explain(
+    crate::cli::call(
         ctx,
+        "reasoning.explain",
         ExplainRequest {
             conclusion: args.conclusion.clone(),
         },
-    )?))
+    )
 }

@@ -23,6 +23,8 @@ pub enum ConfidenceArg {
     High,
 }
 
+/// The dry run of a plan: which advisors a materiality and capabilities would get, and why the others not.
+///
 /// The plan for an assessment (stored), or a dry run for a materiality.
 ///
 /// The budget comes from the mode × materiality table (high confidence lowers it by one);
@@ -35,7 +37,7 @@ pub enum ConfidenceArg {
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct PlanArgs {
-    /// Plan this recorded assessment and store the plan.
+    /// Plan a recorded assessment and store the plan: the advisors consult would ask, and why the others not.
     #[arg(long, value_name = "ID", conflicts_with_all = ["materiality", "capabilities", "confidence"])]
     pub assessment: Option<String>,
     /// Dry run: the materiality.
@@ -50,16 +52,18 @@ pub struct PlanArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &PlanArgs) -> Result<Output, Error> {
-    let planned = match (&args.assessment, args.materiality) {
-        (Some(assessment), _) => crate::reasoning::plan_assessment(
+    match (&args.assessment, args.materiality) {
+        (Some(assessment), _) => crate::cli::call(
             ctx,
+            "reasoning.plan-assessment",
             PlanAssessmentRequest {
                 assessment: assessment.clone(),
                 task: None,
             },
-        )?,
-        (None, Some(materiality)) => crate::reasoning::plan(
+        ),
+        (None, Some(materiality)) => crate::cli::call(
             ctx,
+            "reasoning.plan",
             PlanRequest {
                 materiality: match materiality {
                     MaterialityArg::Trivial => Materiality::Trivial,
@@ -75,13 +79,10 @@ pub fn run(ctx: &Ctx, args: &PlanArgs) -> Result<Output, Error> {
                     ConfidenceArg::High => Confidence::High,
                 }),
             },
-        )?,
-        (None, None) => {
-            return Err(crate::UsageError::Arguments(
-                "reasoning plan: give --assessment <id>, or --materiality for a dry run".into(),
-            )
-            .into());
-        }
-    };
-    Ok(Output::report(&planned))
+        ),
+        (None, None) => Err(crate::UsageError::Arguments(
+            "reasoning plan: give --assessment <id>, or --materiality for a dry run".into(),
+        )
+        .into()),
+    }
 }

@@ -8,6 +8,8 @@ use crate::cli::Output;
 use crate::reasoning::RecordRequest;
 use crate::{Ctx, Error, UsageError};
 
+/// Record a typed reasoning record (assessment, disagreement, resolution, conclusion, validation, attempt).
+///
 /// Record a typed reasoning record (JSON from --file or stdin).
 ///
 /// The record is a JSON object with `kind` (assessment, disagreement, resolution,
@@ -56,11 +58,12 @@ pub fn run(ctx: &Ctx, args: &RecordArgs) -> Result<Output, Error> {
             "reasoning record: the record is not JSON ({e}); give one object with `kind`"
         ))
     })?;
-    Ok(Output::report(&crate::reasoning::record(
+    crate::cli::call(
         ctx,
+        "reasoning.record",
         RecordRequest {
             record,
             task: args.task.clone(),
         },
-    )?))
+    )
 }

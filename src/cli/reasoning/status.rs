@@ -6,8 +6,7 @@ use crate::cli::Output;
 use crate::reasoning::StatusRequest;
 use crate::{Ctx, Error};
 
-/// The reasoning of the work: each assessment's state, consultations, disagreements and
-/// resolutions, conclusions with their computed review and validation, tokens.
+/// The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.
 ///
 /// Examples:
 ///   majordomus reasoning status
@@ -21,10 +20,11 @@ pub struct StatusArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::reasoning::status(
+    crate::cli::call(
         ctx,
+        "reasoning.status",
         StatusRequest {
             task: args.task.clone(),
         },
-    )?))
+    )
 }

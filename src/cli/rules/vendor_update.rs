@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::rules::VendorUpdateRequest;
 use crate::{Ctx, Error};
 
-/// Refresh .ai/repo/rules/vendor/majordomus.yaml from the package built into this binary.
+/// Refresh the vendored rule package from the one built into majordomus, saying which rules changed.
 ///
 /// Says which rules that adds, removes and changes (by id), or `unchanged` when the copy
 /// already is this version's. Commit the file: every clone checks against the vendored
@@ -19,8 +19,5 @@ use crate::{Ctx, Error};
 pub struct VendorUpdateArgs {}
 
 pub fn run(ctx: &Ctx, _args: &VendorUpdateArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::rules::vendor_update(
-        ctx,
-        VendorUpdateRequest {},
-    )?))
+    crate::cli::call(ctx, "rules.vendor-update", VendorUpdateRequest {})
 }

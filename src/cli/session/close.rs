@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::session::CloseRequest;
 use crate::{Ctx, Error};
 
-/// Close the open episode and write its session record under .ai/repo/sessions/.
+/// Close the open episode: compose its record, derive knowledge, append session.closed.
 ///
 /// A summary may be piped on stdin; without one the record is still composed from the
 /// episode's decisions, questions, checkpoints, commits, files and tasks. Closing never
@@ -20,11 +20,13 @@ use crate::{Ctx, Error};
 pub struct CloseArgs {}
 
 pub fn run(ctx: &Ctx, _args: &CloseArgs) -> Result<Output, Error> {
-    // Refuse before waiting on stdin when there is nothing to close.
-    ctx.require_initialised()?;
+    // Refuse before waiting on stdin when there is nothing to close: the registry's
+    // precondition, then the episode.
+    crate::ops::Registry::shared()
+        .entry("session.close")
+        .precondition(ctx)?;
     ctx.require_episode()?;
     // A terminal, `/dev/null` or an empty pipe means no summary.
     let summary = Some(crate::cli::read_stdin()?.trim().to_owned()).filter(|s| !s.is_empty());
-    let closed = crate::session::close(ctx, CloseRequest { summary })?;
-    Ok(Output::report(&closed))
+    crate::cli::call(ctx, "session.close", CloseRequest { summary })
 }

@@ -17,20 +17,16 @@ use crate::{Ctx, Error};
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ContextArgs {
-    /// Print the path of the opening snapshot instead of composing the context.
+    /// The path of the open episode's frozen opening snapshot.
+    ///
+    /// Printed instead of composing the context.
     #[arg(long)]
     pub path: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &ContextArgs) -> Result<Output, Error> {
     if args.path {
-        return Ok(Output::report(&crate::session::snapshot(
-            ctx,
-            EpisodeRequest {},
-        )?));
+        return crate::cli::call(ctx, "session.snapshot", EpisodeRequest {});
     }
-    Ok(Output::report(&crate::session::context(
-        ctx,
-        EpisodeRequest {},
-    )?))
+    crate::cli::call(ctx, "session.context", EpisodeRequest {})
 }

@@ -21,5 +21,5 @@ use crate::{Ctx, Error};
 pub struct ListArgs {}
 
 pub fn run(ctx: &Ctx, _args: &ListArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::session::list(ctx, ListRequest {})?))
+    crate::cli::call(ctx, "session.list", ListRequest {})
 }

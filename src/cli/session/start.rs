@@ -26,12 +26,12 @@ pub struct StartArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &StartArgs) -> Result<Output, Error> {
-    let started = crate::session::start(
+    crate::cli::call(
         ctx,
+        "session.start",
         StartRequest {
             provider: args.provider.clone(),
             replace: args.replace,
         },
-    )?;
-    Ok(Output::report(&started))
+    )
 }

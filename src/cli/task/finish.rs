@@ -34,8 +34,9 @@ pub struct FinishArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &FinishArgs) -> Result<Output, Error> {
-    let finished = crate::task::finish(
+    crate::cli::call(
         ctx,
+        "task.finish",
         TaskFinishRequest {
             status: Some(match args.status {
                 StatusArg::Completed => TaskStatus::Completed,
@@ -43,6 +44,5 @@ pub fn run(ctx: &Ctx, args: &FinishArgs) -> Result<Output, Error> {
             }),
             reason: args.reason.clone(),
         },
-    )?;
-    Ok(Output::report(&finished))
+    )
 }

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::task::TaskListRequest;
 use crate::{Ctx, Error};
 
-/// List the tasks of this checkout, oldest first; `*` marks the active one.
+/// Every task of this checkout, with how it ended.
 ///
 /// Example:
 ///   majordomus task list
@@ -15,5 +15,5 @@ use crate::{Ctx, Error};
 pub struct ListArgs {}
 
 pub fn run(ctx: &Ctx, _args: &ListArgs) -> Result<Output, Error> {
-    Ok(Output::report(&crate::task::list(ctx, TaskListRequest {})?))
+    crate::cli::call(ctx, "task.list", TaskListRequest {})
 }

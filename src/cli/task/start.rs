@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::task::TaskStartRequest;
 use crate::{Ctx, Error};
 
-/// Start a task in the open episode (one active task at a time).
+/// Start a task in the open episode, asking the intent binding as the policy requires.
 ///
 /// The task is bound to what it serves: its issue, its intent, or a declared exemption
 /// with a reason. `intent.binding` in the policy says how strictly: `off` asks nothing
@@ -40,8 +40,9 @@ pub struct StartArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &StartArgs) -> Result<Output, Error> {
-    let started = crate::task::start(
+    crate::cli::call(
         ctx,
+        "task.start",
         TaskStartRequest {
             description: args.description.clone(),
             scope: args.scope.clone(),
@@ -50,6 +51,5 @@ pub fn run(ctx: &Ctx, args: &StartArgs) -> Result<Output, Error> {
             exempt: args.exempt.clone(),
             because: args.because.clone(),
         },
-    )?;
-    Ok(Output::report(&started))
+    )
 }

@@ -366,7 +366,7 @@ impl ExplainError {
     }
 
     pub fn fix(&self) -> String {
-        "majordomus reasoning status (lists the task's conclusions)".to_owned()
+        "majordomus reasoning status".to_owned()
     }
 }
 

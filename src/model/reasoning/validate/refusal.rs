@@ -192,9 +192,9 @@ impl RecordRefusal {
                 "give one JSON object such as {\"kind\":\"assessment\",\"subject\":\"…\",…} (docs/REASONING.md)".into()
             }
             UnknownKind { .. } => format!("set `kind` to one of {}", caller_kinds().join(", ")),
-            PlanSupplied => "majordomus reasoning plan --assessment <assessment-id> (the writer computes and records the plan)".into(),
+            PlanSupplied => "majordomus reasoning plan --assessment <assessment-id>".into(),
             ConsultationSupplied { assessment: Some(a), task } => format!(
-                "majordomus reasoning consult --assessment {a}{} (runs the advisors its plan selects and records what they answer)",
+                "majordomus reasoning consult --assessment {a}{}",
                 task.as_deref().map(|t| format!(" --task {t}")).unwrap_or_default()
             ),
             ConsultationSupplied { assessment: None, task } => format!(
@@ -224,7 +224,7 @@ impl RecordRefusal {
                 format!("consult only the advisors the plan selected: {}", selected.join(", "))
             }
             AlreadyConsulted { assessment, .. } => format!(
-                "majordomus reasoning plan --assessment {assessment} (a new plan may consult it again)"
+                "majordomus reasoning plan --assessment {assessment}"
             ),
             CompletedWithoutConclusion => {
                 "set `conclusion` to the advisor's answer, or `status` to the typed failure".into()
