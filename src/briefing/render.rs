@@ -56,16 +56,30 @@ fn knowledge_line(hit: &Hit) -> String {
         format!(" — why: {};", reasons.join("; "))
     };
     format!(
-        "- [{}] {}{why} read: `{}`",
+        "- [{}] {}{}{why} read: `{}`",
         hit.status.name(),
         hit.line,
+        from_writer(hit),
         hit.read.command
     )
 }
 
 fn decision_line(hit: &Hit) -> String {
     let day = hit.date.get(..10).unwrap_or(&hit.date);
-    format!("- {day} {} — read: `{}`", hit.line, hit.read.command)
+    format!(
+        "- {day} {}{} — read: `{}`",
+        hit.line,
+        from_writer(hit),
+        hit.read.command
+    )
+}
+
+/// ` (writer <id>)` for another writer's record (a fetched journal's), else nothing.
+fn from_writer(hit: &Hit) -> String {
+    hit.writer
+        .as_ref()
+        .map(|w| format!(" (writer {w})"))
+        .unwrap_or_default()
 }
 
 /// Renders the briefing and keeps in it only the hits it shows, with the commands that

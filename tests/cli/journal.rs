@@ -1025,6 +1025,15 @@ fn recall_finds_another_clones_decisions_once_marked_with_their_writer_after_a_f
         text.contains(&format!("from the journal of writer {}", writer(&a))),
         "{text}"
     );
+    // The briefing's earlier decisions on this branch include it, marked.
+    let briefing = repo.run_in(&b, &["briefing"]).success().stdout().to_owned();
+    assert!(
+        briefing.contains(&format!(
+            "The tokenizer splits snake_case identifiers (writer {})",
+            writer(&a)
+        )),
+        "{briefing}"
+    );
     // It reads whole through the command the hit names.
     let shown = repo
         .run_in(&b, &["show", &format!("decision:{}", from_a[0].1)])
