@@ -1015,6 +1015,15 @@ fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
     // The journal's trees and commits are what git itself would write.
     repo.git_in(&other, &["fsck", "--strict", "--no-dangling"]);
 
+    // session list: another writer's episode still open there is not "never closed".
+    let list = repo.run(&["session", "list"]).success();
+    assert!(
+        list.stdout().contains(&format!(
+            "- {episode} [writer {theirs}] (cli, main) not closed at its writer's last publish"
+        )),
+        "{list}"
+    );
+
     let briefing = repo.run(&["--format", "json", "briefing"]).success().json();
     assert_eq!(briefing["writers_total"], 1, "{briefing}");
     let shown = &briefing["writers"][0];
@@ -1093,11 +1102,41 @@ fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
         1,
         "{html}"
     );
+    let html = page(&served, "/cockpit");
+    assert!(html.contains("<h3>Other writers</h3>"), "{html}");
+    assert_eq!(
+        occurrences(&html, &format!("writer {theirs} (origin) on main")),
+        1,
+        "{html}"
+    );
     let html = page(&served, "/cockpit/episodes");
     assert_eq!(
         occurrences(&html, &format!("<dt>writer</dt><dd><code>{theirs}</code>")),
         1,
         "{html}"
+    );
+}
+
+#[test]
+fn enable_asks_for_a_commit_only_when_it_changed_the_policy() {
+    let repo = team();
+    let first = repo.run(&["journal", "enable"]).success();
+    let commit = "next: git add .ai/repo/policy.yaml && git commit";
+    assert!(first.stdout().contains(commit), "{first}");
+    repo.git(&["commit", "-q", "-am", "share the journal"]);
+    repo.git(&["push", "-q", "origin", "HEAD"]);
+    // A teammate's clone already has `journal.share: true`: nothing to commit (the step
+    // 12 field trial was told to commit an unchanged file).
+    let other = clone(&repo, "other");
+    let second = repo.run_in(&other, &["journal", "enable"]).success();
+    assert!(
+        second.stdout().contains("journal.share: true (unchanged)"),
+        "{second}"
+    );
+    assert!(!second.stdout().contains(commit), "{second}");
+    assert!(
+        repo.git_in(&other, &["status", "--porcelain", ".ai/repo/policy.yaml"])
+            .is_empty()
     );
 }
 
