@@ -149,7 +149,9 @@ fn project(base: &Path, name: &str) -> BenchResult<PathBuf> {
         git(base, &["init", "-q", "--bare", "-b", "main", "origin.git"])?;
     }
     let dir = base.join(name);
-    git(base, &["clone", "-q", "origin.git", name])?;
+    // `--no-local`: a local clone hardlinks the origin's whole object store, the journals'
+    // objects too, and a later `git fetch` of them would transfer nothing.
+    git(base, &["clone", "-q", "--no-local", "origin.git", name])?;
     if git(&dir, &["rev-parse", "-q", "--verify", "HEAD"]).is_err() {
         git(&dir, &["symbolic-ref", "HEAD", "refs/heads/main"])?;
         std::fs::write(dir.join("README.md"), "# bench\n")?;
