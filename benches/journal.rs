@@ -19,6 +19,8 @@
 //! cargo bench -j2 --bench journal
 //! MAJORDOMUS_BENCH_QUICK=1 cargo bench -j2 --bench journal    # smaller sizes, fewer runs
 //! MAJORDOMUS_BENCH_FETCH_LINES=200000                        # the fetched journal's size
+//! MAJORDOMUS_BENCH_READ_LINES=100000                         # each writer's, for the reads
+//! MAJORDOMUS_BENCH_PARTS=close,fetch,reads,push              # some of the four (default all)
 //! MAJORDOMUS_BENCH_BIN=/path/to/majordomus                   # another binary
 //! MAJORDOMUS_BENCH_DIR=/mnt/disk                             # where the repositories go
 //! ```
@@ -147,7 +149,9 @@ fn project(base: &Path, name: &str) -> BenchResult<PathBuf> {
         git(base, &["init", "-q", "--bare", "-b", "main", "origin.git"])?;
     }
     let dir = base.join(name);
-    git(base, &["clone", "-q", "origin.git", name])?;
+    // `--no-local`: a local clone hardlinks the origin's whole object store, the journals'
+    // objects too, and a later `git fetch` of them would transfer nothing.
+    git(base, &["clone", "-q", "--no-local", "origin.git", name])?;
     if git(&dir, &["rev-parse", "-q", "--verify", "HEAD"]).is_err() {
         git(&dir, &["symbolic-ref", "HEAD", "refs/heads/main"])?;
         std::fs::write(dir.join("README.md"), "# bench\n")?;
@@ -250,9 +254,14 @@ fn writers_on_origin(base: &Path, lines: u64, segments: u64, writers: usize) -> 
         }
         let id = std::fs::read_to_string(writer.join(".git/majordomus/writer"))?;
         let reference = format!("refs/majordomus/journal/{}", id.trim());
+        // Setup, not measured: a segment of 100k lines is a blob of ~19 MB, and git's
+        // delta search over ten of them is minutes on a busy machine; stored whole, they
+        // are zlib'd once (what a journal of one segment per episode, small blobs, gets).
         git(
             &writer,
             &[
+                "-c",
+                "core.bigFileThreshold=1m",
                 "push",
                 "-q",
                 "--no-verify",
@@ -328,14 +337,19 @@ fn reads_across_writers(lines: u64, runs: usize, rows: &mut Vec<Row>) -> BenchRe
         "--since",
         "2026-01-02",
     ];
+    let briefing = ["briefing"];
+    let list = ["session", "list"];
     // Warm both: indexes built, journals materialized.
     for dir in [&alone, &team] {
         mj(dir, &by_session)?;
         mj(dir, &by_event)?;
+        mj(dir, &briefing)?;
     }
     for (what, args) in [
         ("history --session", &by_session[..]),
         ("history --event --since", &by_event[..]),
+        ("briefing", &briefing[..]),
+        ("session list", &list[..]),
     ] {
         let (mut one, mut ten) = (Vec::new(), Vec::new());
         for _ in 0..runs {
@@ -352,6 +366,10 @@ fn reads_across_writers(lines: u64, runs: usize, rows: &mut Vec<Row>) -> BenchRe
                 "{what}, this writer + 10 fetched writers{}",
                 if what.contains("event") {
                     " (shows 11x the lines)"
+                } else if what.contains("list") {
+                    " (lists 11x the episodes)"
+                } else if what == "briefing" {
+                    " (one line per writer)"
                 } else {
                     ""
                 }
@@ -427,13 +445,28 @@ fn main() -> BenchResult<()> {
         "majordomus journal bench{}",
         if quick { " (quick)" } else { "" }
     );
+    // MAJORDOMUS_BENCH_PARTS=close,fetch,reads,push (default: all) runs some of them.
+    let parts = std::env::var("MAJORDOMUS_BENCH_PARTS").unwrap_or_default();
+    let part = |name: &str| parts.is_empty() || parts.split(',').any(|p| p.trim() == name);
+    let read_lines = std::env::var("MAJORDOMUS_BENCH_READ_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(read_lines);
     let mut rows = Vec::new();
-    for &lines in close_sizes {
-        publish_at_close(lines, runs, &mut rows)?;
+    if part("close") {
+        for &lines in close_sizes {
+            publish_at_close(lines, runs, &mut rows)?;
+        }
     }
-    fetch_and_index(fetch_lines, &mut rows)?;
-    reads_across_writers(read_lines, runs, &mut rows)?;
-    pre_push(runs, &mut rows)?;
+    if part("fetch") {
+        fetch_and_index(fetch_lines, &mut rows)?;
+    }
+    if part("reads") {
+        reads_across_writers(read_lines, runs, &mut rows)?;
+    }
+    if part("push") {
+        pre_push(runs, &mut rows)?;
+    }
     println!(
         "majordomus {} journal bench, {cores} cores",
         env!("CARGO_PKG_VERSION")

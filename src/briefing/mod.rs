@@ -77,6 +77,16 @@ pub struct Briefing {
     pub worktrees: Vec<crate::worktrees::Worktree>,
     /// How many other worktrees there are.
     pub worktrees_total: usize,
+    /// The other clones' writers whose journals this clone fetched, each with its latest
+    /// episode (SPEC §12): those on this branch first, then the newest; those the budget
+    /// left room for (the text says how many more and `majordomus journal status` lists
+    /// them all).
+    pub writers: Vec<crate::journal::writers::WriterActivity>,
+    /// How many fetched writers there are.
+    pub writers_total: usize,
+    /// The fetched journals could not be read (the briefing is shown without them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_error: Option<String>,
     pub budget_lines: u64,
     pub text: String,
     /// The policy could not be read; the briefing used the defaults.
@@ -248,6 +258,12 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
     let mut worktrees = crate::worktrees::others(ctx);
     worktrees.sort_by_key(|w| w.state != crate::worktrees::WorktreeState::Open);
 
+    // The other clones' writers: only as many as a list could show are read.
+    let (writers, writers_total, journal_error) = match other_writers(ctx, here.as_deref(), most) {
+        Ok((shown, total)) => (shown, total, None),
+        Err(e) => (Vec::new(), 0, Some(e.to_string())),
+    };
+
     let mut briefing = Briefing {
         open_questions,
         knowledge: Ranked {
@@ -271,6 +287,9 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         next_action,
         worktrees_total: worktrees.len(),
         worktrees,
+        writers,
+        writers_total,
+        journal_error,
         budget_lines: budget,
         text: String::new(),
         policy_error: policy_error.map(|e| e.to_string()),
@@ -280,6 +299,18 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
     let shown = render::render(&mut briefing);
     briefing.text = shown;
     Ok(briefing)
+}
+
+/// The fetched writers the briefing may show (at most `most`), and how many there are.
+fn other_writers(
+    ctx: &Ctx,
+    here: Option<&str>,
+    most: usize,
+) -> Result<(Vec<crate::journal::writers::WriterActivity>, usize), Error> {
+    let journals = crate::journal::journals(ctx)?;
+    let total = crate::journal::writers::fetched(&journals.journals).len();
+    let shown = crate::journal::writers::activity(ctx, &journals.journals, here, most)?;
+    Ok((shown, total))
 }
 
 fn index_error(e: crate::store::recall::IndexError) -> Error {

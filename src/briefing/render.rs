@@ -117,7 +117,10 @@ pub fn render(b: &mut Briefing) -> String {
         + 1
         + handover_lines
         // The other worktrees' heading and blank line, when there are any.
-        + if b.worktrees_total > 0 { 2 } else { 0 };
+        + if b.worktrees_total > 0 { 2 } else { 0 }
+        // The other writers' heading and blank line, when there are any.
+        + if b.writers_total > 0 { 2 } else { 0 }
+        + usize::from(b.journal_error.is_some());
     // Knowledge, questions, decisions, candidates, other worktrees.
     let demands = [
         (b.knowledge.hits.len(), 2),
@@ -125,6 +128,7 @@ pub fn render(b: &mut Briefing) -> String {
         (b.decisions.hits.len(), 1),
         (assigned.len(), 1),
         (b.worktrees.len(), 1),
+        (b.writers.len(), 1),
     ];
     let totals = [
         b.knowledge.total,
@@ -132,6 +136,7 @@ pub fn render(b: &mut Briefing) -> String {
         b.decisions.total,
         assigned.len(),
         b.worktrees_total,
+        b.writers_total,
     ];
     let mut alloc = allocate(budget.saturating_sub(base), &demands);
     for _ in 0..4 {
@@ -296,6 +301,28 @@ pub fn render(b: &mut Briefing) -> String {
         }
     }
 
+    if b.writers_total > 0 {
+        let _ = writeln!(out, "\n## Other writers ({})", b.writers_total);
+        b.writers.truncate(alloc[5]);
+        for w in &b.writers {
+            out.push_str(&crate::journal::writers::line(w));
+            out.push('\n');
+        }
+        if b.writers_total > b.writers.len() {
+            let _ = writeln!(
+                out,
+                "- ... {} more: `majordomus journal status`",
+                b.writers_total - b.writers.len()
+            );
+        }
+    }
+    if let Some(e) = &b.journal_error {
+        let _ = writeln!(
+            out,
+            "(the other writers' journals could not be read: {e}; `majordomus journal status` says more)"
+        );
+    }
+
     out.push_str("\n## Last handover\n");
     match &b.last_handover {
         Some(path) => {
@@ -381,6 +408,9 @@ mod tests {
             next_action: Vec::new(),
             worktrees: Vec::new(),
             worktrees_total: 0,
+            writers: Vec::new(),
+            writers_total: 0,
+            journal_error: None,
             budget_lines: 40,
             text: String::new(),
             policy_error: None,
@@ -472,6 +502,49 @@ mod tests {
             );
         }
         assert!(text.contains("30 candidate(s) on this branch, 15 unassigned"));
+    }
+
+    fn writer(n: usize) -> crate::journal::writers::WriterActivity {
+        crate::journal::writers::WriterActivity {
+            writer: format!("{n:016x}"),
+            remote: "origin".into(),
+            branch: Some("feature".into()),
+            last_ts: Some("2026-11-30T10:00:00Z".into()),
+            episode: None,
+            closed: None,
+            this_branch: false,
+        }
+    }
+
+    #[test]
+    fn other_writers_are_cut_with_the_command_that_lists_them() {
+        for budget in [20, 25, 40] {
+            let mut b = briefing(3, 5, 0, 0);
+            b.writers = (0..30).map(writer).collect();
+            b.writers_total = 30;
+            b.budget_lines = budget;
+            let text = render(&mut b);
+            assert!(
+                text.lines().count() <= budget as usize,
+                "{budget}: {} lines\n{text}",
+                text.lines().count()
+            );
+            assert!(text.contains("## Other writers (30)"), "{text}");
+            let shown = b.writers.len();
+            assert!(shown < 30, "{text}");
+            assert_eq!(
+                text.matches("- writer ").count(),
+                shown,
+                "every writer kept is shown once: {text}"
+            );
+            assert!(
+                text.contains(&format!(
+                    "- ... {} more: `majordomus journal status`",
+                    30 - shown
+                )),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -103,6 +103,26 @@ fn render(repo: &RepositoryContext, episode: Option<&EpisodeContext>) -> String 
             b.other_branches
         );
     }
+    if b.writers_total > 0 {
+        // The other clones' writers (SPEC §12), as the briefing shows them.
+        out.push_str("<h3>Other writers</h3><ul>");
+        for w in &b.writers {
+            let line = crate::journal::writers::line(w);
+            let _ = write!(
+                out,
+                "<li>{}</li>",
+                escape(line.strip_prefix("- ").unwrap_or(&line))
+            );
+        }
+        out.push_str("</ul>");
+        if b.writers_total > b.writers.len() {
+            let _ = write!(
+                out,
+                "<p class=\"muted\">{} more: <code>majordomus journal status</code></p>",
+                b.writers_total - b.writers.len()
+            );
+        }
+    }
     out.push_str("<h3>Last handover</h3>");
     match &b.last_handover {
         Some(path) => {

@@ -47,9 +47,17 @@ fn render(open: Option<&EpisodeState>, episodes: &[EpisodeEntry]) -> String {
         let state = match e.outcome {
             Some(outcome) => label(&outcome),
             None if e.open => badge("good", "open"),
+            None if e.writer.is_some() => badge("quiet", "not closed at its last publish"),
             None => badge("warn", "not closed"),
         };
         let _ = write!(out, "<h2>{} {state}</h2><dl>", episode_link(&e.id));
+        if let Some(writer) = &e.writer {
+            let _ = write!(
+                out,
+                "<dt>writer</dt><dd><code>{}</code> (another writer's journal, fetched)</dd>",
+                escape(writer)
+            );
+        }
         if let Some(ts) = &e.opened {
             let _ = write!(
                 out,

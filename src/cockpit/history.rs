@@ -39,6 +39,13 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
         }
     };
     let _ = write!(out, "<p>{} line(s), newest first.</p>", history.lines.len());
+    if !history.writers.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"muted\">Merged with {} other writer(s)' journal(s) this clone fetched (<code>majordomus journal status</code>): each of their lines names its writer and branch.</p>",
+            history.writers.len()
+        );
+    }
     if let Some(pruned) = &history.pruned {
         let _ = write!(
             out,
@@ -56,6 +63,7 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
             .rev()
             .map(|line| {
                 vec![
+                    writer_cell(line),
                     line.seq.to_string(),
                     escape(&line.ts),
                     format!("<code>{}</code>", escape(line.event.name())),
@@ -68,9 +76,16 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
             })
             .collect();
         out.push_str(&table(
-            &["seq", "time", "event", "episode", "task", "data"],
+            &["writer", "seq", "time", "event", "episode", "task", "data"],
             &rows,
         ));
+    }
+    if !history.journal_findings.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"muted\">{} journal commit(s) or line(s) were skipped reading the other writers' journals; <code>majordomus journal status</code> names them.</p>",
+            history.journal_findings.len()
+        );
     }
     if !history.skipped.is_empty() {
         let _ = write!(
@@ -80,6 +95,21 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
         );
     }
     Ok(Page::new("/history", "History", &out))
+}
+
+/// Whose line it is: this checkout's, or another writer's (its id and branch).
+fn writer_cell(line: &crate::history::HistoryLine) -> String {
+    match &line.writer {
+        None => "<span class=\"muted\">this checkout</span>".to_owned(),
+        Some(writer) => format!(
+            "<code>{}</code>{}",
+            escape(writer),
+            line.writer_branch
+                .as_deref()
+                .map(|b| format!(" on {}", escape(b)))
+                .unwrap_or_default()
+        ),
+    }
 }
 
 /// The GET form, filled with the filters in use.

@@ -128,8 +128,12 @@ impl Repo {
     }
 
     /// Writes a journal commit: the tree of `parent` (empty without one) with `files`
-    /// upserted, committed by `identity` at `seconds` with
-    /// `parent` as its only parent. Writes objects only; no ref moves.
+    /// upserted (a path is a name, or one directory and a name), committed by `identity`
+    /// at `seconds` with `parent` as its only parent. Writes objects only; no ref moves.
+    /// The trees are built here rather than by gix's tree editor, which checks that every
+    /// entry of every tree it writes exists: one lookup per segment the journal holds, a
+    /// publish whose cost grew with the journal. Only the blobs written just before and
+    /// the parent's own entries are named, so each one exists.
     pub fn write_journal_commit(
         &self,
         parent: Option<&str>,
@@ -138,20 +142,45 @@ impl Repo {
         seconds: i64,
         identity: &Identity,
     ) -> Result<String, GitError> {
+        use gix::objs::tree::EntryKind;
         let parent = match parent {
             Some(p) => Some(gix::ObjectId::from_hex(p.as_bytes()).map_err(plumbing)?),
             None => None,
         };
         let base_tree = match parent {
-            Some(p) => self.repo.find_commit(p)?.tree_id()?.detach(),
-            None => gix::ObjectId::empty_tree(self.repo.object_hash()),
+            Some(p) => Some(self.repo.find_commit(p)?.tree_id()?.detach()),
+            None => None,
         };
-        let mut editor = self.repo.edit_tree(base_tree)?;
+        let mut root = self.tree_entries(base_tree)?;
+        let mut dirs: std::collections::BTreeMap<&str, Vec<(&str, gix::ObjectId)>> =
+            std::collections::BTreeMap::new();
         for (path, bytes) in files {
-            let blob = self.repo.write_blob(bytes)?;
-            editor.upsert(*path, gix::objs::tree::EntryKind::Blob, blob)?;
+            let blob = self.repo.write_blob(bytes)?.detach();
+            match path.split_once('/') {
+                None => upsert(&mut root, path, EntryKind::Blob, blob),
+                Some((dir, name)) if !name.contains('/') && !dir.is_empty() && !name.is_empty() => {
+                    dirs.entry(dir).or_default().push((name, blob));
+                }
+                Some(_) => {
+                    return Err(plumbing(std::io::Error::other(format!(
+                        "journal path {path}: at most one directory"
+                    ))));
+                }
+            }
         }
-        let tree = editor.write()?.detach();
+        for (dir, blobs) in dirs {
+            let existing = root
+                .iter()
+                .find(|e| e.filename == dir.as_bytes() && e.mode.is_tree())
+                .map(|e| e.oid);
+            let mut entries = self.tree_entries(existing)?;
+            for (name, blob) in blobs {
+                upsert(&mut entries, name, EntryKind::Blob, blob);
+            }
+            let id = self.write_tree(entries)?;
+            upsert(&mut root, dir, EntryKind::Tree, id);
+        }
+        let tree = self.write_tree(root)?;
         let signature = gix::actor::Signature {
             name: identity.name.as_str().into(),
             email: identity.email.as_str().into(),
@@ -167,6 +196,31 @@ impl Repo {
             extra_headers: Vec::new(),
         };
         Ok(self.repo.write_object(&commit)?.detach().to_string())
+    }
+
+    /// The entries of tree `id` (none without one).
+    fn tree_entries(
+        &self,
+        id: Option<gix::ObjectId>,
+    ) -> Result<Vec<gix::objs::tree::Entry>, GitError> {
+        let Some(id) = id else {
+            return Ok(Vec::new());
+        };
+        let tree = self.repo.find_tree(id)?;
+        let decoded = tree.decode().map_err(plumbing)?;
+        Ok(gix::objs::Tree::from(decoded).entries)
+    }
+
+    /// Writes a tree of `entries`, put in git's order.
+    fn write_tree(
+        &self,
+        mut entries: Vec<gix::objs::tree::Entry>,
+    ) -> Result<gix::ObjectId, GitError> {
+        entries.sort();
+        Ok(self
+            .repo
+            .write_object(&gix::objs::Tree { entries })?
+            .detach())
     }
 
     /// Moves ref `name` to `new` only if it still names `expected` (`None`: only if it does
@@ -289,4 +343,19 @@ impl Repo {
             .strings(key.as_str())
             .is_some_and(|values| values.iter().any(|v| v.as_bytes() == refspec.as_bytes()))
     }
+}
+
+/// `name` in `entries` names `oid` now (any entry of that name before is replaced).
+fn upsert(
+    entries: &mut Vec<gix::objs::tree::Entry>,
+    name: &str,
+    kind: gix::objs::tree::EntryKind,
+    oid: gix::ObjectId,
+) {
+    entries.retain(|e| e.filename != name.as_bytes());
+    entries.push(gix::objs::tree::Entry {
+        mode: kind.into(),
+        filename: name.into(),
+        oid,
+    });
 }

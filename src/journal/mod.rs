@@ -9,6 +9,7 @@ mod push;
 mod read;
 mod restore;
 pub mod state;
+pub mod writers;
 
 pub use prune::{PruneRequest, Pruned, prune};
 pub use publish::{Published, publish as publish_pending};
@@ -324,7 +325,7 @@ pub fn at_boundary(ctx: &Ctx, policy: &crate::model::Policy) -> Option<BoundaryP
         Ok(st) if st.remote.is_none() => return None,
         _ => {}
     }
-    Some(match publish::publish(ctx) {
+    Some(match publish::publish_under(ctx, policy) {
         Ok(published) => BoundaryPublish {
             published: Some(published),
             error: None,

@@ -137,8 +137,18 @@ pub(crate) fn identity(writer: &str) -> Identity {
 /// (`journal.share`, and `journal enable` in this worktree), and when a line still
 /// carries a secret shape (nothing is published then).
 pub fn publish(ctx: &Ctx) -> Result<Published, Error> {
+<<<<<<< HEAD
     let _phase = crate::timing::Phase::start("journal.publish");
     let policy = ctx.policy()?;
+=======
+    ctx.require_initialised()?;
+    publish_under(ctx, &ctx.policy()?)
+}
+
+/// [`publish`] under a policy the caller already read (an episode boundary).
+pub(crate) fn publish_under(ctx: &Ctx, policy: &crate::model::Policy) -> Result<Published, Error> {
+    let _phase = crate::timing::Phase::start("journal.publish");
+>>>>>>> step12-finish
     let mut state = state::read(ctx)?;
     if !policy.journal.share || state.remote.is_none() {
         return Err(JournalError::NotEnabled.into());
@@ -166,6 +176,7 @@ fn publish_locked(
         .branch
         .map(|b| crate::model::redact::redact(&b).text);
     for _ in 0..ATTEMPTS {
+        let mut read = crate::timing::Phase::start("journal.publish.read");
         let tip = ctx.repo.ref_target(&reference)?;
         let previous = match &tip {
             Some(tip) => Some(tip_meta(ctx, tip, writer, &reference)?),
@@ -239,6 +250,9 @@ fn publish_locked(
         };
         let seconds = crate::model::time::parse(&last.ts).map_or(0, OffsetDateTime::unix_timestamp);
         let meta_bytes = meta.to_bytes();
+        read.count("lines", lines.len());
+        read.end();
+        let objects = crate::timing::Phase::start("journal.publish.objects");
         let commit = ctx.repo.write_journal_commit(
             tip.as_deref(),
             &[("journal.json", &meta_bytes), (&meta.segment, &segment)],
@@ -246,6 +260,8 @@ fn publish_locked(
             seconds,
             &identity(writer),
         )?;
+        objects.end();
+        let _cas = crate::timing::Phase::start("journal.publish.ref");
         match ctx.repo.update_ref_cas(
             &reference,
             tip.as_deref(),

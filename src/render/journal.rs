@@ -44,7 +44,10 @@ impl Report for Enabled {
                 "  history  the ledger had no line yet: every line from now on is published\n",
             );
         }
-        out.push_str("next: git add .ai/repo/policy.yaml && git commit -m \"majordomus: share the journal\"\n");
+        // A policy that already said so (pulled from a teammate) has nothing to commit.
+        if self.policy == WriteOutcome::Written {
+            out.push_str("next: git add .ai/repo/policy.yaml && git commit -m \"majordomus: share the journal\"\n");
+        }
         out.push_str("next: git push (the pre-push hook of majordomus hooks install pushes the journal beside it)\n");
         out
     }

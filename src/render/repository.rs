@@ -381,7 +381,8 @@ impl Report for crate::worktrees::WorktreesList {
                     e.open_questions_total - e.open_questions.len()
                 );
             }
-            for d in &e.decisions {
+            // The newest is on the worktree's line already.
+            for d in e.decisions.iter().skip(1) {
                 let _ = writeln!(out, "  decided: {d}");
             }
             if e.decisions_total > e.decisions.len() {

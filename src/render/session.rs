@@ -109,6 +109,9 @@ impl Report for EpisodeList {
                     let _ = write!(out, " closed {at}, {}", outcome.name());
                 }
                 _ if e.open => {}
+                // Another writer's episode may be open there still: its journal holds what
+                // it published at its last episode boundary or push.
+                _ if e.writer.is_some() => out.push_str(" not closed at its writer's last publish"),
                 _ => out.push_str(" never closed"),
             }
             out.push('\n');

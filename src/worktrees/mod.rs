@@ -164,7 +164,26 @@ fn open_episode(layout: &Layout) -> Result<Option<OpenEpisode>, String> {
             }
         })
         .map_err(|e| e.to_string())?;
-    let window = EpisodeWindow::from_lines(&state.id, &lines);
+    Ok(Some(summarise(
+        state.id,
+        state.provider,
+        state.opened,
+        state.branch,
+        &lines,
+    )))
+}
+
+/// An episode as the briefing shows another writer's: its active task and scope, last
+/// checkpoint, open questions and newest decisions, from its own ledger lines (another
+/// worktree's window, or another writer's journal: SPEC §12).
+pub fn summarise(
+    id: String,
+    provider: String,
+    since: String,
+    branch: Option<String>,
+    lines: &[LedgerLine],
+) -> OpenEpisode {
+    let window = EpisodeWindow::from_lines(&id, lines);
     let task = window
         .tasks
         .iter()
@@ -188,11 +207,11 @@ fn open_episode(layout: &Layout) -> Result<Option<OpenEpisode>, String> {
             text: q.text.clone(),
         })
         .collect();
-    Ok(Some(OpenEpisode {
-        id: state.id,
-        provider: state.provider,
-        since: state.opened,
-        branch: state.branch,
+    OpenEpisode {
+        id,
+        provider,
+        since,
+        branch,
         task,
         last_checkpoint: window.checkpoints.last().map(|c| c.text.clone()),
         open_questions_total: open.len(),
@@ -205,7 +224,44 @@ fn open_episode(layout: &Layout) -> Result<Option<OpenEpisode>, String> {
             .take(RECENT_DECISIONS)
             .map(|d| d.text.clone())
             .collect(),
-    }))
+    }
+}
+
+/// What a line says of an episode: since when, its task and scope, its last checkpoint,
+/// its open questions and newest decision (the worktrees' and the other writers' lines).
+pub fn episode_parts(e: &OpenEpisode) -> Vec<String> {
+    let mut parts = vec![format!(
+        "episode {} ({}, since {})",
+        e.id,
+        e.provider,
+        e.since.get(..16).unwrap_or(&e.since)
+    )];
+    if let Some(t) = &e.task {
+        let scope = if t.scope.is_empty() {
+            "the whole repository".to_owned()
+        } else {
+            t.scope.join(", ")
+        };
+        parts.push(format!(
+            "task {} \"{}\" (scope {scope})",
+            t.id, t.description
+        ));
+    }
+    if let Some(c) = &e.last_checkpoint {
+        parts.push(format!("checkpoint: {c}"));
+    }
+    if e.open_questions_total > 0 {
+        parts.push(format!("{} open question(s)", e.open_questions_total));
+    }
+    if let Some(d) = e.decisions.first() {
+        let more = e.decisions_total - 1;
+        if more > 0 {
+            parts.push(format!("decided: {d} (+{more} more)"));
+        } else {
+            parts.push(format!("decided: {d}"));
+        }
+    }
+    parts
 }
 
 /// One line for a worktree, as the briefing and `context` show it.
@@ -219,38 +275,7 @@ pub fn line(w: &Worktree) -> String {
     }
     match (&w.state, &w.episode) {
         (WorktreeState::Open, Some(e)) => {
-            let mut parts = vec![format!(
-                "episode {} ({}, since {})",
-                e.id,
-                e.provider,
-                e.since.get(..16).unwrap_or(&e.since)
-            )];
-            if let Some(t) = &e.task {
-                let scope = if t.scope.is_empty() {
-                    "the whole repository".to_owned()
-                } else {
-                    t.scope.join(", ")
-                };
-                parts.push(format!(
-                    "task {} \"{}\" (scope {scope})",
-                    t.id, t.description
-                ));
-            }
-            if let Some(c) = &e.last_checkpoint {
-                parts.push(format!("checkpoint: {c}"));
-            }
-            if e.open_questions_total > 0 {
-                parts.push(format!("{} open question(s)", e.open_questions_total));
-            }
-            if let Some(d) = e.decisions.first() {
-                let more = e.decisions_total - 1;
-                if more > 0 {
-                    parts.push(format!("decided: {d} (+{more} more)"));
-                } else {
-                    parts.push(format!("decided: {d}"));
-                }
-            }
-            format!("- {head}: {}", parts.join("; "))
+            format!("- {head}: {}", episode_parts(e).join("; "))
         }
         (WorktreeState::Idle, _) | (WorktreeState::Open, None) => {
             format!("- {head}: no episode open")

@@ -1073,4 +1073,199 @@ fn recall_finds_another_clones_decisions_once_marked_with_their_writer_after_a_f
     }
     let hits = recalled(&repo, &b, "tokenizer");
     assert!(hits.iter().all(|h| h.0.is_none()), "{hits:?}");
+
+/// The body of a 200 cockpit page.
+#[track_caller]
+fn page(served: &crate::http::Served, path: &str) -> String {
+    let answer = served.get(path);
+    let text = String::from_utf8_lossy(&answer.body).into_owned();
+    assert_eq!(answer.status, 200, "{path}: {text}");
+    text
+}
+
+/// How many times `needle` occurs in `text`.
+fn occurrences(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+#[test]
+fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
+    let repo = team();
+    let other = clone(&repo, "other");
+    for dir in [repo.root(), other.as_path()] {
+        repo.run_in(dir, &["journal", "enable"]).success();
+    }
+    let theirs = writer(&other);
+    // The other clone's episode, open, with a decision, a question and a checkpoint,
+    // pushed (the pre-push hook publishes and pushes its journal).
+    let episode = repo
+        .run_in(&other, &["--format", "json", "session", "start"])
+        .success()
+        .json()["episode"]["id"]
+        .as_str()
+        .expect("episode id")
+        .to_owned();
+    repo.run_in(&other, &["decision", "the parser keeps comments"])
+        .success();
+    repo.run_in(
+        &other,
+        &["question", "Keep the old grammar for one release?"],
+    )
+    .success();
+    repo.run_in(&other, &["checkpoint", "lexer half done"])
+        .success();
+    let (ok, stderr) = push(&repo, &other, &["-q", "origin", "HEAD:refs/heads/other"]);
+    assert!(ok, "{stderr}");
+    repo.git(&["fetch", "-q", "origin"]);
+    // The journal's trees and commits are what git itself would write.
+    repo.git_in(&other, &["fsck", "--strict", "--no-dangling"]);
+
+    // session list: another writer's episode still open there is not "never closed".
+    let list = repo.run(&["session", "list"]).success();
+    assert!(
+        list.stdout().contains(&format!(
+            "- {episode} [writer {theirs}] (cli, main) not closed at its writer's last publish"
+        )),
+        "{list}"
+    );
+
+    let briefing = repo.run(&["--format", "json", "briefing"]).success().json();
+    assert_eq!(briefing["writers_total"], 1, "{briefing}");
+    let shown = &briefing["writers"][0];
+    assert_eq!(shown["writer"], theirs.as_str(), "{shown}");
+    assert_eq!(shown["remote"], "origin", "{shown}");
+    assert_eq!(shown["this_branch"], true, "{shown}");
+    assert!(shown["closed"].is_null(), "{shown}");
+    assert_eq!(shown["episode"]["id"], episode.as_str(), "{shown}");
+    assert_eq!(
+        shown["episode"]["decisions"][0], "the parser keeps comments",
+        "{shown}"
+    );
+    assert_eq!(shown["episode"]["open_questions_total"], 1, "{shown}");
+    assert_eq!(
+        shown["episode"]["last_checkpoint"], "lexer half done",
+        "{shown}"
+    );
+    let text = briefing["text"].as_str().expect("text");
+    assert_eq!(occurrences(text, "## Other writers (1)"), 1, "{text}");
+    let line = format!("- writer {theirs} (origin) on main: episode {episode} (");
+    assert_eq!(occurrences(text, &line), 1, "{text}");
+    for part in [
+        "open at its last publish",
+        "checkpoint: lexer half done",
+        "1 open question(s)",
+        "decided: the parser keeps comments",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    // The command the line names reads that episode, its lines marked with the writer.
+    let read = format!("majordomus history --session {episode}");
+    assert!(text.contains(&format!("read: `{read}`")), "{text}");
+    let history = repo
+        .run(&["--format", "json", "history", "--session", &episode])
+        .success()
+        .json();
+    let lines = history["lines"].as_array().expect("lines");
+    assert!(lines.len() >= 4, "{history}");
+    assert!(
+        lines.iter().all(|l| l["writer"] == theirs.as_str()),
+        "{history}"
+    );
+
+    // The episode closes with one more decision, pushed again and fetched: still one
+    // line for the writer, now closed, never the first episode twice.
+    repo.run_in(&other, &["decision", "comments go to the side table"])
+        .success();
+    repo.run_in(&other, &["session", "close"]).success();
+    let (ok, stderr) = push(&repo, &other, &["-q", "origin", "HEAD:refs/heads/other"]);
+    assert!(ok, "{stderr}");
+    repo.git(&["fetch", "-q", "origin"]);
+    for _ in 0..2 {
+        let briefing = repo.run(&["--format", "json", "briefing"]).success().json();
+        assert_eq!(briefing["writers_total"], 1, "{briefing}");
+        assert!(briefing["writers"][0]["closed"].is_string(), "{briefing}");
+        let text = briefing["text"].as_str().expect("text");
+        assert_eq!(occurrences(text, &format!("writer {theirs}")), 1, "{text}");
+        assert!(
+            text.contains("decided: comments go to the side table (+1 more)"),
+            "{text}"
+        );
+    }
+
+    // The cockpit's history and episodes pages mark the writer, each line once.
+    let served = crate::http::Served::start(&repo);
+    let html = page(&served, "/cockpit/history");
+    assert!(
+        html.contains(&format!("<code>{theirs}</code> on main")),
+        "{html}"
+    );
+    assert_eq!(occurrences(&html, "the parser keeps comments"), 1, "{html}");
+    assert!(html.contains("Merged with 1 other writer(s)"), "{html}");
+    let html = page(&served, &format!("/cockpit/history?session={episode}"));
+    assert_eq!(
+        occurrences(&html, "comments go to the side table"),
+        1,
+        "{html}"
+    );
+    let html = page(&served, "/cockpit");
+    assert!(html.contains("<h3>Other writers</h3>"), "{html}");
+    assert_eq!(
+        occurrences(&html, &format!("writer {theirs} (origin) on main")),
+        1,
+        "{html}"
+    );
+    let html = page(&served, "/cockpit/episodes");
+    assert_eq!(
+        occurrences(&html, &format!("<dt>writer</dt><dd><code>{theirs}</code>")),
+        1,
+        "{html}"
+    );
+}
+
+#[test]
+fn enable_asks_for_a_commit_only_when_it_changed_the_policy() {
+    let repo = team();
+    let first = repo.run(&["journal", "enable"]).success();
+    let commit = "next: git add .ai/repo/policy.yaml && git commit";
+    assert!(first.stdout().contains(commit), "{first}");
+    repo.git(&["commit", "-q", "-am", "share the journal"]);
+    repo.git(&["push", "-q", "origin", "HEAD"]);
+    // A teammate's clone already has `journal.share: true`: nothing to commit (the step
+    // 12 field trial was told to commit an unchanged file).
+    let other = clone(&repo, "other");
+    let second = repo.run_in(&other, &["journal", "enable"]).success();
+    assert!(
+        second.stdout().contains("journal.share: true (unchanged)"),
+        "{second}"
+    );
+    assert!(!second.stdout().contains(commit), "{second}");
+    assert!(
+        repo.git_in(&other, &["status", "--porcelain", ".ai/repo/policy.yaml"])
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_linked_worktrees_journal_is_not_an_other_writer_in_the_briefing() {
+    // A sibling worktree is shown live under "Other worktrees"; its journal ref is not a
+    // second line under "Other writers".
+    let repo = team();
+    let linked = repo.base().join("linked");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "other",
+        linked.to_str().expect("utf-8"),
+    ]);
+    for dir in [repo.root(), linked.as_path()] {
+        repo.run_in(dir, &["journal", "enable"]).success();
+    }
+    work(&repo, &linked, "in the linked worktree");
+    let briefing = repo.run(&["--format", "json", "briefing"]).success().json();
+    assert_eq!(briefing["writers_total"], 0, "{briefing}");
+    let text = briefing["text"].as_str().expect("text");
+    assert!(!text.contains("## Other writers"), "{text}");
+    assert!(text.contains("## Other worktrees (1)"), "{text}");
 }

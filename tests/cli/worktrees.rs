@@ -84,6 +84,35 @@ fn each_worktree_sees_the_others_open_episode_task_and_decision() {
         "Parse with a hand-written lexer"
     );
     assert_eq!(w["episode"]["open_questions_total"], 1);
+    // The text names each decision once: the newest on the worktree's line, none again
+    // below it (the step 12 field trial printed it twice).
+    let text = repo.run(&["worktrees"]).success();
+    assert_eq!(
+        text.stdout()
+            .matches("Parse with a hand-written lexer")
+            .count(),
+        1,
+        "{text}"
+    );
+    repo.run_in(&other, &["decision", "Keep the lexer tables generated"])
+        .success();
+    let text = repo.run(&["worktrees"]).success();
+    let out = text.stdout();
+    assert_eq!(
+        out.matches("Keep the lexer tables generated").count(),
+        1,
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("Parse with a hand-written lexer").count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.contains("decided: Keep the lexer tables generated (+1 more)")
+            && out.contains("\n  decided: Parse with a hand-written lexer\n"),
+        "{out}"
+    );
 
     // And the other way round: wt-b sees this worktree's (the main one's) episode.
     let back = repo

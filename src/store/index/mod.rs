@@ -757,6 +757,26 @@ impl LedgerIndex {
             .collect())
     }
 
+    /// The newest line of `event`: its postings listed, then only that line read (a line
+    /// that does not read is passed over for the one before it).
+    pub fn last_of(&self, event: Event) -> Result<Option<LedgerLine>, StoreError> {
+        let c = code(event);
+        let mut offsets: Vec<u64> = self
+            .postings(Key::Event(event))?
+            .into_iter()
+            .filter(|v| code_of(*v) == c)
+            .map(offset_of)
+            .collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        while let Some(at) = offsets.pop() {
+            if let Some(line) = self.read_at(&[at])?.into_iter().find(|l| l.event == event) {
+                return Ok(Some(line));
+            }
+        }
+        Ok(None)
+    }
+
     /// The episode `id` as its `session.opened`, `session.closed` and `knowledge.derived`
     /// lines show it; `None` when the ledger has none of them.
     pub fn episode(&self, id: &str) -> Result<Option<EpisodeEntry>, StoreError> {
