@@ -2,14 +2,13 @@
 //!
 //! git starts majordomus on every commit (the post-commit hook). A position-independent
 //! executable of this size carries ~37,000 relative relocations that the dynamic loader
-//! applies at every start, writing (and so copying) each of the ~160 pages of
-//! `.data.rel.ro`: about half the instructions and page faults of a `hook post-commit`
-//! run. Linked at a fixed address there are none, and the hook costs about what
-//! `git rev-parse HEAD` costs instead of 1.5–1.9x (docs/PERFORMANCE.md, "The installed
-//! hook"). The price is that the executable's own code and data are not placed at a
+//! applies at every start, writing (and so copying) the pages of `.data.rel.ro`: a
+//! quarter of the instructions and a third of the page faults of a `hook post-commit`
+//! run. Linked at a fixed address there are 3 (docs/PERFORMANCE.md, "The binary's own
+//! start"). The price is that the executable's own code and data are not placed at a
 //! random address (shared libraries, stack, heap and mmap still are); set
-//! `MAJORDOMUS_PIE=1` when building to keep a PIE. Only the binary is linked so:
-//! the library, tests and benches are built as before.
+//! `MAJORDOMUS_PIE=1` when building to keep a PIE. Only the binary is linked so: the
+//! library, tests and benches are built as before.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
