@@ -19,6 +19,8 @@
 //! MAJORDOMUS_BENCH_QUICK=1 cargo bench -j2 --bench hooks      # fewer runs, a smaller store
 //! MAJORDOMUS_BENCH_BIN=/path/to/majordomus                   # another binary
 //! MAJORDOMUS_BENCH_DIR=/mnt/disk                             # where the repositories go
+//! MAJORDOMUS_BENCH_BASELINE=/path/to/other/majordomus         # its rows too, interleaved
+//! MAJORDOMUS_BENCH_ONLY=cpu                                  # one section (cpu or push)
 //! ```
 #![forbid(unsafe_code)]
 
@@ -129,8 +131,8 @@ impl Proc {
 
     /// One run: its wall time and its CPU time (its own and its children's, user and
     /// system), the process's exit code checked.
-    fn run(&self) -> BenchResult<(Duration, Duration)> {
-        let before = children_cpu();
+    fn run(&self) -> BenchResult<(Duration, Duration, u64)> {
+        let before = children_usage();
         let start = Instant::now();
         let mut child = self.command().spawn()?;
         child
@@ -140,7 +142,9 @@ impl Proc {
             .write_all(&self.stdin)?;
         let status = child.wait()?;
         let wall = start.elapsed();
-        let cpu = children_cpu().saturating_sub(before);
+        let after = children_usage();
+        let cpu = after.0.saturating_sub(before.0);
+        let faults = after.1.saturating_sub(before.1);
         if !status.success() {
             return Err(format!(
                 "{} {} exited {status}",
@@ -149,7 +153,7 @@ impl Proc {
             )
             .into());
         }
-        Ok((wall, cpu))
+        Ok((wall, cpu, faults))
     }
 
     /// One run with `MAJORDOMUS_TIMING=1`: its stderr.
@@ -167,32 +171,40 @@ impl Proc {
     }
 }
 
-/// The CPU time of every child this process waited for so far.
-fn children_cpu() -> Duration {
+/// The CPU time and the minor page faults of every child this process waited for so far.
+fn children_usage() -> (Duration, u64) {
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .expect("getrusage");
     let tv = |t: nix::sys::time::TimeVal| {
         Duration::from_secs(t.tv_sec() as u64) + Duration::from_micros(t.tv_usec() as u64)
     };
-    tv(usage.user_time()) + tv(usage.system_time())
+    (
+        tv(usage.user_time()) + tv(usage.system_time()),
+        usage.minor_page_faults() as u64,
+    )
 }
 
-/// Each process once to warm up, then `runs` rounds of each in turn: wall and CPU stats.
-fn interleaved(runs: usize, procs: &[&Proc]) -> BenchResult<Vec<(Stats, Stats)>> {
+/// Each process once to warm up, then `runs` rounds of each in turn: wall and CPU stats,
+/// and the median of the minor page faults.
+fn interleaved(runs: usize, procs: &[&Proc]) -> BenchResult<Vec<(Stats, Stats, u64)>> {
     for p in procs {
         p.run()?;
     }
-    let mut samples = vec![(Vec::new(), Vec::new()); procs.len()];
+    let mut samples = vec![(Vec::new(), Vec::new(), Vec::new()); procs.len()];
     for _ in 0..runs {
-        for (p, (walls, cpus)) in procs.iter().zip(&mut samples) {
-            let (wall, cpu) = p.run()?;
+        for (p, (walls, cpus, faults)) in procs.iter().zip(&mut samples) {
+            let (wall, cpu, fault) = p.run()?;
             walls.push(wall);
             cpus.push(cpu);
+            faults.push(fault);
         }
     }
     Ok(samples
         .into_iter()
-        .map(|(w, c)| (Stats::of(w), Stats::of(c)))
+        .map(|(w, c, mut f)| {
+            f.sort_unstable();
+            (Stats::of(w), Stats::of(c), f[f.len() / 2])
+        })
         .collect())
 }
 
@@ -235,6 +247,20 @@ fn hook_repository(bin: &Path) -> BenchResult<(tempfile::TempDir, PathBuf)> {
     Ok((dir, root))
 }
 
+/// Written back, then dropped from the page cache (GNU dd's `iflag=nocache`), so the next
+/// start reads it from disk; best effort: a note when it cannot.
+fn evict_from_page_cache(path: &Path) {
+    let synced = std::fs::File::open(path).and_then(|f| f.sync_all()).is_ok();
+    let dropped = Command::new("dd")
+        .arg(format!("if={}", path.display()))
+        .args(["iflag=nocache", "count=0", "status=none"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !(synced && dropped) {
+        eprintln!("note: {} stays in the page cache as it is", path.display());
+    }
+}
+
 fn section_hook_cpu(bin: &Path, runs: usize) -> BenchResult<()> {
     let (_dir, root) = hook_repository(bin)?;
     let scripts = root.join("scripts");
@@ -261,22 +287,59 @@ fn section_hook_cpu(bin: &Path, runs: usize) -> BenchResult<()> {
     let earlier = Proc::new(&earlier, &[], &root).env("MAJORDOMUS_BIN", bin);
     let no_probe = Proc::new(&no_probe, &[], &root).env("MAJORDOMUS_BIN", bin);
     let direct = Proc::new(&installed, &[], &root);
-    let rows: [(&str, &Proc); 5] = [
-        ("`git rev-parse HEAD` (the yardstick)", &rev_parse),
-        ("`majordomus hook post-commit` (the binary itself)", &binary),
+    let mut rows: Vec<(String, &Proc)> = vec![
+        ("`git rev-parse HEAD` (the yardstick)".into(), &rev_parse),
         (
-            "the hook earlier versions installed: `sh`, `command -v`, `exec`",
+            "`majordomus hook post-commit` (the binary itself)".into(),
+            &binary,
+        ),
+        (
+            "the hook earlier versions installed: `sh`, `command -v`, `exec`".into(),
             &earlier,
         ),
         (
-            "the same script without `command -v` (`sh`, `exec`)",
+            "the same script without `command -v` (`sh`, `exec`)".into(),
             &no_probe,
         ),
         (
-            "the hook `hooks install` writes now (`#!<binary> hook-script`, no shell)",
+            "the hook `hooks install` writes now (`#!<binary> hook-script`, no shell)".into(),
             &direct,
         ),
     ];
+    // Another build of majordomus side by side (before/after a change), on the same
+    // repository and ledger: `MAJORDOMUS_BENCH_BASELINE=<binary>`.
+    let baseline = match std::env::var_os("MAJORDOMUS_BENCH_BASELINE") {
+        Some(other) => {
+            let other = PathBuf::from(other).canonicalize()?;
+            let dir = scripts.join("baseline");
+            std::fs::create_dir_all(&dir)?;
+            let hook = dir.join("post-commit");
+            std::fs::write(&hook, format!("#!{} hook-script\n", other.display()))?;
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))?;
+            println!("baseline: `{}`", other.display());
+            println!();
+            Some((
+                Proc::new(&other, &["hook", "post-commit"], &root),
+                Proc::new(&hook, &[], &root),
+            ))
+        }
+        None => None,
+    };
+    if let Some((binary, hook)) = &baseline {
+        rows.push(("baseline: `hook post-commit`".into(), binary));
+        rows.push((
+            "baseline: its direct hook (`#!<baseline> hook-script`)".into(),
+            hook,
+        ));
+    }
+    // The page cache holds a binary copied with `cp` in larger pieces than one fresh from
+    // the linker or read from disk: the copy takes ~25 page faults fewer a start. Both
+    // binaries start from disk alike.
+    evict_from_page_cache(bin);
+    if let Some((binary, _)) = &baseline {
+        evict_from_page_cache(&binary.program);
+    }
     let procs: Vec<&Proc> = rows.iter().map(|(_, p)| *p).collect();
     let stats = interleaved(runs, &procs)?;
     println!("## The installed post-commit hook, in CPU ({runs} runs each, interleaved)");
@@ -286,12 +349,14 @@ fn section_hook_cpu(bin: &Path, runs: usize) -> BenchResult<()> {
         first.lines().next().unwrap_or_default()
     );
     println!();
-    println!("| run | CPU median (p90) | vs git (CPU) | wall median (p90) | vs git (wall) |");
-    println!("| --- | ---: | ---: | ---: | ---: |");
+    println!(
+        "| run | CPU median (p90) | vs git (CPU) | wall median (p90) | vs git (wall) | page faults (median) |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     let (git_wall, git_cpu) = (stats[0].0.median, stats[0].1.median);
-    for ((what, _), (wall, cpu)) in rows.iter().zip(&stats) {
+    for ((what, _), (wall, cpu, faults)) in rows.iter().zip(&stats) {
         println!(
-            "| {what} | {} ({}) | {:.2}x | {} ({}) | {:.2}x |",
+            "| {what} | {} ({}) | {:.2}x | {} ({}) | {:.2}x | {faults} |",
             show(cpu.median),
             show(cpu.p90),
             ratio(cpu.median, git_cpu),
@@ -453,8 +518,14 @@ fn main() -> BenchResult<()> {
         std::thread::available_parallelism().map_or(0, usize::from)
     );
     println!();
-    section_hook_cpu(&bin, runs)?;
-    section_push(&bin, push_runs, store)?;
+    // `MAJORDOMUS_BENCH_ONLY=cpu` or `=push`: one section.
+    let only = std::env::var("MAJORDOMUS_BENCH_ONLY").unwrap_or_default();
+    if only.is_empty() || only == "cpu" {
+        section_hook_cpu(&bin, runs)?;
+    }
+    if only.is_empty() || only == "push" {
+        section_push(&bin, push_runs, store)?;
+    }
     println!("{} in all", show(started.elapsed()));
     Ok(())
 }

@@ -2571,3 +2571,29 @@ fn a_later_success_of_the_same_hook_clears_its_failures() {
         "{report}"
     );
 }
+
+/// git starts majordomus on every commit: on Linux (glibc) the executable is linked without
+/// PIE, so the loader has no relative relocations to apply at each start (build.rs,
+/// docs/PERFORMANCE.md "The installed hook"). `MAJORDOMUS_PIE=1` at build time keeps a PIE.
+#[test]
+fn the_executable_git_starts_on_every_commit_needs_no_relocating() {
+    let bytes = std::fs::read(bin()).expect("read the binary");
+    if !bytes.starts_with(b"\x7fELF") {
+        // Not an ELF platform: build.rs links it as the platform does.
+        assert_eq!(env!("MAJORDOMUS_LINKED_PIE"), "yes");
+        return;
+    }
+    // e_type: 2 is a fixed-address executable (ET_EXEC), 3 a position-independent one.
+    let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);
+    let expected = match env!("MAJORDOMUS_LINKED_PIE") {
+        "no" => 2,
+        _ => 3,
+    };
+    assert_eq!(
+        e_type,
+        expected,
+        "ELF type of {} (MAJORDOMUS_LINKED_PIE={})",
+        bin().display(),
+        env!("MAJORDOMUS_LINKED_PIE")
+    );
+}
