@@ -137,18 +137,12 @@ pub(crate) fn identity(writer: &str) -> Identity {
 /// (`journal.share`, and `journal enable` in this worktree), and when a line still
 /// carries a secret shape (nothing is published then).
 pub fn publish(ctx: &Ctx) -> Result<Published, Error> {
-<<<<<<< HEAD
-    let _phase = crate::timing::Phase::start("journal.publish");
-    let policy = ctx.policy()?;
-=======
-    ctx.require_initialised()?;
     publish_under(ctx, &ctx.policy()?)
 }
 
 /// [`publish`] under a policy the caller already read (an episode boundary).
 pub(crate) fn publish_under(ctx: &Ctx, policy: &crate::model::Policy) -> Result<Published, Error> {
     let _phase = crate::timing::Phase::start("journal.publish");
->>>>>>> step12-finish
     let mut state = state::read(ctx)?;
     if !policy.journal.share || state.remote.is_none() {
         return Err(JournalError::NotEnabled.into());

@@ -1073,6 +1073,7 @@ fn recall_finds_another_clones_decisions_once_marked_with_their_writer_after_a_f
     }
     let hits = recalled(&repo, &b, "tokenizer");
     assert!(hits.iter().all(|h| h.0.is_none()), "{hits:?}");
+}
 
 /// The body of a 200 cockpit page.
 #[track_caller]
