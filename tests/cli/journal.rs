@@ -1186,7 +1186,16 @@ fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
         assert_eq!(briefing["writers_total"], 1, "{briefing}");
         assert!(briefing["writers"][0]["closed"].is_string(), "{briefing}");
         let text = briefing["text"].as_str().expect("text");
-        assert_eq!(occurrences(text, &format!("writer {theirs}")), 1, "{text}");
+        // One line for the writer in Other writers; each of its decisions once among
+        // the earlier decisions on this branch, marked with it (recall reads journals).
+        assert_eq!(occurrences(text, &format!("- writer {theirs} ")), 1, "{text}");
+        for decided in ["the parser keeps comments", "comments go to the side table"] {
+            assert_eq!(
+                occurrences(text, &format!("{decided} (writer {theirs})")),
+                1,
+                "{text}"
+            );
+        }
         assert!(
             text.contains("decided: comments go to the side table (+1 more)"),
             "{text}"
