@@ -48,6 +48,12 @@ pub(crate) struct RawLine {
     pub bytes: Vec<u8>,
 }
 
+impl AsRef<[u8]> for RawLine {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
 /// The lines after `mark` (or after `after` seq when the mark no longer fits the ledger: a
 /// prune or a restore rewrote it), and the offset after the last complete line.
 pub(crate) fn lines_after(
@@ -211,13 +217,13 @@ fn publish_locked(
                 older_than_retention: older,
             });
         };
-        let mut segment = Vec::with_capacity(lines.iter().map(|l| l.bytes.len() + 1).sum());
-        for line in &lines {
-            segment.extend_from_slice(&line.bytes);
-            segment.push(b'\n');
-        }
-        // One pass over the whole segment; the line is named only when there is one.
-        if !journal::secret_shapes(&String::from_utf8_lossy(&segment)).is_empty()
+        // The secret check reads all of it once; the line is named only when there is one.
+        let joined = lines.iter().fold(Vec::new(), |mut all, l| {
+            all.extend_from_slice(&l.bytes);
+            all.push(b'\n');
+            all
+        });
+        if !journal::secret_shapes(&String::from_utf8_lossy(&joined)).is_empty()
             && let Some((line, shapes)) = lines.iter().find_map(|l| {
                 let shapes = crate::model::redact::find_shapes(&String::from_utf8_lossy(&l.bytes));
                 (!shapes.is_empty()).then_some((l, shapes))
@@ -230,30 +236,53 @@ fn publish_locked(
             }
             .into());
         }
-        let meta = JournalMeta {
-            format: journal::FORMAT,
-            writer: writer.to_owned(),
-            branch: branch.clone(),
-            segment: journal::segment_path(first.seq),
-            segment_first: first.seq,
-            segment_last: last.seq,
-            lines: previous.as_ref().map_or(0, |m| m.lines) + lines.len() as u64,
-            first_seq: previous.as_ref().map_or(first.seq, |m| m.first_seq),
-            last_seq: last.seq,
-            last_ts: last.ts.clone(),
-        };
-        let seconds = crate::model::time::parse(&last.ts).map_or(0, OffsetDateTime::unix_timestamp);
-        let meta_bytes = meta.to_bytes();
+        drop(joined);
         read.count("lines", lines.len());
         read.end();
+        // One commit per segment of at most SEGMENT_BYTES (a line longer than that is a
+        // segment of its own), chained, then one compare-and-swap of the ref to the last:
+        // git's delta search on a fetch costs with the square of a blob's size, and a
+        // first publish of a long ledger (`--include-history`) would otherwise be one blob
+        // of everything.
         let objects = crate::timing::Phase::start("journal.publish.objects");
-        let commit = ctx.repo.write_journal_commit(
-            tip.as_deref(),
-            &[("journal.json", &meta_bytes), (&meta.segment, &segment)],
-            &format!("journal {writer}: #{}..#{}", first.seq, last.seq),
-            seconds,
-            &identity(writer),
-        )?;
+        let mut parent = tip.clone();
+        let mut total = previous.as_ref().map_or(0, |m| m.lines);
+        let first_seq = previous.as_ref().map_or(first.seq, |m| m.first_seq);
+        for chunk in segments(&lines, journal::SEGMENT_BYTES) {
+            let (head, tail) = (&chunk[0], &chunk[chunk.len() - 1]);
+            let mut segment = Vec::with_capacity(chunk.iter().map(|l| l.bytes.len() + 1).sum());
+            for line in chunk {
+                segment.extend_from_slice(&line.bytes);
+                segment.push(b'\n');
+            }
+            total += chunk.len() as u64;
+            let meta = JournalMeta {
+                format: journal::FORMAT,
+                writer: writer.to_owned(),
+                branch: branch.clone(),
+                segment: journal::segment_path(head.seq),
+                segment_first: head.seq,
+                segment_last: tail.seq,
+                lines: total,
+                first_seq,
+                last_seq: tail.seq,
+                last_ts: tail.ts.clone(),
+            };
+            let seconds =
+                crate::model::time::parse(&tail.ts).map_or(0, OffsetDateTime::unix_timestamp);
+            let commit = ctx.repo.write_journal_commit(
+                parent.as_deref(),
+                &[
+                    ("journal.json", &meta.to_bytes()),
+                    (&meta.segment, &segment),
+                ],
+                &format!("journal {writer}: #{}..#{}", head.seq, tail.seq),
+                seconds,
+                &identity(writer),
+            )?;
+            parent = Some(commit);
+        }
+        let commit = parent.unwrap_or_default();
         objects.end();
         let _cas = crate::timing::Phase::start("journal.publish.ref");
         match ctx.repo.update_ref_cas(
@@ -288,6 +317,25 @@ fn publish_locked(
     .into())
 }
 
+/// `lines` cut into runs of at most `limit` bytes each (newlines counted), in order; a
+/// line longer than `limit` is a run of its own.
+fn segments<T: AsRef<[u8]>>(lines: &[T], limit: usize) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, line) in lines.iter().enumerate() {
+        let size = line.as_ref().len() + 1;
+        if i > start && bytes + size > limit {
+            out.push(&lines[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += size;
+    }
+    if start < lines.len() {
+        out.push(&lines[start..]);
+    }
+    out
+}
+
 /// The `journal.json` of this writer's tip, checked.
 pub(crate) fn tip_meta(
     ctx: &Ctx,
@@ -309,4 +357,22 @@ pub(crate) fn tip_meta(
         }
         .into()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segments;
+
+    #[test]
+    fn segments_hold_at_most_the_limit_and_never_split_a_line() {
+        let lines = ["aaaa", "bb", "cccccccccc", "d", "e"];
+        // Sizes with newlines: 5, 3, 11, 2, 2.
+        let cut: Vec<Vec<&str>> = segments(&lines, 8).into_iter().map(<[_]>::to_vec).collect();
+        assert_eq!(
+            cut,
+            vec![vec!["aaaa", "bb"], vec!["cccccccccc"], vec!["d", "e"]]
+        );
+        assert_eq!(segments(&lines, 1 << 20).len(), 1);
+        assert!(segments::<&str>(&[], 8).is_empty());
+    }
 }

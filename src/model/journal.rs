@@ -52,6 +52,10 @@ pub fn is_remote_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
+/// The most bytes a segment holds (lines are never split: a longer line is a segment of
+/// its own). A publish of more writes a chain of commits, one segment each.
+pub const SEGMENT_BYTES: usize = 1 << 20;
+
 /// The tree path of the segment whose first line is `first_seq`.
 pub fn segment_path(first_seq: u64) -> String {
     format!("segments/{first_seq:012}.jsonl")

@@ -1188,7 +1188,11 @@ fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
         let text = briefing["text"].as_str().expect("text");
         // One line for the writer in Other writers; each of its decisions once among
         // the earlier decisions on this branch, marked with it (recall reads journals).
-        assert_eq!(occurrences(text, &format!("- writer {theirs} ")), 1, "{text}");
+        assert_eq!(
+            occurrences(text, &format!("- writer {theirs} ")),
+            1,
+            "{text}"
+        );
         for decided in ["the parser keeps comments", "comments go to the side table"] {
             assert_eq!(
                 occurrences(text, &format!("{decided} (writer {theirs})")),
@@ -1278,4 +1282,89 @@ fn a_linked_worktrees_journal_is_not_an_other_writer_in_the_briefing() {
     let text = briefing["text"].as_str().expect("text");
     assert!(!text.contains("## Other writers"), "{text}");
     assert!(text.contains("## Other worktrees (1)"), "{text}");
+}
+
+#[test]
+fn a_long_ledger_is_published_as_a_chain_of_segments_of_at_most_a_mebibyte() {
+    // 6,000 decisions of about 300 bytes: some 1.8 MB, so at least two segments.
+    let repo = team();
+    let dir = clone(&repo, "clone");
+    let lines: String = (1..=6000u64)
+        .map(|seq| {
+            ledger_line(
+                seq,
+                "2026-11-30T10:00:00Z",
+                "decision.recorded",
+                None,
+                None,
+                &serde_json::json!({ "text": format!("decision {seq}: {}", "x".repeat(240)) }),
+            )
+        })
+        .collect();
+    std::fs::create_dir_all(dir.join(".ai/local")).expect("create .ai/local");
+    std::fs::write(dir.join(".ai/local/ledger.jsonl"), &lines).expect("write the ledger");
+    repo.run_in(&dir, &["journal", "enable", "--include-history"])
+        .success();
+    let published = repo
+        .run_in(&dir, &["--format", "json", "journal", "publish"])
+        .success()
+        .json();
+    assert_eq!(published["lines"], 6000, "{published}");
+    let reference = format!("refs/majordomus/journal/{}", writer(&dir));
+    let commits: usize = repo
+        .git_in(&dir, &["rev-list", "--count", &reference])
+        .trim()
+        .parse()
+        .expect("a count");
+    assert!(commits >= 2, "{commits} commit(s)");
+    let sizes = repo.git_in(&dir, &["ls-tree", "-r", "-l", &reference, "segments/"]);
+    let mut seen = 0;
+    for entry in sizes.lines() {
+        let size: usize = entry
+            .split_whitespace()
+            .nth(3)
+            .expect("size")
+            .parse()
+            .expect("a size");
+        assert!(size <= 1 << 20, "{entry}");
+        seen += 1;
+    }
+    assert_eq!(seen, commits, "one segment a commit: {sizes}");
+    // Every line is there once, in order, across the chain.
+    let mut text = String::new();
+    for path in repo
+        .git_in(
+            &dir,
+            &["ls-tree", "-r", "--name-only", &reference, "segments/"],
+        )
+        .lines()
+    {
+        // git_in trims the output's last newline.
+        text.push_str(
+            repo.git_in(&dir, &["show", &format!("{reference}:{path}")])
+                .trim_end(),
+        );
+        text.push('\n');
+    }
+    let (published, written): (Vec<&str>, Vec<&str>) =
+        (text.lines().collect(), lines.lines().collect());
+    let first_difference = published.iter().zip(&written).position(|(a, b)| a != b);
+    assert!(
+        published.len() == written.len() && first_difference.is_none(),
+        "{} line(s) published for {} written; first difference at {first_difference:?}: {:?}",
+        published.len(),
+        written.len(),
+        first_difference.map(|i| (
+            &published[i][..published[i].len().min(120)],
+            &written[i][..written[i].len().min(120)]
+        ))
+    );
+    // Another clone reads the chain after a fetch.
+    let (ok, stderr) = push(&repo, &dir, &["-q", "origin", "HEAD:refs/heads/long"]);
+    assert!(ok, "{stderr}");
+    let other = clone(&repo, "other");
+    repo.run_in(&other, &["journal", "enable"]).success();
+    repo.git_in(&other, &["fetch", "-q", "origin"]);
+    let st = status(&repo, &other);
+    assert_eq!(st["fetched"][0]["lines"], 6000, "{st}");
 }
