@@ -267,8 +267,8 @@ impl Repo {
     }
 
     /// The blob id of each of `paths` that is a file in commit `commit`'s tree (HEAD's
-    /// when `None`), looked up one by one through a cache of the trees on their way: what
-    /// a read of a few records costs, whatever the size of the tree.
+    /// when `None`): each directory holding one is found and read once, so a read of a
+    /// few records costs their directories, whatever the size of the whole tree.
     pub fn blob_ids_looked_up<'a>(
         &self,
         commit: Option<&str>,
@@ -288,12 +288,33 @@ impl Repo {
                 repo.find_commit(id)?.tree()?
             }
         };
-        let mut out = std::collections::HashMap::new();
+        // By directory: each directory's tree is found once and its entries read once,
+        // for all the paths in it (a directory of 100,000 records is one tree of some
+        // megabytes: looked up path by path, it was inflated again for each).
+        let mut by_dir: std::collections::BTreeMap<&str, std::collections::HashMap<&[u8], &str>> =
+            std::collections::BTreeMap::new();
         for path in wanted {
-            if let Some(entry) = tree.lookup_entry_by_path(path)?
-                && !entry.mode().is_tree()
-            {
-                out.insert(path.to_owned(), entry.object_id().to_string());
+            let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+            by_dir.entry(dir).or_default().insert(name.as_bytes(), path);
+        }
+        let mut out = std::collections::HashMap::new();
+        for (dir, names) in by_dir {
+            let sub = if dir.is_empty() {
+                tree.clone()
+            } else {
+                match tree.lookup_entry_by_path(dir)? {
+                    Some(entry) if entry.mode().is_tree() => entry.object()?.into_tree(),
+                    _ => continue,
+                }
+            };
+            for entry in sub.iter() {
+                let entry = entry.map_err(plumbing)?;
+                let name: &[u8] = entry.filename().as_ref();
+                if let Some(path) = names.get(name)
+                    && !entry.mode().is_tree()
+                {
+                    out.insert((*path).to_owned(), entry.oid().to_string());
+                }
             }
         }
         Ok(out)
