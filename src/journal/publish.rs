@@ -217,26 +217,29 @@ fn publish_locked(
                 older_than_retention: older,
             });
         };
-        // The secret check reads all of it once; the line is named only when there is one.
-        let joined = lines.iter().fold(Vec::new(), |mut all, l| {
-            all.extend_from_slice(&l.bytes);
-            all.push(b'\n');
-            all
-        });
-        if !journal::secret_shapes(&String::from_utf8_lossy(&joined)).is_empty()
-            && let Some((line, shapes)) = lines.iter().find_map(|l| {
-                let shapes = crate::model::redact::find_shapes(&String::from_utf8_lossy(&l.bytes));
-                (!shapes.is_empty()).then_some((l, shapes))
-            })
-        {
-            return Err(JournalError::Secret {
-                seq: line.seq,
-                shapes: shapes.into_iter().map(str::to_owned).collect(),
-                ledger: ctx.layout.display(&ctx.layout.ledger()),
+        // Every segment is checked before any is written (nothing is published when one
+        // line still carries a secret shape); one pass over each, the line named only
+        // when there is one. A segment at a time: a first publish of a long ledger never
+        // holds a second copy of it.
+        let chunks = segments(&lines, journal::SEGMENT_BYTES);
+        for chunk in &chunks {
+            let bytes = segment_bytes(chunk);
+            let text = String::from_utf8_lossy(&bytes);
+            if !journal::secret_shapes(&text).is_empty()
+                && let Some((line, shapes)) = chunk.iter().find_map(|l| {
+                    let shapes =
+                        crate::model::redact::find_shapes(&String::from_utf8_lossy(&l.bytes));
+                    (!shapes.is_empty()).then_some((l, shapes))
+                })
+            {
+                return Err(JournalError::Secret {
+                    seq: line.seq,
+                    shapes: shapes.into_iter().map(str::to_owned).collect(),
+                    ledger: ctx.layout.display(&ctx.layout.ledger()),
+                }
+                .into());
             }
-            .into());
         }
-        drop(joined);
         read.count("lines", lines.len());
         read.end();
         // One commit per segment of at most SEGMENT_BYTES (a line longer than that is a
@@ -248,13 +251,9 @@ fn publish_locked(
         let mut parent = tip.clone();
         let mut total = previous.as_ref().map_or(0, |m| m.lines);
         let first_seq = previous.as_ref().map_or(first.seq, |m| m.first_seq);
-        for chunk in segments(&lines, journal::SEGMENT_BYTES) {
+        for chunk in chunks {
             let (head, tail) = (&chunk[0], &chunk[chunk.len() - 1]);
-            let mut segment = Vec::with_capacity(chunk.iter().map(|l| l.bytes.len() + 1).sum());
-            for line in chunk {
-                segment.extend_from_slice(&line.bytes);
-                segment.push(b'\n');
-            }
+            let segment = segment_bytes(chunk);
             total += chunk.len() as u64;
             let meta = JournalMeta {
                 format: journal::FORMAT,
@@ -315,6 +314,16 @@ fn publish_locked(
         attempts: ATTEMPTS,
     }
     .into())
+}
+
+/// A segment's bytes: its lines, each with its newline.
+fn segment_bytes(lines: &[RawLine]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lines.iter().map(|l| l.bytes.len() + 1).sum());
+    for line in lines {
+        out.extend_from_slice(&line.bytes);
+        out.push(b'\n');
+    }
+    out
 }
 
 /// `lines` cut into runs of at most `limit` bytes each (newlines counted), in order; a
