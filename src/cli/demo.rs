@@ -159,7 +159,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
     steps.push(Step::new(
         "Set up majordomus in the repository",
         "majordomus init",
-        Output::report(&crate::init::init(&ctx, InitRequest {})?),
+        Output::report(&via(&ctx, "init", crate::init::init, InitRequest {})?),
     ));
     let mut skeleton: Vec<(String, Vec<u8>)> = Vec::new();
     for rel in crate::store::skeleton::FILES
@@ -198,8 +198,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         committed(&sha, "Declare the tokenizer intent and who may advise"),
     ));
 
-    let started = crate::session::start(
+    let started = via(
         &ctx,
+        "session.start",
+        crate::session::start,
         StartRequest {
             provider: Some("demo".into()),
             replace: false,
@@ -210,8 +212,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "majordomus session start --provider demo",
         Output::report(&started),
     ));
-    let planned = crate::intent::plan_start(
+    let planned = via(
         &ctx,
+        "plan.start",
+        crate::intent::plan_start,
         PlanStartRequest {
             issue: "tokenize".into(),
         },
@@ -221,8 +225,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "majordomus plan start tokenize",
         Output::report(&planned),
     ));
-    let task = crate::task::start(
+    let task = via(
         &ctx,
+        "task.start",
+        crate::task::start,
         TaskStartRequest {
             description: "Split input into tokens".into(),
             issue: Some("tokenize".into()),
@@ -235,8 +241,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         Output::report(&task),
     ));
     let decision = "Tokens are split on Unicode whitespace; no quoting rules";
-    let recorded = crate::authored::record_decision(
+    let recorded = via(
         &ctx,
+        "decision.record",
+        crate::authored::record_decision,
         DecisionRequest {
             text: decision.into(),
             task: None,
@@ -248,8 +256,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         Output::report(&recorded),
     ));
     let question = "Should empty input yield an empty list or an error?";
-    let asked = crate::authored::ask_question(
+    let asked = via(
         &ctx,
+        "question.ask",
+        crate::authored::ask_question,
         QuestionRequest {
             text: question.into(),
         },
@@ -264,8 +274,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         asked_output,
     ));
     let answer = "An empty list: callers iterate, nobody matches on errors";
-    let answered = crate::authored::resolve_question(
+    let answered = via(
         &ctx,
+        "question.resolve",
+        crate::authored::resolve_question,
         ResolveRequest {
             id: qid.clone(),
             answer: answer.into(),
@@ -290,8 +302,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         committed(&sha, "Add a whitespace tokenizer"),
     ));
     let checkpoint = "Tokenizer committed; error reporting is next";
-    let recorded = crate::authored::record_checkpoint(
+    let recorded = via(
         &ctx,
+        "checkpoint.record",
+        crate::authored::record_checkpoint,
         CheckpointRequest {
             text: checkpoint.into(),
         },
@@ -301,7 +315,12 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         format!("majordomus checkpoint \"{checkpoint}\""),
         Output::report(&recorded),
     ));
-    let finished = crate::task::finish(&ctx, TaskFinishRequest::default())?;
+    let finished = via(
+        &ctx,
+        "task.finish",
+        crate::task::finish,
+        TaskFinishRequest::default(),
+    )?;
     steps.push(Step::new(
         "Finish the task: its note is written, and at the close it becomes a fact",
         "majordomus task finish",
@@ -310,11 +329,18 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
     steps.push(Step::new(
         "Read the working context: composed now from the episode, git and the ledger",
         "majordomus session context",
-        Output::report(&crate::session::context(&ctx, EpisodeRequest {})?),
+        Output::report(&via(
+            &ctx,
+            "session.context",
+            crate::session::context,
+            EpisodeRequest {},
+        )?),
     ));
     let summary = "Added a whitespace tokenizer and settled how empty input behaves.";
-    let closed = crate::session::close(
+    let closed = via(
         &ctx,
+        "session.close",
+        crate::session::close,
         CloseRequest {
             summary: Some(summary.into()),
         },
@@ -324,8 +350,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         format!("echo \"{summary}\" | majordomus session close"),
         Output::report(&closed),
     ));
-    let handover = crate::handover::derive(
+    let handover = via(
         &ctx,
+        "handover.derive",
+        crate::handover::derive,
         crate::handover::DeriveRequest {
             episode: Some(closed.episode.clone()),
         },
@@ -335,14 +363,21 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "majordomus handover --derive",
         Output::report(&handover),
     ));
-    let listing = crate::knowledge::candidates(&ctx, CandidatesRequest::default())?;
+    let listing = via(
+        &ctx,
+        "knowledge.candidates",
+        crate::knowledge::candidates,
+        CandidatesRequest::default(),
+    )?;
     steps.push(Step::new(
         "The derived candidates await a person's review",
         "majordomus knowledge candidates",
         Output::report(&listing),
     ));
-    let rerun = crate::knowledge::derive(
+    let rerun = via(
         &ctx,
+        "knowledge.derive",
+        crate::knowledge::derive,
         DeriveRequest {
             episode: Some(closed.episode.clone()),
             dry_run: false,
@@ -359,8 +394,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         .find(|c| c.class == Class::Convention)
     {
         let evidence = "src/parser.rs: parse() calls str::split_whitespace";
-        let promoted = crate::knowledge::promote(
+        let promoted = via(
             &ctx,
+            "knowledge.promote",
+            crate::knowledge::promote,
             PromoteRequest {
                 id: decided.id.clone(),
                 class: None,
@@ -396,8 +433,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         committed(&sha, "majordomus: session record and knowledge"),
     ));
     // The next session: what the repository knows reaches it where an agent looks.
-    let next = crate::session::start(
+    let next = via(
         &ctx,
+        "session.start",
+        crate::session::start,
         StartRequest {
             provider: Some("demo".into()),
             replace: false,
@@ -411,16 +450,16 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
     steps.push(Step::new(
         "Its briefing (the opening snapshot, what an agent client injects) reads back what the repository knows",
         "majordomus briefing",
-        Output::report(&crate::briefing::briefing(
-            &ctx,
-            crate::briefing::BriefingRequest {},
+        Output::report(&via(&ctx, "briefing", crate::briefing::briefing, crate::briefing::BriefingRequest {},
         )?),
     ));
     steps.push(Step::new(
         "Recall searches the whole memory by words and paths, each hit saying why it ranked",
         "majordomus recall whitespace --path src/parser.rs",
-        Output::report(&crate::recall::recall(
+        Output::report(&via(
             &ctx,
+            "recall",
+            crate::recall::recall,
             crate::recall::RecallRequest {
                 query: Some("whitespace".into()),
                 path: vec!["src/parser.rs".into()],
@@ -432,12 +471,22 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
     steps.push(Step::new(
         "Every record is checked: schema, ids, provenance, every reference resolves",
         "majordomus knowledge check",
-        Output::report(&crate::knowledge::check(&ctx, CheckRequest {})?),
+        Output::report(&via(
+            &ctx,
+            "knowledge.check",
+            crate::knowledge::check,
+            CheckRequest {},
+        )?),
     ));
     steps.push(Step::new(
         "doctor runs the whole rule package",
         "majordomus doctor",
-        Output::report(&crate::doctor::doctor(&ctx, DoctorRequest::default())?),
+        Output::report(&via(
+            &ctx,
+            "doctor",
+            crate::doctor::doctor,
+            DoctorRequest::default(),
+        )?),
     ));
 
     let location = if args.keep {
@@ -486,8 +535,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
 fn reason(ctx: &Ctx, steps: &mut Vec<Step>) -> Result<(), Error> {
     use crate::reasoning::{ConsultRequest, RecordRequest};
     let record = |value: serde_json::Value| {
-        crate::reasoning::record(
+        via(
             ctx,
+            "reasoning.record",
+            crate::reasoning::record,
             RecordRequest {
                 record: value,
                 task: None,
@@ -509,8 +560,10 @@ fn reason(ctx: &Ctx, steps: &mut Vec<Step>) -> Result<(), Error> {
         format!("echo '{assessment}' | majordomus reasoning record"),
         Output::report(&assessed),
     ));
-    let consulted = crate::reasoning::consult(
+    let consulted = via(
         ctx,
+        "reasoning.consult",
+        crate::reasoning::consult,
         ConsultRequest {
             assessment: aid.clone(),
             ..ConsultRequest::default()
@@ -583,4 +636,17 @@ fn files_under(root: &std::path::Path, rel: &str) -> Result<Vec<(String, Vec<u8>
     }
     out.sort();
     Ok(out)
+}
+
+/// Runs the operation `name` through its registry entry (the one call path: its timing,
+/// its initialised check), as every command does. `f` is the function the entry serves,
+/// named only for the request and result types of the typed call; the entry checks they
+/// are its own.
+fn via<Req: 'static, Res: 'static>(
+    ctx: &Ctx,
+    name: &str,
+    _f: fn(&Ctx, Req) -> Result<Res, Error>,
+    request: Req,
+) -> Result<Res, Error> {
+    crate::ops::Registry::shared().call(ctx, name, request)
 }
