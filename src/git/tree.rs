@@ -320,6 +320,30 @@ impl Repo {
         Ok(out)
     }
 
+    /// The tree id of each of `dirs` (`""`: the root) that is a directory in HEAD's tree,
+    /// found through the trees above it only (the directory's own tree is not read).
+    pub fn tree_ids_at_head<'a>(
+        &self,
+        dirs: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>, GitError> {
+        let dirs: HashSet<&str> = dirs.into_iter().collect();
+        if dirs.is_empty() || self.repo.head()?.is_unborn() {
+            return Ok(Default::default());
+        }
+        let tree = self.repo.head_tree()?;
+        let mut out = std::collections::HashMap::new();
+        for dir in dirs {
+            if dir.is_empty() {
+                out.insert(String::new(), tree.id.to_string());
+            } else if let Some(entry) = tree.lookup_entry_by_path(dir)?
+                && entry.mode().is_tree()
+            {
+                out.insert(dir.to_owned(), entry.object_id().to_string());
+            }
+        }
+        Ok(out)
+    }
+
     /// The blob id of each of `paths` that is a file in commit `commit`'s tree (HEAD's
     /// when `None`): one traversal of the tree, or a lookup each for a few paths.
     pub fn blob_ids_at<'a>(

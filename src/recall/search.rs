@@ -684,10 +684,45 @@ fn judge(
     // The cited paths are the record's refs.
     let ids: Vec<i64> = batch.iter().map(|&i| found[i].doc.id).collect();
     let cited = db.reader().refs_of(&ids).unwrap_or_default();
-    let blobs = ctx
-        .repo
-        .blob_ids_looked_up(None, files.iter().map(String::as_str))?;
+    // The record files' blobs at HEAD. A file whose directory is still the very tree it
+    // was in when its cache row was written has the blob that row names; only the others
+    // are looked up (`curated/` of 100,000 records is a tree of megabytes: found unchanged
+    // by its id, it is not read at all).
     let cached = db.reader().verified(&files).unwrap_or_default();
+    let parent = |f: &str| f.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+    let trees = ctx.repo.tree_ids_at_head(
+        files
+            .iter()
+            .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d)),
+    )?;
+    let mut blobs: HashMap<String, String> = HashMap::new();
+    let mut rest: Vec<&str> = Vec::new();
+    for f in &files {
+        match (cached.get(f), trees.get(&parent(f))) {
+            (Some(c), Some(t)) if !c.tree.is_empty() && &c.tree == t => {
+                blobs.insert(f.clone(), c.blob.clone());
+            }
+            _ => rest.push(f),
+        }
+    }
+    blobs.extend(ctx.repo.blob_ids_looked_up(None, rest.iter().copied())?);
+    // Rows whose blob was found again under a new tree of their directory: noted, so the
+    // next read finds them by the tree's id.
+    let retree: Vec<(&str, String)> = rest
+        .iter()
+        .filter_map(|f| {
+            let (c, b, t) = (cached.get(*f)?, blobs.get(*f)?, trees.get(&parent(f))?);
+            (&c.blob == b && &c.tree != t).then(|| (*f, t.clone()))
+        })
+        .collect();
+    if !retree.is_empty() {
+        let _ = db.write(|w| {
+            for (file, tree) in &retree {
+                w.set_verified_tree(file, tree)?;
+            }
+            Ok(())
+        });
+    }
     let uncached: Vec<&str> = files
         .iter()
         .filter(|f| {
@@ -733,6 +768,7 @@ fn judge(
                         commit: commit.id.clone(),
                         subject: commit.subject.clone(),
                         targets,
+                        tree: trees.get(&parent(file)).cloned().unwrap_or_default(),
                     },
                 );
             }

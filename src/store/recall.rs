@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 /// The schema's format; a database of another format is rebuilt.
-pub const FORMAT: i64 = 2;
+pub const FORMAT: i64 = 3;
 
 /// An index that could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +84,7 @@ CREATE INDEX scopes_prefix ON scopes(prefix);
 CREATE INDEX scopes_task ON scopes(task);
 CREATE TABLE questions(id TEXT PRIMARY KEY, text TEXT NOT NULL, episode TEXT, task TEXT, asked TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE stamps(path TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE verified(file TEXT PRIMARY KEY, blob TEXT NOT NULL, commit_id TEXT NOT NULL, subject TEXT NOT NULL, targets TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE verified(file TEXT PRIMARY KEY, blob TEXT NOT NULL, commit_id TEXT NOT NULL, subject TEXT NOT NULL, targets TEXT NOT NULL, tree TEXT NOT NULL) WITHOUT ROWID;
 "#;
 
 /// Why an index was built anew.
@@ -185,6 +185,9 @@ pub struct VerifiedAt {
     pub subject: String,
     /// Each cited path's blob id in the verifying commit (absent: it did not hold it).
     pub targets: HashMap<String, String>,
+    /// The id of the tree of the file's directory at HEAD when `blob` was read: while
+    /// HEAD's directory is that very tree, `blob` is still the file's blob at HEAD.
+    pub tree: String,
 }
 
 /// The recall index: one SQLite connection, on disk or in memory.
@@ -758,10 +761,19 @@ impl Writer<'_> {
         let targets = serde_json::to_string(&v.targets).expect("a map of strings serialises");
         self.conn
             .prepare_cached(
-                "INSERT INTO verified(file, blob, commit_id, subject, targets) VALUES (?1, ?2, ?3, ?4, ?5) \
-                 ON CONFLICT(file) DO UPDATE SET blob = excluded.blob, commit_id = excluded.commit_id, subject = excluded.subject, targets = excluded.targets",
+                "INSERT INTO verified(file, blob, commit_id, subject, targets, tree) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+                 ON CONFLICT(file) DO UPDATE SET blob = excluded.blob, commit_id = excluded.commit_id, subject = excluded.subject, targets = excluded.targets, tree = excluded.tree",
             )
-            .and_then(|mut st| st.execute(params![file, v.blob, v.commit, v.subject, targets]))
+            .and_then(|mut st| st.execute(params![file, v.blob, v.commit, v.subject, targets, v.tree]))
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Notes that `file`'s cached blob was found again in its directory's tree `tree`.
+    pub fn set_verified_tree(&self, file: &str, tree: &str) -> Result<(), IndexError> {
+        self.conn
+            .prepare_cached("UPDATE verified SET tree = ?2 WHERE file = ?1")
+            .and_then(|mut st| st.execute(params![file, tree]))
             .map(drop)
             .map_err(|e| self.err(e))
     }
@@ -1284,18 +1296,25 @@ impl Reader<'_> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT file, blob, commit_id, subject, targets FROM verified WHERE file IN (SELECT value FROM json_each(?1))",
+                "SELECT file, blob, commit_id, subject, targets, tree FROM verified WHERE file IN (SELECT value FROM json_each(?1))",
             )
             .map_err(|e| self.err(e))?;
-        let rows: Vec<(String, String, String, String, String)> = stmt
+        let rows: Vec<(String, String, String, String, String, String)> = stmt
             .query_map(params![json], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
             })
             .and_then(Iterator::collect)
             .map_err(|e| self.err(e))?;
         Ok(rows
             .into_iter()
-            .map(|(file, blob, commit, subject, targets)| {
+            .map(|(file, blob, commit, subject, targets, tree)| {
                 let targets = serde_json::from_str(&targets).unwrap_or_default();
                 (
                     file,
@@ -1304,6 +1323,7 @@ impl Reader<'_> {
                         commit,
                         subject,
                         targets,
+                        tree,
                     },
                 )
             })
