@@ -1012,3 +1012,21 @@ impl TestRepo {
         cmd.output().expect("spawn sh")
     }
 }
+
+/// A tool a test needs is missing. Under `CI=true` that fails the test (`.ci/run` installs
+/// every tool the tests need, or stops with an error); elsewhere the test says SKIPPED on
+/// stderr, past the harness's capture, and the caller returns without running.
+#[track_caller]
+pub fn missing_tool(what: &str, install: &str) {
+    assert_ne!(
+        std::env::var("CI").as_deref(),
+        Ok("true"),
+        "{what} is missing under CI=true ({install}; .ci/run installs it)"
+    );
+    let _ = std::io::Write::write_fmt(
+        &mut std::io::stderr(),
+        format_args!(
+            "\n*** SKIPPED: {what} is not installed ({install}); this test did not run ***\n"
+        ),
+    );
+}
