@@ -73,23 +73,20 @@ pub fn prune(ctx: &Ctx, request: PruneRequest) -> Result<Pruned, Error> {
     };
     let meta = publish::tip_meta(ctx, &tip, &writer, &reference)?;
     let mut segments = Vec::new();
-    for file in ctx.repo.files_under_at(&tip, "segments")? {
-        let Some(first) = journal::segment_first_seq(&file.path) else {
-            continue;
-        };
-        let bytes = ctx.repo.read_blob(&file.blob)?;
-        let heads: Vec<LineHead> = bytes
+    for file in publish::segments_at(ctx, &tip, &writer)? {
+        let heads: Vec<LineHead> = file
+            .bytes
             .split(|&b| b == b'\n')
             .filter_map(LineHead::of)
             .collect();
         let Some(last) = heads.last() else { continue };
         segments.push(Segment {
-            path: file.path.clone(),
-            first,
+            path: file.path,
+            first: file.first,
             last: last.seq,
             last_ts: last.ts.clone(),
             lines: heads.len() as u64,
-            bytes,
+            bytes: file.bytes,
         });
     }
     segments.sort_by_key(|s| s.first);

@@ -368,6 +368,51 @@ pub(crate) fn tip_meta(
     })
 }
 
+/// One segment of a journal, as its chain of commits holds it.
+pub(crate) struct SegmentFile {
+    /// `segments/<first seq>.jsonl`.
+    pub path: String,
+    pub first: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Every segment the journal at `tip` holds, by first seq: one per commit of its chain,
+/// read from that commit (a commit's tree holds only its own segment). A commit whose
+/// `journal.json` does not read as this writer's, or whose segment is missing or not of a
+/// segment's shape, adds nothing.
+pub(crate) fn segments_at(ctx: &Ctx, tip: &str, writer: &str) -> Result<Vec<SegmentFile>, Error> {
+    let chain = ctx.repo.journal_chain(tip, None, CHAIN_LIMIT)?;
+    let mut by_first = std::collections::BTreeMap::new();
+    for commit in chain.commits {
+        let Some(meta) = commit
+            .meta
+            .as_deref()
+            .and_then(|bytes| JournalMeta::parse(bytes, writer).ok())
+        else {
+            continue;
+        };
+        let Some(first) = journal::segment_first_seq(&meta.segment) else {
+            continue;
+        };
+        let Some(bytes) = ctx.repo.blob_in_commit(&commit.id, &meta.segment)? else {
+            continue;
+        };
+        by_first.insert(
+            first,
+            SegmentFile {
+                path: meta.segment,
+                first,
+                bytes,
+            },
+        );
+    }
+    Ok(by_first.into_values().collect())
+}
+
+/// Commits read from one journal in one go at most (a chain longer than that is a
+/// journal no publish writes: one commit per episode boundary or push).
+pub(crate) const CHAIN_LIMIT: usize = 1_000_000;
+
 #[cfg(test)]
 mod tests {
     use super::segments;

@@ -22,9 +22,7 @@ use crate::store::{StoreError, write_atomic_derived};
 
 /// The stamp's format; a stamp of another format is a rebuild.
 const STAMP_FORMAT: u32 = 1;
-/// Commits read from one journal in one go at most (a chain longer than that is a
-/// journal no publish writes: one commit per episode boundary or push).
-const CHAIN_LIMIT: usize = 1_000_000;
+use super::publish::CHAIN_LIMIT;
 
 /// Another writer's journal, materialized in this checkout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]

@@ -63,15 +63,11 @@ pub fn restore(ctx: &Ctx, request: RestoreRequest) -> Result<Restored, Error> {
                 writer: writer.clone(),
             })?,
     };
-    // The tip's tree holds every segment the journal keeps, named by first seq.
+    // Each commit of the chain holds its own segment, named by first seq.
     let mut journal_lines: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
     let mut unreadable = 0u64;
-    for file in ctx.repo.files_under_at(&commit, "segments")? {
-        if journal::segment_first_seq(&file.path).is_none() {
-            continue;
-        }
-        let bytes = ctx.repo.read_blob(&file.blob)?;
-        for piece in bytes.split(|&b| b == b'\n') {
+    for segment in super::publish::segments_at(ctx, &commit, &writer)? {
+        for piece in segment.bytes.split(|&b| b == b'\n') {
             if piece.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }

@@ -83,7 +83,7 @@ pub struct JournalMeta {
     /// First and last seq of that segment.
     pub segment_first: u64,
     pub segment_last: u64,
-    /// Lines in every segment of the tree.
+    /// Lines in the journal up to this commit (every segment of its chain).
     pub lines: u64,
     /// First and last seq of the whole journal.
     pub first_seq: u64,

@@ -468,6 +468,73 @@ fn git_clean_then_restore_gives_the_same_ledger_lines_back() {
 }
 
 #[test]
+fn a_journal_whose_tip_tree_holds_every_segment_still_restores_and_grows_by_its_own() {
+    // Journals published before each commit held only its own segment have a tip tree of
+    // every segment; each commit's journal.json still names its own, so they read the same.
+    let repo = team();
+    let dir = clone(&repo, "clone");
+    repo.run_in(&dir, &["journal", "enable"]).success();
+    work(&repo, &dir, "first");
+    work(&repo, &dir, "second");
+    let reference = format!("refs/majordomus/journal/{}", writer(&dir));
+    let chain = segments(&repo, &dir, &reference);
+    assert!(chain.len() >= 2, "{chain:?}");
+    // The tip rewritten the earlier way: its tree lists every segment of the chain.
+    let tip = &chain[chain.len() - 1].0;
+    let mut listing = String::new();
+    for (commit, path, _) in &chain {
+        let blob = repo.git_in(&dir, &["rev-parse", &format!("{commit}:{path}")]);
+        let name = path.strip_prefix("segments/").expect("a segment");
+        listing.push_str(&format!("100644 blob {blob}\t{name}\n"));
+    }
+    let all = repo.git_in_with_input(&dir, &["mktree"], &listing);
+    let meta = repo.git_in(&dir, &["rev-parse", &format!("{tip}:journal.json")]);
+    let root = repo.git_in_with_input(
+        &dir,
+        &["mktree"],
+        &format!("100644 blob {meta}\tjournal.json\n040000 tree {all}\tsegments\n"),
+    );
+    let parent = repo.git_in(&dir, &["rev-parse", &format!("{tip}^")]);
+    let old = repo.git_in(
+        &dir,
+        &[
+            "commit-tree",
+            &root,
+            "-p",
+            &parent,
+            "-m",
+            "journal: the earlier layout",
+        ],
+    );
+    repo.git_in(&dir, &["update-ref", &reference, &old, tip]);
+    assert_eq!(
+        repo.git_in(&dir, &["ls-tree", "-r", "--name-only", &reference])
+            .lines()
+            .count(),
+        chain.len() + 1
+    );
+
+    let ledger = dir.join(".ai/local/ledger.jsonl");
+    let before = std::fs::read(&ledger).expect("the ledger");
+    repo.git_in(&dir, &["clean", "-q", "-fdx"]);
+    repo.run_in(&dir, &["journal", "restore"]).success();
+    assert_eq!(std::fs::read(&ledger).expect("the ledger"), before);
+    assert_eq!(status(&repo, &dir)["pending"], 0);
+    // The next publish adds a commit of its own segment only.
+    work(&repo, &dir, "third");
+    let tree = repo.git_in(&dir, &["ls-tree", "-r", "--name-only", &reference]);
+    assert_eq!(tree.lines().count(), 2, "{tree}");
+    let last = repo.git_in(
+        &dir,
+        &[
+            "show",
+            &format!("{reference}:{}", tree.lines().nth(1).expect("segment")),
+        ],
+    );
+    assert!(last.contains("third") && !last.contains("second"), "{last}");
+}
+
+#[test]
 fn restore_on_a_new_machine_adopts_the_writer_from_its_fetched_journal() {
     let repo = team();
     let old = clone(&repo, "old-machine");
@@ -822,6 +889,46 @@ fn disable_removes_the_refspec_and_deletes_nothing() {
     assert!(majordomus_refs(&repo, &origin).is_empty());
 }
 
+/// The segments of the journal at `reference`, oldest first: (commit, path, size), read
+/// commit by commit. Each commit's tree holds only its `journal.json` and its own segment
+/// (asserted here: a tree of every segment grew with each publish).
+fn segments(repo: &TestRepo, dir: &Path, reference: &str) -> Vec<(String, String, usize)> {
+    let mut out = Vec::new();
+    for commit in repo
+        .git_in(dir, &["rev-list", "--reverse", reference])
+        .lines()
+    {
+        let tree = repo.git_in(dir, &["ls-tree", "-r", "-l", commit]);
+        let entries: Vec<&str> = tree.lines().collect();
+        assert_eq!(entries.len(), 2, "journal.json and one segment: {tree}");
+        assert!(entries[0].ends_with("\tjournal.json"), "{tree}");
+        let (head, path) = entries[1].split_once('\t').expect("an ls-tree line");
+        assert!(path.starts_with("segments/"), "{tree}");
+        let size = head
+            .split_whitespace()
+            .nth(3)
+            .expect("size")
+            .parse()
+            .expect("a size");
+        out.push((commit.to_owned(), path.to_owned(), size));
+    }
+    out
+}
+
+/// The text of every segment of the journal at `reference`, in order.
+fn journal_text(repo: &TestRepo, dir: &Path, reference: &str) -> String {
+    let mut text = String::new();
+    for (commit, path, _) in segments(repo, dir, reference) {
+        // git_in trims the output's last newline.
+        text.push_str(
+            repo.git_in(dir, &["show", &format!("{commit}:{path}")])
+                .trim_end(),
+        );
+        text.push('\n');
+    }
+    text
+}
+
 #[test]
 fn enable_publishes_only_later_lines_unless_asked_for_history() {
     let repo = team();
@@ -830,11 +937,7 @@ fn enable_publishes_only_later_lines_unless_asked_for_history() {
     repo.run_in(&dir, &["journal", "enable"]).success();
     work(&repo, &dir, "after enable");
     let reference = format!("refs/majordomus/journal/{}", writer(&dir));
-    let listing = repo.git_in(&dir, &["ls-tree", "-r", "--name-only", &reference]);
-    let mut text = String::new();
-    for path in listing.lines().filter(|p| p.starts_with("segments/")) {
-        text.push_str(&repo.git_in(&dir, &["show", &format!("{reference}:{path}")]));
-    }
+    let text = journal_text(&repo, &dir, &reference);
     assert!(text.contains("after enable"), "{text}");
     assert!(!text.contains("private, before enable"), "{text}");
 
@@ -888,10 +991,26 @@ fn prune_drops_old_segments_from_the_writers_own_ref_and_the_push_follows() {
     assert_eq!(applied["applied"], true, "{applied}");
     let new_tip = majordomus_refs(&repo, &dir)[&reference].clone();
     assert_ne!(tip, new_tip);
-    let listing = repo.git_in(&dir, &["ls-tree", "-r", "--name-only", &reference]);
+    let kept: Vec<String> = segments(&repo, &dir, &reference)
+        .into_iter()
+        .map(|(_, path, _)| path)
+        .collect();
+    assert_eq!(
+        kept.len() as u64,
+        applied["kept"].as_u64().expect("kept"),
+        "{applied}"
+    );
     for gone in applied["segments"].as_array().expect("segments") {
-        assert!(!listing.contains(gone.as_str().expect("path")), "{listing}");
+        assert!(
+            !kept.iter().any(|p| p == gone.as_str().expect("path")),
+            "{kept:?}"
+        );
     }
+    let text = journal_text(&repo, &dir, &reference);
+    assert!(
+        text.contains("recent") && !text.contains("long ago"),
+        "{text}"
+    );
     // The next push force-updates this writer's ref, and only it.
     let (ok, stderr) = push(&repo, &dir, &["-q", "origin", "HEAD:refs/heads/x"]);
     assert!(ok, "{stderr}");
@@ -1317,35 +1436,13 @@ fn a_long_ledger_is_published_as_a_chain_of_segments_of_at_most_a_mebibyte() {
         .parse()
         .expect("a count");
     assert!(commits >= 2, "{commits} commit(s)");
-    let sizes = repo.git_in(&dir, &["ls-tree", "-r", "-l", &reference, "segments/"]);
-    let mut seen = 0;
-    for entry in sizes.lines() {
-        let size: usize = entry
-            .split_whitespace()
-            .nth(3)
-            .expect("size")
-            .parse()
-            .expect("a size");
-        assert!(size <= 1 << 20, "{entry}");
-        seen += 1;
+    let chain = segments(&repo, &dir, &reference);
+    for (commit, path, size) in &chain {
+        assert!(*size <= 1 << 20, "{commit} {path}: {size} bytes");
     }
-    assert_eq!(seen, commits, "one segment a commit: {sizes}");
+    assert_eq!(chain.len(), commits, "one segment a commit");
     // Every line is there once, in order, across the chain.
-    let mut text = String::new();
-    for path in repo
-        .git_in(
-            &dir,
-            &["ls-tree", "-r", "--name-only", &reference, "segments/"],
-        )
-        .lines()
-    {
-        // git_in trims the output's last newline.
-        text.push_str(
-            repo.git_in(&dir, &["show", &format!("{reference}:{path}")])
-                .trim_end(),
-        );
-        text.push('\n');
-    }
+    let text = journal_text(&repo, &dir, &reference);
     let (published, written): (Vec<&str>, Vec<&str>) =
         (text.lines().collect(), lines.lines().collect());
     let first_difference = published.iter().zip(&written).position(|(a, b)| a != b);

@@ -320,6 +320,35 @@ impl TestRepo {
         String::from_utf8_lossy(&output.stdout).trim().to_owned()
     }
 
+    /// Runs `git ARGS` in `dir` with `input` on its stdin; asserts success, returns stdout
+    /// trimmed.
+    pub fn git_in_with_input(&self, dir: &Path, args: &[&str], input: &str) -> String {
+        use std::io::Write as _;
+        let mut cmd = StdCommand::new("git");
+        cmd.args(args)
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        self.pin(&mut cmd);
+        let mut child = cmd.spawn().expect("spawn git");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write git's stdin");
+        let output = child.wait_with_output().expect("wait for git");
+        assert!(
+            output.status.success(),
+            "git {} failed in {}:\n{}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
     /// Runs `git ARGS` at the root.
     pub fn git(&self, args: &[&str]) -> String {
         self.git_in(&self.root, args)
