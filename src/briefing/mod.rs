@@ -157,7 +157,6 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
     // The ledger index keeps the open questions folded.
     let index = ctx.index()?;
     let open_questions = index.open_questions();
-    let mut opened = crate::recall::sync::open(ctx)?;
     // Branches are recorded redacted (a secret shape in a branch name never reaches a
     // record), so this branch is compared, filtered by and shown in the same form.
     let here = ctx
@@ -166,23 +165,48 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         .branch
         .map(|b| crate::model::redact::redact(&b).text);
 
-    // Pending candidates, each placed on its episode's branch.
-    let pending = opened
-        .db
-        .reader()
-        .knowledge_in(&["candidates", "outbox"], "candidate")
-        .map_err(index_error)?;
-    let episodes: Vec<String> = pending
-        .iter()
-        .filter_map(|d| d.episode.clone())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let places = opened
-        .db
-        .reader()
-        .episodes(&episodes)
-        .map_err(index_error)?;
+    // What the repository knows: as many as the budget could ever show, and the totals.
+    let budget = policy.session.briefing_budget_lines;
+    // No list can get more item lines than the budget less the lines always shown.
+    let most = usize::try_from(budget)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(render::ALWAYS_SHOWN)
+        .clamp(1, 200);
+
+    // Everything the recall index gives, in one read (rebuilt and read again if the index
+    // fails during it).
+    let ((pending, places, known, decisions), recall_rebuilt) =
+        crate::recall::sync::with_index(ctx, |opened| {
+            // Pending candidates, each placed on its episode's branch.
+            let pending = opened
+                .db
+                .reader()
+                .knowledge_in(&["candidates", "outbox"], "candidate")
+                .map_err(index_error)?;
+            let episodes: Vec<String> = pending
+                .iter()
+                .filter_map(|d| d.episode.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let places = opened
+                .db
+                .reader()
+                .episodes(&episodes)
+                .map_err(index_error)?;
+            let mut request = knowledge_request();
+            request.limit = Some(most);
+            let known = crate::recall::recall_in(ctx, &mut opened.db, &request)?;
+            let decisions = match &here {
+                Some(branch) => {
+                    let mut request = decisions_request(branch);
+                    request.limit = Some(most);
+                    Some(crate::recall::recall_in(ctx, &mut opened.db, &request)?)
+                }
+                None => None,
+            };
+            Ok((pending, places, known, decisions))
+        })?;
     let mut all: Vec<(PendingCandidate, Option<String>)> = pending
         .into_iter()
         .map(|d| {
@@ -235,25 +259,6 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         None => Vec::new(),
     };
 
-    // What the repository knows: as many as the budget could ever show, and the totals.
-    let budget = policy.session.briefing_budget_lines;
-    // No list can get more item lines than the budget less the lines always shown.
-    let most = usize::try_from(budget)
-        .unwrap_or(usize::MAX)
-        .saturating_sub(render::ALWAYS_SHOWN)
-        .clamp(1, 200);
-    let mut request = knowledge_request();
-    request.limit = Some(most);
-    let known = crate::recall::recall_in(ctx, &mut opened.db, &request)?;
-    let decisions = match &here {
-        Some(branch) => {
-            let mut request = decisions_request(branch);
-            request.limit = Some(most);
-            Some(crate::recall::recall_in(ctx, &mut opened.db, &request)?)
-        }
-        None => None,
-    };
-
     // Open episodes first (what another agent is doing now), then the rest, in list order.
     let mut worktrees = crate::worktrees::others(ctx);
     worktrees.sort_by_key(|w| w.state != crate::worktrees::WorktreeState::Open);
@@ -294,7 +299,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         text: String::new(),
         policy_error: policy_error.map(|e| e.to_string()),
         index_rebuilt: index.rebuilt().cloned(),
-        recall_rebuilt: opened.rebuilt,
+        recall_rebuilt,
     };
     let shown = render::render(&mut briefing);
     briefing.text = shown;

@@ -207,9 +207,9 @@ pub struct Recall {
 
 /// `majordomus recall`.
 pub fn recall(ctx: &Ctx, request: RecallRequest) -> Result<Recall, Error> {
-    let mut opened = sync::open(ctx)?;
-    let mut found = recall_in(ctx, &mut opened.db, &request)?;
-    found.index_rebuilt = opened.rebuilt;
+    let (mut found, rebuilt) =
+        sync::with_index(ctx, |opened| recall_in(ctx, &mut opened.db, &request))?;
+    found.index_rebuilt = rebuilt;
     if !found.context.paths.is_empty() {
         found.elsewhere = crate::worktrees::others(ctx)
             .into_iter()
@@ -905,29 +905,32 @@ pub fn near_duplicates(
         .map(|t| t.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    let mut opened = sync::open(ctx)?;
-    let found = recall_in(
-        ctx,
-        &mut opened.db,
-        &RecallRequest {
-            query: Some(query),
-            kind: vec![RecallKind::Knowledge],
-            status: vec![HitStatus::Verified, HitStatus::Stale],
-            limit: Some(5),
-            ..RecallRequest::default()
-        },
-    )?;
-    let ids: Vec<String> = found.hits.iter().map(|h| h.id.clone()).collect();
-    let rows = opened
-        .db
-        .reader()
-        .docs_where(Column::Key, &ids)
-        .unwrap_or_default();
-    let texts = opened
-        .db
-        .reader()
-        .texts(&rows.iter().map(|r| r.id).collect::<Vec<_>>())
-        .unwrap_or_default();
+    let ((found, rows, texts, open), _) = sync::with_index(ctx, |opened| {
+        let found = recall_in(
+            ctx,
+            &mut opened.db,
+            &RecallRequest {
+                query: Some(query.clone()),
+                kind: vec![RecallKind::Knowledge],
+                status: vec![HitStatus::Verified, HitStatus::Stale],
+                limit: Some(5),
+                ..RecallRequest::default()
+            },
+        )?;
+        let ids: Vec<String> = found.hits.iter().map(|h| h.id.clone()).collect();
+        let rows = opened
+            .db
+            .reader()
+            .docs_where(Column::Key, &ids)
+            .unwrap_or_default();
+        let texts = opened
+            .db
+            .reader()
+            .texts(&rows.iter().map(|r| r.id).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let open = opened.db.reader().open_questions().unwrap_or_default();
+        Ok((found, rows, texts, open))
+    })?;
     for hit in &found.hits {
         let Some(row) = rows
             .iter()
@@ -951,7 +954,6 @@ pub fn near_duplicates(
             });
         }
     }
-    let open = opened.db.reader().open_questions().unwrap_or_default();
     for (id, question) in open.iter().filter(|(id, _)| Some(id.as_str()) != except) {
         let s = similarity(&mine, &content_terms(question));
         if s >= NEAR_DUPLICATE {

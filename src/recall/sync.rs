@@ -65,6 +65,41 @@ pub fn open(ctx: &Ctx) -> Result<Opened, Error> {
     }
 }
 
+/// Runs `read` over the index opened by [`open`]. The index never fails a read: when it
+/// fails during `read` (corrupt in a way opening did not show, such as a damaged
+/// full-text segment only a search reads), the file is replaced by one rebuilt from the
+/// memory and `read` runs once more. Returns what `read` gave and what the reader should
+/// be told about the index.
+pub fn with_index<T>(
+    ctx: &Ctx,
+    mut read: impl FnMut(&mut Opened) -> Result<T, Error>,
+) -> Result<(T, Option<String>), Error> {
+    let mut opened = open(ctx)?;
+    let path = ctx.layout.recall_index();
+    match read(&mut opened) {
+        Ok(value) => Ok((value, opened.rebuilt)),
+        Err(Error::Store(StoreError::Malformed {
+            path: failed,
+            message,
+        })) if opened.db.path().is_some() && failed == path => {
+            drop(opened);
+            let _ = std::fs::remove_file(&path);
+            let mut again = open(ctx)?;
+            let value = read(&mut again)?;
+            let said = format!("the recall index could not be read ({message}): rebuilt");
+            Ok((
+                value,
+                Some(match again.rebuilt {
+                    // Built in memory: that is what the reader must know.
+                    Some(memory) if again.db.path().is_none() => format!("{said}; {memory}"),
+                    _ => said,
+                }),
+            ))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// `Ok(Err)`: the index failed; `Err`: a source failed.
 fn open_on_disk(ctx: &Ctx, path: &Path) -> Result<Result<Opened, IndexError>, Error> {
     let (mut db, fresh) = match RecallDb::open(path) {

@@ -517,6 +517,55 @@ fn a_corrupt_index_is_rebuilt_and_said_and_the_answer_is_the_same() {
     );
 }
 
+/// Damages the full-text segments of the index in place (what opening and an update
+/// never read; only a search does).
+fn damage_full_text(repo: &TestRepo) {
+    let conn = rusqlite::Connection::open(repo.path(INDEX)).expect("open the index");
+    let damaged = conn
+        .execute("UPDATE fts_data SET block = x'0000ffff' WHERE id > 10", [])
+        .expect("damage");
+    assert!(damaged > 0, "the index has full-text segments to damage");
+}
+
+#[test]
+fn an_index_that_fails_during_a_search_is_rebuilt_and_the_search_answers() {
+    let mut repo = TestRepo::initialised();
+    three_areas(&mut repo);
+    let before = repo
+        .run(&["recall", "ledger", "--format", "json"])
+        .success()
+        .json();
+    assert!(before.get("index_rebuilt").is_none(), "{before}");
+
+    damage_full_text(&repo);
+    let run = repo
+        .run(&["recall", "ledger", "--format", "json"])
+        .success();
+    let after = run.json();
+    assert_eq!(before["hits"], after["hits"]);
+    assert!(
+        after["index_rebuilt"]
+            .as_str()
+            .is_some_and(|s| s.contains("could not be read") && s.ends_with("rebuilt")),
+        "{after}"
+    );
+    // Said on stderr in the human form; the next read finds a sound index.
+    damage_full_text(&repo);
+    let run = repo.run(&["recall", "ledger"]).success();
+    assert!(
+        run.stderr().contains("the recall index could not be read"),
+        "{run}"
+    );
+    let quiet = repo.run(&["recall", "ledger"]).success();
+    assert!(quiet.stderr().is_empty(), "{quiet}");
+
+    // The briefing (what the session-start hook injects) reads through the same path and
+    // answers whatever its reads touch.
+    damage_full_text(&repo);
+    let briefing = repo.run(&["--format", "json", "briefing"]).success().json();
+    assert_eq!(briefing["knowledge"]["total"], 3, "{briefing}");
+}
+
 #[test]
 fn query_text_is_terms_never_syntax() {
     let mut repo = TestRepo::initialised();
