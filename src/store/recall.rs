@@ -1039,11 +1039,8 @@ impl Reader<'_> {
         // Each clause only when it applies: a count over the status index alone then
         // reads no table row (the fold was a lookup per line, 166k of them in a briefing
         // at 1M lines, and the date clause made every row be read).
-        let fold = if fold && matches!(kind, "decision" | "question") {
-            "AND d.folded = 0"
-        } else {
-            ""
-        };
+        let folds = fold && matches!(kind, "decision" | "question");
+        let fold = if folds { "AND d.folded = 0" } else { "" };
         let on_branch = if branch.is_some() {
             "AND d.branch = ?3"
         } else {
@@ -1069,7 +1066,7 @@ impl Reader<'_> {
             .and_then(Iterator::collect)
             .map_err(|e| self.err(e))?;
         let total = if since.is_none() {
-            self.counted(kind, &statuses, branch, !fold.is_empty())?
+            self.counted(kind, &statuses, branch, folds)?
         } else {
             self.conn
                 .prepare_cached(&format!("SELECT count(*) {filter}"))

@@ -310,14 +310,7 @@ impl TestRepo {
         cmd.args(args).current_dir(dir).stdin(Stdio::null());
         self.pin(&mut cmd);
         let output = cmd.output().expect("spawn git");
-        assert!(
-            output.status.success(),
-            "git {} failed in {}:\n{}",
-            args.join(" "),
-            dir.display(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        git_succeeded(dir, args, &output)
     }
 
     /// Runs `git ARGS` in `dir` with `input` on its stdin; asserts success, returns stdout
@@ -339,14 +332,7 @@ impl TestRepo {
             .write_all(input.as_bytes())
             .expect("write git's stdin");
         let output = child.wait_with_output().expect("wait for git");
-        assert!(
-            output.status.success(),
-            "git {} failed in {}:\n{}",
-            args.join(" "),
-            dir.display(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        git_succeeded(dir, args, &output)
     }
 
     /// Runs `git ARGS` at the root.
@@ -1040,6 +1026,18 @@ impl TestRepo {
             .env("MAJORDOMUS_BIN", bin());
         cmd.output().expect("spawn sh")
     }
+}
+
+/// Asserts that `git ARGS` in `dir` succeeded; its stdout, trimmed.
+fn git_succeeded(dir: &Path, args: &[&str], output: &std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "git {} failed in {}:\n{}",
+        args.join(" "),
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
 /// A tool a test needs is missing. Under `CI=true` that fails the test (`.ci/run` installs
