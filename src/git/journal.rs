@@ -22,7 +22,7 @@ pub enum RefUpdate {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainCommit {
     pub id: String,
-    /// The commit's `journal.json`, when its tree has one (a blob).
+    /// The commit's `journal.json` (its message's body, or a blob of its tree), if any.
     pub meta: Option<Vec<u8>>,
 }
 
@@ -84,6 +84,13 @@ impl Repo {
         }
     }
 
+    /// The `journal.json` of journal commit `commit`: its message's body, or (a commit
+    /// written before the meta moved there) the blob of that name in its tree.
+    pub fn journal_meta(&self, commit: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let id = gix::ObjectId::from_hex(commit.as_bytes()).map_err(plumbing)?;
+        journal_meta_of(&self.repo.find_commit(id)?)
+    }
+
     /// The first-parent chain from `tip` back to (not including) `stop`, oldest first, each
     /// commit with its `journal.json`; at most `limit` commits (a chain longer than that
     /// is cut, oldest dropped, and `reached_stop` is false).
@@ -109,11 +116,7 @@ impl Repo {
                 break;
             }
             let commit = self.repo.find_commit(current)?;
-            let tree = commit.tree()?;
-            let meta = match tree.lookup_entry_by_path("journal.json")? {
-                Some(entry) if entry.mode().is_blob() => Some(entry.object()?.detach().data),
-                _ => None,
-            };
+            let meta = journal_meta_of(&commit)?;
             commits.push(ChainCommit {
                 id: current.to_string(),
                 meta,
@@ -127,23 +130,26 @@ impl Repo {
         })
     }
 
-    /// Writes a journal commit whose tree holds `files` and nothing else (a path is a name,
-    /// or one directory and a name), committed by `identity` at `seconds` with `parent` as
-    /// its only parent. Writes objects only; no ref moves.
+    /// Writes a journal commit: a tree of one blob, `segment` at `name` (a name, no
+    /// directory), and `meta` (the `journal.json`) as the body of its message after
+    /// `title`, committed by `identity` at `seconds` with `parent` as its only parent.
+    /// Three objects, no ref moves.
     ///
-    /// A commit's tree holds only what it adds (its `journal.json` and its own segment),
-    /// never its parent's segments: a tree of every segment, rewritten at each publish,
-    /// cost each publish more than the last and stored the journal's listing once per
-    /// publish (60 MB of loose objects after 2,100 one-line publishes; now 1.4 MB). The journal is its chain of
-    /// commits ([`Repo::journal_chain`]); a commit from before this (a tree of every
-    /// segment) still names its own segment in its `journal.json`, so both read the same.
-    /// The trees are built here rather than by gix's tree editor, which checks that every
-    /// entry it writes exists; only the blobs written just before are named.
+    /// A commit holds only what it adds, never its parent's segments: a tree of every
+    /// segment, rewritten at each publish, cost each publish more than the last and stored
+    /// the journal's listing once per publish (60 MB of loose objects after 2,100 one-line
+    /// publishes; 1.4 MB once each commit held only its own). The journal is its chain of
+    /// commits ([`Repo::journal_chain`]). Commits of the earlier shapes (`journal.json`
+    /// and `segments/<first seq>.jsonl` in the tree, or a tree of every segment) still
+    /// name their own segment in their `journal.json`, so every shape reads the same.
+    /// Each object is a file created on disk, the cost of a publish on a busy file system
+    /// (docs/PERFORMANCE.md): this shape writes three where the last wrote five.
     pub fn write_journal_commit(
         &self,
         parent: Option<&str>,
-        files: &[(&str, &[u8])],
-        message: &str,
+        (name, segment): (&str, &[u8]),
+        title: &str,
+        meta: &[u8],
         seconds: i64,
         identity: &Identity,
     ) -> Result<String, GitError> {
@@ -152,37 +158,24 @@ impl Repo {
             Some(p) => Some(gix::ObjectId::from_hex(p.as_bytes()).map_err(plumbing)?),
             None => None,
         };
+        if name.is_empty() || name.contains('/') || title.contains('\n') {
+            return Err(plumbing(std::io::Error::other(format!(
+                "journal commit: {name} is not a name, or its title spans lines"
+            ))));
+        }
+        let blob = self.repo.write_blob(segment)?.detach();
         let mut root = Vec::new();
-        let mut dirs: std::collections::BTreeMap<&str, Vec<(&str, gix::ObjectId)>> =
-            std::collections::BTreeMap::new();
-        for (path, bytes) in files {
-            let blob = self.repo.write_blob(bytes)?.detach();
-            match path.split_once('/') {
-                None => upsert(&mut root, path, EntryKind::Blob, blob),
-                Some((dir, name)) if !name.contains('/') && !dir.is_empty() && !name.is_empty() => {
-                    dirs.entry(dir).or_default().push((name, blob));
-                }
-                Some(_) => {
-                    return Err(plumbing(std::io::Error::other(format!(
-                        "journal path {path}: at most one directory"
-                    ))));
-                }
-            }
-        }
-        for (dir, blobs) in dirs {
-            let mut entries = Vec::new();
-            for (name, blob) in blobs {
-                upsert(&mut entries, name, EntryKind::Blob, blob);
-            }
-            let id = self.write_tree(entries)?;
-            upsert(&mut root, dir, EntryKind::Tree, id);
-        }
+        upsert(&mut root, name, EntryKind::Blob, blob);
         let tree = self.write_tree(root)?;
         let signature = gix::actor::Signature {
             name: identity.name.as_str().into(),
             email: identity.email.as_str().into(),
             time: gix::date::Time::new(seconds, 0),
         };
+        let mut message = Vec::with_capacity(title.len() + 2 + meta.len());
+        message.extend_from_slice(title.as_bytes());
+        message.extend_from_slice(b"\n\n");
+        message.extend_from_slice(meta);
         let commit = gix::objs::Commit {
             tree,
             parents: parent.into_iter().collect(),
@@ -342,4 +335,22 @@ fn upsert(
         filename: name.into(),
         oid,
     });
+}
+
+/// The `journal.json` a journal commit carries: the body of its message when that is a JSON
+/// object (the shape publishing writes), else the blob `journal.json` in its tree (the
+/// earlier shape), else nothing.
+fn journal_meta_of(commit: &gix::Commit<'_>) -> Result<Option<Vec<u8>>, GitError> {
+    let message = commit.message_raw().map_err(plumbing)?;
+    if let Some(at) = message.find(b"\n\n") {
+        let body = &message[at + 2..];
+        if body.trim_start().starts_with(b"{") {
+            return Ok(Some(body.to_vec()));
+        }
+    }
+    let tree = commit.tree()?;
+    Ok(match tree.lookup_entry_by_path("journal.json")? {
+        Some(entry) if entry.mode().is_blob() => Some(entry.object()?.detach().data),
+        _ => None,
+    })
 }

@@ -116,7 +116,7 @@ pub fn prune(ctx: &Ctx, request: PruneRequest) -> Result<Pruned, Error> {
             format: journal::FORMAT,
             writer: writer.clone(),
             branch: meta.branch.clone(),
-            segment: segment.path.clone(),
+            segment: journal::segment_path(segment.first),
             segment_first: segment.first,
             segment_last: segment.last,
             lines: total,
@@ -124,16 +124,13 @@ pub fn prune(ctx: &Ctx, request: PruneRequest) -> Result<Pruned, Error> {
             last_seq: segment.last,
             last_ts: segment.last_ts.clone(),
         };
-        let meta_bytes = meta.to_bytes();
         let seconds = crate::model::time::parse(&segment.last_ts)
             .map_or(0, time::OffsetDateTime::unix_timestamp);
         parent = Some(ctx.repo.write_journal_commit(
             parent.as_deref(),
-            &[
-                ("journal.json", &meta_bytes),
-                (&segment.path, &segment.bytes),
-            ],
+            (&meta.segment, &segment.bytes),
             &format!("journal {writer}: #{}..#{}", segment.first, segment.last),
+            &meta.to_bytes(),
             seconds,
             &publish::identity(&writer),
         )?);

@@ -271,11 +271,9 @@ fn publish_locked(
                 crate::model::time::parse(&tail.ts).map_or(0, OffsetDateTime::unix_timestamp);
             let commit = ctx.repo.write_journal_commit(
                 parent.as_deref(),
-                &[
-                    ("journal.json", &meta.to_bytes()),
-                    (&meta.segment, &segment),
-                ],
+                (&meta.segment, &segment),
                 &format!("journal {writer}: #{}..#{}", head.seq, tail.seq),
+                &meta.to_bytes(),
                 seconds,
                 &identity(writer),
             )?;
@@ -354,7 +352,7 @@ pub(crate) fn tip_meta(
 ) -> Result<JournalMeta, Error> {
     let bytes = ctx
         .repo
-        .blob_in_commit(tip, "journal.json")?
+        .journal_meta(tip)?
         .ok_or_else(|| JournalError::Unreadable {
             reference: reference.to_owned(),
             message: format!("commit {tip} has no journal.json"),
@@ -370,7 +368,8 @@ pub(crate) fn tip_meta(
 
 /// One segment of a journal, as its chain of commits holds it.
 pub(crate) struct SegmentFile {
-    /// `segments/<first seq>.jsonl`.
+    /// `<first seq>.jsonl` (or `segments/<first seq>.jsonl`, in a commit of the earlier
+    /// shape).
     pub path: String,
     pub first: u64,
     pub bytes: Vec<u8>,

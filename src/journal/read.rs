@@ -287,7 +287,7 @@ fn append_commit(
     let meta = match commit
         .meta
         .as_deref()
-        .ok_or_else(|| "no journal.json in its tree".to_owned())
+        .ok_or_else(|| "no journal.json in its message or its tree".to_owned())
         .and_then(|bytes| JournalMeta::parse(bytes, &source.writer))
     {
         Ok(meta) => meta,

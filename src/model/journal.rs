@@ -56,14 +56,18 @@ pub fn is_remote_name(name: &str) -> bool {
 /// its own). A publish of more writes a chain of commits, one segment each.
 pub const SEGMENT_BYTES: usize = 1 << 20;
 
-/// The tree path of the segment whose first line is `first_seq`.
+/// The tree path of the segment whose first line is `first_seq`: the one entry of its
+/// commit's tree.
 pub fn segment_path(first_seq: u64) -> String {
-    format!("segments/{first_seq:012}.jsonl")
+    format!("{first_seq:012}.jsonl")
 }
 
-/// The first seq a segment path names, when it has the shape of one.
+/// The first seq a segment path names, when it has the shape of one: `<12 digits>.jsonl`,
+/// or `segments/<12 digits>.jsonl` (commits published before the segment moved to the
+/// tree's root).
 pub fn segment_first_seq(path: &str) -> Option<u64> {
-    let name = path.strip_prefix("segments/")?.strip_suffix(".jsonl")?;
+    let name = path.strip_prefix("segments/").unwrap_or(path);
+    let name = name.strip_suffix(".jsonl")?;
     (name.len() == 12 && name.bytes().all(|c| c.is_ascii_digit()))
         .then(|| name.parse().ok())
         .flatten()
@@ -78,7 +82,8 @@ pub struct JournalMeta {
     pub writer: String,
     /// The branch the writer's worktree was on at this publish (redacted), if any.
     pub branch: Option<String>,
-    /// The segment this commit added (`segments/<first seq>.jsonl`).
+    /// The segment this commit added (`<first seq>.jsonl`, the tree's one entry; commits
+    /// published before that named `segments/<first seq>.jsonl`).
     pub segment: String,
     /// First and last seq of that segment.
     pub segment_first: u64,
@@ -299,8 +304,14 @@ mod tests {
         assert!(!is_writer_id("../../etc/passwd"));
         assert!(!is_writer_id("0123456789abcde"));
         assert_eq!(writer_id([0, 1, 2, 0xff, 4, 5, 6, 7]), "000102ff04050607");
-        assert_eq!(segment_path(42), "segments/000000000042.jsonl");
+        assert_eq!(segment_path(42), "000000000042.jsonl");
+        assert_eq!(segment_first_seq("000000000042.jsonl"), Some(42));
         assert_eq!(segment_first_seq("segments/000000000042.jsonl"), Some(42));
+        assert_eq!(segment_first_seq("other/000000000042.jsonl"), None);
+        assert_eq!(
+            segment_first_seq("segments/segments/000000000042.jsonl"),
+            None
+        );
         assert_eq!(segment_first_seq("segments/../x.jsonl"), None);
         assert_eq!(segment_first_seq("segments/42.jsonl"), None);
     }

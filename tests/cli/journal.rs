@@ -470,7 +470,9 @@ fn git_clean_then_restore_gives_the_same_ledger_lines_back() {
 #[test]
 fn a_journal_whose_tip_tree_holds_every_segment_still_restores_and_grows_by_its_own() {
     // Journals published before each commit held only its own segment have a tip tree of
-    // every segment; each commit's journal.json still names its own, so they read the same.
+    // every segment under segments/ beside a journal.json blob; each commit's journal.json
+    // still names its own segment, so a chain mixing that shape with today's (one segment
+    // at the tree's root, journal.json in the message) reads the same.
     let repo = team();
     let dir = clone(&repo, "clone");
     repo.run_in(&dir, &["journal", "enable"]).success();
@@ -484,11 +486,13 @@ fn a_journal_whose_tip_tree_holds_every_segment_still_restores_and_grows_by_its_
     let mut listing = String::new();
     for (commit, path, _) in &chain {
         let blob = repo.git_in(&dir, &["rev-parse", &format!("{commit}:{path}")]);
-        let name = path.strip_prefix("segments/").expect("a segment");
-        listing.push_str(&format!("100644 blob {blob}\t{name}\n"));
+        listing.push_str(&format!("100644 blob {blob}\t{path}\n"));
     }
     let all = repo.git_in_with_input(&dir, &["mktree"], &listing);
-    let meta = repo.git_in(&dir, &["rev-parse", &format!("{tip}:journal.json")]);
+    // Its journal.json a blob of its tree, naming its segment under segments/.
+    let body = repo.git_in(&dir, &["show", "-s", "--format=%b", tip]);
+    let body = body.replace("\"segment\": \"", "\"segment\": \"segments/");
+    let meta = repo.git_in_with_input(&dir, &["hash-object", "-w", "--stdin"], &body);
     let root = repo.git_in_with_input(
         &dir,
         &["mktree"],
@@ -523,12 +527,12 @@ fn a_journal_whose_tip_tree_holds_every_segment_still_restores_and_grows_by_its_
     // The next publish adds a commit of its own segment only.
     work(&repo, &dir, "third");
     let tree = repo.git_in(&dir, &["ls-tree", "-r", "--name-only", &reference]);
-    assert_eq!(tree.lines().count(), 2, "{tree}");
+    assert_eq!(tree.lines().count(), 1, "{tree}");
     let last = repo.git_in(
         &dir,
         &[
             "show",
-            &format!("{reference}:{}", tree.lines().nth(1).expect("segment")),
+            &format!("{reference}:{}", tree.lines().next().expect("segment")),
         ],
     );
     assert!(last.contains("third") && !last.contains("second"), "{last}");
@@ -592,7 +596,8 @@ fn restore_on_a_new_machine_adopts_the_writer_from_its_fetched_journal() {
 
 /// Writes an orphan commit holding `files` in the repository at `dir` and pushes it to
 /// origin as `reference` (plain git, no hook: what a hostile clone could push).
-fn forge(repo: &TestRepo, dir: &Path, reference: &str, files: &[(&str, &str)]) {
+/// Pushes to `reference` on origin a commit of `files` alone, with `message`.
+fn forge(repo: &TestRepo, dir: &Path, reference: &str, files: &[(&str, &str)], message: &str) {
     repo.git_in(dir, &["checkout", "-q", "--orphan", "forged"]);
     repo.git_in(dir, &["rm", "-rq", "--cached", "--ignore-unmatch", "."]);
     for entry in std::fs::read_dir(dir).expect("list") {
@@ -611,7 +616,7 @@ fn forge(repo: &TestRepo, dir: &Path, reference: &str, files: &[(&str, &str)]) {
         std::fs::write(full, text).expect("write");
     }
     repo.git_in(dir, &["add", "-A"]);
-    repo.git_in(dir, &["commit", "-q", "-m", "forged"]);
+    repo.git_in(dir, &["commit", "-q", "-m", message]);
     repo.git_in(
         dir,
         &[
@@ -626,12 +631,14 @@ fn forge(repo: &TestRepo, dir: &Path, reference: &str, files: &[(&str, &str)]) {
     repo.git_in(dir, &["branch", "-q", "-D", "forged"]);
 }
 
-fn meta(writer: &str, first: u64, last: u64) -> String {
+/// A `journal.json` naming `segment` (`<first>.jsonl`, or `segments/<first>.jsonl` in the
+/// earlier shape).
+fn meta(writer: &str, segment: &str, first: u64, last: u64) -> String {
     serde_json::to_string_pretty(&serde_json::json!({
         "format": 1,
         "writer": writer,
         "branch": "main",
-        "segment": format!("segments/{first:012}.jsonl"),
+        "segment": segment,
         "segment_first": first,
         "segment_last": last,
         "lines": last - first + 1,
@@ -667,35 +674,43 @@ fn forged_journal_commits_are_skipped_and_reported_never_fatal_never_a_path() {
         &serde_json::json!({"text": format!("key {}", ["AKIA", "IOSFODNN7", "EXAMPLE"].concat())}),
     );
     let segment = format!("{{not json at all\n{secret}{good}");
-    // A journal whose journal.json names another writer.
+    // A journal whose journal.json (its message's body, as publishing writes it) names
+    // another writer.
     forge(
         &repo,
         &forger,
         "refs/majordomus/journal/1111111111111111",
-        &[
-            ("journal.json", &meta("2222222222222222", 1, 1)),
-            ("segments/000000000001.jsonl", &good),
-        ],
+        &[("000000000001.jsonl", &good)],
+        &format!(
+            "journal: #1..#1\n\n{}",
+            meta("2222222222222222", "000000000001.jsonl", 1, 1)
+        ),
     );
     // A ref whose name is not a writer id.
     forge(
         &repo,
         &forger,
         "refs/majordomus/journal/ABCDEF0123456789",
-        &[
-            ("journal.json", &meta("ABCDEF0123456789", 1, 1)),
-            ("segments/000000000001.jsonl", &good),
-        ],
+        &[("000000000001.jsonl", &good)],
+        &format!(
+            "journal: #1..#1\n\n{}",
+            meta("ABCDEF0123456789", "000000000001.jsonl", 1, 1)
+        ),
     );
-    // A well-formed journal holding an unreadable line, a secret shape and a good line.
+    // A well-formed journal of the earlier shape (journal.json in the tree) holding an
+    // unreadable line, a secret shape and a good line.
     forge(
         &repo,
         &forger,
         "refs/majordomus/journal/3333333333333333",
         &[
-            ("journal.json", &meta("3333333333333333", 1, 3)),
+            (
+                "journal.json",
+                &meta("3333333333333333", "segments/000000000001.jsonl", 1, 3),
+            ),
             ("segments/000000000001.jsonl", &segment),
         ],
+        "forged",
     );
     repo.git_in(&reader, &["fetch", "-q", "origin"]);
 
@@ -890,8 +905,9 @@ fn disable_removes_the_refspec_and_deletes_nothing() {
 }
 
 /// The segments of the journal at `reference`, oldest first: (commit, path, size), read
-/// commit by commit. Each commit's tree holds only its `journal.json` and its own segment
-/// (asserted here: a tree of every segment grew with each publish).
+/// commit by commit. Each commit is three objects: a tree of its own segment alone, and
+/// its `journal.json` as its message's body, naming that segment (asserted here: a tree of
+/// every segment grew with each publish, and every object is a file created at publish).
 fn segments(repo: &TestRepo, dir: &Path, reference: &str) -> Vec<(String, String, usize)> {
     let mut out = Vec::new();
     for commit in repo
@@ -900,10 +916,17 @@ fn segments(repo: &TestRepo, dir: &Path, reference: &str) -> Vec<(String, String
     {
         let tree = repo.git_in(dir, &["ls-tree", "-r", "-l", commit]);
         let entries: Vec<&str> = tree.lines().collect();
-        assert_eq!(entries.len(), 2, "journal.json and one segment: {tree}");
-        assert!(entries[0].ends_with("\tjournal.json"), "{tree}");
-        let (head, path) = entries[1].split_once('\t').expect("an ls-tree line");
-        assert!(path.starts_with("segments/"), "{tree}");
+        assert_eq!(entries.len(), 1, "one segment, nothing else: {tree}");
+        let (head, path) = entries[0].split_once('\t').expect("an ls-tree line");
+        assert!(
+            path.len() == 18
+                && path.ends_with(".jsonl")
+                && path[..12].bytes().all(|b| b.is_ascii_digit()),
+            "{tree}"
+        );
+        let body = repo.git_in(dir, &["show", "-s", "--format=%b", commit]);
+        let meta: serde_json::Value = serde_json::from_str(&body).expect("journal.json");
+        assert_eq!(meta["segment"], path, "{body}");
         let size = head
             .split_whitespace()
             .nth(3)
