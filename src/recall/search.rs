@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::model::recall::{
     HitStatus, LinkKind, PathHow, PathMatch, PathVia, Ranked, Signals, order, score,
 };
-use crate::store::recall::{Column, DocRow, Reach, RecallDb, VerifiedAt};
+use crate::store::recall::{Column, DocRow, Lexical, Reach, RecallDb, VerifiedAt};
 
 use super::RecallKind;
 
@@ -90,13 +90,31 @@ const POOL_GROWTH: usize = 8;
 /// Records a listing reads past its limit, for the filters that apply after it.
 const LISTING_SLACK: usize = 16;
 
+/// An index read that failed, as the store's error (the caller rebuilds and reads again).
+fn index_failed(e: crate::store::recall::IndexError) -> Error {
+    crate::store::StoreError::Malformed {
+        path: e.path.into(),
+        message: e.message,
+    }
+    .into()
+}
+
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
     let mut phase = crate::timing::Phase::start("recall.search");
     let mut pool = LEXICAL_POOL.max(query.limit.saturating_mul(4));
     let mut passes = 1;
+    // Every match's BM25, computed once for every pass.
+    let lexical = if query.relevance_asked() {
+        let mut phase = crate::timing::Phase::start("recall.lexical");
+        let lexical = db.reader().lexical(&query.terms).map_err(index_failed)?;
+        phase.count("matches", lexical.len());
+        lexical
+    } else {
+        Lexical::default()
+    };
     loop {
-        if let Some(outcome) = search_pool(ctx, db, query, pool)? {
+        if let Some(outcome) = search_pool(ctx, db, query, &lexical, pool)? {
             phase.count("pool", pool as u64);
             phase.count("passes", passes);
             phase.count("total", outcome.total as u64);
@@ -113,16 +131,11 @@ fn search_pool(
     ctx: &Ctx,
     db: &mut RecallDb,
     query: &Query,
+    lexical: &Lexical,
     pool: usize,
 ) -> Result<Option<Outcome>, Error> {
     let r = db.reader();
-    let fail = |e: crate::store::recall::IndexError| -> Error {
-        crate::store::StoreError::Malformed {
-            path: e.path.into(),
-            message: e.message,
-        }
-        .into()
-    };
+    let fail = index_failed;
     let mut signals: HashMap<i64, Signals> = HashMap::new();
     let mut docs: HashMap<i64, DocRow> = HashMap::new();
     // The listing's own count, when nothing ranks and the newest are listed.
@@ -134,16 +147,12 @@ fn search_pool(
     let mut floor: Option<f64> = None;
 
     if query.relevance_asked() {
-        let mut phase = crate::timing::Phase::start("recall.lexical");
-        let lexical = r.lexical(&query.terms, pool).map_err(fail)?;
-        if lexical.len() == pool && pool > 0 {
-            floor = lexical.last().map(|(_, bm25)| *bm25);
-            let matches = r.lexical_count(&query.terms).map_err(fail)?;
-            beyond_pool = matches.saturating_sub(pool);
+        let pooled = lexical.top(pool);
+        if pooled.len() == pool && pool > 0 {
+            floor = pooled.last().map(|(_, bm25)| *bm25);
+            beyond_pool = lexical.len().saturating_sub(pool);
         }
-        phase.count("pooled", lexical.len());
-        phase.end();
-        for (id, bm25) in lexical {
+        for &(id, bm25) in pooled {
             signals.entry(id).or_default().bm25 = bm25;
         }
         let mut phase = crate::timing::Phase::start("recall.paths");
@@ -169,13 +178,10 @@ fn search_pool(
         // Records reached by a path or a link but not among a full pool weigh their text
         // too (outside a pool that is not full, a record matches no term).
         if floor.is_some() {
-            let outside: Vec<i64> = signals
-                .iter()
-                .filter(|(_, s)| s.bm25 == 0.0)
-                .map(|(id, _)| *id)
-                .collect();
-            for (id, bm25) in r.lexical_of(&query.terms, &outside).map_err(fail)? {
-                if let Some(s) = signals.get_mut(&id) {
+            for (id, s) in signals.iter_mut() {
+                if s.bm25 == 0.0
+                    && let Some(bm25) = lexical.of(*id)
+                {
                     s.bm25 = bm25;
                 }
             }
