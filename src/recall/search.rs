@@ -152,7 +152,7 @@ fn search_pool(
             floor = pooled.last().map(|(_, bm25)| *bm25);
             beyond_pool = lexical.len().saturating_sub(pool);
         }
-        for &(id, bm25) in pooled {
+        for (id, bm25) in pooled {
             signals.entry(id).or_default().bm25 = bm25;
         }
         let mut phase = crate::timing::Phase::start("recall.paths");

@@ -1587,8 +1587,6 @@ impl Lens {
 /// The documents matching a search's terms, with their BM25.
 #[derive(Debug, Clone, Default)]
 pub struct Lexical {
-    /// Best first, ties by id.
-    ranked: Vec<(i64, f64)>,
     /// By id.
     by_id: Vec<(i64, f64)>,
 }
@@ -1616,7 +1614,10 @@ impl Lexical {
         }
         // A stable sort by document keeps each document's parts in the terms' order, and
         // they are summed in it (as FTS5 sums, from 0.0: the first part is the sum so far).
-        parts.sort_by_key(|&(doc, _)| doc);
+        // (One term's postings are already in document order.)
+        if postings.len() > 1 {
+            parts.sort_by_key(|&(doc, _)| doc);
+        }
         let mut by_id: Vec<(i64, f64)> = Vec::new();
         for (doc, part) in parts {
             match by_id.last_mut() {
@@ -1624,23 +1625,32 @@ impl Lexical {
                 _ => by_id.push((doc, part)),
             }
         }
-        let mut ranked = by_id.clone();
-        ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        Lexical { ranked, by_id }
+        Lexical { by_id }
     }
 
-    /// The best `limit`, best first.
-    pub fn top(&self, limit: usize) -> &[(i64, f64)] {
-        &self.ranked[..limit.min(self.ranked.len())]
+    /// The best `limit`, best first, ties by id: the `limit` best are selected (linear in
+    /// the matches) and only they are sorted.
+    pub fn top(&self, limit: usize) -> Vec<(i64, f64)> {
+        let best_first = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let mut top = self.by_id.clone();
+        if limit == 0 {
+            return Vec::new();
+        }
+        if limit < top.len() {
+            top.select_nth_unstable_by(limit - 1, best_first);
+            top.truncate(limit);
+        }
+        top.sort_unstable_by(best_first);
+        top
     }
 
     /// How many documents match.
     pub fn len(&self) -> usize {
-        self.ranked.len()
+        self.by_id.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ranked.is_empty()
+        self.by_id.is_empty()
     }
 
     /// The BM25 of document `id`, when it matches.
@@ -1787,11 +1797,18 @@ mod tests {
                 "{terms:?}: {:?} against {theirs:?}",
                 ours.top(10)
             );
-            assert!(
-                (score - their_score).abs() < 1e-9,
+            assert_eq!(
+                score.to_bits(),
+                their_score.to_bits(),
                 "{id}: {score} against {their_score}"
             );
             assert_eq!(ours.of(*id), Some(*score));
+        }
+        // The best k are the first k of the whole order, whatever k.
+        let all = ours.top(usize::MAX);
+        let n = all.len();
+        for k in [0, 1, 2, 3, 7, n.saturating_sub(1), n, n + 5] {
+            assert_eq!(ours.top(k), all[..k.min(all.len())], "{terms:?}: top {k}");
         }
     }
 
