@@ -1850,6 +1850,42 @@ mod tests {
         for terms in [&["ledger"][..], &["ledger", "hook"], &["commit"]] {
             assert_lexical_is_fts5s(&db, terms);
         }
+        // Code-aware text: compounds, camelCase, paths, digits and non-ASCII letters are
+        // each one FTS5 term and one token of the length FTS5 counts.
+        db.write(|w| {
+            for (n, (head, body)) in [
+                (
+                    "LedgerIndex in src/ledger/index.rs",
+                    "ledger_index café Ünïcode v1.2 sha256 HTTPServer",
+                ),
+                (
+                    "the ledger_index moved",
+                    "naïve ledger; (index) \"quoted\" AND ledger* field:x ^y ~z",
+                ),
+                (
+                    "ÜNÏCODE café",
+                    "src/ledger/index.rs:42 fooBar foo_bar foo-bar",
+                ),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                w.insert_doc(&doc(&format!("code{n}"), head, body))?;
+            }
+            Ok(())
+        })
+        .expect("write");
+        for terms in [
+            &["ledgerindex"][..],
+            &["ledger", "index"],
+            &["café", "ünïcode"],
+            &["sha256", "httpserver", "foobar"],
+        ] {
+            assert_lexical_is_fts5s(&db, terms);
+            let owned: Vec<String> = terms.iter().map(|t| (*t).to_owned()).collect();
+            let found = db.reader().lexical(&owned).expect("lexical");
+            assert!(!found.is_empty(), "{terms:?} matches a code-aware record");
+        }
         let all: Vec<String> = vec!["ledger".into()];
         let lexical = db.reader().lexical(&all).expect("lexical");
         assert!(lexical.of(1).is_none(), "k0 was deleted");
