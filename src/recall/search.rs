@@ -249,9 +249,12 @@ fn search_pool(
     }
 
     // A ledger line takes the status of the record its derivation wrote; where that record
-    // is itself a candidate here, the line is folded into it (one claim, one hit).
+    // is itself a candidate here, the line is folded into it (one claim, one hit). Only a
+    // line whose record is indexed (`folded`, kept by the index's writes) has one to read:
+    // a path that reaches 10,000 lines asks for their records, not 10,000 missing keys.
     let derives: Vec<String> = docs
         .values()
+        .filter(|d| d.folded)
         .filter_map(|d| d.derives.clone())
         .collect::<BTreeSet<_>>()
         .into_iter()

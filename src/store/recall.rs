@@ -185,10 +185,13 @@ pub struct DocRow {
     /// The branch its episode ran on (its session record's, else its `session.opened`
     /// line's), kept current as records arrive.
     pub branch: Option<String>,
+    /// A decision or an answer whose record (`derives`) is indexed too, and folded into
+    /// it: kept by the writes, so a search looks up only these records.
+    pub folded: bool,
 }
 
 /// Every column but the text, which is read for the records shown only.
-const DOC_COLUMNS: &str = "id, kind, key, source, status, line, '' AS text, date, episode, task, issue, intent, superseded_by, derives, place, offset, branch";
+const DOC_COLUMNS: &str = "id, kind, key, source, status, line, '' AS text, date, episode, task, issue, intent, superseded_by, derives, place, offset, branch, folded";
 
 fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocRow> {
     Ok(DocRow {
@@ -209,6 +212,7 @@ fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocRow> {
         place: r.get(14)?,
         offset: r.get(15)?,
         branch: r.get(16)?,
+        folded: r.get::<_, i64>(17)? != 0,
     })
 }
 

@@ -1255,3 +1255,42 @@ fn hits_beyond_the_first_pool_of_matches_rank_exactly_as_if_every_match_were_wei
     );
     assert_eq!(triples(&run.json()["hits"]), everything[..10]);
 }
+
+/// A decision whose candidate is indexed is one claim: the search reads the record of a
+/// line folded into it (and of no other line) and shows the record once, by words and by
+/// paths alike; asked for decisions alone, the line itself is shown.
+#[test]
+fn a_decision_whose_record_is_indexed_is_one_hit_by_words_and_by_paths() {
+    let repo = TestRepo::initialised();
+    let (_, folded) = episode(
+        &repo,
+        "cache the parsed manifest beside the lockfile",
+        &[("src/manifest.rs", "pub fn parse() {}\n")],
+    );
+    // A second episode's decision in the same file, the episode still open (no candidate
+    // derived yet): the line has no indexed record to fold into.
+    repo.start_episode();
+    repo.run(&["decision", "parse the manifest lazily on first use"])
+        .success();
+    repo.commit(
+        "src/manifest.rs",
+        "pub fn parse() { /* lazily */ }\n",
+        "Parse lazily",
+    );
+    // By words both lines match: the folded one is its record, the other a decision. By
+    // path only the closed episode reaches the file (its session record lists it).
+    for (args, unfolded) in [(&["manifest"][..], 1), (&["--path", "src/manifest.rs"], 0)] {
+        let found = hits(&repo, args);
+        let records: Vec<_> = found.iter().filter(|(_, id, _)| *id == folded).collect();
+        assert_eq!(records.len(), 1, "{args:?}: the record once, in {found:?}");
+        assert_eq!(records[0].0, "knowledge", "{args:?}: {found:?}");
+        let decisions: Vec<_> = found.iter().filter(|(k, _, _)| k == "decision").collect();
+        assert_eq!(
+            decisions.len(),
+            unfolded,
+            "{args:?}: only the line without a record is a decision hit: {found:?}"
+        );
+    }
+    let decisions = hits(&repo, &["manifest", "--kind", "decision"]);
+    assert_eq!(decisions.len(), 2, "{decisions:?}");
+}
