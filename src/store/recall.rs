@@ -15,6 +15,11 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+mod lexical;
+
+pub use lexical::Lexical;
+use lexical::{LENS_CHUNK, Lens, TermCounts, len_entry, lens_place};
+
 /// The schema's format; a database of another format is rebuilt.
 pub const FORMAT: i64 = 6;
 
@@ -985,25 +990,19 @@ impl Reader<'_> {
         let lens = self.lens()?;
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT doc, col = 'head' FROM fts_instances WHERE term = ?1")
+            .prepare_cached("SELECT doc, col FROM fts_instances WHERE term = ?1")
             .map_err(|e| self.err(e))?;
         // Per term, each matching document's weighted count of the term.
         let mut postings: Vec<Vec<(i64, f64)>> = Vec::with_capacity(terms.len());
         for term in terms {
-            let mut docs: Vec<(i64, f64)> = Vec::new();
+            let mut counts = TermCounts::default();
             let mut rows = stmt.query(params![term]).map_err(|e| self.err(e))?;
             while let Some(row) = rows.next().map_err(|e| self.err(e))? {
                 let doc: i64 = row.get(0).map_err(|e| self.err(e))?;
-                let head: bool = row.get(1).map_err(|e| self.err(e))?;
-                let weight = if head { HEAD_WEIGHT } else { BODY_WEIGHT };
-                match docs.last_mut() {
-                    Some((last, f)) if *last == doc => *f += weight,
-                    _ => docs.push((doc, weight)),
-                }
+                let col = row.get_ref(1).map_err(|e| self.err(e))?;
+                counts.add(doc, matches!(col, rusqlite::types::ValueRef::Text(b"head")));
             }
-            // A posting without a document (none should be) is no match.
-            docs.retain(|(doc, _)| lens.tokens(*doc).is_some());
-            postings.push(docs);
+            postings.push(counts.finish(&lens));
         }
         Ok(Lexical::rank(&lens, &postings))
     }
@@ -1510,159 +1509,6 @@ impl Column {
             Column::Key => "key",
             Column::Derives => "derives",
         }
-    }
-}
-
-/// An FTS5 query that ORs the terms, each quoted: the terms are searched for, never read
-/// as syntax (a term is letters and digits only; see `model::recall::tokens`).
-/// Documents one `lens` row holds.
-const LENS_CHUNK: usize = 4096;
-
-/// BM25's weights of the head and the body (FTS5's `bm25(fts, 2.0, 1.0)`), and its
-/// parameters (FTS5's, fixed there).
-const HEAD_WEIGHT: f64 = 2.0;
-const BODY_WEIGHT: f64 = 1.0;
-const BM25_K1: f64 = 1.2;
-const BM25_B: f64 = 0.75;
-
-/// The `lens` row and byte offset of document `id`'s entry.
-fn lens_place(id: i64) -> (i64, usize) {
-    let id = u64::try_from(id).unwrap_or(0);
-    let chunk = LENS_CHUNK as u64;
-    (
-        i64::try_from(id / chunk).unwrap_or(i64::MAX),
-        usize::try_from(id % chunk).unwrap_or(0) * 2,
-    )
-}
-
-/// A document's `lens` entry: its tokens + 1 (a length past 65,534 tokens counts as
-/// 65,534, where BM25's length normalisation has long flattened).
-fn len_entry(tokens: usize) -> u16 {
-    u16::try_from(tokens.min(usize::from(u16::MAX) - 1) + 1).unwrap_or(u16::MAX)
-}
-
-/// Every document's length, as `lens` holds them: one entry per id, flat.
-struct Lens {
-    entries: Vec<u16>,
-    /// Documents, and their average length in tokens.
-    docs: u64,
-    average: f64,
-}
-
-impl Lens {
-    fn of(chunks: Vec<(i64, Vec<u8>)>) -> Lens {
-        let last = chunks.iter().map(|(c, _)| *c).max().unwrap_or(-1);
-        let size = usize::try_from(last + 1).unwrap_or(0) * LENS_CHUNK;
-        let mut entries = vec![0u16; size];
-        let (mut docs, mut tokens) = (0u64, 0u64);
-        for (chunk, data) in chunks {
-            let Ok(start) = usize::try_from(chunk) else {
-                continue;
-            };
-            let start = start * LENS_CHUNK;
-            for (i, pair) in data.chunks_exact(2).take(LENS_CHUNK).enumerate() {
-                let entry = u16::from_le_bytes([pair[0], pair[1]]);
-                entries[start + i] = entry;
-                if entry > 0 {
-                    docs += 1;
-                    tokens += u64::from(entry - 1);
-                }
-            }
-        }
-        let average = if docs == 0 {
-            0.0
-        } else {
-            tokens as f64 / docs as f64
-        };
-        Lens {
-            entries,
-            docs,
-            average,
-        }
-    }
-
-    /// Document `id`'s length in tokens, when there is such a document.
-    fn tokens(&self, id: i64) -> Option<u64> {
-        let entry = *self.entries.get(usize::try_from(id).ok()?)?;
-        (entry > 0).then(|| u64::from(entry - 1))
-    }
-}
-
-/// The documents matching a search's terms, with their BM25.
-#[derive(Debug, Clone, Default)]
-pub struct Lexical {
-    /// By id.
-    by_id: Vec<(i64, f64)>,
-}
-
-impl Lexical {
-    /// FTS5's BM25 (`fts5Bm25Function`): for each term, its IDF (at least 1e-6) times its
-    /// saturated, length-normalised weighted count, summed in the terms' order.
-    fn rank(lens: &Lens, postings: &[Vec<(i64, f64)>]) -> Lexical {
-        let n = lens.docs as f64;
-        let mut parts: Vec<(i64, f64)> = Vec::with_capacity(postings.iter().map(Vec::len).sum());
-        for docs in postings {
-            let hits = docs.len() as f64;
-            let idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
-            let idf = if idf <= 0.0 { 1e-6 } else { idf };
-            for &(doc, f) in docs {
-                let length = lens.tokens(doc).unwrap_or(0) as f64;
-                let norm = if lens.average > 0.0 {
-                    1.0 - BM25_B + BM25_B * length / lens.average
-                } else {
-                    1.0
-                };
-                // Associated as FTS5 does: the same store gives the same bits.
-                parts.push((doc, idf * ((f * (BM25_K1 + 1.0)) / (f + BM25_K1 * norm))));
-            }
-        }
-        // A stable sort by document keeps each document's parts in the terms' order, and
-        // they are summed in it (as FTS5 sums, from 0.0: the first part is the sum so far).
-        // (One term's postings are already in document order.)
-        if postings.len() > 1 {
-            parts.sort_by_key(|&(doc, _)| doc);
-        }
-        let mut by_id: Vec<(i64, f64)> = Vec::new();
-        for (doc, part) in parts {
-            match by_id.last_mut() {
-                Some((last, score)) if *last == doc => *score += part,
-                _ => by_id.push((doc, part)),
-            }
-        }
-        Lexical { by_id }
-    }
-
-    /// The best `limit`, best first, ties by id: the `limit` best are selected (linear in
-    /// the matches) and only they are sorted.
-    pub fn top(&self, limit: usize) -> Vec<(i64, f64)> {
-        let best_first = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let mut top = self.by_id.clone();
-        if limit == 0 {
-            return Vec::new();
-        }
-        if limit < top.len() {
-            top.select_nth_unstable_by(limit - 1, best_first);
-            top.truncate(limit);
-        }
-        top.sort_unstable_by(best_first);
-        top
-    }
-
-    /// How many documents match.
-    pub fn len(&self) -> usize {
-        self.by_id.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
-    }
-
-    /// The BM25 of document `id`, when it matches.
-    pub fn of(&self, id: i64) -> Option<f64> {
-        self.by_id
-            .binary_search_by_key(&id, |&(doc, _)| doc)
-            .ok()
-            .map(|i| self.by_id[i].1)
     }
 }
 

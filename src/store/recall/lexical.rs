@@ -1,0 +1,252 @@
+//! Lexical scoring of the recall index: every document's length (`lens`) and FTS5's BM25
+//! computed from a query's postings, bit for bit as FTS5's `bm25(fts, 2.0, 1.0)` computes
+//! it (docs/RECALL.md, "How a query is scored").
+
+use std::collections::BinaryHeap;
+
+/// Documents one `lens` row holds.
+pub(super) const LENS_CHUNK: usize = 4096;
+
+/// BM25's weights of the head and the body (FTS5's `bm25(fts, 2.0, 1.0)`), and its
+/// parameters (FTS5's, fixed there).
+pub(super) const HEAD_WEIGHT: f64 = 2.0;
+pub(super) const BODY_WEIGHT: f64 = 1.0;
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
+
+/// The `lens` row and byte offset of document `id`'s entry.
+pub(super) fn lens_place(id: i64) -> (i64, usize) {
+    let id = u64::try_from(id).unwrap_or(0);
+    let chunk = LENS_CHUNK as u64;
+    (
+        i64::try_from(id / chunk).unwrap_or(i64::MAX),
+        usize::try_from(id % chunk).unwrap_or(0) * 2,
+    )
+}
+
+/// A document's `lens` entry: its tokens + 1 (a length past 65,534 tokens counts as
+/// 65,534, where BM25's length normalisation has long flattened).
+pub(super) fn len_entry(tokens: usize) -> u16 {
+    u16::try_from(tokens.min(usize::from(u16::MAX) - 1) + 1).unwrap_or(u16::MAX)
+}
+
+/// Every document's length, as `lens` holds them: one entry per id, flat.
+pub(super) struct Lens {
+    entries: Vec<u16>,
+    /// Documents, and their average length in tokens.
+    docs: u64,
+    average: f64,
+}
+
+impl Lens {
+    pub(super) fn of(chunks: Vec<(i64, Vec<u8>)>) -> Lens {
+        let last = chunks.iter().map(|(c, _)| *c).max().unwrap_or(-1);
+        let size = usize::try_from(last + 1).unwrap_or(0) * LENS_CHUNK;
+        let mut entries = vec![0u16; size];
+        let (mut docs, mut tokens) = (0u64, 0u64);
+        for (chunk, data) in chunks {
+            let Ok(start) = usize::try_from(chunk) else {
+                continue;
+            };
+            let start = start * LENS_CHUNK;
+            for (i, pair) in data.chunks_exact(2).take(LENS_CHUNK).enumerate() {
+                let entry = u16::from_le_bytes([pair[0], pair[1]]);
+                entries[start + i] = entry;
+                if entry > 0 {
+                    docs += 1;
+                    tokens += u64::from(entry - 1);
+                }
+            }
+        }
+        let average = if docs == 0 {
+            0.0
+        } else {
+            tokens as f64 / docs as f64
+        };
+        Lens {
+            entries,
+            docs,
+            average,
+        }
+    }
+
+    /// Document `id`'s length in tokens, when there is such a document.
+    pub(super) fn tokens(&self, id: i64) -> Option<u64> {
+        let entry = *self.entries.get(usize::try_from(id).ok()?)?;
+        (entry > 0).then(|| u64::from(entry - 1))
+    }
+}
+
+/// One term's weighted count in each document, built from its postings (one per
+/// occurrence, in the head or the body) as they are read.
+#[derive(Debug, Default)]
+pub(super) struct TermCounts {
+    docs: Vec<(i64, f64)>,
+}
+
+impl TermCounts {
+    pub(super) fn add(&mut self, doc: i64, head: bool) {
+        let weight = if head { HEAD_WEIGHT } else { BODY_WEIGHT };
+        match self.docs.last_mut() {
+            Some((last, f)) if *last == doc => *f += weight,
+            _ => self.docs.push((doc, weight)),
+        }
+    }
+
+    /// The counts by document (FTS5 gives a term's postings in document order; any other
+    /// order is sorted and merged); documents `lens` does not hold are no match.
+    pub(super) fn finish(mut self, lens: &Lens) -> Vec<(i64, f64)> {
+        if !self.docs.is_sorted_by_key(|&(doc, _)| doc) {
+            self.docs.sort_by_key(|&(doc, _)| doc);
+            self.docs.dedup_by(merge_into_earlier);
+        }
+        self.docs.retain(|&(doc, _)| lens.tokens(doc).is_some());
+        self.docs
+    }
+}
+
+/// For `dedup_by` over `(doc, value)` sorted by doc: a later entry of the same document
+/// is added to the earlier one (so values are summed in their order).
+fn merge_into_earlier(later: &mut (i64, f64), earlier: &mut (i64, f64)) -> bool {
+    if later.0 == earlier.0 {
+        earlier.1 += later.1;
+        true
+    } else {
+        false
+    }
+}
+
+/// A match in the order of a ranking: the better is the lesser (higher BM25, then the
+/// lower id), so a max-heap's top is the worst it holds.
+#[derive(Debug, Clone, Copy)]
+struct Ranked((i64, f64));
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let ((id, score), (their_id, their_score)) = (self.0, other.0);
+        their_score.total_cmp(&score).then(id.cmp(&their_id))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+/// The documents matching a search's terms, with their BM25.
+#[derive(Debug, Clone, Default)]
+pub struct Lexical {
+    /// By id.
+    by_id: Vec<(i64, f64)>,
+}
+
+impl Lexical {
+    /// FTS5's BM25 (`fts5Bm25Function`): for each term, its IDF (at least 1e-6) times its
+    /// saturated, length-normalised weighted count, summed in the terms' order.
+    pub(super) fn rank(lens: &Lens, postings: &[Vec<(i64, f64)>]) -> Lexical {
+        let n = lens.docs as f64;
+        let mut parts: Vec<(i64, f64)> = Vec::with_capacity(postings.iter().map(Vec::len).sum());
+        for docs in postings {
+            let hits = docs.len() as f64;
+            let idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
+            let idf = if idf <= 0.0 { 1e-6 } else { idf };
+            for &(doc, f) in docs {
+                let length = lens.tokens(doc).unwrap_or(0) as f64;
+                let norm = if lens.average > 0.0 {
+                    1.0 - BM25_B + BM25_B * length / lens.average
+                } else {
+                    1.0
+                };
+                // Associated as FTS5 does: the same store gives the same bits.
+                parts.push((doc, idf * ((f * (BM25_K1 + 1.0)) / (f + BM25_K1 * norm))));
+            }
+        }
+        // A stable sort by document keeps each document's parts in the terms' order, and
+        // they are summed in it (as FTS5 sums, from 0.0: the first part is the sum so far).
+        // One term's parts are in document order already.
+        if !parts.is_sorted_by_key(|&(doc, _)| doc) {
+            parts.sort_by_key(|&(doc, _)| doc);
+        }
+        parts.dedup_by(merge_into_earlier);
+        Lexical { by_id: parts }
+    }
+
+    /// The best `limit`, best first, ties by id: kept in a heap of `limit` while the
+    /// matches are walked once, so no copy of every match is sorted.
+    pub fn top(&self, limit: usize) -> Vec<(i64, f64)> {
+        if limit >= self.by_id.len() {
+            let mut all = self.by_id.clone();
+            all.sort_unstable_by_key(|&hit| Ranked(hit));
+            return all;
+        }
+        let mut best: BinaryHeap<Ranked> = BinaryHeap::with_capacity(limit + 1);
+        for &hit in &self.by_id {
+            if best.len() < limit {
+                best.push(Ranked(hit));
+            } else if best.peek().is_some_and(|worst| Ranked(hit) < *worst) {
+                best.pop();
+                best.push(Ranked(hit));
+            }
+        }
+        best.into_sorted_vec().into_iter().map(|r| r.0).collect()
+    }
+
+    /// How many documents match.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// The BM25 of document `id`, when it matches.
+    pub fn of(&self, id: i64) -> Option<f64> {
+        self.by_id
+            .binary_search_by_key(&id, |&(doc, _)| doc)
+            .ok()
+            .map(|i| self.by_id[i].1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terms_postings_are_weighed_by_document_in_any_order_and_unknown_ones_dropped() {
+        // Documents 1 and 3 of lengths 4 and 9; 2 has no entry (deleted).
+        let mut chunk = vec![0u8; LENS_CHUNK * 2];
+        for (id, tokens) in [(1usize, 4usize), (3, 9)] {
+            chunk[id * 2..id * 2 + 2].copy_from_slice(&len_entry(tokens).to_le_bytes());
+        }
+        let lens = Lens::of(vec![(0, chunk)]);
+        assert_eq!((lens.docs, lens.average), (2, 6.5));
+        let mut counts = TermCounts::default();
+        for (doc, head) in [(3, false), (1, true), (2, true), (3, true), (1, false)] {
+            counts.add(doc, head);
+        }
+        assert_eq!(
+            counts.finish(&lens),
+            [
+                (1, HEAD_WEIGHT + BODY_WEIGHT),
+                (3, BODY_WEIGHT + HEAD_WEIGHT)
+            ]
+        );
+        // The best k of a ranking are its first k, ties by id.
+        let ranked = Lexical::rank(&lens, &[vec![(1, 1.0), (3, 1.0)], vec![(1, 1.0)]]);
+        assert_eq!(ranked.len(), 2);
+        assert_eq!(ranked.top(1)[0].0, 1, "the document with both terms");
+        assert_eq!(ranked.top(0), []);
+        assert!(ranked.of(2).is_none());
+    }
+}
