@@ -43,7 +43,9 @@ pub struct PendingCandidate {
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct Ranked {
     pub hits: Vec<Hit>,
+    /// How many there are: exact when `total_exact`, else at least this many.
     pub total: usize,
+    pub total_exact: bool,
     /// The `majordomus recall ...` that lists every one of them.
     pub command: String,
 }
@@ -274,6 +276,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         knowledge: Ranked {
             hits: known.hits,
             total: known.total,
+            total_exact: known.total_exact,
             command: String::new(),
         },
         at_hand: known.context.at_hand,
@@ -281,6 +284,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
             Some(d) => Ranked {
                 hits: d.hits,
                 total: d.total,
+                total_exact: d.total_exact,
                 command: String::new(),
             },
             None => Ranked::default(),

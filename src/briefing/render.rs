@@ -172,9 +172,11 @@ pub fn render(b: &mut Briefing) -> String {
         );
     }
 
+    let at_least = |r: &super::Ranked| if r.total_exact { "" } else { "at least " };
     let _ = writeln!(
         out,
-        "\n## What the repository knows ({})",
+        "\n## What the repository knows ({}{})",
+        at_least(&b.knowledge),
         b.knowledge.total
     );
     match (b.at_hand.is_empty(), b.knowledge.hits.is_empty()) {
@@ -182,7 +184,7 @@ pub fn render(b: &mut Briefing) -> String {
             "- nothing verified yet (promote a candidate: `majordomus knowledge candidates`)\n",
         ),
         (true, false) => {
-            out.push_str("nothing at hand to rank by (no task, no branch changes, no handover): the most recently verified\n");
+            out.push_str("nothing at hand to rank by (no uncommitted change, no branch changes, no task, no handover): the most recently verified, newest first\n");
         }
         (false, empty) => {
             let _ = writeln!(out, "ranked by the work at hand: {}", b.at_hand.join("; "));
@@ -202,7 +204,8 @@ pub fn render(b: &mut Briefing) -> String {
     if b.knowledge.total > b.knowledge.hits.len() {
         let _ = writeln!(
             out,
-            "- ... {} more: `{}`",
+            "- ... {}{} more: `{}`",
+            at_least(&b.knowledge),
             b.knowledge.total - b.knowledge.hits.len(),
             b.knowledge.command
         );
@@ -210,7 +213,8 @@ pub fn render(b: &mut Briefing) -> String {
     if let Some(branch) = b.branch.as_ref().filter(|_| b.decisions.total > 0) {
         let _ = writeln!(
             out,
-            "Decisions of earlier episodes on {branch}, not yet promoted or rejected ({})",
+            "Decisions of earlier episodes on {branch}, not yet promoted or rejected ({}{})",
+            at_least(&b.decisions),
             b.decisions.total
         );
         let mut request = decisions_request(branch);
@@ -224,7 +228,8 @@ pub fn render(b: &mut Briefing) -> String {
         if b.decisions.total > b.decisions.hits.len() {
             let _ = writeln!(
                 out,
-                "- ... {} more: `{}`",
+                "- ... {}{} more: `{}`",
+                at_least(&b.decisions),
                 b.decisions.total - b.decisions.hits.len(),
                 b.decisions.command
             );
@@ -384,6 +389,7 @@ mod tests {
                     .map(|n| hit(RecallKind::Knowledge, n))
                     .collect(),
                 total: known,
+                total_exact: true,
                 command: String::new(),
             },
             at_hand: vec!["active task t-20261130-1a2b (scope src/)".into()],
@@ -392,6 +398,7 @@ mod tests {
                     .map(|n| hit(RecallKind::Decision, n))
                     .collect(),
                 total: decisions,
+                total_exact: true,
                 command: String::new(),
             },
             branch: Some("feature".into()),

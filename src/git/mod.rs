@@ -4,6 +4,7 @@
 //! the demo's commit writer (`write`), the journal's refs, commits and fetch refspec
 //! (`journal`), and the one run of the git program, the journal's push (`program`).
 
+mod hand;
 mod head;
 mod history;
 mod journal;
@@ -16,6 +17,7 @@ mod write;
 
 use std::path::{Path, PathBuf};
 
+pub use hand::{ForkPoint, OwnCommits};
 pub use head::{HeadState, Operation, Trunk, TrunkSource};
 pub use history::LastChanged;
 pub use journal::{Chain, ChainCommit, RefUpdate};

@@ -12,6 +12,18 @@ impl Repo {
     /// Every path `git status --porcelain` names (untracked directories collapsed to
     /// `dir/`, ignored files left out, a staged rename as `R  old -> new`), in git's order.
     pub fn status_entries(&self) -> Result<Vec<PathStatus>, GitError> {
+        self.status_of(Vec::new())
+    }
+
+    /// [`Repo::status_entries`] of the paths outside the directory `ignored` (`.ai/`):
+    /// that directory is neither compared nor walked (a store of 100,000 records is
+    /// 100,000 files git would otherwise look at).
+    pub fn status_entries_outside(&self, ignored: &str) -> Result<Vec<PathStatus>, GitError> {
+        let dir = ignored.trim_end_matches('/');
+        self.status_of(vec![format!(":(exclude){dir}").into()])
+    }
+
+    fn status_of(&self, patterns: Vec<gix::bstr::BString>) -> Result<Vec<PathStatus>, GitError> {
         use gix::status::Item;
         use gix::status::index_worktree::Item as Worktree;
         use gix::status::index_worktree::iter::Summary;
@@ -19,7 +31,7 @@ impl Repo {
             .repo
             .status(gix::progress::Discard)?
             .untracked_files(gix::status::UntrackedFiles::Collapsed)
-            .into_iter(None)?;
+            .into_iter(patterns)?;
         // path -> (index column, work-tree column, where a rename came from)
         let mut entries: BTreeMap<String, (char, char, Option<String>)> = BTreeMap::new();
         for item in iter {

@@ -18,11 +18,12 @@ use crate::error::{Error, Refusal, UsageError};
 use crate::model::ids::IdKind;
 use crate::model::input::{TEXT_LIMIT, check_size};
 use crate::model::recall::{
-    HitStatus, LinkKind, NEAR_DUPLICATE, PathHow, PathVia, content_terms, query_terms, similarity,
+    HAND_LINK_FACTOR, HandSource, HitStatus, LinkKind, NEAR_DUPLICATE, PathHow, PathVia,
+    content_terms, dir_damping, query_terms, similarity,
 };
 use crate::store::recall::{Column, literal_prefix};
 
-pub use search::Query;
+pub use search::{Query, QueryPath};
 
 /// What a hit is: knowledge (curated or candidate), a decision, an answered question, a
 /// checkpoint, a session record, a handover, a reasoning conclusion.
@@ -168,10 +169,23 @@ pub struct Hit {
     pub superseded_by: Option<String>,
 }
 
+/// A path a recall ranked by, where it came from and what it weighed.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct WeighedPath {
+    pub path: String,
+    /// Where it came from: asked, uncommitted, own_commit (with how many commits back),
+    /// branch, scope, handover.
+    pub from: HandSource,
+    /// What a record reaching it is worth is multiplied by this.
+    pub weight: f64,
+}
+
 /// What a recall ranked by, as resolved from the request.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct RecallContext {
     pub paths: Vec<String>,
+    /// The same paths, each with where it came from and its weight, strongest first.
+    pub weighed: Vec<WeighedPath>,
     /// Paths of the work at hand left out past [`MAX_PATHS`].
     pub paths_left_out: usize,
     pub task: Option<String>,
@@ -191,8 +205,10 @@ pub struct Recall {
     pub terms_left_out: usize,
     pub context: RecallContext,
     pub hits: Vec<Hit>,
-    /// Hits in all, before the limit.
+    /// Hits in all, before the limit: exact when `total_exact`, else at least this many
+    /// (a path or words that reach more records than a search needs to read).
     pub total: usize,
+    pub total_exact: bool,
     pub limit: usize,
     /// When hits were left out: the command that lists them all.
     pub more: Option<String>,
@@ -258,6 +274,7 @@ fn recall_held(
         context,
         hits,
         total: outcome.total,
+        total_exact: outcome.exact,
         limit: query.limit,
         more,
         index_rebuilt: None,
@@ -312,11 +329,15 @@ fn resolve(
     };
     let (terms, _) = query_terms(text);
     let mut context = RecallContext::default();
-    let mut paths: Vec<String> = Vec::new();
+    let mut paths: Vec<QueryPath> = Vec::new();
+    let asked = |path: String| QueryPath {
+        path,
+        source: HandSource::Asked,
+    };
     for raw in &request.path {
         check_size("--path", raw, 4096)?;
         match normalise_path(ctx, raw) {
-            Ok(Some(p)) => paths.push(p),
+            Ok(Some(p)) => paths.push(asked(p)),
             Ok(None) => {}
             Err(()) => {
                 let mut without = request.clone();
@@ -329,7 +350,7 @@ fn resolve(
             }
         }
     }
-    let mut links: Vec<(LinkKind, String)> = Vec::new();
+    let mut links: Vec<(LinkKind, String, f64)> = Vec::new();
     let index_error = |e: crate::store::recall::IndexError| -> Error {
         crate::store::StoreError::Malformed {
             path: e.path.into(),
@@ -362,13 +383,13 @@ fn resolve(
                 }
             },
         };
-        links.push((LinkKind::Task, task.clone()));
-        paths.extend(scope.iter().map(|s| literal_prefix(s)));
+        links.push((LinkKind::Task, task.clone(), LinkKind::Task.weight()));
+        paths.extend(scope.iter().map(|s| asked(literal_prefix(s))));
         if let Some(i) = issue.clone() {
-            links.push((LinkKind::Issue, i));
+            links.push((LinkKind::Issue, i, LinkKind::Issue.weight()));
         }
         if let Some(i) = intent.clone() {
-            links.push((LinkKind::Intent, i));
+            links.push((LinkKind::Intent, i, LinkKind::Intent.weight()));
         }
         context.task = Some(task.clone());
         context.issue = issue;
@@ -411,14 +432,14 @@ fn resolve(
         }
         if !links
             .iter()
-            .any(|(k, v)| *k == LinkKind::Issue && v == issue)
+            .any(|(k, v, _)| *k == LinkKind::Issue && v == issue)
         {
-            links.push((LinkKind::Issue, issue.clone()));
+            links.push((LinkKind::Issue, issue.clone(), LinkKind::Issue.weight()));
         }
         if let Some((intent, issue_paths)) = planned {
-            paths.extend(issue_paths.iter().map(|p| literal_prefix(p)));
-            if !links.iter().any(|(k, _)| *k == LinkKind::Intent) {
-                links.push((LinkKind::Intent, intent.clone()));
+            paths.extend(issue_paths.iter().map(|p| asked(literal_prefix(p))));
+            if !links.iter().any(|(k, _, _)| *k == LinkKind::Intent) {
+                links.push((LinkKind::Intent, intent.clone(), LinkKind::Intent.weight()));
                 context.intent.get_or_insert(intent);
             }
         }
@@ -427,27 +448,35 @@ fn resolve(
     if request.at_hand {
         let hand = at_hand(ctx, db)?;
         for (kind, value) in hand.links {
-            if !links.iter().any(|(k, _)| *k == kind) {
+            if !links.iter().any(|(k, _, _)| *k == kind) {
                 match kind {
                     LinkKind::Task => context.task.get_or_insert(value.clone()),
                     LinkKind::Issue => context.issue.get_or_insert(value.clone()),
                     LinkKind::Intent => context.intent.get_or_insert(value.clone()),
                 };
-                links.push((kind, value));
+                links.push((kind, value, kind.weight() * HAND_LINK_FACTOR));
             }
         }
         paths.extend(hand.paths);
         context.at_hand = hand.said;
     }
-    // One of each, in the order given; the empty path (the whole repository) ranks
-    // nothing apart.
+    // One of each, the first (the strongest: what was asked, then the work at hand in its
+    // order of weight) kept; the empty path (the whole repository) ranks nothing apart.
     let mut seen = BTreeSet::new();
-    paths.retain(|p| !p.is_empty() && seen.insert(p.clone()));
+    paths.retain(|p| !p.path.is_empty() && seen.insert(p.path.clone()));
     if paths.len() > MAX_PATHS {
         context.paths_left_out = paths.len() - MAX_PATHS;
         paths.truncate(MAX_PATHS);
     }
-    context.paths = paths.clone();
+    context.paths = paths.iter().map(|p| p.path.clone()).collect();
+    context.weighed = paths
+        .iter()
+        .map(|p| WeighedPath {
+            path: p.path.clone(),
+            from: p.source,
+            weight: (p.source.weight() * 1e3).round() / 1e3,
+        })
+        .collect();
     let mut statuses = request.status.clone();
     statuses.sort();
     statuses.dedup();
@@ -522,28 +551,121 @@ pub fn from_directory(ctx: &Ctx, dir: &std::path::Path, path: &str) -> String {
 /// The work at hand: what the briefing ranks by.
 #[derive(Debug, Clone, Default)]
 pub struct AtHand {
-    pub paths: Vec<String>,
+    /// Strongest first, each path once.
+    pub paths: Vec<QueryPath>,
     pub links: Vec<(LinkKind, String)>,
     /// Each source, in words (for the briefing's and recall's context line).
     pub said: Vec<String>,
 }
 
-/// The active task of the open episode, else the newest task; the files this branch
-/// changed against the trunk; the last handover's episode's files and task.
+impl AtHand {
+    /// Adds the paths of `files` not already at hand, from `source`; how many were new.
+    fn claim(&mut self, files: impl IntoIterator<Item = String>, source: HandSource) -> usize {
+        let mut added = 0;
+        for path in files {
+            if path.is_empty()
+                || path.starts_with(".ai/")
+                || self.paths.iter().any(|p| p.path == path)
+            {
+                continue;
+            }
+            self.paths.push(QueryPath { path, source });
+            added += 1;
+        }
+        added
+    }
+}
+
+/// Own commits of a branch weighed one by one (older ones count as the rest of the branch).
+const OWN_COMMITS_WEIGHED: usize = 32;
+
+/// The work at hand, strongest first (SPEC §11): the uncommitted changes (staged and
+/// unstaged); the branch's own commits since it forked from its parent (its creation in
+/// the reflog, else its upstream, else the merge base with the trunk), newest weighing
+/// most — on the trunk, the open episode's commits; the rest of the branch against the
+/// trunk; the active task of the open episode, else the newest task of an episode on
+/// this branch (its scope, issue and intent); the last handover's episode's files.
 pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtHand, Error> {
     let mut hand = AtHand::default();
     let open = ctx.episode()?;
+    let head = ctx.repo.head()?;
+    let trunk = ctx.repo.trunk()?;
+
+    // What is being edited now.
+    let uncommitted = ctx.repo.uncommitted_paths(".ai/")?;
+    let n = hand.claim(uncommitted, HandSource::Uncommitted);
+    if n > 0 {
+        hand.said.push(format!("{n} uncommitted change(s)"));
+    }
+
+    // The branch's own commits, newest first.
+    if let Some(branch) = &head.branch {
+        let on_trunk = trunk.as_ref().is_some_and(|t| t.branch == *branch);
+        let mut references = Vec::new();
+        if let Some(t) = &trunk {
+            references.push(format!("refs/heads/{}", t.branch));
+            if let Some(remote) = &t.remote {
+                references.push(format!("refs/remotes/{remote}/{}", t.branch));
+            }
+        }
+        let since = open.as_ref().and_then(|e| e.head_at_open.clone());
+        let own =
+            ctx.repo
+                .own_commits(&references, on_trunk, since.as_deref(), OWN_COMMITS_WEIGHED)?;
+        if let Some(own) = own {
+            let mut files = 0;
+            for (i, commit) in own.commits.iter().enumerate() {
+                files += hand.claim(commit.paths.iter().cloned(), HandSource::OwnCommit(i));
+            }
+            if files > 0 {
+                let whose = if on_trunk {
+                    format!(
+                        "the open episode's {} commit(s) on {branch}",
+                        own.commits.len()
+                    )
+                } else {
+                    let from = match &own.fork {
+                        crate::git::ForkPoint::Created { from: Some(f) } if f != "HEAD" => {
+                            format!(" since it was created from {f}")
+                        }
+                        crate::git::ForkPoint::Created { .. } => " since it was created".into(),
+                        crate::git::ForkPoint::Upstream { name } => {
+                            format!(" not yet in {name}")
+                        }
+                        _ => String::new(),
+                    };
+                    format!("{branch}'s own {} commit(s){from}", own.commits.len())
+                };
+                hand.said.push(format!(
+                    "{files} file(s) of {whose} (the newest weighs most)"
+                ));
+            }
+        }
+        // The rest of the branch against the trunk (a parent branch's work, older own
+        // commits).
+        if !on_trunk && let Some(t) = &trunk {
+            if let Some(changed) = ctx.repo.changed_since_fork(&references)? {
+                let n = hand.claim(changed, HandSource::Branch);
+                if n > 0 {
+                    hand.said.push(format!(
+                        "{n} more file(s) {branch} changed against {}",
+                        t.branch
+                    ));
+                }
+            }
+        }
+    }
+
+    // The active task; with none, the newest task of an episode on this branch (a task
+    // finished on the trunk says nothing about the work a new branch is doing).
     let active = match &open {
         Some(ep) => crate::store::tasks::active(&ctx.layout, &ep.id)?,
         None => None,
     };
-    // The active task; with none, the newest task of an episode on this branch (a task
-    // finished on the trunk says nothing about the work a new branch is doing).
-    let here = ctx
-        .repo
-        .head()?
+    let here = head
         .branch
-        .map(|b| crate::model::redact::redact(&b).text);
+        .as_ref()
+        .map(|b| crate::model::redact::redact(b).text);
     let task = match active {
         Some(t) => Some((t, "active")),
         None => {
@@ -580,40 +702,17 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
         if let Some(intent) = &t.intent {
             hand.links.push((LinkKind::Intent, intent.clone()));
         }
-        hand.paths.extend(t.scope.iter().map(|s| literal_prefix(s)));
+        hand.claim(t.scope.iter().map(|s| literal_prefix(s)), HandSource::Scope);
         hand.said.push(said);
     }
-    let head = ctx.repo.head()?;
-    if let (Some(branch), Some(trunk)) = (&head.branch, ctx.repo.trunk()?)
-        && *branch != trunk.branch
-    {
-        let mut references = vec![format!("refs/heads/{}", trunk.branch)];
-        if let Some(remote) = &trunk.remote {
-            references.push(format!("refs/remotes/{remote}/{}", trunk.branch));
-        }
-        if let Some(files) = ctx.repo.changed_since_fork(&references)? {
-            let files: Vec<String> = files
-                .into_iter()
-                .filter(|f| !f.starts_with(".ai/"))
-                .collect();
-            if !files.is_empty() {
-                hand.said.push(format!(
-                    "{} file(s) {branch} changed against {}",
-                    files.len(),
-                    trunk.branch
-                ));
-                hand.paths.extend(files);
-            }
-        }
-    }
+
     if let Some(newest) = newest_handover(ctx)? {
         let files = db.reader().episode_files(&newest).unwrap_or_default();
-        if !files.is_empty() {
+        let n = hand.claim(files, HandSource::Handover);
+        if n > 0 {
             hand.said.push(format!(
-                "{} file(s) of the last handover's episode {newest}",
-                files.len()
+                "{n} file(s) of the last handover's episode {newest}"
             ));
-            hand.paths.extend(files);
         }
     }
     Ok(hand)
@@ -649,34 +748,12 @@ fn hits(
                 });
             }
             for m in f.signals.best_paths() {
-                let how = match (m.via, m.how) {
-                    (PathVia::Reference, PathHow::Exact) => format!("{} (it cites it)", m.query),
-                    (PathVia::Reference, PathHow::Prefix) => {
-                        format!("{} (it cites {})", m.query, m.path)
-                    }
-                    (PathVia::Reference, PathHow::Near) => {
-                        format!("near {} (it cites {})", m.query, m.path)
-                    }
-                    (PathVia::Episode, PathHow::Exact) => {
-                        format!("{} (its episode changed it)", m.query)
-                    }
-                    (PathVia::Episode, PathHow::Prefix) => {
-                        format!("{} (its episode changed {})", m.query, m.path)
-                    }
-                    (PathVia::Episode, PathHow::Near) => {
-                        format!("near {} (its episode changed {})", m.query, m.path)
-                    }
-                    (PathVia::Scope, PathHow::Near) => {
-                        format!("near {} (its task's scope {})", m.query, m.path)
-                    }
-                    (PathVia::Scope, _) => format!("{} (its task's scope {})", m.query, m.path),
-                };
                 why.push(Reason {
                     signal: "path".into(),
-                    detail: how,
+                    detail: path_reason(m),
                 });
             }
-            for (kind, value) in &f.signals.links {
+            for (kind, value, _) in &f.signals.links {
                 why.push(Reason {
                     signal: kind.name().into(),
                     detail: format!("same {} {value}", kind.name()),
@@ -745,6 +822,54 @@ fn hits(
             }
         })
         .collect())
+}
+
+/// Why a record reached a path, in words: how, where the path came from (the work at
+/// hand), and, where a directory stands between them, what that left of the weight.
+fn path_reason(m: &crate::model::recall::PathMatch) -> String {
+    let mut out = match (m.via, m.how) {
+        (PathVia::Reference, PathHow::Exact) => format!("{} (it cites it", m.query),
+        (PathVia::Reference, PathHow::Prefix) => format!("{} (it cites {}", m.query, m.path),
+        (PathVia::Reference, PathHow::Near) => {
+            format!("near {} (it cites {}", m.query, m.path)
+        }
+        (PathVia::Episode, PathHow::Exact) => format!("{} (its episode changed it", m.query),
+        (PathVia::Episode, PathHow::Prefix) => {
+            format!("{} (its episode changed {}", m.query, m.path)
+        }
+        (PathVia::Episode, PathHow::Near) => {
+            format!("near {} (its episode changed {}", m.query, m.path)
+        }
+        (PathVia::Scope, PathHow::Near) => {
+            format!("near {} (its task's scope {}", m.query, m.path)
+        }
+        (PathVia::Scope, _) => format!("{} (its task's scope {}", m.query, m.path),
+    };
+    if m.dir_files > crate::model::recall::DIR_FREE {
+        let dir = match m.how {
+            PathHow::Near => crate::store::recall::parent_dir(&m.query),
+            _ => m.path.as_str(),
+        };
+        let dir = if dir.is_empty() {
+            "the repository"
+        } else {
+            dir
+        };
+        let files = if m.dir_files >= 10_000 {
+            "10,000 or more".to_owned()
+        } else {
+            m.dir_files.to_string()
+        };
+        out.push_str(&format!(
+            "; {dir} holds {files} files: weight ×{:.2}",
+            dir_damping(m.dir_files)
+        ));
+    }
+    if m.source != HandSource::Asked {
+        out.push_str(&format!("; {}", m.source.said()));
+    }
+    out.push(')');
+    out
 }
 
 /// How to read a hit whole.

@@ -1,26 +1,40 @@
-//! The search: every record that a term, a path or a link reaches, with its signals;
-//! statuses resolved (a ledger line takes its knowledge record's status, a verified record
-//! whose cited files moved is stale); filters; the order of `model::recall`; and for the
-//! records shown, why each ranked. Costs what it finds: the full-text match, indexed path
-//! and link lookups, and git lookups only for the verified records near the top.
+//! The search: the records a term, a path or a link reaches, best first, with their
+//! signals; statuses resolved (a ledger line takes its knowledge record's status, a
+//! verified record whose cited files moved is stale); filters; the order of
+//! `model::recall`; and for the records shown, why each ranked. Costs what it shows, not
+//! what it reaches: the lexical matches are scored from their postings and the best few
+//! weighed; each path's records are read best first from the index of paths, only as many
+//! as could rank; a bound proves that nothing left unread could have been shown (else the
+//! search reads further). Git lookups only for the verified records near the top.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::recall::{
-    HitStatus, LinkKind, PathHow, PathMatch, PathVia, Ranked, Signals, order, score,
+    HandSource, HitStatus, LinkKind, PathHow, PathMatch, PathVia, Ranked, Signals, decayed_sum,
+    dir_damping, order, score,
 };
-use crate::store::recall::{Column, DocRow, Lexical, Reach, RecallDb, VerifiedAt};
+use crate::store::recall::{
+    Column, DocRow, Lexical, ReachGroup, ReachRow, RecallDb, VerifiedAt, ancestors, parent_dir,
+};
 
 use super::RecallKind;
+
+/// A path the search ranks by, and where it came from (what it weighs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryPath {
+    pub path: String,
+    pub source: HandSource,
+}
 
 /// What to look for, resolved: terms, paths (repository-relative), links, and filters.
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     pub terms: Vec<String>,
-    pub paths: Vec<String>,
-    pub links: Vec<(LinkKind, String)>,
+    pub paths: Vec<QueryPath>,
+    /// Each link with what it weighs.
+    pub links: Vec<(LinkKind, String, f64)>,
     pub kinds: Vec<RecallKind>,
     pub statuses: Vec<HitStatus>,
     pub branch: Option<String>,
@@ -52,12 +66,32 @@ pub struct Found {
     pub replaces: Option<String>,
 }
 
+impl Found {
+    fn new(doc: DocRow, kind: RecallKind, status: HitStatus, signals: Signals) -> Found {
+        Found {
+            doc,
+            kind,
+            status,
+            signals,
+            score: 0,
+            moved: Vec::new(),
+            verified_in: None,
+            replaces: None,
+        }
+    }
+
+    /// Its place among records of one score: `<recency> <id>`, as the index orders rows.
+    fn recency_key(&self) -> String {
+        format!("{} {}", self.doc.ts, self.doc.key)
+    }
+}
+
 impl Ranked for Found {
     fn score(&self) -> i64 {
         self.score
     }
-    fn date(&self) -> &str {
-        &self.doc.date
+    fn recency(&self) -> &str {
+        &self.doc.ts
     }
     fn id(&self) -> &str {
         &self.doc.key
@@ -75,20 +109,27 @@ impl Ranked for Found {
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub found: Vec<Found>,
+    /// Records in all, before the limit: exact when `exact`, else at least this many (a
+    /// path or a word that reaches more records than a search reads).
     pub total: usize,
+    pub exact: bool,
     /// Lexical matches past the pool: counted in `total`, never ranked.
     pub unranked: usize,
 }
 
-/// How many of the best lexical matches a search weighs first (at least four times the
-/// hits asked for). When a record beyond them could still rank among the hits shown, the
-/// search runs again over [`POOL_GROWTH`] times as many, so the hits are exactly those
-/// of ranking every match; usually the first pool settles it, and the cost follows the
-/// hits asked for, not the records that match.
+/// How many of the best records of each list (the lexical matches, each path's records)
+/// a search weighs first (at least four times the hits asked for). When a record beyond
+/// them could still rank among the hits shown, the search runs again over [`POOL_GROWTH`]
+/// times as many, so the hits are those of ranking everything the lists hold; usually the
+/// first pool settles it, and the cost follows the hits asked for, not the records that
+/// match.
 const LEXICAL_POOL: usize = 200;
+const PATH_POOL: usize = 64;
 const POOL_GROWTH: usize = 8;
 /// Records a listing reads past its limit, for the filters that apply after it.
 const LISTING_SLACK: usize = 16;
+/// Files counted under a directory at most (a directory of more says nothing about one).
+const DIR_COUNT_CAP: usize = 10_000;
 
 /// An index read that failed, as the store's error (the caller rebuilds and reads again).
 fn index_failed(e: crate::store::recall::IndexError) -> Error {
@@ -99,10 +140,59 @@ fn index_failed(e: crate::store::recall::IndexError) -> Error {
     .into()
 }
 
+/// One list of the index of paths a search reads, and the paths asked about it serves:
+/// for each, how close its rows are to that path and how many files the directory between
+/// them holds.
+#[derive(Debug, Clone)]
+struct PathList {
+    group: ReachGroup,
+    serves: Vec<(usize, PathHow, usize)>,
+}
+
+/// The lists of the index of paths that `paths` read: each path itself, what lies under
+/// it, the files beside it, and each directory above it (the root included: a task scoped
+/// to the whole repository reaches every path).
+fn path_lists(paths: &[QueryPath], dirs: &HashMap<(String, bool), usize>) -> Vec<PathList> {
+    let mut lists: BTreeMap<ReachGroup, Vec<(usize, PathHow, usize)>> = BTreeMap::new();
+    for (i, q) in paths.iter().enumerate() {
+        let p = q.path.as_str();
+        let mut add = |group: ReachGroup, how: PathHow, files: usize| {
+            lists.entry(group).or_default().push((i, how, files));
+        };
+        add(ReachGroup::Path(p.to_owned()), PathHow::Exact, 0);
+        add(ReachGroup::Under(p.to_owned()), PathHow::Prefix, 0);
+        let parent = parent_dir(p).to_owned();
+        let beside = dirs.get(&(parent.clone(), false)).copied().unwrap_or(0);
+        add(ReachGroup::Dir(parent), PathHow::Near, beside);
+        for a in ancestors(p).into_iter().chain(std::iter::once("")) {
+            let under = dirs.get(&(a.to_owned(), true)).copied().unwrap_or(0);
+            add(ReachGroup::Path(a.to_owned()), PathHow::Prefix, under);
+        }
+    }
+    lists
+        .into_iter()
+        .map(|(group, serves)| PathList { group, serves })
+        .collect()
+}
+
+/// The directories whose size at HEAD the ranking of `paths` needs: each path's own
+/// directory (files directly in it) and every directory above it (files under it).
+fn dirs_needed(paths: &[QueryPath]) -> Vec<(String, bool)> {
+    let mut out: BTreeSet<(String, bool)> = BTreeSet::new();
+    for q in paths {
+        out.insert((parent_dir(&q.path).to_owned(), false));
+        for a in ancestors(&q.path).into_iter().chain(std::iter::once("")) {
+            out.insert((a.to_owned(), true));
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
     let mut phase = crate::timing::Phase::start("recall.search");
     let mut pool = LEXICAL_POOL.max(query.limit.saturating_mul(4));
+    let mut path_pool = PATH_POOL.max(query.limit.saturating_mul(4));
     let mut passes = 1;
     // Every match's BM25, computed once for every pass.
     let lexical = if query.relevance_asked() {
@@ -113,38 +203,103 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     } else {
         Lexical::default()
     };
+    // How many files each directory between a path asked about and what records reach
+    // holds at HEAD (what "beside it" and "under it" are worth).
+    let dirs = if query.paths.is_empty() {
+        HashMap::new()
+    } else {
+        ctx.repo
+            .files_in_dirs(&dirs_needed(&query.paths), DIR_COUNT_CAP)?
+    };
+    let lists = path_lists(&query.paths, &dirs);
     loop {
-        if let Some(outcome) = search_pool(ctx, db, query, &lexical, pool)? {
+        if let Some(outcome) =
+            search_pool(ctx, db, query, &lexical, &lists, &dirs, pool, path_pool)?
+        {
             phase.count("pool", pool as u64);
             phase.count("passes", passes);
             phase.count("total", outcome.total as u64);
             return Ok(outcome);
         }
         pool = pool.saturating_mul(POOL_GROWTH);
+        path_pool = path_pool.saturating_mul(POOL_GROWTH);
         passes += 1;
     }
 }
 
-/// One search over the `pool` best lexical matches; `None` when a match beyond them
-/// could rank among the hits shown (a larger pool is needed).
+/// The stored statuses and kinds the index of paths is read for: what the filters keep
+/// (stale is stored as verified; a decision or an answer stands for its knowledge record,
+/// so they are read with it).
+fn list_filters(query: &Query) -> (Vec<&'static str>, Vec<&'static str>) {
+    let mut kinds: Vec<&'static str> = Vec::new();
+    for k in &query.kinds {
+        kinds.push(k.name());
+        if *k == RecallKind::Knowledge {
+            kinds.extend(["decision", "question"]);
+        }
+    }
+    kinds.sort();
+    kinds.dedup();
+    let mut statuses: Vec<&'static str> = if query.statuses.is_empty() {
+        if query.all {
+            Vec::new()
+        } else {
+            vec!["verified", "candidate"]
+        }
+    } else {
+        query
+            .statuses
+            .iter()
+            .map(|s| match s {
+                HitStatus::Stale => "verified",
+                other => other.name(),
+            })
+            .collect()
+    };
+    if query.all && !statuses.is_empty() && !statuses.contains(&"superseded") {
+        statuses.push("superseded");
+    }
+    statuses.sort();
+    statuses.dedup();
+    (kinds, statuses)
+}
+
+/// What a list left unread could still be worth: the last row read of a list that was
+/// not read to its end.
+#[derive(Debug, Clone)]
+struct Floor {
+    row: ReachRow,
+}
+
+/// One search over the `pool` best lexical matches and the `path_pool` best records of
+/// each path list; `None` when a record beyond them could rank among the hits shown (a
+/// larger pool is needed).
+#[allow(clippy::too_many_arguments)]
 fn search_pool(
     ctx: &Ctx,
     db: &mut RecallDb,
     query: &Query,
     lexical: &Lexical,
+    lists: &[PathList],
+    dirs: &HashMap<(String, bool), usize>,
     pool: usize,
+    path_pool: usize,
 ) -> Result<Option<Outcome>, Error> {
     let r = db.reader();
     let fail = index_failed;
-    let mut signals: HashMap<i64, Signals> = HashMap::new();
+    let mut wanted: BTreeSet<i64> = BTreeSet::new();
     let mut docs: HashMap<i64, DocRow> = HashMap::new();
     // The listing's own count, when nothing ranks and the newest are listed.
     let mut listed: Option<usize> = None;
     // Lexical matches beyond the pool, counted.
     let mut beyond_pool = 0;
-
     // The lowest BM25 of a full pool: no match beyond it scores more.
     let mut floor: Option<f64> = None;
+    // Each path list not read to its end: its last row (nothing unread ranks above it).
+    let mut floors: Vec<(usize, Floor)> = Vec::new();
+    // Records a path list reaches beyond what it read, at least.
+    let mut beyond_paths = 0;
+    let mut link_rows: Vec<(usize, DocRow)> = Vec::new();
 
     if query.relevance_asked() {
         let pooled = lexical.top(pool);
@@ -152,14 +307,28 @@ fn search_pool(
             floor = pooled.last().map(|(_, bm25)| *bm25);
             beyond_pool = lexical.len().saturating_sub(pool);
         }
-        for (id, bm25) in pooled {
-            signals.entry(id).or_default().bm25 = bm25;
-        }
+        wanted.extend(pooled.iter().map(|(id, _)| *id));
         let mut phase = crate::timing::Phase::start("recall.paths");
-        path_signals(r, &query.paths, &mut signals, &mut docs).map_err(fail)?;
-        phase.count("reached", signals.len());
+        let (kinds, statuses) = list_filters(query);
+        let mut rows_read = 0;
+        for (l, list) in lists.iter().enumerate() {
+            let (rows, all) = r
+                .reach_top(&list.group, &kinds, &statuses, path_pool)
+                .map_err(fail)?;
+            rows_read += rows.len();
+            wanted.extend(rows.iter().map(|row| row.doc));
+            if !all && let Some(last) = rows.last() {
+                if let ReachGroup::Path(p) = &list.group {
+                    let n = r.reach_count(p, &kinds, &statuses).map_err(fail)?;
+                    beyond_paths = beyond_paths.max(n.saturating_sub(rows.len()));
+                }
+                floors.push((l, Floor { row: last.clone() }));
+            }
+        }
+        phase.count("lists", lists.len());
+        phase.count("rows", rows_read);
         phase.end();
-        for (kind, value) in &query.links {
+        for (l, (kind, value, _)) in query.links.iter().enumerate() {
             let mut rows = r
                 .docs_where(kind_column(*kind), std::slice::from_ref(value))
                 .map_err(fail)?;
@@ -167,24 +336,7 @@ fn search_pool(
                 let tasks = r.tasks_with(kind_column(*kind), value).map_err(fail)?;
                 rows.extend(r.docs_where(Column::Task, &tasks).map_err(fail)?);
             }
-            for row in rows {
-                let s = signals.entry(row.id).or_default();
-                if !s.links.iter().any(|(k, _)| k == kind) {
-                    s.links.push((*kind, value.clone()));
-                }
-                docs.insert(row.id, row);
-            }
-        }
-        // Records reached by a path or a link but not among a full pool weigh their text
-        // too (outside a pool that is not full, a record matches no term).
-        if floor.is_some() {
-            for (id, s) in signals.iter_mut() {
-                if s.bm25 == 0.0
-                    && let Some(bm25) = lexical.of(*id)
-                {
-                    s.bm25 = bm25;
-                }
-            }
+            link_rows.extend(rows.into_iter().map(|row| (l, row)));
         }
     } else {
         // Nothing to rank by: the newest records (of the kinds asked, else verified
@@ -232,20 +384,41 @@ fn search_pool(
         }
         listed = Some(total);
         for row in rows {
-            signals.entry(row.id).or_default();
             docs.insert(row.id, row);
         }
     }
 
     let mut phase = crate::timing::Phase::start("recall.load");
-    let wanted: Vec<i64> = signals
-        .keys()
+    for (_, row) in &link_rows {
+        docs.entry(row.id).or_insert_with(|| row.clone());
+    }
+    let missing: Vec<i64> = wanted
+        .iter()
         .filter(|id| !docs.contains_key(id))
         .copied()
         .collect();
-    phase.count("records", signals.len());
-    for row in r.docs(&wanted).map_err(fail)? {
+    for row in r.docs(&missing).map_err(fail)? {
         docs.insert(row.id, row);
+    }
+    phase.count("records", docs.len());
+
+    // Every signal of every record read, by random access: its BM25, the paths it reaches
+    // (its references, its episode's files, its task's scope) against every path asked
+    // about, and its links.
+    let mut signals: HashMap<i64, Signals> = HashMap::new();
+    for id in docs.keys() {
+        let s = signals.entry(*id).or_default();
+        s.bm25 = lexical.of(*id).unwrap_or(0.0);
+    }
+    if !query.paths.is_empty() {
+        path_signals(r, &query.paths, dirs, &docs, &mut signals).map_err(fail)?;
+    }
+    for (l, row) in &link_rows {
+        let (kind, value, weight) = &query.links[*l];
+        let s = signals.entry(row.id).or_default();
+        if !s.links.iter().any(|(k, _, _)| k == kind) {
+            s.links.push((*kind, value.clone(), *weight));
+        }
     }
 
     // A ledger line takes the status of the record its derivation wrote; where that record
@@ -278,10 +451,13 @@ fn search_pool(
     phase.end();
     let mut found: Vec<Found> = Vec::new();
     let mut folded: HashMap<String, Signals> = HashMap::new();
-    for (id, s) in signals {
+    let mut ids: Vec<i64> = docs.keys().copied().collect();
+    ids.sort_unstable();
+    for id in ids {
         let Some(doc) = docs.remove(&id) else {
             continue;
         };
+        let s = signals.remove(&id).unwrap_or_default();
         let Some(kind) = RecallKind::from_name(&doc.kind) else {
             continue;
         };
@@ -298,20 +474,14 @@ fn search_pool(
         }
         // A ledger line's stored status is already its record's.
         let status = status_of(&doc.status);
-        found.push(Found {
-            doc,
-            kind,
-            status,
-            signals: s,
-            score: 0,
-            moved: Vec::new(),
-            verified_in: None,
-            replaces: None,
-        });
+        found.push(Found::new(doc, kind, status, s));
     }
     // A folded line's record joins with the line's signals (it may not have matched by
     // itself: it has no episode path when it was promoted from another checkout).
-    for (key, s) in folded {
+    let mut keys: Vec<String> = folded.keys().cloned().collect();
+    keys.sort();
+    for key in keys {
+        let s = folded.remove(&key).unwrap_or_default();
         match found
             .iter_mut()
             .find(|f| f.doc.key == key && f.kind == RecallKind::Knowledge)
@@ -319,16 +489,14 @@ fn search_pool(
             Some(f) => merge(&mut f.signals, &s),
             None => {
                 if let Some(row) = derived.get(&key) {
-                    found.push(Found {
-                        doc: row.clone(),
-                        kind: RecallKind::Knowledge,
-                        status: status_of(&row.status),
-                        signals: s,
-                        score: 0,
-                        moved: Vec::new(),
-                        verified_in: None,
-                        replaces: None,
-                    });
+                    let mut s = s;
+                    s.bm25 = s.bm25.max(lexical.of(row.id).unwrap_or(0.0));
+                    found.push(Found::new(
+                        row.clone(),
+                        RecallKind::Knowledge,
+                        status_of(&row.status),
+                        s,
+                    ));
                 }
             }
         }
@@ -347,6 +515,11 @@ fn search_pool(
             && query.since.is_none_or(|since| {
                 crate::model::time::parse(&f.doc.date).is_some_and(|at| at >= since)
             })
+            // Read for its signals or its record, reached by nothing asked.
+            && (!query.relevance_asked()
+                || f.signals.bm25 > 0.0
+                || !f.signals.paths.is_empty()
+                || !f.signals.links.is_empty())
     });
     let top = found.iter().map(|f| f.signals.bm25).fold(0.0_f64, f64::max);
     for f in &mut found {
@@ -439,39 +612,62 @@ fn search_pool(
             let Some((replaced, signals)) = replaced else {
                 continue;
             };
-            found.push(Found {
-                score: score(&signals, status),
-                doc: row,
-                kind,
-                status,
-                signals,
-                moved: Vec::new(),
-                verified_in: None,
-                replaces: Some(replaced),
-            });
+            let mut f = Found::new(row, kind, status, signals);
+            f.score = score(&f.signals, status);
+            f.replaces = Some(replaced);
+            found.push(f);
         }
     }
     order(&mut found);
-    // Exact only when the last hit shown outranks the best that any match beyond a full
-    // pool could score (its BM25 at most the floor, its status at best verified, and no
-    // path or link: those were all weighed above). A tie could go either way on recency.
-    if let Some(floor) = floor {
-        let bound = score(
-            &Signals {
-                bm25: floor,
-                bm25_top: top,
-                ..Signals::default()
-            },
-            HitStatus::Verified,
-        );
+
+    // Exact only when the last hit shown outranks the best that any record left unread
+    // could score: a lexical match beyond a full pool has a BM25 at most the floor; a
+    // record a path list did not reach to its end reaches that path at most as its last
+    // row does; its status at best verified; links are read whole.
+    let lexical_bound = floor.map_or(0.0, |f| {
+        Signals {
+            bm25: f,
+            bm25_top: top,
+            ..Signals::default()
+        }
+        .lexical()
+    });
+    let mut per_path: Vec<f64> = vec![0.0; query.paths.len()];
+    for (l, f) in &floors {
+        for (q, how, files) in &lists[*l].serves {
+            let value = f.row.bound as f64 / 1e6
+                * how.factor()
+                * dir_damping(*files)
+                * query.paths[*q].source.weight();
+            per_path[*q] = per_path[*q].max(value);
+        }
+    }
+    per_path.sort_by(|a, b| b.total_cmp(a));
+    let bound_value = lexical_bound + decayed_sum(&per_path);
+    let unread = floor.is_some() || !floors.is_empty();
+    if unread {
+        let bound = (bound_value * 1e6).round() as i64;
         let last = query.limit.max(1) - 1;
-        if found.get(last).is_none_or(|f| f.score <= bound) {
+        let settled = match found.get(last) {
+            None => false,
+            Some(f) if f.score > bound + 1 => true,
+            // A tie with what one path list left unread: that list holds its rows best
+            // first and, among equals, newest first, so the hit stands when it is newer
+            // than the last row read.
+            Some(f) => {
+                floor.is_none()
+                    && floors.len() == 1
+                    && f.score >= bound - 1
+                    && f.recency_key() > floors[0].1.row.recency
+            }
+        };
+        if !settled {
             return Ok(None);
         }
     }
     let total = match listed {
         Some(n) => n.max(found.len()),
-        None => found.len() + beyond_pool,
+        None => found.len() + beyond_pool.max(beyond_paths),
     };
     found.truncate(query.limit);
     let ids: Vec<i64> = found.iter().map(|f| f.doc.id).collect();
@@ -487,6 +683,7 @@ fn search_pool(
     Ok(Some(Outcome {
         found,
         total,
+        exact: !unread,
         unranked: beyond_pool,
     }))
 }
@@ -531,129 +728,182 @@ fn matched_terms(searched: &str, terms: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn how(reach: Reach) -> PathHow {
-    match reach {
-        Reach::Exact => PathHow::Exact,
-        Reach::Below | Reach::Above => PathHow::Prefix,
-        Reach::Beside => PathHow::Near,
+/// The paths asked about, looked up by how another path relates to them.
+struct PathsAsked<'a> {
+    /// Each path asked about → its positions.
+    exact: HashMap<&'a str, Vec<usize>>,
+    /// Each directory above a path asked about → the positions under it.
+    above: HashMap<&'a str, Vec<usize>>,
+    /// Each path asked about's directory → the positions in it.
+    beside: HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> PathsAsked<'a> {
+    fn of(paths: &'a [QueryPath]) -> PathsAsked<'a> {
+        let mut out = PathsAsked {
+            exact: HashMap::new(),
+            above: HashMap::new(),
+            beside: HashMap::new(),
+        };
+        for (i, q) in paths.iter().enumerate() {
+            let p = q.path.as_str();
+            out.exact.entry(p).or_default().push(i);
+            for a in ancestors(p).into_iter().chain(std::iter::once("")) {
+                out.above.entry(a).or_default().push(i);
+            }
+            out.beside.entry(parent_dir(p)).or_default().push(i);
+        }
+        out
+    }
+
+    /// How `reached` stands to each path asked about that it reaches at all:
+    /// `(position, how, the files of the directory between them)`.
+    fn relate(
+        &self,
+        reached: &str,
+        dirs: &HashMap<(String, bool), usize>,
+        out: &mut Vec<(usize, PathHow, usize)>,
+    ) {
+        out.clear();
+        if let Some(at) = self.exact.get(reached) {
+            out.extend(at.iter().map(|&i| (i, PathHow::Exact, 0)));
+        }
+        // A directory cited above a path asked about: worth less the more it holds.
+        if let Some(at) = self.above.get(reached) {
+            let files = dirs.get(&(reached.to_owned(), true)).copied().unwrap_or(0);
+            out.extend(at.iter().map(|&i| (i, PathHow::Prefix, files)));
+        }
+        // A path under a directory asked about.
+        for a in ancestors(reached) {
+            if let Some(at) = self.exact.get(a) {
+                out.extend(at.iter().map(|&i| (i, PathHow::Prefix, 0)));
+            }
+        }
+        // A path beside one asked about, in the same directory.
+        let dir = parent_dir(reached);
+        if let Some(at) = self.beside.get(dir) {
+            let files = dirs.get(&(dir.to_owned(), false)).copied().unwrap_or(0);
+            for &i in at {
+                if !out.iter().any(|(j, _, _)| *j == i) {
+                    out.push((i, PathHow::Near, files));
+                }
+            }
+        }
     }
 }
 
-/// Every record each of `paths` reaches: through its own references, its episode's
-/// changed files, and its task's scope. The records of the episodes and tasks reached are
-/// read once for all the paths.
+/// Every path each of `docs` reaches (its references, its episode's changed files, its
+/// task's scope) against every path asked about, read for these records only.
 fn path_signals(
     r: crate::store::recall::Reader<'_>,
-    paths: &[String],
+    paths: &[QueryPath],
+    dirs: &HashMap<(String, bool), usize>,
+    docs: &HashMap<i64, DocRow>,
     signals: &mut HashMap<i64, Signals>,
-    docs: &mut HashMap<i64, DocRow>,
 ) -> Result<(), crate::store::recall::IndexError> {
-    let mut add = |id: i64, m: PathMatch| {
-        let s = signals.entry(id).or_default();
-        if !s.paths.contains(&m) {
-            s.paths.push(m);
-        }
-    };
-    // Per episode and per task: the best reach of each queried path.
-    let mut by_episode: BTreeMap<String, Vec<(usize, PathHow, String)>> = BTreeMap::new();
-    let mut by_task: BTreeMap<String, Vec<(usize, PathHow, String)>> = BTreeMap::new();
-    let better = |into: &mut BTreeMap<String, Vec<(usize, PathHow, String)>>,
-                  owner: String,
-                  q: usize,
-                  h: PathHow,
-                  p: String| {
-        let reaches = into.entry(owner).or_default();
-        match reaches.iter_mut().find(|(i, _, _)| *i == q) {
-            Some(best) if h < best.1 => *best = (q, h, p),
-            Some(_) => {}
-            None => reaches.push((q, h, p)),
-        }
-    };
-    for (q, path) in paths.iter().enumerate() {
-        for f in r.refs_reaching(path)? {
-            if let Ok(id) = f.owner.parse::<i64>() {
-                add(
-                    id,
-                    PathMatch {
-                        query: path.clone(),
-                        path: f.path,
-                        via: PathVia::Reference,
-                        how: how(f.reach),
-                        spread: 0,
-                    },
-                );
+    let asked = PathsAsked::of(paths);
+    let ids: Vec<i64> = docs.keys().copied().collect();
+    let refs = r.refs_of(&ids)?;
+    let episodes: Vec<String> = docs
+        .values()
+        .filter_map(|d| d.episode.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let episode_files = r.episode_files_of(&episodes)?;
+    let tasks: Vec<String> = docs
+        .values()
+        .filter_map(|d| d.task.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let scopes = r.scopes_of(&tasks)?;
+    let mut related = Vec::new();
+    for (id, doc) in docs {
+        let s = signals.entry(*id).or_default();
+        let mut add = |m: PathMatch| {
+            if !s.paths.contains(&m) {
+                s.paths.push(m);
+            }
+        };
+        for path in refs.get(id).into_iter().flatten() {
+            asked.relate(path, dirs, &mut related);
+            for &(q, how, files) in &related {
+                add(PathMatch {
+                    query: paths[q].path.clone(),
+                    source: paths[q].source,
+                    path: path.clone(),
+                    via: PathVia::Reference,
+                    how,
+                    spread: 0,
+                    dir_files: files,
+                });
             }
         }
-        for f in r.episode_files_reaching(path)? {
-            better(&mut by_episode, f.owner, q, how(f.reach), f.path);
-        }
-        // Task scopes: a glob's literal directory was matched; the glob itself must cover
-        // the path for an exact or above reach.
-        for f in r.scopes_reaching(path)? {
-            let h = match f.reach {
-                Reach::Exact | Reach::Above => {
-                    if crate::model::task::in_scope(std::slice::from_ref(&f.path), path) {
-                        if f.path.trim_end_matches('/') == path {
-                            PathHow::Exact
-                        } else {
-                            PathHow::Prefix
-                        }
-                    } else {
-                        PathHow::Near
-                    }
+        if let Some(files) = doc.episode.as_ref().and_then(|e| episode_files.get(e)) {
+            for path in files {
+                asked.relate(path, dirs, &mut related);
+                for &(q, how, files) in &related {
+                    add(PathMatch {
+                        query: paths[q].path.clone(),
+                        source: paths[q].source,
+                        path: path.clone(),
+                        via: PathVia::Episode,
+                        how,
+                        spread: 1,
+                        dir_files: files,
+                    });
                 }
-                other => how(other),
-            };
-            better(&mut by_task, f.owner, q, h, f.path);
-        }
-    }
-    let mut reached = |rows: Vec<DocRow>,
-                       owner: fn(&DocRow) -> Option<&String>,
-                       by: &BTreeMap<String, Vec<(usize, PathHow, String)>>,
-                       via: PathVia| {
-        for row in rows {
-            let Some(reaches) = owner(&row).and_then(|o| by.get(o)) else {
-                continue;
-            };
-            for (q, h, p) in reaches {
-                add(
-                    row.id,
-                    PathMatch {
-                        query: paths[*q].clone(),
-                        path: p.clone(),
-                        via,
-                        how: *h,
-                        spread: usize::from(via == PathVia::Episode),
-                    },
-                );
             }
-            docs.insert(row.id, row);
         }
-    };
-    if !by_episode.is_empty() {
-        let episodes: Vec<String> = by_episode.keys().cloned().collect();
-        reached(
-            r.docs_where(Column::Episode, &episodes)?,
-            |d| d.episode.as_ref(),
-            &by_episode,
-            PathVia::Episode,
-        );
-    }
-    if !by_task.is_empty() {
-        let tasks: Vec<String> = by_task.keys().cloned().collect();
-        reached(
-            r.docs_where(Column::Task, &tasks)?,
-            |d| d.task.as_ref(),
-            &by_task,
-            PathVia::Scope,
-        );
+        // Task scopes: a glob's literal directory was related; the glob itself must cover
+        // the path for an exact or above reach, else it is only beside it.
+        for (pattern, prefix) in doc
+            .task
+            .as_ref()
+            .and_then(|t| scopes.get(t))
+            .into_iter()
+            .flatten()
+        {
+            asked.relate(prefix, dirs, &mut related);
+            for &(q, how, files) in &related {
+                let asked_path = paths[q].path.as_str();
+                let covers =
+                    crate::model::task::in_scope(std::slice::from_ref(pattern), asked_path);
+                let (how, files) = match how {
+                    PathHow::Exact | PathHow::Prefix
+                        if prefix.as_str() == asked_path
+                            || asked_path.starts_with(&format!("{prefix}/"))
+                            || prefix.is_empty() =>
+                    {
+                        if !covers {
+                            (PathHow::Near, files)
+                        } else if pattern.trim_end_matches('/') == asked_path {
+                            (PathHow::Exact, 0)
+                        } else {
+                            (PathHow::Prefix, files)
+                        }
+                    }
+                    other => (other, files),
+                };
+                add(PathMatch {
+                    query: asked_path.to_owned(),
+                    source: paths[q].source,
+                    path: pattern.clone(),
+                    via: PathVia::Scope,
+                    how,
+                    spread: 0,
+                    dir_files: files,
+                });
+            }
+        }
     }
     // In the order the paths were asked, and for each by reference, episode, scope (which
     // of two equal matches "why" names).
     let position: HashMap<&str, usize> = paths
         .iter()
         .enumerate()
-        .map(|(i, p)| (p.as_str(), i))
+        .map(|(i, p)| (p.path.as_str(), i))
         .collect();
     for s in signals.values_mut() {
         if s.paths.len() > 1 {

@@ -946,13 +946,14 @@ fn sync_reasoning(ctx: &Ctx, w: &Writer<'_>) -> Result<Result<(), IndexError>, E
 }
 
 /// The events the index reads from the ledger; the rest are not searched.
-const LEDGER_EVENTS: [&str; 6] = [
+const LEDGER_EVENTS: [&str; 7] = [
     "decision.recorded",
     "question.asked",
     "question.resolved",
     "checkpoint.recorded",
     "session.opened",
     "task.started",
+    "knowledge.promoted",
 ];
 
 /// The event name in a raw ledger line, without parsing the line.
@@ -1166,6 +1167,14 @@ fn ledger_line(
         Event::SessionOpened => {
             if let (Some(ep), Some(opened)) = (&episode, line.payload::<SessionOpened>()) {
                 w.insert_episode(ep, &lines.source, opened.branch.as_deref(), &[])?;
+            }
+        }
+        // When a record was promoted: its recency ("the most recently verified").
+        Event::KnowledgePromoted => {
+            if let Some(p) = line.payload::<crate::model::event::KnowledgePromoted>()
+                && !p.id.is_empty()
+            {
+                w.set_promoted(&p.id, &lines.source, &line.ts)?;
             }
         }
         Event::TaskStarted if lines.is_ledger() => {

@@ -55,7 +55,13 @@ impl Report for Recall {
         } else {
             format!(" for \"{}\"", self.query.trim().replace('\n', " "))
         };
-        let _ = writeln!(out, "{} of {} hit(s){asked}", self.hits.len(), self.total);
+        let at_least = if self.total_exact { "" } else { "at least " };
+        let _ = writeln!(
+            out,
+            "{} of {at_least}{} hit(s){asked}",
+            self.hits.len(),
+            self.total
+        );
         let mut by = Vec::new();
         if !self.context.paths.is_empty() {
             let shown: Vec<&str> = self
@@ -107,7 +113,11 @@ impl Report for Recall {
             hit_lines(&mut out, i + 1, hit, "");
         }
         if let Some(more) = &self.more {
-            let _ = writeln!(out, "\n{} more: {more}", self.total - self.hits.len());
+            let _ = writeln!(
+                out,
+                "\n{at_least}{} more: {more}",
+                self.total - self.hits.len()
+            );
         }
         if !self.elsewhere.is_empty() {
             out.push_str("\nBeing worked on now in other worktrees (not recorded yet):\n");

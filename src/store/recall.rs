@@ -16,12 +16,14 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 mod lexical;
+mod reach;
 
 pub use lexical::Lexical;
 use lexical::{LENS_CHUNK, Lens, TermCounts, len_entry, lens_place};
+pub use reach::{ReachGroup, ReachRow, parent_dir};
 
 /// The schema's format; a database of another format is rebuilt.
-pub const FORMAT: i64 = 6;
+pub const FORMAT: i64 = 7;
 
 /// An index that could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +56,7 @@ CREATE TABLE docs(
   text TEXT NOT NULL,
   searched TEXT NOT NULL,
   date TEXT NOT NULL,
+  ts TEXT NOT NULL,
   episode TEXT,
   task TEXT,
   issue TEXT,
@@ -72,10 +75,10 @@ CREATE INDEX docs_task ON docs(task);
 CREATE INDEX docs_issue ON docs(issue);
 CREATE INDEX docs_intent ON docs(intent);
 CREATE INDEX docs_derives ON docs(derives);
-CREATE INDEX docs_kind_date ON docs(kind, date DESC, key);
-CREATE INDEX docs_kind_status ON docs(kind, status, folded, date);
-CREATE INDEX docs_branch_date ON docs(kind, branch, date DESC, key);
-CREATE INDEX docs_branch_status ON docs(kind, branch, status, folded, date);
+CREATE INDEX docs_kind_date ON docs(kind, ts DESC, key DESC);
+CREATE INDEX docs_kind_status ON docs(kind, status, folded, ts);
+CREATE INDEX docs_branch_date ON docs(kind, branch, ts DESC, key DESC);
+CREATE INDEX docs_branch_status ON docs(kind, branch, status, folded, ts);
 -- How many documents of each kind, branch ('' for none), status and fold there are, kept
 -- by the triggers below: a listing's total without counting its rows (a count over 166k
 -- decisions' index entries took 28 ms, at every briefing).
@@ -109,6 +112,7 @@ CREATE TABLE episodes(episode TEXT NOT NULL, source TEXT NOT NULL, branch TEXT, 
 CREATE TABLE episode_files(episode TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL);
 CREATE INDEX episode_files_path ON episode_files(path);
 CREATE INDEX episode_files_source ON episode_files(source);
+CREATE INDEX episode_files_episode ON episode_files(episode);
 CREATE TABLE tasks(task TEXT PRIMARY KEY, episode TEXT, issue TEXT, intent TEXT, description TEXT NOT NULL, started TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX tasks_issue ON tasks(issue);
 CREATE TABLE scopes(task TEXT NOT NULL, pattern TEXT NOT NULL, prefix TEXT NOT NULL);
@@ -117,6 +121,45 @@ CREATE INDEX scopes_task ON scopes(task);
 CREATE TABLE questions(id TEXT PRIMARY KEY, text TEXT NOT NULL, episode TEXT, task TEXT, asked TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE stamps(path TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE verified(file TEXT PRIMARY KEY, blob TEXT NOT NULL, commit_id TEXT NOT NULL, subject TEXT NOT NULL, targets TEXT NOT NULL, tree TEXT NOT NULL) WITHOUT ROWID;
+-- When each record was promoted, as the ledger (or a fetched journal) recorded it: a
+-- curated record's recency (a record's date is only its evidence's day).
+CREATE TABLE promoted(key TEXT NOT NULL, source TEXT NOT NULL, ts TEXT NOT NULL, PRIMARY KEY(key, source)) WITHOUT ROWID;
+-- The paths each document reaches, at most one row a path: through its own references,
+-- its episode's changed files and its task's scope (the best of them), with what reaching
+-- the very path is worth (`weight`, millionths), that times its status's factor (`bound`),
+-- its recency ("<ts> <key>") and what a search filters on. The index of a path, or of a
+-- directory's files, keeps them best first, so a path's best records are read without
+-- reading the others (SPEC §11): kept by the writes (recall::reach) and the triggers below.
+CREATE TABLE reach(doc INTEGER NOT NULL, path TEXT NOT NULL, dir TEXT NOT NULL, weight INTEGER NOT NULL, bound INTEGER NOT NULL, recency TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY(doc, path)) WITHOUT ROWID;
+CREATE INDEX reach_path ON reach(path, bound DESC, recency DESC, kind, status);
+CREATE INDEX reach_dir ON reach(dir, bound DESC, recency DESC, kind, status);
+-- How many documents reach each path, by kind and status: a search that reads a path's
+-- best says how many there are without counting them.
+CREATE TABLE reach_counts(path TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(path, kind, status)) WITHOUT ROWID;
+CREATE TRIGGER reach_counted AFTER INSERT ON reach BEGIN
+  INSERT INTO reach_counts VALUES (new.path, new.kind, new.status, 1)
+    ON CONFLICT(path, kind, status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER reach_uncounted AFTER DELETE ON reach BEGIN
+  UPDATE reach_counts SET n = n - 1 WHERE path = old.path AND kind = old.kind AND status = old.status;
+END;
+CREATE TRIGGER reach_recounted AFTER UPDATE OF status ON reach BEGIN
+  UPDATE reach_counts SET n = n - 1 WHERE path = old.path AND kind = old.kind AND status = old.status;
+  INSERT INTO reach_counts VALUES (new.path, new.kind, new.status, 1)
+    ON CONFLICT(path, kind, status) DO UPDATE SET n = n + 1;
+END;
+-- A document's status and recency are its rows' (a promotion, a ledger line settling).
+CREATE TRIGGER docs_reach_status AFTER UPDATE OF status ON docs BEGIN
+  UPDATE reach SET status = new.status,
+    bound = weight * (CASE new.status WHEN 'verified' THEN 10 WHEN 'superseded' THEN 4 ELSE 8 END) / 10
+    WHERE doc = new.id;
+END;
+CREATE TRIGGER docs_reach_recency AFTER UPDATE OF ts ON docs BEGIN
+  UPDATE reach SET recency = new.ts || ' ' || new.key WHERE doc = new.id;
+END;
+CREATE TRIGGER docs_unreached AFTER DELETE ON docs BEGIN
+  DELETE FROM reach WHERE doc = old.id;
+END;
 "#;
 
 /// The schema's digest (64-bit FNV-1a of its text, in hex): kept in `meta` at a build,
@@ -193,10 +236,14 @@ pub struct DocRow {
     /// A decision or an answer whose record (`derives`) is indexed too, and folded into
     /// it: kept by the writes, so a search looks up only these records.
     pub folded: bool,
+    /// When it was recorded, for "newest first": a ledger line's time; a curated record's
+    /// promotion as the ledger or a journal recorded it, else its date; a session record's
+    /// close; a handover's and a conclusion's time.
+    pub ts: String,
 }
 
 /// Every column but the text, which is read for the records shown only.
-const DOC_COLUMNS: &str = "id, kind, key, source, status, line, '' AS text, date, episode, task, issue, intent, superseded_by, derives, place, offset, branch, folded";
+const DOC_COLUMNS: &str = "id, kind, key, source, status, line, '' AS text, date, episode, task, issue, intent, superseded_by, derives, place, offset, branch, folded, ts";
 
 fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocRow> {
     Ok(DocRow {
@@ -218,6 +265,7 @@ fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocRow> {
         offset: r.get(15)?,
         branch: r.get(16)?,
         folded: r.get::<_, i64>(17)? != 0,
+        ts: r.get(18)?,
     })
 }
 
@@ -546,10 +594,16 @@ impl Writer<'_> {
         // claim, one hit); kept as a column so a listing counts without a lookup per line.
         let folded = record.is_some() && matches!(doc.kind, "decision" | "question");
         let status = record.unwrap_or(doc.status.to_owned());
+        // A knowledge record is as recent as its promotion, where one was recorded.
+        let ts = match doc.kind {
+            "knowledge" => self.promoted_at(&doc.key)?,
+            _ => None,
+        }
+        .unwrap_or_else(|| doc.date.clone());
         self.conn
             .prepare_cached(
-                "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset, searched, branch, folded) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                "INSERT INTO docs(kind, key, source, status, line, text, date, episode, task, issue, intent, superseded_by, derives, place, offset, searched, branch, folded, ts) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
             )
             .and_then(|mut s| s.execute(params![
                     doc.kind,
@@ -570,6 +624,7 @@ impl Writer<'_> {
                     format!("{} {}", doc.head_tokens, doc.body_tokens),
                     branch,
                     folded,
+                    ts,
                 ]))
             .map_err(|e| self.err(e))?;
         let id = self.conn.last_insert_rowid();
@@ -592,6 +647,7 @@ impl Writer<'_> {
         for path in &doc.refs {
             stmt.execute(params![id, path]).map_err(|e| self.err(e))?;
         }
+        self.reach_docs(&[id])?;
         Ok(id)
     }
 
@@ -700,15 +756,24 @@ impl Writer<'_> {
         self.conn
             .execute("DELETE FROM episodes WHERE source = ?1", params![source])
             .map_err(|e| self.err(e))?;
-        for episode in episodes {
-            self.settle_branch(&episode)?;
-        }
+        let changed = self
+            .conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM episode_files WHERE source = ?1)")
+            .and_then(|mut s| s.query_row(params![source], |r| r.get::<_, bool>(0)))
+            .map_err(|e| self.err(e))?;
         self.conn
             .execute(
                 "DELETE FROM episode_files WHERE source = ?1",
                 params![source],
             )
             .map_err(|e| self.err(e))?;
+        for episode in episodes {
+            self.settle_branch(&episode)?;
+            if changed {
+                self.reach_episode(&episode)?;
+            }
+        }
+        self.delete_promoted(source)?;
         Ok(())
     }
 
@@ -789,7 +854,14 @@ impl Writer<'_> {
         self.delete_source("ledger")?;
         self.conn
             .execute_batch("DELETE FROM tasks; DELETE FROM scopes; DELETE FROM questions;")
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        // Records of those tasks (tracked knowledge naming them) no longer reach their scope.
+        let ids: Vec<i64> = self
+            .conn
+            .prepare_cached("SELECT id FROM docs WHERE task IS NOT NULL")
+            .and_then(|mut s| s.query_map([], |r| r.get(0)).and_then(Iterator::collect))
+            .map_err(|e| self.err(e))?;
+        self.reach_docs(&ids)
     }
 
     /// An episode and the files it changed, as `source` tells them.
@@ -818,6 +890,9 @@ impl Writer<'_> {
         // A `session.opened` line comes before its episode's documents: nothing to settle.
         if self.has_episode_docs(episode)? {
             self.settle_branch(episode)?;
+            if !files.is_empty() {
+                self.reach_episode(episode)?;
+            }
         }
         Ok(())
     }
@@ -851,7 +926,7 @@ impl Writer<'_> {
                 .and_then(|mut st| st.execute(params![task, pattern, literal_prefix(pattern)]))
                 .map_err(|e| self.err(e))?;
         }
-        Ok(())
+        self.reach_task(task)
     }
 
     pub fn insert_question(
@@ -1070,9 +1145,11 @@ impl Reader<'_> {
     /// The newest documents of `kind` whose status (a ledger line's is the status of the
     /// knowledge record it derived) is one of `statuses`, on `branch` when given and dated
     /// `since` or later; with `fold`, a ledger line whose record exists is left out (the
-    /// record stands for it). At most `limit`, newest first (ties by key), and how many
-    /// there are in all. Indexes on (kind, branch, date) and (kind, branch, status) serve
-    /// the order and the count: the newest are read first and the walk stops at `limit`.
+    /// record stands for it). At most `limit`, newest first by their recency (`ts`: a
+    /// ledger line's time, a curated record's promotion), ties to the greater key, and how
+    /// many there are in all. Indexes on (kind, branch, ts) and (kind, branch, status)
+    /// serve the order and the count: the newest are read first and the walk stops at
+    /// `limit`.
     pub fn listing(
         &self,
         kind: &str,
@@ -1113,7 +1190,7 @@ impl Reader<'_> {
              AND d.status IN (SELECT value FROM json_each(?2)) {after} {fold}"
         );
         let statuses = serde_json::to_string(statuses).expect("strings serialise");
-        let sql = format!("SELECT {columns} {filter} ORDER BY d.date DESC, d.key LIMIT ?5");
+        let sql = format!("SELECT {columns} {filter} ORDER BY d.ts DESC, d.key DESC LIMIT ?5");
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows: Vec<DocRow> = stmt
             .query_map(

@@ -283,11 +283,11 @@ fn a_stale_record_ranks_below_its_fresh_peer_and_is_marked() {
     repo.commit("src/b.rs", "b\n", "Add b");
     let a = curated_citing(&repo, 1, "src/a.rs", "Retries back off exponentially");
     let b = curated_citing(&repo, 2, "src/b.rs", "Retries back off exponentially");
-    // Equal otherwise, the id decides: a first.
+    // Equal otherwise (one day, no promotion time), the greater id decides: b first.
     let found = hits(&repo, &["retries"]);
-    assert_eq!(ids(&found), [a.as_str(), b.as_str()]);
-    // src/a.rs changes after a was verified: a is stale, below b, and says why.
-    repo.commit("src/a.rs", "a changed\n", "Change a");
+    assert_eq!(ids(&found), [b.as_str(), a.as_str()]);
+    // src/b.rs changes after b was verified: b is stale, below a, and says why.
+    repo.commit("src/b.rs", "b changed\n", "Change b");
     let json = repo
         .run(&["recall", "retries", "--format", "json"])
         .success()
@@ -296,8 +296,8 @@ fn a_stale_record_ranks_below_its_fresh_peer_and_is_marked() {
     assert_eq!(
         found,
         [
-            ("knowledge".to_owned(), b.clone(), "verified".to_owned()),
-            ("knowledge".to_owned(), a.clone(), "stale".to_owned())
+            ("knowledge".to_owned(), a.clone(), "verified".to_owned()),
+            ("knowledge".to_owned(), b.clone(), "stale".to_owned())
         ]
     );
     let why: Vec<&str> = json["hits"][1]["why"]
@@ -308,17 +308,17 @@ fn a_stale_record_ranks_below_its_fresh_peer_and_is_marked() {
         .collect();
     assert!(
         why.iter()
-            .any(|w| w.starts_with("stale: src/a.rs changed since it was verified in ")),
+            .any(|w| w.starts_with("stale: src/b.rs changed since it was verified in ")),
         "{why:?}"
     );
     // Only the stale ones, and only the fresh ones.
     assert_eq!(
         ids(&hits(&repo, &["retries", "--status", "stale"])),
-        [a.as_str()]
+        [b.as_str()]
     );
     assert_eq!(
         ids(&hits(&repo, &["retries", "--status", "verified"])),
-        [b.as_str()]
+        [a.as_str()]
     );
 }
 
@@ -695,10 +695,19 @@ fn on_a_branch(repo: &TestRepo) {
 #[test]
 fn the_briefing_ranks_the_branchs_area_first_and_names_its_cut_with_a_working_command() {
     let mut repo = TestRepo::initialised();
-    let [_, ledger, _] = three_areas(&mut repo);
-    // Many more verified records about the docs, so the budget cuts.
+    let [_, ledger, docs] = three_areas(&mut repo);
+    // Many verified records that do compete: each cites a file beside the one the branch
+    // changes (src/store/), so the budget cannot show them all; and records about the
+    // docs, which are not relevant to this branch at all.
+    repo.commit("src/store/index.rs", "pub fn index() {}\n", "Add the index");
     for n in 0..12 {
-        curated_citing(&repo, 100 + n, "docs/GUIDE.md", &format!("Guide rule {n}"));
+        curated_citing(
+            &repo,
+            100 + n,
+            "src/store/index.rs",
+            &format!("Index rule {n}"),
+        );
+        curated_citing(&repo, 200 + n, "docs/GUIDE.md", &format!("Guide rule {n}"));
     }
     repo.git(&["add", ".ai"]);
     repo.git(&["commit", "-q", "-m", "Memory", "--allow-empty"]);
@@ -713,31 +722,49 @@ fn the_briefing_ranks_the_branchs_area_first_and_names_its_cut_with_a_working_co
     let json = run.json();
     let text = json["text"].as_str().expect("text");
     assert!(text.lines().count() <= 20, "{text}");
+    // The record about the very file the branch changed leads.
     assert_eq!(
         json["knowledge"]["hits"][0]["id"],
         ledger.as_str(),
         "{text}"
     );
     assert!(
-        text.contains("ranked by the work at hand: 1 file(s) feature changed against main"),
+        text.contains("ranked by the work at hand: 1 file(s) of feature's own 1 commit(s)"),
         "{text}"
     );
-    // Nothing in the docs area is relevant to this branch: it is not listed, and the
-    // total is what is relevant.
+    // The twelve records beside it and the ledger's are what is relevant (13); the docs
+    // are not, and the cut says how many it left out, with the command that lists them.
     let total = json["knowledge"]["total"].as_u64().expect("total");
+    assert_eq!(total, 13, "{text}");
+    assert_eq!(json["knowledge"]["total_exact"], true);
     let shown = json["knowledge"]["hits"].as_array().expect("hits").len() as u64;
-    if total > shown {
-        let command = json["knowledge"]["command"].as_str().expect("command");
-        assert!(
-            text.contains(&format!("{} more: `{command}`", total - shown)),
-            "{text}"
-        );
-        let out = repo.sh_in(repo.root(), &format!("{command} --format json"));
-        assert!(out.status.success(), "{command}: {out:?}");
-        let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        assert_eq!(listed["hits"].as_array().expect("hits").len() as u64, total);
-        assert_eq!(listed["hits"][0]["id"], ledger.as_str());
-    }
+    assert!((1..total).contains(&shown), "the budget cuts: {text}");
+    let command = json["knowledge"]["command"].as_str().expect("command");
+    assert!(
+        text.contains(&format!("- ... {} more: `{command}`", total - shown)),
+        "{text}"
+    );
+    let out = repo.sh_in(repo.root(), &format!("{command} --format json"));
+    assert!(out.status.success(), "{command}: {out:?}");
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let listed = ids(&triples(&listed["hits"]))
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    assert_eq!(listed.len() as u64, total);
+    assert_eq!(listed[0], ledger);
+    assert!(!listed.contains(&docs), "{listed:?}");
+    let briefed: Vec<&str> = json["knowledge"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(
+        &listed[..briefed.len()],
+        briefed.as_slice(),
+        "the same order"
+    );
 }
 
 #[test]
@@ -1112,7 +1139,9 @@ fn a_new_branch_is_ranked_by_its_own_changes_not_the_trunks_last_task_or_unpushe
     let json = repo.run(&["briefing", "--format", "json"]).success().json();
     let text = json["text"].as_str().expect("text");
     assert!(
-        text.contains("ranked by the work at hand: 1 file(s) feature changed against main\n"),
+        text.contains(
+            "ranked by the work at hand: 1 file(s) of feature's own 1 commit(s) since it was created (the newest weighs most)\n"
+        ),
         "{text}"
     );
     assert!(!text.contains("last task"), "{text}");
@@ -1129,7 +1158,7 @@ fn a_new_branch_is_ranked_by_its_own_changes_not_the_trunks_last_task_or_unpushe
     assert!(
         again
             .stdout()
-            .contains("ranked by the work at hand: last task t-"),
+            .contains("(the newest weighs most); last task t-"),
         "{}",
         again.stdout()
     );

@@ -6,8 +6,9 @@ mod rank;
 mod tokens;
 
 pub use rank::{
-    HitStatus, LEXICAL_MAX, LinkKind, PathHow, PathMatch, PathVia, Ranked, SPREAD_FREE, Signals,
-    compare, order, score,
+    DIR_FREE, HAND_LINK_FACTOR, HandSource, HitStatus, LEXICAL_MAX, LinkKind, OWN_COMMIT_DECAY,
+    OWN_COMMIT_FLOOR, OWN_COMMIT_NEWEST, PATH_DECAY, PathHow, PathMatch, PathVia, Ranked,
+    SPREAD_FREE, Signals, compare, decayed_sum, dir_damping, order, score, spread_damping,
 };
 pub use tokens::{
     MAX_QUERY_TERMS, MAX_TOKEN_CHARS, NEAR_DUPLICATE, content_terms, query_terms, similarity,

@@ -1,0 +1,389 @@
+//! The index of paths (SPEC §11): the rows of `reach`, at most one per document and path
+//! it reaches (through its own references, its episode's changed files, its task's
+//! scope: the best of them), each with what reaching that very path is worth, that times
+//! the document's status factor (`bound`), and its recency. A path's rows, or those of a
+//! directory's files, are read best first and only as many as a search weighs; how many
+//! there are in all is kept beside them (`reach_counts`). Kept by the writes that change
+//! what a document reaches (here) and by triggers on `docs` (status, recency, removal).
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{IndexError, Reader, Writer};
+use crate::model::recall::{PathVia, spread_damping};
+
+/// A document's status factor in tenths, as the triggers compute it (`HitStatus::factor`;
+/// stale is judged at read time and stored as verified).
+pub(super) fn factor_tenths(status: &str) -> i64 {
+    match status {
+        "verified" => 10,
+        "superseded" => 4,
+        _ => 8,
+    }
+}
+
+/// The directory a path lies in (`""` at the root).
+pub fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// Millionths, as rows keep weights.
+fn millionths(weight: f64) -> i64 {
+    (weight * 1e6).round() as i64
+}
+
+impl Writer<'_> {
+    /// Recomputes the rows of the documents `ids` from their references, their episode's
+    /// changed files (each weighing less when the episode changed many) and their task's
+    /// scope (each entry by the directory before its first glob character).
+    pub(crate) fn reach_docs(&self, ids: &[i64]) -> Result<(), IndexError> {
+        for &id in ids {
+            let Some((kind, key, status, ts, episode, task)) = self
+                .conn
+                .prepare_cached(
+                    "SELECT kind, key, status, ts, episode, task FROM docs WHERE id = ?1",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![id], |r| {
+                        Ok((
+                            r.get::<_, String>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, String>(2)?,
+                            r.get::<_, String>(3)?,
+                            r.get::<_, Option<String>>(4)?,
+                            r.get::<_, Option<String>>(5)?,
+                        ))
+                    })
+                    .optional()
+                })
+                .map_err(|e| self.err(e))?
+            else {
+                continue;
+            };
+            self.conn
+                .prepare_cached("DELETE FROM reach WHERE doc = ?1")
+                .and_then(|mut s| s.execute(params![id]))
+                .map_err(|e| self.err(e))?;
+            // Each path's best way, in millionths.
+            let mut best: BTreeMap<String, i64> = BTreeMap::new();
+            let mut offer = |path: String, weight: f64| {
+                let w = millionths(weight);
+                let entry = best.entry(path).or_insert(0);
+                *entry = (*entry).max(w);
+            };
+            for path in self.column_strings("SELECT path FROM refs WHERE doc = ?1", &id)? {
+                offer(path, PathVia::Reference.exact_weight());
+            }
+            if let Some(episode) = &episode {
+                let spread: i64 = self
+                    .conn
+                    .prepare_cached(
+                        "SELECT coalesce(max(files), 0) FROM episodes WHERE episode = ?1",
+                    )
+                    .and_then(|mut s| s.query_row(params![episode], |r| r.get(0)))
+                    .map_err(|e| self.err(e))?;
+                let weight = PathVia::Episode.exact_weight()
+                    * spread_damping(usize::try_from(spread).unwrap_or(0).max(1));
+                for path in self.column_strings(
+                    "SELECT DISTINCT path FROM episode_files WHERE episode = ?1",
+                    episode,
+                )? {
+                    offer(path, weight);
+                }
+            }
+            if let Some(task) = &task {
+                for prefix in
+                    self.column_strings("SELECT DISTINCT prefix FROM scopes WHERE task = ?1", task)?
+                {
+                    offer(prefix, PathVia::Scope.exact_weight());
+                }
+            }
+            let factor = factor_tenths(&status);
+            let recency = format!("{ts} {key}");
+            let mut insert = self
+                .conn
+                .prepare_cached(
+                    "INSERT INTO reach(doc, path, dir, weight, bound, recency, kind, status) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .map_err(|e| self.err(e))?;
+            for (path, weight) in best {
+                insert
+                    .execute(params![
+                        id,
+                        path,
+                        parent_dir(&path),
+                        weight,
+                        weight * factor / 10,
+                        recency,
+                        kind,
+                        status
+                    ])
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Recomputes the rows of every document of `episode` (its changed files changed).
+    pub(crate) fn reach_episode(&self, episode: &str) -> Result<(), IndexError> {
+        let ids = self.column_ids("SELECT id FROM docs WHERE episode = ?1", episode)?;
+        self.reach_docs(&ids)
+    }
+
+    /// Recomputes the rows of every document of `task` (its scope changed).
+    pub(crate) fn reach_task(&self, task: &str) -> Result<(), IndexError> {
+        let ids = self.column_ids("SELECT id FROM docs WHERE task = ?1", task)?;
+        self.reach_docs(&ids)
+    }
+
+    /// Records that `key` was promoted at `ts` (as `source` tells it): the record's
+    /// recency is its latest promotion.
+    pub fn set_promoted(&self, key: &str, source: &str, ts: &str) -> Result<(), IndexError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO promoted(key, source, ts) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT(key, source) DO UPDATE SET ts = max(ts, excluded.ts)",
+            )
+            .and_then(|mut s| s.execute(params![key, source, ts]))
+            .map_err(|e| self.err(e))?;
+        self.settle_recency(key)
+    }
+
+    /// Forgets the promotions `source` told.
+    pub(crate) fn delete_promoted(&self, source: &str) -> Result<(), IndexError> {
+        let keys = self.column_strings("SELECT key FROM promoted WHERE source = ?1", &source)?;
+        self.conn
+            .prepare_cached("DELETE FROM promoted WHERE source = ?1")
+            .and_then(|mut s| s.execute(params![source]))
+            .map_err(|e| self.err(e))?;
+        for key in keys {
+            self.settle_recency(&key)?;
+        }
+        Ok(())
+    }
+
+    /// The latest promotion of `key` any source told.
+    pub(crate) fn promoted_at(&self, key: &str) -> Result<Option<String>, IndexError> {
+        self.conn
+            .prepare_cached("SELECT max(ts) FROM promoted WHERE key = ?1")
+            .and_then(|mut s| s.query_row(params![key], |r| r.get::<_, Option<String>>(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    /// A knowledge record's recency: its latest promotion, else its date.
+    fn settle_recency(&self, key: &str) -> Result<(), IndexError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE docs SET ts = coalesce((SELECT max(ts) FROM promoted WHERE key = ?1), date) \
+                 WHERE key = ?1 AND kind = 'knowledge'",
+            )
+            .and_then(|mut s| s.execute(params![key]))
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    fn column_strings(
+        &self,
+        sql: &str,
+        value: &dyn rusqlite::ToSql,
+    ) -> Result<Vec<String>, IndexError> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| {
+                s.query_map(&[value][..], |r| r.get(0))
+                    .and_then(Iterator::collect)
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    fn column_ids(&self, sql: &str, value: &str) -> Result<Vec<i64>, IndexError> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| {
+                s.query_map(params![value], |r| r.get(0))
+                    .and_then(Iterator::collect)
+            })
+            .map_err(|e| self.err(e))
+    }
+}
+
+/// Which rows of `reach` a search reads, best first.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReachGroup {
+    /// The documents that reach this very path (a file, or a directory a record cites).
+    Path(String),
+    /// The documents that reach a file directly in this directory.
+    Dir(String),
+    /// The documents that reach a path under this directory (read whole, then sorted:
+    /// a directory asked about).
+    Under(String),
+}
+
+/// One row read: a document, the path it reaches, and its order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReachRow {
+    pub doc: i64,
+    pub path: String,
+    /// Millionths: what reaching the very path is worth times the status factor.
+    pub bound: i64,
+    /// `<ts> <key>`: the order among rows of one bound (newest first).
+    pub recency: String,
+}
+
+impl Reader<'_> {
+    /// The best `limit` rows of `group` among documents of `kinds` with a stored status
+    /// of `statuses` (empty: any), best first (bound, then recency, newest first); and
+    /// whether those are all of them.
+    pub fn reach_top(
+        &self,
+        group: &ReachGroup,
+        kinds: &[&str],
+        statuses: &[&str],
+        limit: usize,
+    ) -> Result<(Vec<ReachRow>, bool), IndexError> {
+        let filter = "AND (?2 = '[]' OR kind IN (SELECT value FROM json_each(?2))) \
+                      AND (?3 = '[]' OR status IN (SELECT value FROM json_each(?3)))";
+        let (sql, a, b) = match group {
+            ReachGroup::Path(p) => (
+                format!(
+                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_path WHERE path = ?1 {filter} \
+                     ORDER BY bound DESC, recency DESC LIMIT ?4"
+                ),
+                p.clone(),
+                String::new(),
+            ),
+            ReachGroup::Dir(d) => (
+                format!(
+                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_dir WHERE dir = ?1 {filter} \
+                     ORDER BY bound DESC, recency DESC LIMIT ?4"
+                ),
+                d.clone(),
+                String::new(),
+            ),
+            ReachGroup::Under(d) => (
+                format!(
+                    "SELECT doc, path, bound, recency FROM reach WHERE path > ?1 AND path < ?5 {filter} \
+                     ORDER BY bound DESC, recency DESC LIMIT ?4"
+                ),
+                format!("{d}/"),
+                format!("{d}0"),
+            ),
+        };
+        let kinds = serde_json::to_string(kinds).expect("strings serialise");
+        let statuses = serde_json::to_string(statuses).expect("strings serialise");
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<ReachRow> {
+            Ok(ReachRow {
+                doc: r.get(0)?,
+                path: r.get(1)?,
+                bound: r.get(2)?,
+                recency: r.get(3)?,
+            })
+        };
+        let rows: Vec<ReachRow> = if matches!(group, ReachGroup::Under(_)) {
+            stmt.query_map(params![a, kinds, statuses, limit as i64, b], row)
+        } else {
+            stmt.query_map(params![a, kinds, statuses, limit as i64], row)
+        }
+        .and_then(Iterator::collect)
+        .map_err(|e| self.err(e))?;
+        let all = rows.len() < limit;
+        Ok((rows, all))
+    }
+
+    /// How many documents of `kinds` with a stored status of `statuses` (empty: any)
+    /// reach `path` itself (from the counts kept beside the rows).
+    pub fn reach_count(
+        &self,
+        path: &str,
+        kinds: &[&str],
+        statuses: &[&str],
+    ) -> Result<usize, IndexError> {
+        let kinds = serde_json::to_string(kinds).expect("strings serialise");
+        let statuses = serde_json::to_string(statuses).expect("strings serialise");
+        self.conn
+            .prepare_cached(
+                "SELECT coalesce(sum(n), 0) FROM reach_counts WHERE path = ?1 \
+                 AND (?2 = '[]' OR kind IN (SELECT value FROM json_each(?2))) \
+                 AND (?3 = '[]' OR status IN (SELECT value FROM json_each(?3)))",
+            )
+            .and_then(|mut s| s.query_row(params![path, kinds, statuses], |r| r.get::<_, i64>(0)))
+            .map(|n| usize::try_from(n).unwrap_or(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The files each of `episodes` changed, as its session records list them.
+    pub fn episode_files_of(
+        &self,
+        episodes: &[String],
+    ) -> Result<HashMap<String, Vec<String>>, IndexError> {
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        if episodes.is_empty() {
+            return Ok(out);
+        }
+        let json = serde_json::to_string(episodes).expect("strings serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT episode, path FROM episode_files WHERE episode IN (SELECT value FROM json_each(?1)) ORDER BY episode, path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, String)> = stmt
+            .query_map(params![json], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        for (episode, path) in rows {
+            out.entry(episode).or_default().push(path);
+        }
+        Ok(out)
+    }
+
+    /// Each of `tasks`' scope entries: `(pattern, the directory before its first glob
+    /// character)`.
+    pub fn scopes_of(
+        &self,
+        tasks: &[String],
+    ) -> Result<HashMap<String, Vec<(String, String)>>, IndexError> {
+        let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        if tasks.is_empty() {
+            return Ok(out);
+        }
+        let json = serde_json::to_string(tasks).expect("strings serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT task, pattern, prefix FROM scopes WHERE task IN (SELECT value FROM json_each(?1)) ORDER BY task, rowid",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, String, String)> = stmt
+            .query_map(params![json], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        for (task, pattern, prefix) in rows {
+            out.entry(task).or_default().push((pattern, prefix));
+        }
+        Ok(out)
+    }
+
+    /// The issue and intent of each of `tasks`, as their `task.started` lines named them.
+    pub fn task_links(
+        &self,
+        tasks: &[String],
+    ) -> Result<HashMap<String, (Option<String>, Option<String>)>, IndexError> {
+        if tasks.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let json = serde_json::to_string(tasks).expect("strings serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT task, issue, intent FROM tasks WHERE task IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![json], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+}
