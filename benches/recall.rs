@@ -15,12 +15,17 @@
 //! MAJORDOMUS_BENCH_SIZES=10000:1000000,100000:1000               # records:lines, instead
 //! ```
 //!
-//! The store: records in `curated/` (verified), each citing one of 400 source files and
-//! its episode; a session record per 10 records listing the files its episode changed;
-//! titles and bodies drawn from a 4,000-word vocabulary with a Zipf distribution, so a
-//! query of two mid-frequency words matches about a percent of the records. The ledger:
+//! The store: records in `curated/` (verified), each citing one of 400 source files, the
+//! one file of a hub directory of 500 files that every record cites (`src/hub/file007.rs`:
+//! a path every record reaches, SPEC §11's bound) and its episode; a session record per 10
+//! records listing the files its episode changed; titles and bodies drawn from a
+//! 4,000-word vocabulary with a Zipf distribution, so a query of two mid-frequency words
+//! matches about a percent of the records and one common word about 70 %. The ledger:
 //! episodes of 24 lines (opened, 10 commits, 4 decisions, a question and its answer, 3
 //! checkpoints, derived, closed, and a task), about a third of them searchable records.
+//! Everything is measured on a branch `feature` whose one commit changes the hub file (the
+//! briefing's work at hand), each run's wall time and its CPU time (user + system, from
+//! the children's rusage).
 #![forbid(unsafe_code)]
 
 mod common;
@@ -35,6 +40,9 @@ type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const VOCABULARY: usize = 4_000;
 const SOURCE_FILES: usize = 400;
+/// The files of the hub directory; every record cites [`HUB_FILE`].
+const HUB_FILES: usize = 500;
+const HUB_FILE: &str = "src/hub/file007.rs";
 const RECORDS_PER_EPISODE: usize = 10;
 const LINES_PER_EPISODE: u64 = 24;
 
@@ -146,6 +154,33 @@ fn source(i: usize) -> String {
     format!("src/area{:02}/file{:03}.rs", i % 20, i)
 }
 
+/// The CPU time (user + system) of every child this process waited for, so far.
+fn children_cpu() -> Duration {
+    use nix::sys::resource::{UsageWho, getrusage};
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(Duration::ZERO, |u| {
+        let t = |tv: nix::sys::time::TimeVal| {
+            Duration::from_secs(tv.tv_sec() as u64) + Duration::from_micros(tv.tv_usec() as u64)
+        };
+        t(u.user_time()) + t(u.system_time())
+    })
+}
+
+/// One run's wall time and CPU time.
+#[derive(Debug, Clone, Copy)]
+struct Took {
+    wall: Duration,
+    cpu: Duration,
+}
+
+fn timed(program: &Path, args: &[&str], dir: &Path) -> BenchResult<Took> {
+    let before = children_cpu();
+    let wall = run(program, args, dir)?;
+    Ok(Took {
+        wall,
+        cpu: children_cpu().saturating_sub(before),
+    })
+}
+
 fn run(program: &Path, args: &[&str], dir: &Path) -> BenchResult<Duration> {
     let start = Instant::now();
     let status = Command::new(program)
@@ -228,6 +263,13 @@ fn store(settings: &Settings, records: usize, lines: u64) -> BenchResult<Store> 
         std::fs::create_dir_all(path.parent().ok_or("a parent")?)?;
         std::fs::write(&path, format!("pub fn f{i}() {{}}\n"))?;
     }
+    std::fs::create_dir_all(root.join("src/hub"))?;
+    for i in 0..HUB_FILES {
+        std::fs::write(
+            root.join(format!("src/hub/file{i:03}.rs")),
+            format!("pub fn h{i}() {{}}\n"),
+        )?;
+    }
     run(&settings.bin, &["init"], &root)?;
     let mut rng = Rng(0x5eed);
     let zipf = Zipf::new(VOCABULARY);
@@ -265,7 +307,7 @@ fn store(settings: &Settings, records: usize, lines: u64) -> BenchResult<Store> 
             std::fs::write(
                 curated.join(format!("{id}.md")),
                 format!(
-                    "---\nid: {id}\nschema: knowledge/v1\nclass: convention\nstatus: verified\nstance: decided\ntitle: {title}\ndate: 2026-11-{day:02}\nprovenance:\n  origin: extracted\n  derived_from:\n  - session:{ep}\n  - file:{cited}\n---\n{body}\n\n# Evidence\n{}\n",
+                    "---\nid: {id}\nschema: knowledge/v1\nclass: convention\nstatus: verified\nstance: decided\ntitle: {title}\ndate: 2026-11-{day:02}\nprovenance:\n  origin: extracted\n  derived_from:\n  - session:{ep}\n  - file:{cited}\n  - file:{HUB_FILE}\n---\n{body}\n\n# Evidence\n{}\n",
                     sentence(&mut rng, &zipf, 10)
                 ),
             )?;
@@ -283,6 +325,24 @@ fn store(settings: &Settings, records: usize, lines: u64) -> BenchResult<Store> 
             "-q",
             "-m",
             "store",
+        ],
+        &root,
+    )?;
+    // The work at hand: a branch whose own commit changes the hub file.
+    output("git", &["checkout", "-q", "-b", "feature"], &root)?;
+    std::fs::write(root.join(HUB_FILE), "pub fn h7() { /* faster */ }\n")?;
+    output(
+        "git",
+        &[
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@invalid",
+            "commit",
+            "-q",
+            "-a",
+            "-m",
+            "Faster h7",
         ],
         &root,
     )?;
@@ -397,6 +457,31 @@ fn interleaved(
     Ok(samples.into_iter().map(Stats::of).collect())
 }
 
+/// [`interleaved`] of commands, each measured by wall time and by CPU time.
+fn interleaved_runs(
+    runs: usize,
+    commands: &[(&Path, Vec<&str>)],
+    dir: &Path,
+) -> BenchResult<Vec<(Stats, Stats)>> {
+    for (program, args) in commands {
+        timed(program, args, dir)?;
+    }
+    let mut wall = vec![Vec::with_capacity(runs); commands.len()];
+    let mut cpu = vec![Vec::with_capacity(runs); commands.len()];
+    for _ in 0..runs {
+        for (i, (program, args)) in commands.iter().enumerate() {
+            let took = timed(program, args, dir)?;
+            wall[i].push(took.wall);
+            cpu[i].push(took.cpu);
+        }
+    }
+    Ok(wall
+        .into_iter()
+        .zip(cpu)
+        .map(|(w, c)| (Stats::of(w), Stats::of(c)))
+        .collect())
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
@@ -406,24 +491,42 @@ fn query_words() -> String {
     format!("{} {}", word(40), word(300))
 }
 
+/// A word of the fifth rank: in about 70 % of the records.
+fn common_word() -> String {
+    word(4)
+}
+
 struct Measured {
     records: usize,
     lines: u64,
     build: Duration,
     build_rss: Option<u64>,
-    words: Stats,
-    path: Stats,
-    briefing: Stats,
-    grep: Stats,
-    floor: Stats,
+    /// Wall and CPU of each: the two words, the common word, the hub path, the briefing
+    /// on the branch, git grep, git rev-parse.
+    words: (Stats, Stats),
+    common: (Stats, Stats),
+    path: (Stats, Stats),
+    briefing: (Stats, Stats),
+    grep: (Stats, Stats),
+    floor: (Stats, Stats),
     rss: Option<u64>,
     hits: String,
+    common_share: f64,
+}
+
+fn total_of(bin: &Path, args: &[&str], dir: &Path) -> BenchResult<u64> {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let out = output(bin.to_str().ok_or("a UTF-8 path")?, &all, dir)?;
+    let json: serde_json::Value = serde_json::from_str(&out)?;
+    json["total"].as_u64().ok_or_else(|| "no total".into())
 }
 
 fn measure(settings: &Settings, records: usize, lines: u64) -> BenchResult<Measured> {
     let s = store(settings, records, lines)?;
     let bin = &settings.bin;
     let query = query_words();
+    let common = common_word();
     // The first read builds the index: timed once, with its peak memory (a second copy of
     // the build for the RSS figure, on a fresh index).
     let build = run(bin, &["recall", "x"], &s.root)?;
@@ -433,32 +536,47 @@ fn measure(settings: &Settings, records: usize, lines: u64) -> BenchResult<Measu
     // bytes): measure the steady state a store is in a moment after it was written.
     std::thread::sleep(Duration::from_millis(2_500));
     run(bin, &["recall", "x"], &s.root)?;
-    let path = source(7);
-    let hits = output(
-        bin.to_str().ok_or("a UTF-8 path")?,
-        &["recall", &query, "--format", "json"],
-        &s.root,
-    )?;
-    let total = serde_json::from_str::<serde_json::Value>(&hits)?["total"].clone();
-    let runs = settings.runs();
-    let grep_args = [
-        "grep",
-        "-l",
-        "-i",
-        "-e",
-        word(40).leak(),
-        "--",
-        ".ai/repo/knowledge",
-    ];
-    let stats = interleaved(
-        runs,
-        &mut [
-            &mut || run(bin, &["recall", &query], &s.root),
-            &mut || run(bin, &["recall", "--path", &path], &s.root),
-            &mut || run(bin, &["briefing"], &s.root),
-            &mut || run(Path::new("git"), &grep_args, &s.root),
-            &mut || run(Path::new("git"), &["rev-parse", "HEAD"], &s.root),
+    let total = total_of(bin, &["recall", &query], &s.root)?;
+    // How many records the common word matches (the files that hold it as a word).
+    let common_total = output(
+        "git",
+        &[
+            "grep",
+            "-l",
+            "-w",
+            "-e",
+            &common,
+            "--",
+            ".ai/repo/knowledge/curated",
         ],
+        &s.root,
+    )?
+    .lines()
+    .count();
+    let runs = settings.runs();
+    let git = Path::new("git");
+    let stats = interleaved_runs(
+        runs,
+        &[
+            (bin.as_path(), vec!["recall", &query]),
+            (bin.as_path(), vec!["recall", &common]),
+            (bin.as_path(), vec!["recall", "--path", HUB_FILE]),
+            (bin.as_path(), vec!["briefing"]),
+            (
+                git,
+                vec![
+                    "grep",
+                    "-l",
+                    "-i",
+                    "-e",
+                    word(40).leak(),
+                    "--",
+                    ".ai/repo/knowledge",
+                ],
+            ),
+            (git, vec!["rev-parse", "HEAD"]),
+        ],
+        &s.root,
     )?;
     let rss = peak_rss(bin, &["recall", &query], &s.root);
     if settings.keep {
@@ -470,12 +588,14 @@ fn measure(settings: &Settings, records: usize, lines: u64) -> BenchResult<Measu
         build,
         build_rss,
         words: stats[0],
-        path: stats[1],
-        briefing: stats[2],
-        grep: stats[3],
-        floor: stats[4],
+        common: stats[1],
+        path: stats[2],
+        briefing: stats[3],
+        grep: stats[4],
+        floor: stats[5],
         rss,
         hits: format!("{total} hit(s)"),
+        common_share: common_total as f64 / s.records.max(1) as f64,
     })
 }
 
@@ -508,30 +628,40 @@ fn main() -> BenchResult<()> {
         rows.push(measure(&settings, records, lines)?);
     }
     println!(
-        "\nrecall, whole process, median (p90) of {} interleaved runs",
+        "\nrecall, whole process, median (p90) of {} interleaved runs; wall time, then CPU time (user + system)",
         settings.runs()
     );
     println!(
-        "| records | ledger lines | index build | build peak RSS | recall \"{}\" | recall --path | briefing | git grep -l | git rev-parse | recall peak RSS | hits |",
-        query_words()
+        "| records | ledger lines | index build | build peak RSS | recall \"{}\" | recall \"{}\" ({{share}} of records) | recall --path {HUB_FILE} | briefing on a branch changing it | git grep -l | git rev-parse | recall peak RSS | hits |",
+        query_words(),
+        common_word()
     );
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
     let kb = |k: Option<u64>| k.map_or("-".to_owned(), |k| format!("{:.1} MB", k as f64 / 1024.0));
+    let both = |(wall, cpu): (Stats, Stats)| {
+        format!(
+            "{} ({}) · CPU {}",
+            ms(wall.median),
+            ms(wall.p90),
+            ms(cpu.median)
+        )
+    };
     for m in &rows {
         println!(
-            "| {} | {} | {} | {} | {} ({}) | {} ({}) | {} ({}) | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} ({:.0} %) | {} | {} | {} | {} | {} | {} |",
             m.records,
             m.lines,
             ms(m.build),
             kb(m.build_rss),
-            ms(m.words.median),
-            ms(m.words.p90),
-            ms(m.path.median),
-            ms(m.path.p90),
-            ms(m.briefing.median),
-            ms(m.briefing.p90),
-            ms(m.grep.median),
-            ms(m.floor.median),
+            both(m.words),
+            both(m.common),
+            m.common_share * 100.0,
+            both(m.path),
+            both(m.briefing),
+            both(m.grep),
+            both(m.floor),
             kb(m.rss),
             m.hits,
         );
@@ -540,22 +670,48 @@ fn main() -> BenchResult<()> {
         rows.iter()
             .find(|m| m.records == records && m.lines == lines)
     };
+    let ratio = |large: Stats, small: Stats| {
+        large.median.as_secs_f64() / small.median.as_secs_f64().max(1e-9)
+    };
     if let (Some(small), Some(large)) = (find(1_000, 1_000), find(100_000, 1_000)) {
         println!(
-            "\nrecall at 100k records / at 1k: {:.2}x (target 2x)",
-            large.words.median.as_secs_f64() / small.words.median.as_secs_f64()
+            "\nrecall at 100k records / at 1k: {:.2}x wall, {:.2}x CPU (target 2x)",
+            ratio(large.words.0, small.words.0),
+            ratio(large.words.1, small.words.1)
+        );
+        println!(
+            "recall --path {HUB_FILE} at 100k / at 1k: {:.2}x wall, {:.2}x CPU (target 1.5x, CPU); at 100k: {} CPU (target 15 ms)",
+            ratio(large.path.0, small.path.0),
+            ratio(large.path.1, small.path.1),
+            ms(large.path.1.median)
+        );
+        println!(
+            "briefing on the branch at 100k / at 1k: {:.2}x wall, {:.2}x CPU (target 1.5x, CPU); at 100k: {} CPU (target 15 ms)",
+            ratio(large.briefing.0, small.briefing.0),
+            ratio(large.briefing.1, small.briefing.1),
+            ms(large.briefing.1.median)
+        );
+    }
+    if let (Some(small), Some(large)) = (find(1_000, 1_000), find(10_000, 1_000)) {
+        println!(
+            "recall \"{}\" ({:.0} % of records) at 10k / at 1k: {:.2}x wall, {:.2}x CPU (target 2x, CPU)",
+            common_word(),
+            large.common_share * 100.0,
+            ratio(large.common.0, small.common.0),
+            ratio(large.common.1, small.common.1)
         );
     }
     if let (Some(small), Some(large)) = (find(100, 1_000), find(10_000, 1_000)) {
         println!(
-            "briefing at 10k records / at 100: {:.2}x (target 1.3x)",
-            large.briefing.median.as_secs_f64() / small.briefing.median.as_secs_f64()
+            "briefing at 10k records / at 100: {:.2}x wall, {:.2}x CPU (target 1.3x)",
+            ratio(large.briefing.0, small.briefing.0),
+            ratio(large.briefing.1, small.briefing.1)
         );
     }
     if let Some(m) = find(10_000, 1_000_000) {
         println!(
             "recall at 10k records and 1M ledger lines: {} (target 30 ms)",
-            ms(m.words.median)
+            ms(m.words.0.median)
         );
     }
     if let Some(peer) = &settings.peer {

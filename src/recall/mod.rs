@@ -614,7 +614,13 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
                 .own_commits(&references, on_trunk, since.as_deref(), OWN_COMMITS_WEIGHED)?;
         if let Some(own) = own {
             let mut files = 0;
-            for (i, commit) in own.commits.iter().enumerate() {
+            // Commits of the memory's own files alone (`.ai/`) are not the work's: they
+            // take no place in the order.
+            let work = own
+                .commits
+                .iter()
+                .filter(|c| c.paths.iter().any(|p| !p.starts_with(".ai/")));
+            for (i, commit) in work.enumerate() {
                 files += hand.claim(commit.paths.iter().cloned(), HandSource::OwnCommit(i));
             }
             if files > 0 {

@@ -632,18 +632,24 @@ fn search_pool(
         }
         .lexical()
     });
+    // What a record left unread could still reach each path asked about: the best of the
+    // lists serving it (each list's last row read, as close as that list is).
     let mut per_path: Vec<f64> = vec![0.0; query.paths.len()];
+    let value_of = |l: usize, f: &Floor, q: usize, how: PathHow, files: usize| {
+        let _ = l;
+        f.row.bound as f64 / 1e6
+            * how.factor()
+            * dir_damping(files)
+            * query.paths[q].source.weight()
+    };
     for (l, f) in &floors {
-        for (q, how, files) in &lists[*l].serves {
-            let value = f.row.bound as f64 / 1e6
-                * how.factor()
-                * dir_damping(*files)
-                * query.paths[*q].source.weight();
-            per_path[*q] = per_path[*q].max(value);
+        for &(q, how, files) in &lists[*l].serves {
+            per_path[q] = per_path[q].max(value_of(*l, f, q, how, files));
         }
     }
-    per_path.sort_by(|a, b| b.total_cmp(a));
-    let bound_value = lexical_bound + decayed_sum(&per_path);
+    let mut sorted = per_path.clone();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let bound_value = lexical_bound + decayed_sum(&sorted);
     let unread = floor.is_some() || !floors.is_empty();
     if unread {
         let bound = (bound_value * 1e6).round() as i64;
@@ -651,14 +657,23 @@ fn search_pool(
         let settled = match found.get(last) {
             None => false,
             Some(f) if f.score > bound + 1 => true,
-            // A tie with what one path list left unread: that list holds its rows best
-            // first and, among equals, newest first, so the hit stands when it is newer
-            // than the last row read.
+            // A tie with what the lists of one path left unread: each list holds its rows
+            // best first and, among equals, newest first, so the hit stands when it is at
+            // least as new as the last row read of every list that could tie it.
             Some(f) => {
+                let reaching: Vec<usize> =
+                    (0..per_path.len()).filter(|q| per_path[*q] > 0.0).collect();
                 floor.is_none()
-                    && floors.len() == 1
+                    && reaching.len() == 1
                     && f.score >= bound - 1
-                    && f.recency_key() > floors[0].1.row.recency
+                    && floors.iter().all(|(l, fl)| {
+                        lists[*l].serves.iter().all(|&(q, how, files)| {
+                            q != reaching[0]
+                                || ((value_of(*l, fl, q, how, files) * 1e6).round() as i64)
+                                    < f.score - 2
+                                || f.recency_key() >= fl.row.recency
+                        })
+                    })
             }
         };
         if !settled {

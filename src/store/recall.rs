@@ -991,27 +991,6 @@ pub fn ancestors(path: &str) -> Vec<&str> {
         .collect()
 }
 
-/// How a path found in the index relates to the path asked about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reach {
-    Exact,
-    /// The found path lies under the asked one (a directory asked about).
-    Below,
-    /// The found path is a directory above the asked one.
-    Above,
-    /// Same directory.
-    Beside,
-}
-
-/// One path found for a document, episode or task.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    /// The document id, episode id or task id.
-    pub owner: String,
-    pub path: String,
-    pub reach: Reach,
-}
-
 impl Reader<'_> {
     fn err(&self, e: impl std::fmt::Display) -> IndexError {
         IndexError::new(self.path, e)
@@ -1276,100 +1255,6 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// Paths cited by documents that reach `path`: the path itself, paths under it (it
-    /// is a directory), directories above it, and files beside it.
-    pub fn refs_reaching(&self, path: &str) -> Result<Vec<Found>, IndexError> {
-        self.reaching("SELECT doc, path FROM refs", "path", path)
-    }
-
-    /// The same for the files episodes changed; `owner` is the episode.
-    pub fn episode_files_reaching(&self, path: &str) -> Result<Vec<Found>, IndexError> {
-        self.reaching("SELECT episode, path FROM episode_files", "path", path)
-    }
-
-    fn reaching(&self, select: &str, column: &str, path: &str) -> Result<Vec<Found>, IndexError> {
-        let mut out = Vec::new();
-        let owner = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(String, String)> {
-            let owner: rusqlite::types::Value = r.get(0)?;
-            let owner = match owner {
-                rusqlite::types::Value::Integer(i) => i.to_string(),
-                rusqlite::types::Value::Text(t) => t,
-                _ => String::new(),
-            };
-            Ok((owner, r.get(1)?))
-        };
-        let mut run = |sql: String, params: &[&dyn rusqlite::ToSql], reach: Reach| {
-            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-            let rows: Vec<(String, String)> = stmt
-                .query_map(params, owner)
-                .and_then(Iterator::collect)
-                .map_err(|e| self.err(e))?;
-            out.extend(
-                rows.into_iter()
-                    .map(|(owner, path)| Found { owner, path, reach }),
-            );
-            Ok::<_, IndexError>(())
-        };
-        if path.is_empty() {
-            return Ok(out);
-        }
-        run(
-            format!("{select} WHERE {column} = ?1"),
-            &[&path],
-            Reach::Exact,
-        )?;
-        let below_lo = format!("{path}/");
-        let below_hi = format!("{path}0");
-        run(
-            format!("{select} WHERE {column} >= ?1 AND {column} < ?2"),
-            &[&below_lo, &below_hi],
-            Reach::Below,
-        )?;
-        let above = ancestors(path);
-        if !above.is_empty() {
-            let json = serde_json::to_string(&above).expect("strings serialise");
-            run(
-                format!("{select} WHERE {column} IN (SELECT value FROM json_each(?1))"),
-                &[&json],
-                Reach::Above,
-            )?;
-        }
-        if let Some(dir) = above.first() {
-            let lo = format!("{dir}/");
-            let hi = format!("{dir}0");
-            let start = (dir.len() + 2) as i64;
-            run(
-                format!(
-                    "{select} WHERE {column} >= ?1 AND {column} < ?2 AND instr(substr({column}, ?3), '/') = 0 AND {column} != ?4"
-                ),
-                &[&lo, &hi, &start, &path],
-                Reach::Beside,
-            )?;
-        }
-        Ok(out)
-    }
-
-    /// Task scope entries whose literal directory lies on `path`'s line (above, at or
-    /// below it, or beside it): `owner` is the task, `path` the scope entry.
-    pub fn scopes_reaching(&self, path: &str) -> Result<Vec<Found>, IndexError> {
-        let mut out = self.reaching("SELECT task, pattern FROM scopes", "prefix", path)?;
-        // A scope of the whole repository (an empty prefix) is above every path.
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT task, pattern FROM scopes WHERE prefix = ''")
-            .map_err(|e| self.err(e))?;
-        let rows: Vec<(String, String)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(Iterator::collect)
-            .map_err(|e| self.err(e))?;
-        out.extend(rows.into_iter().map(|(owner, path)| Found {
-            owner,
-            path,
-            reach: Reach::Above,
-        }));
-        Ok(out)
-    }
-
     /// How many files each of `episodes` changed (the largest any source says), and the
     /// branch its session record names (else its `session.opened` line's).
     pub fn episodes(&self, episodes: &[String]) -> Result<HashMap<String, EpisodeRow>, IndexError> {
@@ -1627,37 +1512,80 @@ mod tests {
     #[test]
     fn documents_are_found_by_terms_and_paths_and_deleted_by_source() {
         let mut db = RecallDb::in_memory().expect("memory index");
-        db.write(|w| {
-            w.insert_doc(&doc(
-                "k1",
-                "Parse YAML with yaml_serde",
-                "the parser reads front matter",
-            ))?;
-            w.insert_doc(&doc(
-                "k2",
-                "Ledger appends take the lock",
-                "one write per line",
-            ))?;
-            Ok(())
-        })
-        .expect("write");
+        let (k1, k2) = db
+            .write(|w| {
+                let k1 = w.insert_doc(&doc(
+                    "k1",
+                    "Parse YAML with yaml_serde",
+                    "the parser reads front matter",
+                ))?;
+                let k2 = w.insert_doc(&NewDoc {
+                    refs: vec!["src/a/x.rs".into()],
+                    ..doc("k2", "Ledger appends take the lock", "one write per line")
+                })?;
+                Ok((k1, k2))
+            })
+            .expect("write");
         let r = db.reader();
         let hits = r.lexical(&["yaml".into()]).expect("lexical");
-        assert_eq!(hits.len(), 1);
+        assert_eq!(hits.top(10).iter().map(|h| h.0).collect::<Vec<_>>(), [k1]);
         assert!(hits.top(10)[0].1 > 0.0);
-        // Syntax in a term is never syntax.
-        assert!(r.lexical(&["\"AND".into(), "*".into()]).is_ok());
-        let found = r.refs_reaching("src/a/b.rs").expect("refs");
-        assert!(found.iter().any(|f| f.reach == Reach::Exact));
-        let found = r.refs_reaching("src/a/x.rs").expect("refs");
-        assert!(found.iter().all(|f| f.reach == Reach::Beside), "{found:?}");
-        let found = r.refs_reaching("src").expect("refs");
-        assert!(found.iter().all(|f| f.reach == Reach::Below));
-        let found = r.refs_reaching("src/c/d/e.rs").expect("refs");
+        // Syntax in a term is never syntax: such a term is looked up, and matches nothing.
         assert!(
-            found
-                .iter()
-                .any(|f| f.reach == Reach::Above && f.path == "src/c")
+            r.lexical(&["\"AND".into(), "*".into()])
+                .expect("lexical")
+                .is_empty()
+        );
+        fn top(db: &RecallDb, group: ReachGroup) -> Vec<(i64, String, i64)> {
+            let (rows, all) = db.reader().reach_top(&group, &[], &[], 10).expect("reach");
+            assert!(all, "ten rows hold them all");
+            rows.into_iter().map(|r| (r.doc, r.path, r.bound)).collect()
+        }
+        // A cited file, a verified record's reference: 3 (millionths).
+        let cites = |doc: i64, path: &str| (doc, path.to_owned(), 3_000_000);
+        assert_eq!(
+            top(&db, ReachGroup::Path("src/a/b.rs".into())),
+            [cites(k1, "src/a/b.rs")]
+        );
+        // A cited directory is a path of its own.
+        assert_eq!(
+            top(&db, ReachGroup::Path("src/c".into())),
+            [cites(k1, "src/c")]
+        );
+        // The files of a directory, equals newest first (then the greater key).
+        assert_eq!(
+            top(&db, ReachGroup::Dir("src/a".into())),
+            [cites(k2, "src/a/x.rs"), cites(k1, "src/a/b.rs")]
+        );
+        let mut under = top(&db, ReachGroup::Under("src".into()));
+        under.sort();
+        assert_eq!(
+            under,
+            [
+                cites(k1, "src/a/b.rs"),
+                cites(k1, "src/c"),
+                cites(k2, "src/a/x.rs")
+            ]
+        );
+        assert_eq!(top(&db, ReachGroup::Under("src/a/b.rs".into())), []);
+        assert_eq!(
+            db.reader()
+                .reach_count("src/a/b.rs", &[], &[])
+                .expect("count"),
+            1
+        );
+        assert_eq!(
+            db.reader()
+                .reach_count("src/a/b.rs", &["knowledge"], &["candidate"])
+                .expect("count"),
+            0
+        );
+        // A promotion recorded later makes k1 the newest of the directory's equals.
+        db.write(|w| w.set_promoted("k1", "ledger", "2026-12-01T09:00:00Z"))
+            .expect("promoted");
+        assert_eq!(
+            top(&db, ReachGroup::Dir("src/a".into())),
+            [cites(k1, "src/a/b.rs"), cites(k2, "src/a/x.rs")]
         );
         db.write(|w| w.delete_source("file:k1")).expect("delete");
         assert!(
@@ -1665,6 +1593,89 @@ mod tests {
                 .lexical(&["yaml".into()])
                 .expect("lexical")
                 .is_empty()
+        );
+        assert_eq!(top(&db, ReachGroup::Path("src/a/b.rs".into())), []);
+        assert_eq!(
+            top(&db, ReachGroup::Dir("src/a".into())),
+            [cites(k2, "src/a/x.rs")]
+        );
+        assert_eq!(
+            db.reader()
+                .reach_count("src/a/b.rs", &[], &[])
+                .expect("count"),
+            0
+        );
+    }
+
+    #[test]
+    fn a_status_change_reorders_a_paths_records_and_moves_its_counts() {
+        let mut db = RecallDb::in_memory().expect("memory index");
+        let (line, record) = db
+            .write(|w| {
+                // A decision line citing a file, then the candidate its derivation wrote.
+                let line = w.insert_doc(&NewDoc {
+                    kind: "decision",
+                    key: "d1".into(),
+                    source: "ledger".into(),
+                    status: "candidate",
+                    derives: Some("r1".into()),
+                    refs: vec!["src/a.rs".into()],
+                    ..doc("d1", "Keep the lock", "x")
+                })?;
+                let record = w.insert_doc(&NewDoc {
+                    status: "candidate",
+                    refs: vec!["src/a.rs".into()],
+                    ..doc("r1", "Keep the lock", "x")
+                })?;
+                Ok((line, record))
+            })
+            .expect("write");
+        let bounds = |db: &RecallDb| -> Vec<(i64, i64)> {
+            let (rows, _) = db
+                .reader()
+                .reach_top(&ReachGroup::Path("src/a.rs".into()), &[], &[], 10)
+                .expect("reach");
+            let mut out: Vec<(i64, i64)> = rows.into_iter().map(|r| (r.doc, r.bound)).collect();
+            out.sort();
+            out
+        };
+        // Candidates: 3 × 0.8.
+        assert_eq!(bounds(&db), [(line, 2_400_000), (record, 2_400_000)]);
+        assert_eq!(
+            db.reader()
+                .reach_count("src/a.rs", &[], &["candidate"])
+                .expect("count"),
+            2
+        );
+        // The record is promoted (its file moves to curated/: removed and added again);
+        // the line takes its status: both rows follow.
+        db.write(|w| {
+            w.delete_source("file:r1")?;
+            w.insert_doc(&NewDoc {
+                source: "file:curated/r1".into(),
+                status: "verified",
+                refs: vec!["src/a.rs".into()],
+                ..doc("r1", "Keep the lock", "x")
+            })
+        })
+        .expect("promote");
+        let verified = bounds(&db);
+        assert_eq!(verified.len(), 2);
+        assert!(
+            verified.iter().all(|(_, b)| *b == 3_000_000),
+            "{verified:?}"
+        );
+        assert_eq!(
+            db.reader()
+                .reach_count("src/a.rs", &[], &["verified"])
+                .expect("count"),
+            2
+        );
+        assert_eq!(
+            db.reader()
+                .reach_count("src/a.rs", &[], &["candidate"])
+                .expect("count"),
+            0
         );
     }
 

@@ -192,6 +192,25 @@ fn a_path_ranks_its_area_first_and_an_exact_path_beats_a_directory() {
         why.starts_with("near src/parser/lexer.rs (its episode changed src/parser/"),
         "{why}"
     );
+    // A record citing the directory itself, against the record whose episode changed the
+    // very file: asked about the file, the file's record leads; asked about the
+    // directory, the directory's record leads. An exact path always beats its directory.
+    let directory = curated_citing(&repo, 1, "src/store", "The store keeps one file a kind");
+    let found = hits(
+        &repo,
+        &["--path", "src/store/ledger.rs", "--kind", "knowledge"],
+    );
+    assert_eq!(
+        ids(&found),
+        [ledger.as_str(), directory.as_str()],
+        "{found:?}"
+    );
+    let found = hits(&repo, &["--path", "src/store", "--kind", "knowledge"]);
+    assert_eq!(
+        ids(&found),
+        [directory.as_str(), ledger.as_str()],
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -569,26 +588,57 @@ fn an_index_that_fails_during_a_search_is_rebuilt_and_the_search_answers() {
 #[test]
 fn query_text_is_terms_never_syntax() {
     let mut repo = TestRepo::initialised();
-    three_areas(&mut repo);
-    for query in [
-        "\"ledger",
-        "ledger AND lock",
-        "ledg*",
-        "title:ledger",
-        "ledger^2",
-        "ledger~",
-        "ledger\tlock",
-        "NEAR(ledger lock)",
-        "-ledger",
-        "' OR 1=1 --",
-        "*",
-        "\"\"\"",
-        "((((",
-        "ledger\u{7}\u{1b}[31m",
+    let [_, ledger, docs] = three_areas(&mut repo);
+    let none: Option<&str> = None;
+    // Each query's terms as searched, and its first knowledge hit: syntax is split away or
+    // searched for as words; a query with no words lists the most recently verified.
+    for (query, terms, first) in [
+        ("\"ledger", json!(["ledger"]), Some(ledger.as_str())),
+        (
+            "ledger AND lock",
+            json!(["ledger", "and", "lock"]),
+            Some(&ledger),
+        ),
+        ("ledg*", json!(["ledg"]), none),
+        ("title:ledger", json!(["title", "ledger"]), Some(&ledger)),
+        ("ledger^2", json!(["ledger"]), Some(&ledger)),
+        ("ledger~", json!(["ledger"]), Some(&ledger)),
+        ("ledger\tlock", json!(["ledger", "lock"]), Some(&ledger)),
+        (
+            "NEAR(ledger lock)",
+            json!(["near", "ledger", "lock"]),
+            Some(&ledger),
+        ),
+        ("-ledger", json!(["ledger"]), Some(&ledger)),
+        ("' OR 1=1 --", json!(["or"]), none),
+        ("*", json!([]), Some(&docs)),
+        ("\"\"\"", json!([]), Some(&docs)),
+        ("((((", json!([]), Some(&docs)),
+        (
+            "ledger\u{7}\u{1b}[31m",
+            json!(["ledger", "31m"]),
+            Some(&ledger),
+        ),
     ] {
         // After `--` a query that starts with a dash is a query, as for every command.
-        let run = repo.run(&["recall", "--format", "json", "--", query]);
+        let run = repo.run(&[
+            "recall",
+            "--kind",
+            "knowledge",
+            "--format",
+            "json",
+            "--",
+            query,
+        ]);
         assert_eq!(run.code(), 0, "{query:?}: {run}");
+        let json = run.json();
+        assert_eq!(json["terms"], terms, "{query:?}");
+        let found = triples(&json["hits"]);
+        assert_eq!(
+            found.first().map(|(_, id, _)| id.as_str()),
+            first,
+            "{query:?}: {found:?}"
+        );
     }
     // The words of a query are searched for: "AND" is a word like any other (the parser's
     // record says "line and column"), below the record holding all three.
@@ -969,6 +1019,7 @@ fn a_decision_or_question_names_the_record_it_nearly_repeats() {
 fn show_reads_every_kind_whole() {
     let repo = TestRepo::initialised();
     let episode = repo.start_episode();
+    repo.run(&["task", "start", "Show every kind"]).success();
     repo.run(&["decision", "Show reads each kind"]).success();
     let qid = repo
         .run(&["question", "Does show read answers?"])
@@ -979,29 +1030,60 @@ fn show_reads_every_kind_whole() {
     repo.run(&["question", "resolve", &qid, "Yes, with the question"])
         .success();
     repo.run(&["checkpoint", "Show is half done"]).success();
+    let assessment = repo
+        .run_with_stdin(
+            &["reasoning", "record", "--format", "json"],
+            &json!({
+                "kind": "assessment", "subject": "How should show read a conclusion?",
+                "materiality": "low", "confidence": "high",
+                "hypothesis": "Show reads the reasoning record whole",
+                "evidence": ["file:src/show.rs"],
+            })
+            .to_string(),
+        )
+        .success()
+        .json()["id"]
+        .as_str()
+        .expect("an assessment id")
+        .to_owned();
+    repo.run_with_stdin(
+        &["reasoning", "record", "--format", "json"],
+        &json!({
+            "kind": "conclusion", "assessment": assessment,
+            "decision": "Show prints the conclusion's record",
+            "rationale": "one reader for every kind",
+            "evidence": ["file:src/show.rs"],
+            "consultations": [], "validation_plan": "show it",
+        })
+        .to_string(),
+    )
+    .success();
     repo.commit("src/show.rs", "x\n", "Add show");
+    repo.run(&["task", "finish"]).success();
     repo.run_with_stdin(&["session", "close"], "Built show.")
         .success();
     repo.run(&["handover", "--derive", "--episode", &episode])
         .success();
-    let all = repo
-        .run(&["recall", "show", "--limit", "50", "--format", "json"])
-        .success()
-        .json();
-    let kinds: std::collections::BTreeSet<&str> = all["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .map(|h| h["kind"].as_str().expect("kind"))
-        .collect();
-    for kind in ["knowledge", "checkpoint", "session", "handover"] {
-        assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
-    }
-    for hit in all["hits"].as_array().expect("hits") {
-        let command = hit["read"]["command"].as_str().expect("command");
-        let out = repo.sh_in(repo.root(), command);
-        assert!(out.status.success(), "{command}: {out:?}");
-        assert!(!out.stdout.is_empty(), "{command}");
+    // Every kind is a hit, and each hit's read command prints it whole.
+    for kind in [
+        "knowledge",
+        "decision",
+        "question",
+        "checkpoint",
+        "session",
+        "handover",
+        "conclusion",
+    ] {
+        let found = hits(&repo, &["show", "--kind", kind, "--limit", "50"]);
+        assert!(!found.is_empty(), "no {kind} hit");
+        for (k, id, _) in &found {
+            assert_eq!(k, kind);
+            let command = format!("majordomus show {k}:{id}");
+            let out = repo.sh_in(repo.root(), &command);
+            assert!(out.status.success(), "{command}: {out:?}");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains(&format!("{k} {id}")), "{command}: {text}");
+        }
     }
     let decisions = hits(&repo, &["show", "--kind", "decision"]);
     assert_eq!(decisions.len(), 1);
@@ -1010,6 +1092,14 @@ fn show_reads_every_kind_whole() {
         .success();
     assert!(out.stdout().contains("Show reads each kind"), "{out}");
     assert!(out.stdout().contains("knowledge record: "), "{out}");
+    let conclusion = hits(&repo, &["show", "--kind", "conclusion"]);
+    let out = repo
+        .run(&["show", &format!("conclusion:{}", conclusion[0].1)])
+        .success();
+    assert!(
+        out.stdout().contains("Show prints the conclusion's record"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -1322,4 +1412,278 @@ fn a_decision_whose_record_is_indexed_is_one_hit_by_words_and_by_paths() {
     }
     let decisions = hits(&repo, &["manifest", "--kind", "decision"]);
     assert_eq!(decisions.len(), 2, "{decisions:?}");
+}
+
+// --- The work at hand (step 13) -----------------------------------------------------------
+
+/// A curated record citing `file`, dated `date` and titled `title`, committed.
+fn curated_dated(repo: &TestRepo, n: u32, file: &str, title: &str, date: &str) -> String {
+    let id = format!("20261130T100000Z-0a0b0c-{n:012x}");
+    let record = knowledge_record(&id, "verified", &[&format!("file:{file}")], "", "A claim.")
+        .replace(
+            "title: The ledger is append-only",
+            &format!("title: {title}"),
+        )
+        .replace("date: 2026-11-30", &format!("date: {date}"));
+    repo.write(&format!("{CURATED}/{id}.md"), &record);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", &format!("Verify {id}")]);
+    id
+}
+
+fn briefed_ids(json: &Value) -> Vec<String> {
+    json["knowledge"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+#[test]
+fn uncommitted_changes_lead_the_briefing_on_the_trunk() {
+    let mut repo = TestRepo::initialised();
+    let [parser, ledger, docs] = three_areas(&mut repo);
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Memory", "--allow-empty"]);
+    // Nothing at hand: the most recently verified first (the docs were promoted last).
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    assert_eq!(json["at_hand"], json!([]));
+    assert_eq!(briefed_ids(&json)[0], docs, "{}", json["text"]);
+    // An edit in progress, not committed: the parser's record leads, and the line says why.
+    repo.write("src/parser/error.rs", "pub struct Error { line: u32 }\n");
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    let text = json["text"].as_str().expect("text");
+    assert!(
+        text.contains("ranked by the work at hand: 1 uncommitted change(s)\n"),
+        "{text}"
+    );
+    assert_eq!(briefed_ids(&json), [parser.clone()], "{text}");
+    let why = json["knowledge"]["hits"][0]["why"][0]["detail"]
+        .as_str()
+        .expect("why");
+    assert_eq!(
+        why,
+        "src/parser/error.rs (its episode changed it; uncommitted change)"
+    );
+    // Staged counts the same: a staged edit and an unstaged one both lead.
+    repo.git(&["add", "src/parser/error.rs"]);
+    repo.write("src/store/ledger.rs", "pub fn append() { /* faster */ }\n");
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    let mut both = briefed_ids(&json);
+    both.sort();
+    let mut expected = vec![parser.clone(), ledger.clone()];
+    expected.sort();
+    assert_eq!(both, expected, "{}", json["text"]);
+    // `recall --at-hand` ranks by the same, and says so.
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        json["context"]["at_hand"],
+        json!(["2 uncommitted change(s)"])
+    );
+    assert_eq!(
+        json["context"]["weighed"][0],
+        json!({"path": "src/parser/error.rs", "from": {"source": "uncommitted"}, "weight": 1.0})
+    );
+}
+
+#[test]
+fn a_stacked_branchs_own_file_leads_whatever_the_records_ages() {
+    let repo = TestRepo::initialised();
+    repo.git(&["config", "majordomus.trunk", "main"]);
+    repo.commit("src/a.rs", "a\n", "Add a");
+    repo.commit("src/b.rs", "b\n", "Add b");
+    // The record about the stacked branch's own file is the older one, by a month.
+    let own = curated_dated(&repo, 1, "src/b.rs", "B keeps its cache warm", "2026-10-01");
+    let parent = curated_dated(&repo, 2, "src/a.rs", "A retries with backoff", "2026-11-29");
+    repo.git(&["checkout", "-q", "-b", "feature-a"]);
+    repo.commit("src/a.rs", "a, retrying\n", "Retry in a");
+    // Stacked on the unmerged feature-a.
+    repo.git(&["checkout", "-q", "-b", "feature-b", "feature-a"]);
+    repo.commit("src/b.rs", "b, warm\n", "Warm b");
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    let text = json["text"].as_str().expect("text");
+    assert_eq!(briefed_ids(&json), [own.clone(), parent.clone()], "{text}");
+    assert!(
+        text.contains(
+            "ranked by the work at hand: 1 file(s) of feature-b's own 1 commit(s) since it was created from feature-a (the newest weighs most)"
+        ),
+        "{text}"
+    );
+    let whys: Vec<&str> = json["knowledge"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["why"][0]["detail"].as_str().expect("why"))
+        .collect();
+    assert_eq!(
+        whys,
+        [
+            "src/b.rs (it cites it; this branch's last commit)",
+            "src/a.rs (it cites it; changed on this branch before its own commits)"
+        ]
+    );
+    // A second own commit: the newest weighs most, the older own commit still above the
+    // parent branch's work.
+    repo.commit("src/c.rs", "c\n", "Add c");
+    let newest = curated_dated(&repo, 3, "src/c.rs", "C is new", "2026-09-01");
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    assert_eq!(
+        briefed_ids(&json),
+        [newest, own, parent],
+        "{}",
+        json["text"]
+    );
+}
+
+#[test]
+fn newest_first_means_the_newest_timestamp_within_one_day() {
+    let mut repo = TestRepo::initialised();
+    let mut promoted = Vec::new();
+    // Three decisions promoted one day at 09:00, 13:00 and 17:30, in an order their ids do
+    // not have (the episodes opened in another order).
+    for (opened, title) in [
+        ("2026-11-30T08:00:00Z", "Second promoted"),
+        ("2026-11-30T08:10:00Z", "Last promoted"),
+        ("2026-11-30T08:20:00Z", "First promoted"),
+    ] {
+        repo.now(opened);
+        let (_, id) = episode(&repo, title, &[]);
+        promoted.push(id);
+    }
+    for (at, id) in [
+        ("2026-11-30T09:00:00Z", &promoted[2]),
+        ("2026-11-30T13:00:00Z", &promoted[0]),
+        ("2026-11-30T17:30:00Z", &promoted[1]),
+    ] {
+        repo.now(at);
+        promote(&repo, id);
+    }
+    let listed = hits(&repo, &[]);
+    assert_eq!(
+        ids(&listed),
+        [
+            promoted[1].as_str(),
+            promoted[0].as_str(),
+            promoted[2].as_str()
+        ],
+        "newest promotion first"
+    );
+    // Records with nothing but a date: the newer day first, then within a day the
+    // greater id (ids begin with their episode's opening time).
+    let repo = TestRepo::initialised();
+    let old = curated_dated(&repo, 1, "src/x.rs", "Old day", "2026-11-28");
+    let a = curated_dated(&repo, 2, "src/x.rs", "Same day, smaller id", "2026-11-29");
+    let b = curated_dated(&repo, 3, "src/x.rs", "Same day, greater id", "2026-11-29");
+    assert_eq!(
+        ids(&hits(&repo, &[])),
+        [b.as_str(), a.as_str(), old.as_str()]
+    );
+    // The same tie-break in a ranking: equal scores, the newer first.
+    assert_eq!(
+        ids(&hits(&repo, &["--path", "src/x.rs"])),
+        [b.as_str(), a.as_str(), old.as_str()]
+    );
+}
+
+#[test]
+fn a_file_beside_one_in_a_flat_directory_weighs_little_and_says_so() {
+    let repo = TestRepo::initialised();
+    // A flat directory of 17 modules (click keeps its whole source in one directory) and a
+    // small one of two.
+    for n in 0..17 {
+        repo.write(&format!("src/flat/m{n:02}.rs"), "x\n");
+    }
+    repo.write("src/small/one.rs", "x\n");
+    repo.write("src/small/two.rs", "x\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Sources"]);
+    let flat = curated_citing(&repo, 1, "src/flat/m01.rs", "Flat neighbour");
+    let small = curated_citing(&repo, 2, "src/small/one.rs", "Small neighbour");
+    let exact = curated_citing(&repo, 3, "src/flat/m07.rs", "The very module");
+    let json = repo
+        .run(&[
+            "recall",
+            "--path",
+            "src/flat/m07.rs",
+            "--path",
+            "src/small/two.rs",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    let found = triples(&json["hits"]);
+    assert_eq!(
+        ids(&found),
+        [exact.as_str(), small.as_str(), flat.as_str()],
+        "{json}"
+    );
+    let score = |i: usize| json["hits"][i]["score"].as_f64().expect("score");
+    // Exact 3; beside in a directory of two: 0.6; beside in one of 17: 0.6 × 4/17.
+    assert!((score(0) - 3.0).abs() < 1e-6, "{json}");
+    assert!((score(1) - 0.6).abs() < 1e-6, "{json}");
+    assert!((score(2) - 0.6 * 4.0 / 17.0).abs() < 1e-6, "{json}");
+    assert_eq!(
+        json["hits"][2]["why"][0]["detail"],
+        "near src/flat/m07.rs (it cites src/flat/m01.rs; src/flat holds 17 files: weight ×0.24)"
+    );
+}
+
+#[test]
+fn a_path_every_record_reaches_is_read_best_first_not_whole() {
+    // 300 verified records cite one file; the search reads the best of them (and says how
+    // many there are at least), and its hits are those of ranking all 300.
+    let repo = TestRepo::initialised();
+    repo.commit("src/hub.rs", "x\n", "Add the hub");
+    for n in 0..300u32 {
+        let id = format!("20261130T100000Z-0a0b0c-{n:012x}");
+        let day = 1 + n % 28;
+        let record = knowledge_record(&id, "verified", &["file:src/hub.rs"], "", "A claim.")
+            .replace("date: 2026-11-30", &format!("date: 2026-11-{day:02}"));
+        repo.write(&format!("{CURATED}/{id}.md"), &record);
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Records"]);
+    let run = repo
+        .run_env(
+            &[
+                "recall",
+                "--path",
+                "src/hub.rs",
+                "--limit",
+                "5",
+                "--format",
+                "json",
+            ],
+            &[("MAJORDOMUS_TIMING", "1")],
+            "",
+        )
+        .success();
+    let timing = run.stderr();
+    let line = timing
+        .lines()
+        .find(|l| l.starts_with("timing: recall.paths "))
+        .unwrap_or_else(|| panic!("no recall.paths phase in {timing}"));
+    let rows: usize = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("rows="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(rows < 300, "read every record: {line}");
+    let json = run.json();
+    let shown = triples(&json["hits"]);
+    assert_eq!(json["total_exact"], false);
+    assert!(json["total"].as_u64().expect("total") >= 5);
+    let everything = hits(&repo, &["--path", "src/hub.rs", "--limit", "300"]);
+    assert_eq!(everything.len(), 300);
+    assert_eq!(shown, everything[..5]);
+    // The newest day first among equals.
+    let first = repo
+        .run(&["show", &format!("knowledge:{}", shown[0].1)])
+        .success();
+    assert!(first.stdout().contains("date: 2026-11-28"), "{first}");
 }
