@@ -241,9 +241,9 @@ fn run(cli: &Cli) -> Result<Output, Error> {
     match &cli.command {
         Command::Init(args) => init::run(&open_ctx(cli)?, args),
         Command::Session(cmd) => session::run(&open_ctx(cli)?, cmd),
-        Command::Decision(args) => decision::run(&open_ctx(cli)?, args),
-        Command::Question(args) => question::run(&open_ctx(cli)?, args),
-        Command::Checkpoint(args) => checkpoint::run(&open_ctx(cli)?, args),
+        Command::Decision(args) => decision::run(&open_ctx(cli)?, args, &directory(cli)?),
+        Command::Question(args) => question::run(&open_ctx(cli)?, args, &directory(cli)?),
+        Command::Checkpoint(args) => checkpoint::run(&open_ctx(cli)?, args, &directory(cli)?),
         Command::History(args) => history::run(&open_ctx(cli)?, args),
         Command::Worktrees(args) => worktrees::run(&open_ctx(cli)?, args),
         Command::Briefing(args) => briefing::run(&open_ctx(cli)?, args),
