@@ -21,7 +21,7 @@ pub use lexical::Lexical;
 use lexical::{LENS_CHUNK, Lens, TermCounts, len_entry, lens_place};
 
 /// The schema's format; a database of another format is rebuilt.
-pub const FORMAT: i64 = 6;
+pub const FORMAT: i64 = 7;
 
 /// An index that could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]

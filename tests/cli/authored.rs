@@ -488,6 +488,17 @@ fn a_decision_cites_its_files_reaches_them_and_goes_stale_when_one_changes() {
     assert_eq!(lines[0]["data"]["files"], serde_json::json!(["src/a.rs"]));
     assert_eq!(lines[1]["data"]["files"], serde_json::json!(["src/b.rs"]));
 
+    // Before the episode closes, recall reaches the decision line itself by the file it
+    // cites (the other one only as a neighbour).
+    let before = recalled(&repo, "src/a.rs");
+    assert_eq!(before[0].1, "candidate", "{before:?}");
+    assert_eq!(before[0].2, ["src/a.rs (it cites it)"], "{before:?}");
+    assert_eq!(
+        before[1].2,
+        ["near src/a.rs (it cites src/b.rs)"],
+        "{before:?}"
+    );
+
     repo.run(&["session", "close"]).success();
     let mut ids = Vec::new();
     for (title, file) in [
