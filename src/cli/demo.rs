@@ -410,6 +410,8 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
                 id: decided.id.clone(),
                 class: None,
                 evidence: evidence.into(),
+                files: Vec::new(),
+                base: None,
             },
         )?;
         let mut output = Output::report(&promoted);

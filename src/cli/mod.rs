@@ -255,7 +255,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Plan(cmd) => plan::run(&open_ctx(cli)?, cmd),
         Command::Handover(args) => handover::run(&open_ctx(cli)?, args),
         Command::Reasoning(cmd) => reasoning::run(&open_ctx(cli)?, cmd),
-        Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd),
+        Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd, &directory(cli)?),
         Command::Journal(cmd) => journal::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Rules(cmd) => rules::run(&open_ctx(cli)?, cmd),

@@ -933,6 +933,8 @@ pub async fn promote(
         id: id.clone(),
         class,
         evidence: form.field("evidence").unwrap_or_default().to_owned(),
+        files: Vec::new(),
+        base: None,
     };
     let (was, promoted) = state
         .call(move |ops| {

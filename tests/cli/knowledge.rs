@@ -762,6 +762,93 @@ fn promote_refusals() {
 }
 
 #[test]
+fn promote_with_files_adds_file_references_the_evidence_names() {
+    let mut repo = TestRepo::initialised();
+    repo.commit("tests/ledger.rs", "#[test] fn lock() {}\n", "Test the lock");
+    repo.commit("src/lock.rs", "lock\n", "Add the lock");
+    let (first, decision, answer) = closed_with_two_candidates(&mut repo);
+    let before = repo.files();
+    let ledger = repo.ledger_text();
+    // A file that does not exist is refused, nothing changes, and the printed fix (the
+    // same promotion without it, the evidence given again) works as printed.
+    let evidence = "tests/ledger.rs::lock passes\nit's the lock's test";
+    let error = repo
+        .run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "promote",
+                &decision,
+                "--class",
+                "constraint",
+                "--file",
+                "tests/ledger.rs",
+                "--file",
+                "tests/nope.rs",
+            ],
+            evidence,
+        )
+        .json_error(3, "record.file-exists");
+    assert_eq!(changed_files(&before, &repo.files()), Vec::<String>::new());
+    assert_eq!(repo.ledger_text(), ledger, "a refused promotion appended");
+    let fix = error["fix"].as_str().expect("a fix");
+    assert_eq!(
+        fix,
+        format!(
+            "printf '%s\\n' 'tests/ledger.rs::lock passes' 'it'\\''s the lock'\\''s test' | majordomus knowledge promote {decision} --class constraint --file tests/ledger.rs"
+        )
+    );
+    repo.run_printed(fix);
+    let text = repo.read(&curated(&decision));
+    let (_, front, body) = split_record(&text);
+    assert_eq!(front["class"], "constraint");
+    assert_eq!(
+        front["provenance"]["derived_from"],
+        json!([format!("session:{first}"), "file:tests/ledger.rs"])
+    );
+    assert!(
+        body.ends_with(&format!("# Evidence\n\n{evidence}\n")),
+        "{text}"
+    );
+
+    // Files are added in path order after what the record carries, each once.
+    let json = repo
+        .run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "promote",
+                &answer,
+                "--file",
+                "tests/ledger.rs",
+                "--file",
+                "src/lock.rs",
+                "--file",
+                "./src/lock.rs",
+            ],
+            "the lock test passes",
+        )
+        .success()
+        .json();
+    assert_eq!(
+        json["cited"],
+        json!(["file:src/lock.rs", "file:tests/ledger.rs"])
+    );
+    let (_, front, _) = split_record(&repo.read(&curated(&answer)));
+    assert_eq!(
+        front["provenance"]["derived_from"],
+        json!([
+            format!("session:{first}"),
+            "file:src/lock.rs",
+            "file:tests/ledger.rs"
+        ])
+    );
+    repo.run(&["knowledge", "check"]).success();
+}
+
+#[test]
 fn reject_rewrites_the_candidate_in_place_as_superseded() {
     let mut repo = TestRepo::initialised();
     let (_, decision, answer) = closed_with_two_candidates(&mut repo);
