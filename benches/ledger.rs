@@ -288,6 +288,8 @@ fn fixture(lines: u64) -> Fixture {
         authored::DecisionRequest {
             text: "Benchmarks use plain Instant, no harness".into(),
             task: None,
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("decision");
@@ -296,6 +298,8 @@ fn fixture(lines: u64) -> Fixture {
         authored::DecisionRequest {
             text: "Synthetic ledgers are written in bulk".into(),
             task: None,
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("decision");
@@ -303,6 +307,8 @@ fn fixture(lines: u64) -> Fixture {
         &ctx,
         authored::QuestionRequest {
             text: "Does context stay flat at a million lines?".into(),
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("question");
@@ -310,6 +316,8 @@ fn fixture(lines: u64) -> Fixture {
         &ctx,
         authored::QuestionRequest {
             text: "Is the append latency dominated by fsync?".into(),
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("question");
@@ -319,6 +327,8 @@ fn fixture(lines: u64) -> Fixture {
         authored::ResolveRequest {
             id: qid.clone(),
             answer: "Measured below".into(),
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("resolve");
@@ -326,6 +336,8 @@ fn fixture(lines: u64) -> Fixture {
         &ctx,
         authored::CheckpointRequest {
             text: "fixture built".into(),
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("checkpoint");
@@ -346,6 +358,8 @@ fn fixture(lines: u64) -> Fixture {
         &ctx,
         authored::CheckpointRequest {
             text: "committed the answer".into(),
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("checkpoint");

@@ -61,6 +61,8 @@ fn fixture(root: &Path) {
             authored::DecisionRequest {
                 text: text.into(),
                 task: None,
+                files: Vec::new(),
+                base: None,
             },
         )
         .expect("decision");
@@ -69,6 +71,8 @@ fn fixture(root: &Path) {
         &ctx,
         authored::QuestionRequest {
             text: "Which port?".into(),
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("question");
@@ -86,6 +90,8 @@ fn fixture(root: &Path) {
         &ctx,
         authored::CheckpointRequest {
             text: "fixture built".into(),
+            files: Vec::new(),
+            base: None,
         },
     )
     .expect("checkpoint");

@@ -160,6 +160,17 @@ pub enum Refusal {
     #[error("--path {path}: outside this repository")]
     RecallPathOutside { path: String, fix: String },
     #[error(
+        "--file {}: outside this repository (a record cites files of its work tree)",
+        crate::model::ids::shown_plain(path)
+    )]
+    CitedFileOutside { path: String, fix: String },
+    #[error("--file {}: {why}", crate::model::ids::shown_plain(path))]
+    CitedFileMissing {
+        path: String,
+        why: &'static str,
+        fix: String,
+    },
+    #[error(
         "--task {}: no task of this checkout or its session records has that id",
         crate::model::ids::shown_plain(id)
     )]
@@ -222,6 +233,8 @@ impl Refusal {
             Refusal::TaskActive { .. } => "task.one-active",
             Refusal::BlockedWithoutReason => "task.reason",
             Refusal::RecallPathOutside { .. } => "recall.path",
+            Refusal::CitedFileOutside { .. } => "record.file-inside",
+            Refusal::CitedFileMissing { .. } => "record.file-exists",
             Refusal::RecallUnknownTask { .. } => "task.known",
             Refusal::RecallUnknownIssue { .. } => "recall.issue",
             Refusal::UnknownRecord { .. } => "recall.known",
@@ -276,6 +289,8 @@ impl Refusal {
                 "majordomus task finish --status blocked --reason \"<what blocks it>\"".into(),
             ),
             Refusal::RecallPathOutside { fix, .. }
+            | Refusal::CitedFileOutside { fix, .. }
+            | Refusal::CitedFileMissing { fix, .. }
             | Refusal::RecallUnknownTask { fix, .. }
             | Refusal::RecallUnknownIssue { fix, .. } => Some(fix.clone()),
             Refusal::UnknownRecord { .. } => {

@@ -1,11 +1,19 @@
 //! Authored records (SPEC §3): decisions, questions and their answers, checkpoints. Each
-//! appends one ledger line stamped with the open episode, or `session: null` when none is.
+//! appends one ledger line stamped with the open episode, or `session: null` when none is,
+//! with the files it cites (SPEC §5.1).
+
+pub(crate) mod cited;
+
+use cited::{Citing, Fix, cited_files};
+
+use std::path::PathBuf;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, Refusal};
+use crate::model::cited::{CitedFile, Via};
 use crate::model::event::{
     CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved,
 };
@@ -23,6 +31,16 @@ pub struct DecisionRequest {
     /// A task this ledger started (`task.started`); default: none.
     #[serde(default)]
     pub task: Option<String>,
+    /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
+    /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
+    /// file in HEAD's tree is cited too.
+    #[serde(default)]
+    #[schemars(description = "Files it cites, from the repository root.")]
+    pub files: Vec<String>,
+    /// The directory the CLI's relative `files` were typed in; never part of an MCP or
+    /// HTTP request, whose paths are from the root.
+    #[serde(skip)]
+    pub base: Option<PathBuf>,
 }
 
 /// `question.ask`.
@@ -31,6 +49,16 @@ pub struct DecisionRequest {
 pub struct QuestionRequest {
     /// The question.
     pub text: String,
+    /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
+    /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
+    /// file in HEAD's tree is cited too.
+    #[serde(default)]
+    #[schemars(description = "Files it cites, from the repository root.")]
+    pub files: Vec<String>,
+    /// The directory the CLI's relative `files` were typed in; never part of an MCP or
+    /// HTTP request, whose paths are from the root.
+    #[serde(skip)]
+    pub base: Option<PathBuf>,
 }
 
 /// `question.resolve`.
@@ -42,6 +70,16 @@ pub struct ResolveRequest {
     pub id: String,
     /// The answer.
     pub answer: String,
+    /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
+    /// must be a file of the work tree or of HEAD's tree. The question's files are cited
+    /// too, and a path the answer names that is a file in HEAD's tree.
+    #[serde(default)]
+    #[schemars(description = "Files it cites, from the repository root.")]
+    pub files: Vec<String>,
+    /// The directory the CLI's relative `files` were typed in; never part of an MCP or
+    /// HTTP request, whose paths are from the root.
+    #[serde(skip)]
+    pub base: Option<PathBuf>,
 }
 
 /// `checkpoint.record`.
@@ -50,6 +88,16 @@ pub struct ResolveRequest {
 pub struct CheckpointRequest {
     /// Where the work stands, in one line.
     pub text: String,
+    /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
+    /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
+    /// file in HEAD's tree is cited too.
+    #[serde(default)]
+    #[schemars(description = "Files it cites, from the repository root.")]
+    pub files: Vec<String>,
+    /// The directory the CLI's relative `files` were typed in; never part of an MCP or
+    /// HTTP request, whose paths are from the root.
+    #[serde(skip)]
+    pub base: Option<PathBuf>,
 }
 
 /// What an authored write appended.
@@ -73,6 +121,11 @@ pub struct Recorded {
     /// questions; advisory, SPEC §11).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub near_duplicates: Vec<crate::recall::NearDuplicate>,
+    /// The files the line cites, sorted by path, each with how it came to be cited
+    /// (`given`, named in the `text`, or cited by the `question` an answer resolves);
+    /// absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<CitedFile>,
 }
 
 /// What the repository already holds that `text` nearly repeats (the question `except`
@@ -117,6 +170,7 @@ fn write<P: Payload>(
         redacted,
         index_rebuilt: None,
         near_duplicates: Vec::new(),
+        files: Vec::new(),
     })
 }
 
@@ -138,7 +192,7 @@ fn known_task(ctx: &Ctx, task: &str) -> Result<Option<IndexRebuilt>, Error> {
     }
 }
 
-/// `majordomus decision "<text>" [--task ID]`.
+/// `majordomus decision "<text>" [--task ID] [--file PATH]...`.
 pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, Error> {
     let mut redacted = Vec::new();
     let text = clean(&request.text, "decision", &mut redacted)?;
@@ -146,6 +200,26 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
         Some(task) => known_task(ctx, task)?,
         None => None,
     };
+    let files = cited_files(
+        ctx,
+        &Citing {
+            given: &request.files,
+            base: request.base.as_deref(),
+            texts: &[&text],
+        },
+        Fix {
+            command: &["majordomus", "decision"],
+            arguments: &[&text],
+            options: &request
+                .task
+                .as_deref()
+                .map(|t| ("--task", t))
+                .into_iter()
+                .collect::<Vec<_>>(),
+            files: &request.files,
+            stdin: None,
+        },
+    )?;
     let session = ctx.episode()?.map(|e| e.id);
     // Without --task, the active task of the open episode (SPEC §3).
     let task = match (request.task, &session) {
@@ -157,34 +231,73 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
         ctx,
         session,
         task,
-        &DecisionRecorded { text: text.clone() },
+        &DecisionRecorded {
+            text: text.clone(),
+            files: cited::paths(&files),
+        },
         None,
         redacted,
     )?;
     recorded.index_rebuilt = rebuilt;
     recorded.near_duplicates = near_duplicates(ctx, &text, None);
+    recorded.files = files;
     Ok(recorded)
 }
 
-/// `majordomus checkpoint "<text>"`.
+/// `majordomus checkpoint "<text>" [--file PATH]...`.
 pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Recorded, Error> {
     let mut redacted = Vec::new();
     let text = clean(&request.text, "checkpoint", &mut redacted)?;
+    let files = cited_files(
+        ctx,
+        &Citing {
+            given: &request.files,
+            base: request.base.as_deref(),
+            texts: &[&text],
+        },
+        Fix {
+            command: &["majordomus", "checkpoint"],
+            arguments: &[&text],
+            options: &[],
+            files: &request.files,
+            stdin: None,
+        },
+    )?;
     let session = ctx.episode()?.map(|e| e.id);
-    write(
+    let mut recorded = write(
         ctx,
         session,
         None,
-        &CheckpointRecorded { text },
+        &CheckpointRecorded {
+            text,
+            files: cited::paths(&files),
+        },
         None,
         redacted,
-    )
+    )?;
+    recorded.files = files;
+    Ok(recorded)
 }
 
-/// `majordomus question "<text>"`: returns the new question's id.
+/// `majordomus question "<text>" [--file PATH]...`: returns the new question's id.
 pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Error> {
     let mut redacted = Vec::new();
     let text = clean(&request.text, "question", &mut redacted)?;
+    let files = cited_files(
+        ctx,
+        &Citing {
+            given: &request.files,
+            base: request.base.as_deref(),
+            texts: &[&text],
+        },
+        Fix {
+            command: &["majordomus", "question"],
+            arguments: &[&text],
+            options: &[],
+            files: &request.files,
+            stdin: None,
+        },
+    )?;
     let session = ctx.episode()?.map(|e| e.id);
     // The id must exist before the line is appended (it is in the line), so it cannot
     // use the seq; the asking time and a nanosecond nonce keep it unique.
@@ -201,15 +314,18 @@ pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Err
         &QuestionAsked {
             id: id.clone(),
             text: text.clone(),
+            files: cited::paths(&files),
         },
         Some(id.clone()),
         redacted,
     )?;
     recorded.near_duplicates = near_duplicates(ctx, &text, Some(&id));
+    recorded.files = files;
     Ok(recorded)
 }
 
-/// `majordomus question resolve <qid> "<answer>"`: refuses an unknown or resolved id.
+/// `majordomus question resolve <qid> "<answer>" [--file PATH]...`: refuses an unknown or
+/// resolved id. The answer cites its own files and those its question cited.
 pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, Error> {
     let mut redacted = Vec::new();
     let answer = clean(&request.answer, "answer", &mut redacted)?;
@@ -218,8 +334,8 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
     // Held from the lookup to the append, so two resolves cannot both answer.
     let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
     let index = ctx.index()?;
-    let question = index
-        .question(&id)?
+    let (question, asked_files) = index
+        .question_citing(&id)?
         .ok_or_else(|| Refusal::UnknownQuestion { id: id.clone() })?;
     if let Some(previous) = &question.answer {
         return Err(Refusal::QuestionAlreadyResolved {
@@ -228,13 +344,40 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
         }
         .into());
     }
+    let own = cited_files(
+        ctx,
+        &Citing {
+            given: &request.files,
+            base: request.base.as_deref(),
+            texts: &[&answer],
+        },
+        Fix {
+            command: &["majordomus", "question", "resolve"],
+            arguments: &[&id, &answer],
+            options: &[],
+            files: &request.files,
+            stdin: None,
+        },
+    )?;
+    // The asked line's files were checked when it was written; one read from a ledger
+    // line is checked again for its shape.
+    let files = crate::model::cited::merged(
+        own.into_iter().map(|c| (c.path, c.via)).chain(
+            asked_files
+                .into_iter()
+                .filter(|p| crate::model::cited::is_normal(p))
+                .map(|p| (p, Via::Question)),
+        ),
+    );
     let payload = QuestionResolved {
         id: id.clone(),
         question: question.text.clone(),
         answer,
+        files: cited::paths(&files),
     };
     let session = ctx.episode()?.map(|e| e.id);
     let mut recorded = write(ctx, session, None, &payload, Some(id), redacted)?;
     recorded.index_rebuilt = index.rebuilt().cloned();
+    recorded.files = files;
     Ok(recorded)
 }

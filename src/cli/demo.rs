@@ -248,6 +248,8 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         DecisionRequest {
             text: decision.into(),
             task: None,
+            files: Vec::new(),
+            base: None,
         },
     )?;
     steps.push(Step::new(
@@ -262,6 +264,8 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         crate::authored::ask_question,
         QuestionRequest {
             text: question.into(),
+            files: Vec::new(),
+            base: None,
         },
     )?;
     let qid = asked.id.clone().unwrap_or_default();
@@ -281,6 +285,8 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         ResolveRequest {
             id: qid.clone(),
             answer: answer.into(),
+            files: Vec::new(),
+            base: None,
         },
     )?;
     steps.push(Step::new(
@@ -308,6 +314,8 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         crate::authored::record_checkpoint,
         CheckpointRequest {
             text: checkpoint.into(),
+            files: Vec::new(),
+            base: None,
         },
     )?;
     steps.push(Step::new(
@@ -402,6 +410,8 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
                 id: decided.id.clone(),
                 class: None,
                 evidence: evidence.into(),
+                files: Vec::new(),
+                base: None,
             },
         )?;
         let mut output = Output::report(&promoted);

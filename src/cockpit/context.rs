@@ -171,11 +171,14 @@ fn render(repo: &RepositoryContext, episode: Option<&EpisodeContext>) -> String 
             badge("warn", "the last closed episode has not been derived")
         }
     );
-    if let (Some(date), Some(age)) = (&k.oldest_date, k.oldest_age_days) {
+    if let (Some(at), Some(from), Some(age)) =
+        (&k.oldest_queued_at, k.oldest_queued_from, k.oldest_age_days)
+    {
         let _ = write!(
             out,
-            "<dt>oldest candidate</dt><dd>{} ({age} days)</dd>",
-            escape(date)
+            "<dt>oldest candidate</dt><dd>waiting since {} ({age} days, measured from {})</dd>",
+            escape(at),
+            escape(from.said())
         );
     }
     for (name, moment) in [

@@ -25,7 +25,7 @@ use super::{Form, Page, PageError, param, query};
 use crate::error::{Class as ErrorClass, Error, ErrorReport};
 use crate::http::{ApiError, AppState};
 use crate::knowledge::graph::EdgeType;
-use crate::knowledge::queue::CandidateEntry;
+use crate::knowledge::queue::{CandidateEntry, QueuedFrom};
 use crate::knowledge::review::{Promoted, Rejected};
 use crate::knowledge::{
     CandidateListing, CandidateState, CandidatesRequest, EdgesRequest, KnowledgeGraph,
@@ -49,7 +49,7 @@ const CONTEXT: usize = 5;
 /// The order of the queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Sort {
-    /// Oldest first (the operation's own order: date, class, title, id).
+    /// Oldest first (the operation's own order: time in the queue, then id).
     #[default]
     Oldest,
     Newest,
@@ -208,7 +208,7 @@ struct Row {
     entry: CandidateEntry,
     /// Its first `session:` reference.
     episode: Option<String>,
-    /// Days since its date (`None`: a date that does not parse).
+    /// Days it has waited in the queue (`None`: a start that does not parse).
     age: Option<i64>,
 }
 
@@ -281,7 +281,7 @@ fn read(ops: Caller<'_>, filters: &Filters) -> Result<Queue, Error> {
         .iter()
         .map(|c| Row {
             episode: episode_of.get(c.id.as_str()).map(|e| (*e).to_owned()),
-            age: crate::model::time::parse(&c.date).map(|d| (now - d).whole_days()),
+            age: crate::model::time::parse(&c.queued_at).map(|d| (now - d).whole_days()),
             entry: c.clone(),
         })
         .collect();
@@ -307,8 +307,8 @@ fn read(ops: Caller<'_>, filters: &Filters) -> Result<Queue, Error> {
                     .is_none_or(|d| r.age.is_some_and(|age| age >= d))
         })
         .collect();
-    // The listing is oldest first (date, class, title, id); a stable sort keeps that order
-    // within each key.
+    // The listing is oldest first (time in the queue, then id); a stable sort keeps that
+    // order within each key.
     match filters.sort {
         Sort::Oldest => {}
         Sort::Newest => matching.reverse(),
@@ -512,12 +512,18 @@ fn filter_form(filters: &Filters, episodes: &[(String, usize)]) -> String {
     out
 }
 
-fn age(days: Option<i64>) -> String {
+/// How long a candidate has waited in the queue, and measured from what (SPEC §5.2).
+fn waiting(days: Option<i64>, from: QueuedFrom) -> String {
+    let since = match from {
+        QueuedFrom::Derived => "since it was derived",
+        QueuedFrom::Added => "since the commit that added it",
+        QueuedFrom::Date => "since its date",
+    };
     match days {
         None => String::from("(a date that does not parse)"),
-        Some(d) if d <= 0 => String::from("(today)"),
-        Some(1) => String::from("(1 day old)"),
-        Some(d) => format!("({d} days old)"),
+        Some(d) if d <= 0 => format!("(waiting less than a day, {since})"),
+        Some(1) => format!("(waiting 1 day, {since})"),
+        Some(d) => format!("(waiting {d} days, {since})"),
     }
 }
 
@@ -542,7 +548,7 @@ fn card(card: &Card, token: &str) -> String {
         knowledge_link(&c.id),
         label(&c.class),
         escape(&c.date),
-        escape(&age(card.row.age)),
+        escape(&waiting(card.row.age, c.queued_from)),
         state_badge(c.state),
     );
     match &card.shown {
@@ -933,6 +939,8 @@ pub async fn promote(
         id: id.clone(),
         class,
         evidence: form.field("evidence").unwrap_or_default().to_owned(),
+        files: Vec::new(),
+        base: None,
     };
     let (was, promoted) = state
         .call(move |ops| {

@@ -2,8 +2,6 @@
 //! project rules, `crate::rules`), each rule run by the check this build has for its id,
 //! grouped, exit 10 on a blocking finding; `watch` reruns the drift rules.
 
-use std::collections::HashMap;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +11,7 @@ use crate::knowledge::{CandidatesRequest, CheckRequest, Finding, Severity};
 use crate::model::Verdict;
 use crate::rules::DeclaredRule;
 use crate::store::atomic::{sweep_tree, swept_by_this_process};
-use crate::store::index::{IndexRebuilt, file_name};
+use crate::store::index::IndexRebuilt;
 use crate::store::outbox::Outbox;
 use crate::timing::Phase;
 
@@ -306,42 +304,18 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 }
                 let limit = policy.knowledge.candidate_max_age_minutes as i64;
-                // Candidates are keyed by file name: a candidate derived on the trunk is
-                // named by its outbox path in the ledger and lives under candidates/ after
-                // the drain.
-                let mut derived_paths: HashMap<String, String> = HashMap::new();
+                // Aged as the review queue is (SPEC §5.2: `knowledge::queue_starts`): the
+                // first knowledge.derived naming it, else the commit that added it, else
+                // its date.
                 for c in &listing.candidates {
-                    let name = file_name(&c.path);
-                    if let Some(ts) = index.first_derived(name)? {
-                        derived_paths.insert(name.to_owned(), ts);
-                    }
-                }
-                // Candidates this ledger never derived (a teammate's, say) are aged from
-                // the commit that added them: one walk, stopping once all are placed.
-                let added = ctx.repo.added_at(
-                    listing
-                        .candidates
-                        .iter()
-                        .filter(|c| !derived_paths.contains_key(file_name(&c.path)))
-                        .map(|c| c.path.as_str()),
-                )?;
-                for c in &listing.candidates {
-                    let (since, source) =
-                        match (derived_paths.get(file_name(&c.path)), added.get(&c.path)) {
-                            (Some(ts), _) => (ts.clone(), "the oldest knowledge.derived naming it"),
-                            (None, Some(ts)) => (ts.clone(), "the commit that added it"),
-                            (None, None) => (
-                                c.date.clone(),
-                                "its date (no knowledge.derived names it, no commit added it)",
-                            ),
-                        };
-                    if let Some(at) = crate::model::time::parse(&since) {
+                    if let Some(at) = crate::model::time::parse(&c.queued_at) {
                         let age = (now - at).whole_minutes();
                         if age > limit {
                             finding(
                                 &c.path,
                                 format!(
-                                    "awaiting review for {age} minutes (limit {limit}), measured from {source}"
+                                    "awaiting review for {age} minutes (limit {limit}), measured from {}",
+                                    c.queued_from.said()
                                 ),
                                 format!("majordomus knowledge promote {} or reject it", c.id),
                             );

@@ -80,19 +80,24 @@ impl Repo {
         Ok(out)
     }
 
-    /// For each of `paths` present in HEAD's tree, the committer time of the commit
-    /// reachable from HEAD that added it (the newest such, should it have been re-added). Walks history newest first and stops as
-    /// soon as every path is placed.
+    /// For each of `paths` present in the tree of commit `tip` (HEAD's when `None`), the
+    /// committer time of the commit reachable from it that added the path (the newest such,
+    /// should it have been re-added). Walks history newest first and stops as soon as every
+    /// path is placed.
     pub fn added_at<'a>(
         &self,
+        tip: Option<&str>,
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Result<HashMap<String, String>, GitError> {
-        let mut wanted: HashSet<String> = self.existing_head_paths(paths)?.into_iter().collect();
+        let mut wanted: HashSet<String> = self.existing_paths_at(tip, paths)?.into_iter().collect();
         let mut found = HashMap::new();
         if wanted.is_empty() {
             return Ok(found);
         }
-        let tip = self.repo.head_id()?.detach();
+        let tip = match tip {
+            Some(c) => gix::ObjectId::from_hex(c.as_bytes()).map_err(plumbing)?,
+            None => self.repo.head_id()?.detach(),
+        };
         let walk = self
             .repo
             .rev_walk([tip])

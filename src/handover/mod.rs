@@ -446,6 +446,7 @@ pub fn end_checkpoint(ctx: &Ctx, why: &str) -> Result<Option<u64>, Error> {
         state.task.as_deref(),
         &CheckpointRecorded {
             text: crate::model::redact::redact(&format!("{why}: {}", state.text)).text,
+            files: Vec::new(),
         },
     )?;
     Ok(Some(appended.seq))

@@ -541,6 +541,7 @@ fn run_provider(
                         &crate::model::event::CheckpointRecorded {
                             text: crate::model::redact::redact(&format!("compact: {}", state.text))
                                 .text,
+                            files: Vec::new(),
                         },
                     )?
                     .seq,

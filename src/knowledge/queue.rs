@@ -1,6 +1,6 @@
 //! `knowledge candidates` and `knowledge status` (SPEC §5.4): the review queue.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use crate::Ctx;
 use crate::error::Error;
 use crate::model::knowledge::{Class, KnowledgeRecord, Status};
 use crate::store::frontmatter;
-use crate::store::index::IndexRebuilt;
+use crate::store::index::{IndexRebuilt, file_name};
 use crate::store::outbox::{Outbox, OutboxContents};
 use crate::store::records::{Place, stored_files};
 
@@ -56,6 +56,39 @@ impl CandidateState {
     }
 }
 
+/// What a candidate's time in the review queue is measured from (SPEC §5.2): the first
+/// of these that there is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QueuedFrom {
+    /// The first `knowledge.derived` line of this ledger naming its file.
+    Derived,
+    /// The commit that added its file (a candidate this ledger never derived: a
+    /// teammate's, say).
+    Added,
+    /// Its `date` (neither: a file no ledger line names and no commit added).
+    Date,
+}
+
+impl QueuedFrom {
+    pub fn name(self) -> &'static str {
+        match self {
+            QueuedFrom::Derived => "derived",
+            QueuedFrom::Added => "added",
+            QueuedFrom::Date => "date",
+        }
+    }
+
+    /// What the age is measured from, in words.
+    pub fn said(self) -> &'static str {
+        match self {
+            QueuedFrom::Derived => "the oldest knowledge.derived naming it",
+            QueuedFrom::Added => "the commit that added it",
+            QueuedFrom::Date => "its date (no knowledge.derived names it, no commit added it)",
+        }
+    }
+}
+
 /// One pending candidate.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CandidateEntry {
@@ -65,25 +98,142 @@ pub struct CandidateEntry {
     pub date: String,
     pub path: String,
     pub state: CandidateState,
+    /// When it entered the review queue (RFC 3339; from its `date`, that day's midnight
+    /// UTC): what "oldest first" orders by.
+    pub queued_at: String,
+    /// What `queued_at` was measured from.
+    pub queued_from: QueuedFrom,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CandidateListing {
     pub branch: Option<String>,
+    /// Oldest first by their time in the queue (`queued_at`); those that entered it
+    /// together by date, class, title, then id.
     pub candidates: Vec<CandidateEntry>,
     /// Files that could not be read as records (see `knowledge check`).
     pub unreadable: Vec<String>,
+    /// Set when the lookup of the queue's ages rebuilt the ledger index (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_rebuilt: Option<IndexRebuilt>,
 }
 
 fn entry(record: KnowledgeRecord, path: String, state: CandidateState) -> Option<CandidateEntry> {
-    (record.status == Status::Candidate).then_some(CandidateEntry {
+    (record.status == Status::Candidate).then(|| CandidateEntry {
         id: record.id,
         title: record.title,
         class: record.class,
+        queued_at: record.date.clone(),
+        queued_from: QueuedFrom::Date,
         date: record.date,
         path,
         state,
     })
+}
+
+/// When a candidate entered the review queue (RFC 3339), and what that was measured from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueStart {
+    pub at: String,
+    pub from: QueuedFrom,
+}
+
+/// The queue starts of some candidates, in their order, and whether looking them up
+/// rebuilt the ledger index.
+#[derive(Debug, Clone, Default)]
+pub struct QueueStarts {
+    pub starts: Vec<QueueStart>,
+    pub index_rebuilt: Option<IndexRebuilt>,
+}
+
+/// Since when each of `candidates` has waited for review (SPEC §5.2), in their order: the
+/// first `knowledge.derived` naming its file (one ledger-index lookup per name), else the
+/// commit that added its file to the history of `tip` (HEAD's when `None`; one walk for
+/// all of them), else its `date`. Doctor's candidate-age rule and `knowledge status`
+/// measure by it too.
+pub fn queue_starts(
+    ctx: &Ctx,
+    candidates: &[CandidateEntry],
+    tip: Option<&str>,
+) -> Result<QueueStarts, Error> {
+    if candidates.is_empty() {
+        return Ok(QueueStarts::default());
+    }
+    let index = ctx.index()?;
+    // Keyed by file name: a candidate derived on the trunk is named by its outbox path in
+    // the ledger and lives under candidates/ after the drain.
+    let mut derived: HashMap<&str, String> = HashMap::new();
+    for c in candidates {
+        let name = file_name(&c.path);
+        if !derived.contains_key(name)
+            && let Some(ts) = index.first_derived(name)?
+        {
+            derived.insert(name, ts);
+        }
+    }
+    let added = ctx.repo.added_at(
+        tip,
+        candidates
+            .iter()
+            .filter(|c| !derived.contains_key(file_name(&c.path)))
+            .map(|c| c.path.as_str()),
+    )?;
+    let starts = candidates
+        .iter()
+        .map(
+            |c| match (derived.get(file_name(&c.path)), added.get(&c.path)) {
+                (Some(ts), _) => QueueStart {
+                    at: ts.clone(),
+                    from: QueuedFrom::Derived,
+                },
+                (None, Some(ts)) => QueueStart {
+                    at: ts.clone(),
+                    from: QueuedFrom::Added,
+                },
+                (None, None) => QueueStart {
+                    at: crate::model::time::parse(&c.date)
+                        .map_or_else(|| c.date.clone(), crate::model::time::rfc3339),
+                    from: QueuedFrom::Date,
+                },
+            },
+        )
+        .collect();
+    Ok(QueueStarts {
+        starts,
+        index_rebuilt: index.rebuilt().cloned(),
+    })
+}
+
+/// Orders `listing` oldest first by queue age (SPEC §5.2); a start that does not parse as
+/// a time goes last. Candidates that entered the queue together (one derivation) keep the
+/// order a reader can follow whatever their ids, which carry an episode's random part:
+/// by date, class, title, then id.
+fn in_queue_order(
+    ctx: &Ctx,
+    listing: &mut CandidateListing,
+    tip: Option<&str>,
+) -> Result<(), Error> {
+    let QueueStarts {
+        starts,
+        index_rebuilt,
+    } = queue_starts(ctx, &listing.candidates, tip)?;
+    for (c, start) in listing.candidates.iter_mut().zip(starts) {
+        c.queued_at = start.at;
+        c.queued_from = start.from;
+    }
+    listing.index_rebuilt = index_rebuilt;
+    listing.candidates.sort_by_cached_key(|c| {
+        let at = crate::model::time::parse(&c.queued_at);
+        (
+            at.is_none(),
+            at,
+            c.date.clone(),
+            c.class.name(),
+            c.title.clone(),
+            c.id.clone(),
+        )
+    });
+    Ok(())
 }
 
 /// Pending candidates: in the work tree (each marked tracked or untracked) and the
@@ -94,6 +244,7 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
         branch: branch.map(str::to_owned),
         candidates: Vec::new(),
         unreadable: Vec::new(),
+        index_rebuilt: None,
     };
     if let Some(branch) = branch {
         for path in ctx.repo.branch_files_under(branch, CANDIDATES_PREFIX)? {
@@ -111,6 +262,8 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
                 Err(_) => listing.unreadable.push(path),
             }
         }
+        let tip = ctx.repo.resolve_commit(&format!("refs/heads/{branch}"))?;
+        in_queue_order(ctx, &mut listing, tip.as_deref())?;
         return Ok(listing);
     }
     let tracked: HashSet<String> = ctx
@@ -132,10 +285,7 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
             Err(_) => listing.unreadable.push(file.rel.clone()),
         }
     }
-    // Oldest first, grouped by class, then by title: stable for a reader whatever the ids.
-    listing.candidates.sort_by(|a, b| {
-        (&a.date, a.class.name(), &a.title, &a.id).cmp(&(&b.date, b.class.name(), &b.title, &b.id))
-    });
+    in_queue_order(ctx, &mut listing, None)?;
     Ok(listing)
 }
 
@@ -154,7 +304,14 @@ pub struct KnowledgeStatus {
     pub fresh: bool,
     pub pending: usize,
     pub untracked: usize,
-    pub oldest_date: Option<String>,
+    /// The candidate that has waited longest (the queue's first, SPEC §5.2).
+    pub oldest: Option<String>,
+    /// When it entered the queue, and what that was measured from.
+    pub oldest_queued_at: Option<String>,
+    pub oldest_queued_from: Option<QueuedFrom>,
+    /// How long it has waited, in whole minutes (as doctor's candidate-age rule measures
+    /// it) and in whole days.
+    pub oldest_age_minutes: Option<i64>,
     pub oldest_age_days: Option<i64>,
     pub curated: usize,
     pub outbox: OutboxContents,
@@ -182,12 +339,11 @@ pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Err
     };
     let listing = candidates(ctx, CandidatesRequest::default())?;
     let curated = crate::store::outbox::list_markdown(&ctx.layout.curated_dir())?.len();
-    let oldest_date = listing.candidates.iter().map(|c| c.date.clone()).min();
-    let now = ctx.clock.now();
-    let oldest_age_days = oldest_date
-        .as_deref()
-        .and_then(crate::model::time::parse)
-        .map(|d| (now - d).whole_days());
+    // The queue is oldest first: its first candidate has waited longest.
+    let oldest = listing.candidates.first();
+    let waited = oldest
+        .and_then(|c| crate::model::time::parse(&c.queued_at))
+        .map(|at| ctx.clock.now() - at);
     Ok(KnowledgeStatus {
         last_closed,
         last_derived,
@@ -198,10 +354,13 @@ pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Err
             .iter()
             .filter(|c| c.state == CandidateState::Untracked)
             .count(),
-        oldest_date,
-        oldest_age_days,
+        oldest: oldest.map(|c| c.id.clone()),
+        oldest_queued_at: oldest.map(|c| c.queued_at.clone()),
+        oldest_queued_from: oldest.map(|c| c.queued_from),
+        oldest_age_minutes: waited.map(|w| w.whole_minutes()),
+        oldest_age_days: waited.map(|w| w.whole_days()),
         curated,
         outbox: Outbox::new(&ctx.layout).contents()?,
-        index_rebuilt: index.rebuilt().cloned(),
+        index_rebuilt: index.rebuilt().cloned().or(listing.index_rebuilt),
     })
 }

@@ -30,6 +30,15 @@ pub struct PromoteRequest {
     /// reads it from stdin).
     #[serde(default)]
     pub evidence: String,
+    /// Files the evidence names (the CLI's repeatable `--file`), from the repository root:
+    /// added to the record as `file:` references. Each must be a file of the work tree or
+    /// of HEAD's tree.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// The directory the CLI's relative `files` were typed in; never part of an HTTP
+    /// request, whose paths are from the root.
+    #[serde(skip)]
+    pub base: Option<std::path::PathBuf>,
 }
 
 /// `knowledge.reject` (a human act).
@@ -60,6 +69,10 @@ pub struct Promoted {
     pub warnings: Vec<Finding>,
     /// Secret shapes removed from the evidence before it was written.
     pub redacted: Vec<String>,
+    /// The `file:` references `files` added (those the record did not carry already),
+    /// sorted; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cited: Vec<String>,
     /// What an earlier, interrupted promotion of this candidate had done, when this run
     /// only finished it (the evidence given to this run is then not used).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,6 +123,8 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         id,
         class,
         evidence,
+        files,
+        base,
     } = request;
     let id = id.as_str();
     Refusal::check_id(IdKind::Knowledge, id)?;
@@ -144,6 +159,23 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     if record.status == Status::Superseded {
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
     }
+    let class_name = class.map(Class::name);
+    let options: Vec<(&str, &str)> = class_name.map(|c| ("--class", c)).into_iter().collect();
+    let given = crate::authored::cited::cited_files(
+        ctx,
+        &crate::authored::cited::Citing {
+            given: &files,
+            base: base.as_deref(),
+            texts: &[],
+        },
+        crate::authored::cited::Fix {
+            command: &["majordomus", "knowledge", "promote"],
+            arguments: &[id],
+            options: &options,
+            files: &files,
+            stdin: Some(evidence),
+        },
+    )?;
     record.status = Status::Verified;
     if let Some(class) = class {
         record.class = class;
@@ -153,6 +185,15 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         let r = format!("session:{open}");
         if !record.provenance.derived_from.contains(&r) {
             record.provenance.derived_from.push(r);
+        }
+    }
+    // Added after what the record carries, in path order; one it carries is not repeated.
+    let mut cited = Vec::new();
+    for f in given {
+        let r = format!("file:{}", f.path);
+        if !record.provenance.derived_from.contains(&r) {
+            record.provenance.derived_from.push(r.clone());
+            cited.push(r);
         }
     }
     let rewritten = successors(ctx, &mut record.provenance.derived_from)?;
@@ -187,6 +228,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         rewritten,
         warnings,
         redacted: cleaned.shapes.iter().map(|s| (*s).to_owned()).collect(),
+        cited,
         resumed: None,
     })
 }
@@ -269,6 +311,7 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
         rewritten: Vec::new(),
         warnings: Vec::new(),
         redacted: Vec::new(),
+        cited: Vec::new(),
         resumed: Some(format!(
             "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
             curated.rel,

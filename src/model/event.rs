@@ -292,6 +292,10 @@ pub struct SessionClosed {
 #[serde(default)]
 pub struct DecisionRecorded {
     pub text: String,
+    /// Files the record cites (SPEC §5.1), repository-relative, sorted; absent when none
+    /// (so a line citing nothing is byte for byte what it was before files existed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// `question.asked`: the new question's id and text.
@@ -300,6 +304,10 @@ pub struct DecisionRecorded {
 pub struct QuestionAsked {
     pub id: String,
     pub text: String,
+    /// Files the record cites (SPEC §5.1), repository-relative, sorted; absent when none
+    /// (so a line citing nothing is byte for byte what it was before files existed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// `question.resolved`: the answer, with the question repeated so the line reads alone.
@@ -309,6 +317,10 @@ pub struct QuestionResolved {
     pub id: String,
     pub question: String,
     pub answer: String,
+    /// Files the answer cites and those the question cited (SPEC §5.1), sorted; absent
+    /// when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// `checkpoint.recorded`.
@@ -316,6 +328,10 @@ pub struct QuestionResolved {
 #[serde(default)]
 pub struct CheckpointRecorded {
     pub text: String,
+    /// Files the record cites (SPEC §5.1), repository-relative, sorted; absent when none
+    /// (so a line citing nothing is byte for byte what it was before files existed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// `commit.recorded`, written by the post-commit hook.
@@ -558,6 +574,7 @@ mod tests {
                 id: "q-1".into(),
                 question: "why?".into(),
                 answer: "speed".into(),
+                files: Vec::new(),
             },
         )
         .with_seq(1);
@@ -737,8 +754,8 @@ mod tests {
                     prop_assert_eq!(back.payload::<P>(), Some(payload));
                     Ok(())
                 }
-                through(seq, &session, &task, DecisionRecorded { text: text.clone() })?;
-                through(seq, &session, &task, QuestionResolved { id: id.clone(), question: text.clone(), answer })?;
+                through(seq, &session, &task, DecisionRecorded { text: text.clone(), files: scope.clone() })?;
+                through(seq, &session, &task, QuestionResolved { id: id.clone(), question: text.clone(), answer, files: scope.clone() })?;
                 through(seq, &session, &task, TaskStarted {
                     description: text.clone(),
                     scope,

@@ -2,6 +2,7 @@
 //! and the composition of context and records. No filesystem, no git, no clock (time is a
 //! parameter).
 
+pub mod cited;
 pub mod compose;
 pub mod episode;
 pub mod event;

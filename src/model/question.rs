@@ -78,6 +78,7 @@ mod tests {
                 &QuestionAsked {
                     id: "q-1".into(),
                     text: "why?".into(),
+                    files: Vec::new(),
                 },
             ),
             LineDraft::new(
@@ -87,6 +88,7 @@ mod tests {
                 &QuestionAsked {
                     id: "q-2".into(),
                     text: "how?".into(),
+                    files: Vec::new(),
                 },
             ),
             LineDraft::new(
@@ -97,6 +99,7 @@ mod tests {
                     id: "q-1".into(),
                     question: "why?".into(),
                     answer: "speed".into(),
+                    files: Vec::new(),
                 },
             ),
         ];

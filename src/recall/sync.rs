@@ -1078,6 +1078,14 @@ fn line_key(line: &LedgerLine) -> String {
     }
 }
 
+/// The paths a ledger line cites, as a doc's refs: it is reached by them ("it cites it").
+fn cited_refs(mut files: Vec<String>) -> Vec<String> {
+    files.retain(|f| crate::model::cited::is_normal(f));
+    files.sort();
+    files.dedup();
+    files
+}
+
 fn ledger_line(
     w: &Writer<'_>,
     lines: &Lines,
@@ -1106,7 +1114,7 @@ fn ledger_line(
     };
     match line.event {
         Event::DecisionRecorded => {
-            let text = line.payload::<DecisionRecorded>().unwrap_or_default().text;
+            let DecisionRecorded { text, files } = line.payload().unwrap_or_default();
             let key = line_key(line);
             let doc = NewDoc {
                 kind: "decision",
@@ -1115,21 +1123,20 @@ fn ledger_line(
                 line: one_line(&text),
                 head_tokens: joined_tokens(&text),
                 text,
+                refs: cited_refs(files),
                 ..base
             };
             w.insert_doc(&doc)?;
         }
         Event::CheckpointRecorded => {
-            let text = line
-                .payload::<CheckpointRecorded>()
-                .unwrap_or_default()
-                .text;
+            let CheckpointRecorded { text, files } = line.payload().unwrap_or_default();
             let doc = NewDoc {
                 kind: "checkpoint",
                 key: line_key(line),
                 line: one_line(&text),
                 head_tokens: joined_tokens(&text),
                 text,
+                refs: cited_refs(files),
                 ..base
             };
             w.insert_doc(&doc)?;
@@ -1159,6 +1166,7 @@ fn ledger_line(
                     head_tokens: joined_tokens(&r.question),
                     body_tokens: joined_tokens(&r.answer),
                     derives,
+                    refs: cited_refs(r.files),
                     ..base
                 };
                 w.insert_doc(&doc)?;

@@ -173,12 +173,14 @@ impl Report for CandidateListing {
         for c in &self.candidates {
             let _ = writeln!(
                 human,
-                "- {} [{}] {}: {} ({})",
+                "- {} [{}] {}: {} ({}; queued {}, {})",
                 c.id,
                 c.state.name(),
                 c.class.name(),
                 c.title,
-                c.date
+                c.date,
+                c.queued_at,
+                c.queued_from.name()
             );
         }
         for u in &self.unreadable {
@@ -214,8 +216,23 @@ impl Report for KnowledgeStatus {
             "queue: {} pending ({} untracked), {} curated",
             self.pending, self.untracked, self.curated
         );
-        if let (Some(date), Some(days)) = (&self.oldest_date, self.oldest_age_days) {
-            let _ = writeln!(human, "oldest candidate: {date} ({days} day(s))");
+        if let (Some(id), Some(at), Some(from), Some(minutes), Some(days)) = (
+            &self.oldest,
+            &self.oldest_queued_at,
+            self.oldest_queued_from,
+            self.oldest_age_minutes,
+            self.oldest_age_days,
+        ) {
+            let waited = if days > 0 {
+                format!("{days} day(s)")
+            } else {
+                format!("{minutes} minute(s)")
+            };
+            let _ = writeln!(
+                human,
+                "oldest candidate: {id}, waiting {waited} since {at}, measured from {}",
+                from.said()
+            );
         }
         let _ = writeln!(
             human,

@@ -213,14 +213,23 @@ impl Recorded {
 
 impl Report for Recorded {
     fn text(&self) -> String {
-        match &self.session {
+        let mut out = match &self.session {
             Some(ep) => format!("recorded {} #{} in episode {ep}\n", self.kind(), self.seq),
             None => format!(
                 "recorded {} #{} with no open episode (session: null)\n",
                 self.kind(),
                 self.seq
             ),
+        };
+        if !self.files.is_empty() {
+            let cited: Vec<String> = self
+                .files
+                .iter()
+                .map(|f| format!("{}{}", f.path, f.via.said()))
+                .collect();
+            out.push_str(&format!("cites {}\n", cited.join(", ")));
         }
+        out
     }
     fn note(&self) -> Option<String> {
         super::notes([

@@ -547,7 +547,16 @@ mod tests {
             )
                 .prop_map(|(seq, ts, session, text)| {
                     Piece::Line(
-                        LineDraft::new(ts, session, None, &DecisionRecorded { text }).with_seq(seq),
+                        LineDraft::new(
+                            ts,
+                            session,
+                            None,
+                            &DecisionRecorded {
+                                text,
+                                files: Vec::new(),
+                            },
+                        )
+                        .with_seq(seq),
                     )
                 });
             let garbage = (
@@ -635,7 +644,7 @@ mod tests {
                 prop_assert_eq!(tail.iter().collect::<Vec<_>>(), written[before..].to_vec());
 
                 let appended = ledger
-                    .append(LineDraft::new("t".into(), None, None, &DecisionRecorded { text: "next".into() }))
+                    .append(LineDraft::new("t".into(), None, None, &DecisionRecorded { text: "next".into(), files: Vec::new() }))
                     .expect("appends");
                 prop_assert_eq!(appended.seq, written.last().map_or(0, |l| l.seq) + 1);
                 prop_assert_eq!(appended.repaired_torn_tail, torn.is_some());

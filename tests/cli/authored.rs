@@ -396,3 +396,356 @@ fn a_task_id_of_the_wrong_shape_is_refused_at_the_edge_even_when_a_line_names_it
     run.assert_human_error(3, "does not have the shape of one");
     assert_eq!(repo.ledger().len(), lines, "nothing was recorded");
 }
+
+// --- Cited files (SPEC §5.1) ---------------------------------------------------------
+
+/// The pending candidate of the knowledge queue titled `title`.
+fn candidate_titled(repo: &TestRepo, title: &str) -> serde_json::Value {
+    let listing = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    listing["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .find(|c| c["title"] == title)
+        .unwrap_or_else(|| panic!("no candidate titled {title}: {listing}"))
+        .clone()
+}
+
+/// The `derived_from` of the record at `path` (relative to the root).
+fn derived_from(repo: &TestRepo, path: &str) -> Vec<String> {
+    let (_, front, _) = crate::common::split_record(&repo.read(path));
+    front["provenance"]["derived_from"]
+        .as_array()
+        .expect("derived_from")
+        .iter()
+        .map(|r| r.as_str().expect("a string").to_owned())
+        .collect()
+}
+
+/// The hits of `recall --path PATH` as `(id, status, why details)`.
+fn recalled(repo: &TestRepo, path: &str) -> Vec<(String, String, Vec<String>)> {
+    let json = repo
+        .run(&["--format", "json", "recall", "--path", path])
+        .success()
+        .json();
+    json["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| {
+            (
+                h["id"].as_str().expect("id").to_owned(),
+                h["status"].as_str().expect("status").to_owned(),
+                h["why"]
+                    .as_array()
+                    .expect("why")
+                    .iter()
+                    .map(|w| w["detail"].as_str().expect("detail").to_owned())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_decision_cites_its_files_reaches_them_and_goes_stale_when_one_changes() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/a.rs", "a\n", "Add a");
+    repo.commit("src/b.rs", "b\n", "Add b");
+    repo.start_episode();
+    let given = repo
+        .run(&[
+            "--format",
+            "json",
+            "decision",
+            "Retries back off exponentially",
+            "--file",
+            "src/a.rs",
+        ])
+        .success()
+        .json();
+    assert_eq!(
+        given["files"],
+        serde_json::json!([{"path": "src/a.rs", "via": "given"}])
+    );
+    // A path the text names that is a file at HEAD is cited; one naming nothing at HEAD,
+    // a URL and a directory are not.
+    let named = repo
+        .run(&[
+            "decision",
+            "Keep src/b.rs append-only (see docs/nothing.md, https://example.com/src/a.rs and src/)",
+        ])
+        .success();
+    assert_eq!(
+        named.stdout().lines().nth(1),
+        Some("cites src/b.rs (named in the text)"),
+        "{named}"
+    );
+    let lines = repo.ledger_events("decision.recorded");
+    assert_eq!(lines[0]["data"]["files"], serde_json::json!(["src/a.rs"]));
+    assert_eq!(lines[1]["data"]["files"], serde_json::json!(["src/b.rs"]));
+
+    // Before the episode closes, recall reaches the decision line itself by the file it
+    // cites (the other one only as a neighbour).
+    let before = recalled(&repo, "src/a.rs");
+    assert_eq!(before[0].1, "candidate", "{before:?}");
+    assert_eq!(before[0].2, ["src/a.rs (it cites it)"], "{before:?}");
+    assert_eq!(
+        before[1].2,
+        ["near src/a.rs (it cites src/b.rs)"],
+        "{before:?}"
+    );
+
+    repo.run(&["session", "close"]).success();
+    let mut ids = Vec::new();
+    for (title, file) in [
+        ("Retries back off exponentially", "src/a.rs"),
+        (
+            "Keep src/b.rs append-only (see docs/nothing.md, https://example.com/src/a.rs and src/)",
+            "src/b.rs",
+        ),
+    ] {
+        let candidate = candidate_titled(&repo, title);
+        let refs = derived_from(&repo, candidate["path"].as_str().expect("path"));
+        assert_eq!(refs.len(), 2, "the episode and the one file: {refs:?}");
+        assert!(refs[0].starts_with("session:"), "{refs:?}");
+        assert_eq!(refs[1], format!("file:{file}"));
+        let id = candidate["id"].as_str().expect("id").to_owned();
+        repo.run_with_stdin(&["knowledge", "promote", &id], "the retry tests pass")
+            .success();
+        ids.push((id, file));
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Verify the decisions"]);
+
+    for (id, file) in &ids {
+        let found = recalled(&repo, file);
+        let hit = found
+            .iter()
+            .find(|(i, _, _)| i == id)
+            .unwrap_or_else(|| panic!("recall --path {file} misses {id}: {found:?}"));
+        assert_eq!(hit.1, "verified", "{found:?}");
+        assert!(
+            hit.2.iter().any(|w| w == &format!("{file} (it cites it)")),
+            "{found:?}"
+        );
+        repo.commit(file, "changed\n", &format!("Change {file}"));
+        let found = recalled(&repo, file);
+        let hit = found
+            .iter()
+            .find(|(i, _, _)| i == id)
+            .unwrap_or_else(|| panic!("recall --path {file} misses {id}: {found:?}"));
+        assert_eq!(
+            hit.1, "stale",
+            "{file} changed after {id} was verified: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_file_outside_the_repository_missing_or_a_directory_is_refused_with_a_fix_that_works() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/a.rs", "a\n", "Add a");
+    repo.start_episode();
+    let outside = repo.base().join("elsewhere.rs");
+    std::fs::write(&outside, "x\n").expect("write a file outside");
+    let outside = outside.display().to_string();
+    for (file, rule) in [
+        ("../elsewhere.rs", "record.file-inside"),
+        (outside.as_str(), "record.file-inside"),
+        (".git/config", "record.file-inside"),
+        ("src/nope.rs", "record.file-exists"),
+        ("src", "record.file-exists"),
+        (".", "record.file-exists"),
+    ] {
+        let lines = repo.ledger().len();
+        let run = repo.run(&[
+            "--format", "json", "decision", "Use gix", "--file", "src/a.rs", "--file", file,
+        ]);
+        let error = run.json_error(3, rule);
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("--file ")),
+            "{run}"
+        );
+        assert_eq!(repo.ledger().len(), lines, "nothing was recorded: {run}");
+        // The fix is the same decision without that path, and it works as printed.
+        let fix = error["fix"].as_str().expect("a fix");
+        assert_eq!(fix, "majordomus decision 'Use gix' --file src/a.rs");
+        repo.run_printed(fix);
+        let line = repo.ledger().pop().expect("the fix recorded it");
+        assert_eq!(line["data"]["files"], serde_json::json!(["src/a.rs"]));
+    }
+    // The human form names the rule's reason and the fix.
+    let run = repo.run(&["decision", "Use gix", "--file", "src/nope.rs"]);
+    run.assert_human_error(3, "--file src/nope.rs: no such file");
+    assert!(
+        run.stderr()
+            .contains("\nfix: majordomus decision 'Use gix'\n"),
+        "{run}"
+    );
+}
+
+#[test]
+fn a_file_is_taken_from_the_directory_it_was_typed_in_and_so_is_the_fix() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/a.rs", "a\n", "Add a");
+    repo.start_episode();
+    let src = repo.path("src");
+    let json = repo
+        .run_in(
+            &src,
+            &[
+                "--format",
+                "json",
+                "checkpoint",
+                "lexer done",
+                "--file",
+                "a.rs",
+            ],
+        )
+        .success()
+        .json();
+    assert_eq!(
+        json["files"],
+        serde_json::json!([{"path": "src/a.rs", "via": "given"}])
+    );
+    // A file only in the work tree (not yet committed) is cited as given.
+    repo.write("src/new.rs", "new\n");
+    let run = repo.run_in(
+        &src,
+        &[
+            "--format",
+            "json",
+            "checkpoint",
+            "--file",
+            "new.rs",
+            "--file",
+            "../src/missing.rs",
+            "--",
+            "-x flag parsed",
+        ],
+    );
+    let error = run.json_error(3, "record.file-exists");
+    let fix = error["fix"].as_str().expect("a fix");
+    // A text starting with `-` follows `--`, so the fix parses it as the text.
+    assert_eq!(
+        fix,
+        "majordomus checkpoint --file new.rs -- '-x flag parsed'"
+    );
+    let out = repo.sh_in(&src, fix);
+    assert!(out.status.success(), "{out:?}");
+    let line = repo.ledger().pop().expect("a line");
+    assert_eq!(line["event"], "checkpoint.recorded");
+    assert_eq!(line["data"]["text"], "-x flag parsed");
+    assert_eq!(line["data"]["files"], serde_json::json!(["src/new.rs"]));
+}
+
+#[test]
+fn an_answer_cites_its_own_files_and_its_questions_and_its_candidate_carries_them() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/lock.rs", "lock\n", "Add the lock");
+    repo.commit("docs/LOCKS.md", "# Locks\n", "Document locks");
+    repo.commit("Cargo.toml", "[package]\n", "Add the manifest");
+    repo.start_episode();
+    let asked = repo
+        .run(&[
+            "--format",
+            "json",
+            "question",
+            "Is the lock per file?",
+            "--file",
+            "src/lock.rs",
+        ])
+        .success()
+        .json();
+    let qid = asked["id"].as_str().expect("an id").to_owned();
+    assert_eq!(
+        asked["files"],
+        serde_json::json!([{"path": "src/lock.rs", "via": "given"}])
+    );
+    let answered = repo
+        .run(&[
+            "question",
+            "resolve",
+            &qid,
+            "Yes, see docs/LOCKS.md.",
+            "--file",
+            "Cargo.toml",
+        ])
+        .success();
+    assert_eq!(
+        answered.stdout().lines().nth(1),
+        Some(
+            "cites Cargo.toml, docs/LOCKS.md (named in the text), src/lock.rs (cited by the question)"
+        ),
+        "{answered}"
+    );
+    let line = repo
+        .ledger_events("question.resolved")
+        .pop()
+        .expect("a line");
+    assert_eq!(
+        line["data"]["files"],
+        serde_json::json!(["Cargo.toml", "docs/LOCKS.md", "src/lock.rs"])
+    );
+    repo.run(&["session", "close"]).success();
+    let candidate = candidate_titled(&repo, "Is the lock per file?");
+    let refs = derived_from(&repo, candidate["path"].as_str().expect("path"));
+    assert_eq!(
+        &refs[1..],
+        ["file:Cargo.toml", "file:docs/LOCKS.md", "file:src/lock.rs"],
+        "{refs:?}"
+    );
+    // Every reference resolves: knowledge check has nothing to say about the candidate.
+    repo.run(&["knowledge", "check"]).success();
+}
+
+#[test]
+fn mcp_and_http_take_files_from_the_repository_root() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/a.rs", "a\n", "Add a");
+    repo.start_episode();
+    let mut mcp = crate::mcp::Mcp::start(&repo);
+    let written = mcp.call(
+        "majordomus_decision_record",
+        serde_json::json!({"text": "Use gix", "files": ["src/a.rs"]}),
+    );
+    assert_eq!(written["isError"], false, "{written}");
+    let refused = mcp.call(
+        "majordomus_checkpoint_record",
+        serde_json::json!({"text": "half", "files": ["src/nope.rs"]}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"]["rule"], "record.file-exists",
+        "{refused}"
+    );
+    mcp.close();
+    let line = repo
+        .ledger_events("decision.recorded")
+        .pop()
+        .expect("a line");
+    assert_eq!(line["data"]["files"], serde_json::json!(["src/a.rs"]));
+
+    let served = crate::http::Served::start(&repo);
+    let answer = served.post(
+        "/api/v1/checkpoints",
+        &serde_json::json!({"text": "half way", "files": ["./src/a.rs"]}),
+    );
+    assert_eq!(answer.status, 200, "{:?}", answer.json());
+    assert_eq!(
+        answer.json()["files"],
+        serde_json::json!([{"path": "src/a.rs", "via": "given"}])
+    );
+    let refused = served.post(
+        "/api/v1/decisions",
+        &serde_json::json!({"text": "x", "files": ["../../etc/passwd"]}),
+    );
+    assert_eq!(refused.status, 409, "{:?}", refused.json());
+    assert_eq!(refused.json()["error"]["rule"], "record.file-inside");
+}

@@ -697,7 +697,7 @@ fn each_candidate_shows_its_body_its_provenance_and_what_else_is_known() {
         format!("<code>commit:{sha}</code>"),
         format!("<dt>commits</dt><dd><code>{sha}</code></dd>"),
         "on branch <code>main</code>".to_owned(),
-        "(10 days old)".to_owned(),
+        "(waiting 10 days, since it was derived)".to_owned(),
         "tracked".to_owned(),
         "<h3>Also known about its files</h3>".to_owned(),
         format!("href=\"/cockpit/knowledge/{CURATED_ABOUT_PARSER}\""),
@@ -748,6 +748,9 @@ fn the_queue_filters_and_orders_by_episode_class_age_and_where_it_waits() {
     let alpha = write(1, "fact", "2026-11-10", "Alpha claim", e1);
     write(2, "convention", "2026-11-25", "Beta claim", e2);
     write(3, "lesson", "2026-11-28", "Gamma claim", e1);
+    // Alpha waits from the commit that added it (no ledger line derived it), the others
+    // from their dates.
+    repo.now("2026-11-10T09:00:00Z");
     repo.git(&["add", &format!("{dir}/{alpha}.md")]);
     repo.git(&["commit", "-q", "-m", "Alpha"]);
     repo.now("2026-11-30T10:00:00Z");

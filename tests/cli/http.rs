@@ -781,11 +781,19 @@ fn the_cockpits_human_acts_and_knowledge_reads_route_to_their_operations() {
     served
         .post(&format!("/api/v1/knowledge/{id}/promote"), &json!({}))
         .error(409, "knowledge.evidence");
+    // The files the evidence names are from the repository root, checked as the CLI's.
+    served
+        .post(
+            &format!("/api/v1/knowledge/{id}/promote"),
+            &json!({"evidence": "tests/cli/http.rs passes", "files": ["nope.md"]}),
+        )
+        .error(409, "record.file-exists");
     let promoted = served.post(
         &format!("/api/v1/knowledge/{id}/promote"),
-        &json!({"evidence": "tests/cli/http.rs passes"}),
+        &json!({"evidence": "tests/cli/http.rs passes", "files": ["README.md"]}),
     );
     assert_eq!(promoted.status, 200, "{:?}", promoted.json());
+    assert_eq!(promoted.json()["cited"], json!(["file:README.md"]));
     assert!(!repo.exists(&path));
     assert!(repo.exists(&format!(".ai/repo/knowledge/curated/{id}.md")));
     let shown = served.get(&format!("/api/v1/knowledge/{id}")).json();

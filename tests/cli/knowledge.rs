@@ -762,6 +762,93 @@ fn promote_refusals() {
 }
 
 #[test]
+fn promote_with_files_adds_file_references_the_evidence_names() {
+    let mut repo = TestRepo::initialised();
+    repo.commit("tests/ledger.rs", "#[test] fn lock() {}\n", "Test the lock");
+    repo.commit("src/lock.rs", "lock\n", "Add the lock");
+    let (first, decision, answer) = closed_with_two_candidates(&mut repo);
+    let before = repo.files();
+    let ledger = repo.ledger_text();
+    // A file that does not exist is refused, nothing changes, and the printed fix (the
+    // same promotion without it, the evidence given again) works as printed.
+    let evidence = "tests/ledger.rs::lock passes\nit's the lock's test";
+    let error = repo
+        .run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "promote",
+                &decision,
+                "--class",
+                "constraint",
+                "--file",
+                "tests/ledger.rs",
+                "--file",
+                "tests/nope.rs",
+            ],
+            evidence,
+        )
+        .json_error(3, "record.file-exists");
+    assert_eq!(changed_files(&before, &repo.files()), Vec::<String>::new());
+    assert_eq!(repo.ledger_text(), ledger, "a refused promotion appended");
+    let fix = error["fix"].as_str().expect("a fix");
+    assert_eq!(
+        fix,
+        format!(
+            "printf '%s\\n' 'tests/ledger.rs::lock passes' 'it'\\''s the lock'\\''s test' | majordomus knowledge promote {decision} --class constraint --file tests/ledger.rs"
+        )
+    );
+    repo.run_printed(fix);
+    let text = repo.read(&curated(&decision));
+    let (_, front, body) = split_record(&text);
+    assert_eq!(front["class"], "constraint");
+    assert_eq!(
+        front["provenance"]["derived_from"],
+        json!([format!("session:{first}"), "file:tests/ledger.rs"])
+    );
+    assert!(
+        body.ends_with(&format!("# Evidence\n\n{evidence}\n")),
+        "{text}"
+    );
+
+    // Files are added in path order after what the record carries, each once.
+    let json = repo
+        .run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "promote",
+                &answer,
+                "--file",
+                "tests/ledger.rs",
+                "--file",
+                "src/lock.rs",
+                "--file",
+                "./src/lock.rs",
+            ],
+            "the lock test passes",
+        )
+        .success()
+        .json();
+    assert_eq!(
+        json["cited"],
+        json!(["file:src/lock.rs", "file:tests/ledger.rs"])
+    );
+    let (_, front, _) = split_record(&repo.read(&curated(&answer)));
+    assert_eq!(
+        front["provenance"]["derived_from"],
+        json!([
+            format!("session:{first}"),
+            "file:src/lock.rs",
+            "file:tests/ledger.rs"
+        ])
+    );
+    repo.run(&["knowledge", "check"]).success();
+}
+
+#[test]
 fn reject_rewrites_the_candidate_in_place_as_superseded() {
     let mut repo = TestRepo::initialised();
     let (_, decision, answer) = closed_with_two_candidates(&mut repo);
@@ -1249,10 +1336,15 @@ fn candidates_marks_tracked_and_untracked() {
     let run = repo.run(&["knowledge", "candidates"]).success();
     let mut lines: Vec<&str> = run.stdout().lines().collect();
     assert_eq!(lines.remove(0), "2 candidate(s) awaiting review");
-    // Oldest first, then grouped by class (convention before fact), then by id.
+    // Oldest first in the queue; derived together, grouped by class (convention before
+    // fact), then by title.
     let want = vec![
-        format!("- {decision} [tracked] convention: All git reads go through gix (2026-11-30)"),
-        format!("- {answer} [untracked] fact: Which lock guards the ledger? (2026-11-30)"),
+        format!(
+            "- {decision} [tracked] convention: All git reads go through gix (2026-11-30; queued 2026-11-30T10:00:00Z, derived)"
+        ),
+        format!(
+            "- {answer} [untracked] fact: Which lock guards the ledger? (2026-11-30; queued 2026-11-30T10:00:00Z, derived)"
+        ),
     ];
     assert_eq!(lines, want);
 
@@ -1351,6 +1443,183 @@ fn candidates_of_another_branch() {
     );
 }
 
+/// `(title, queued_at, queued_from)` of each pending candidate, in the listing's order.
+fn queue(listing: &Value) -> Vec<(String, String, String)> {
+    listing["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| {
+            (
+                c["title"].as_str().expect("title").to_owned(),
+                c["queued_at"].as_str().expect("queued_at").to_owned(),
+                c["queued_from"].as_str().expect("queued_from").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_review_queue_is_oldest_first_by_time_in_the_queue_not_by_title() {
+    let mut repo = TestRepo::initialised();
+    // Ten decisions of one day, each derived when its episode closed, a minute apart.
+    for n in 1..=10 {
+        repo.now(&format!("2026-11-30T09:{:02}:00Z", 2 * n));
+        repo.start_episode();
+        repo.run(&["decision", &format!("Bulk decision {n}")])
+            .success();
+        repo.now(&format!("2026-11-30T09:{:02}:00Z", 2 * n + 1));
+        repo.run(&["session", "close"]).success();
+    }
+    repo.now("2026-11-30T12:00:00Z");
+    let listing = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let want: Vec<(String, String, String)> = (1..=10)
+        .map(|n| {
+            (
+                format!("Bulk decision {n}"),
+                format!("2026-11-30T09:{:02}:00Z", 2 * n + 1),
+                "derived".to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(queue(&listing), want, "derivation order, not title order");
+    let text = repo.run(&["knowledge", "candidates"]).success();
+    assert!(
+        text.stdout().lines().nth(1).is_some_and(|l| l.ends_with(
+            "convention: Bulk decision 1 (2026-11-30; queued 2026-11-30T09:03:00Z, derived)"
+        )),
+        "{text}"
+    );
+    // The same order over HTTP (MCP and the cockpit call the same operation).
+    let served = crate::http::Served::start(&repo);
+    assert_eq!(served.get("/api/v1/knowledge/candidates").json(), listing);
+}
+
+#[test]
+fn a_candidate_this_ledger_never_derived_is_aged_from_the_commit_that_added_it() {
+    let mut repo = TestRepo::initialised();
+    repo.now("2026-11-30T10:00:00Z");
+    let (_, decision, answer) = closed_with_two_candidates(&mut repo);
+    // A teammate's candidate, dated long before, committed after ours were derived: it
+    // joined this queue with that commit.
+    let theirs = "20261101T080000Z-abcdef-0123456789ab";
+    repo.write(
+        &candidate(theirs),
+        &crate::common::knowledge_record(
+            theirs,
+            "candidate",
+            &["session:20261101T080000Z-abcdef"],
+            "",
+            "Claim.",
+        )
+        .replace("status: candidate\nstance: observed\ntitle: The ledger is append-only\ndate: 2026-11-30", "status: candidate\nstance: observed\ntitle: Their claim\ndate: 2026-11-01"),
+    );
+    repo.now("2026-12-01T08:00:00Z");
+    repo.git(&["add", &candidate(theirs)]);
+    repo.git(&["commit", "-q", "-m", "Their candidate"]);
+    // One nobody derived or committed: aged from its date.
+    let stray = "20261115T080000Z-fedcba-ba9876543210";
+    repo.write(
+        &candidate(stray),
+        &crate::common::knowledge_record(stray, "candidate", &[], "", "Claim.").replace(
+            "title: The ledger is append-only\ndate: 2026-11-30",
+            "title: A stray claim\ndate: 2026-11-15",
+        ),
+    );
+    repo.now("2026-12-02T08:00:00Z");
+    let listing = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let ids: Vec<&str> = listing["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| c["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids, [stray, &decision, &answer, theirs]);
+    assert_eq!(
+        queue(&listing),
+        [
+            (
+                "A stray claim".to_owned(),
+                "2026-11-15T00:00:00Z".to_owned(),
+                "date".to_owned()
+            ),
+            (
+                "All git reads go through gix".to_owned(),
+                "2026-11-30T10:00:00Z".to_owned(),
+                "derived".to_owned()
+            ),
+            (
+                "Which lock guards the ledger?".to_owned(),
+                "2026-11-30T10:00:00Z".to_owned(),
+                "derived".to_owned()
+            ),
+            (
+                "Their claim".to_owned(),
+                "2026-12-01T08:00:00Z".to_owned(),
+                "added".to_owned()
+            ),
+        ]
+    );
+
+    // knowledge status ages the queue as doctor does: the oldest, by the same measure.
+    repo.write_policy("knowledge:\n  candidate_max_age_minutes: 60\n");
+    let status = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
+    assert_eq!(status["oldest"], stray);
+    assert_eq!(status["oldest_queued_at"], "2026-11-15T00:00:00Z");
+    assert_eq!(status["oldest_queued_from"], "date");
+    assert_eq!(status["oldest_age_days"], 17);
+    let minutes = status["oldest_age_minutes"].as_i64().expect("minutes");
+    assert_eq!(minutes, 17 * 24 * 60 + 8 * 60);
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let messages: Vec<(String, String)> =
+        crate::doctor::rule(&doctor, "majordomus.candidates-reviewed")["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                (
+                    f["file"].as_str().unwrap_or_default().to_owned(),
+                    f["message"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+    assert!(
+        messages.contains(&(
+            candidate(stray),
+            format!(
+                "awaiting review for {minutes} minutes (limit 60), measured from its date (no knowledge.derived names it, no commit added it)"
+            )
+        )),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&(
+            candidate(theirs),
+            format!(
+                "awaiting review for {} minutes (limit 60), measured from the commit that added it",
+                24 * 60
+            )
+        )),
+        "{messages:?}"
+    );
+    let text = repo.run(&["knowledge", "status"]).success();
+    assert!(
+        text.stdout().contains(&format!(
+            "oldest candidate: {stray}, waiting 17 day(s) since 2026-11-15T00:00:00Z, measured from its date (no knowledge.derived names it, no commit added it)\n"
+        )),
+        "{text}"
+    );
+}
+
 #[test]
 fn status_answers_freshness_queue_and_outbox() {
     let mut repo = TestRepo::initialised();
@@ -1360,7 +1629,7 @@ fn status_answers_freshness_queue_and_outbox() {
         "last closed: never\nlast derived: never\nfreshness: nothing to judge yet (no episode has closed)\nqueue: 0 pending (0 untracked), 0 curated\noutbox: empty\n"
     );
 
-    let (first, decision, _) = closed_with_two_candidates(&mut repo);
+    let (first, decision, answer) = closed_with_two_candidates(&mut repo);
     repo.run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
         .success();
     repo.write_policy("session:\n  knowledge_on_end: false\n");
@@ -1373,7 +1642,7 @@ fn status_answers_freshness_queue_and_outbox() {
     assert_eq!(
         run.stdout(),
         format!(
-            "last closed: {second} at 2026-12-02T10:30:00Z\nlast derived: {first} at 2026-11-30T10:00:00Z\nfreshness: stale (the last closed episode has not been derived)\nqueue: 1 pending (1 untracked), 1 curated\noldest candidate: 2026-11-30 (2 day(s))\noutbox: empty\n"
+            "last closed: {second} at 2026-12-02T10:30:00Z\nlast derived: {first} at 2026-11-30T10:00:00Z\nfreshness: stale (the last closed episode has not been derived)\nqueue: 1 pending (1 untracked), 1 curated\noldest candidate: {answer}, waiting 2 day(s) since 2026-11-30T10:00:00Z, measured from the oldest knowledge.derived naming it\noutbox: empty\n"
         )
     );
     let json = repo

@@ -9,6 +9,8 @@ mod reject;
 mod show;
 mod status;
 
+use std::path::Path;
+
 use clap::Subcommand;
 
 use super::Output;
@@ -37,10 +39,10 @@ pub enum KnowledgeCommand {
     Edges(EdgesArgs),
 }
 
-pub fn run(ctx: &Ctx, command: &KnowledgeCommand) -> Result<Output, Error> {
+pub fn run(ctx: &Ctx, command: &KnowledgeCommand, dir: &Path) -> Result<Output, Error> {
     match command {
         KnowledgeCommand::Derive(args) => derive::run(ctx, args),
-        KnowledgeCommand::Promote(args) => promote::run(ctx, args),
+        KnowledgeCommand::Promote(args) => promote::run(ctx, args, dir),
         KnowledgeCommand::Reject(args) => reject::run(ctx, args),
         KnowledgeCommand::Check(args) => check::run(ctx, args),
         KnowledgeCommand::Candidates(args) => candidates::run(ctx, args),

@@ -1,5 +1,7 @@
 //! `majordomus knowledge promote`.
 
+use std::path::Path;
+
 use clap::{Args, ValueEnum};
 
 use crate::cli::Output;
@@ -33,11 +35,14 @@ impl From<ClassArg> for Class {
 /// Promote a candidate to curated knowledge (a human act), with evidence on stdin.
 ///
 /// Moves the record to curated/ as `verified`, appends the evidence under `# Evidence`.
-/// Refuses empty evidence and evidence that quotes a conversation.
+/// Refuses empty evidence and evidence that quotes a conversation. --file adds a `file:`
+/// reference for each file the evidence names: recall finds the record by it, and the
+/// record goes stale when the file changes after it was verified.
 ///
 /// Examples:
 ///   echo "tests/cli/ledger.rs::concurrent_appends shows it" | majordomus knowledge promote <id>
 ///   majordomus knowledge promote <id> --class constraint < evidence.txt
+///   echo "the lock test passes" | majordomus knowledge promote <id> --file tests/cli/ledger.rs
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct PromoteArgs {
@@ -46,9 +51,13 @@ pub struct PromoteArgs {
     /// Change the class the deriver wrote.
     #[arg(long, value_enum)]
     pub class: Option<ClassArg>,
+    /// A file the evidence names (repeatable), relative to the current directory: added
+    /// as a `file:` reference. It must exist in the work tree or at HEAD.
+    #[arg(long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
 }
 
-pub fn run(ctx: &Ctx, args: &PromoteArgs) -> Result<Output, Error> {
+pub fn run(ctx: &Ctx, args: &PromoteArgs, dir: &Path) -> Result<Output, Error> {
     crate::cli::call(
         ctx,
         "knowledge.promote",
@@ -56,6 +65,8 @@ pub fn run(ctx: &Ctx, args: &PromoteArgs) -> Result<Output, Error> {
             id: args.id.clone(),
             class: args.class.map(Class::from),
             evidence: crate::cli::read_stdin()?,
+            files: args.files.clone(),
+            base: Some(dir.to_path_buf()),
         },
     )
 }

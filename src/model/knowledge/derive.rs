@@ -63,6 +63,19 @@ fn title_of(text: &str) -> String {
     title
 }
 
+/// The `file:` references of the files a line cites (SPEC §5.1), sorted; a path that is not
+/// a plain repository-relative one (a forged or garbled line) never reaches a record.
+fn file_refs(files: &[String]) -> Vec<String> {
+    let mut refs: Vec<String> = files
+        .iter()
+        .filter(|f| crate::model::cited::is_normal(f))
+        .map(|f| format!("file:{f}"))
+        .collect();
+    refs.sort();
+    refs.dedup();
+    refs
+}
+
 /// Whether the task scope covers `path` (paths, directories and globs; an empty scope
 /// claims nothing, so a task without one cites no commit).
 fn scope_covers(scope: &[String], path: &str) -> bool {
@@ -72,6 +85,7 @@ fn scope_covers(scope: &[String], path: &str) -> bool {
 /// Derives exactly SPEC §5.1's list from one episode's ledger lines (in ledger order):
 /// decisions → convention/decided; resolved questions → fact/decided; finished tasks →
 /// completed: fact/observed, blocked: lesson/observed with the reason as the claim.
+/// The files a decision or an answer cites follow its other references as `file:`s.
 /// The class is never chosen from prose. Lines carrying a transcript marker are skipped.
 pub fn derive_candidates(
     episode: &str,
@@ -91,16 +105,13 @@ pub fn derive_candidates(
         let task_ref = line.task_id().map(|t| format!("task:{t}"));
         let (class, stance, title, body, mut refs) = match line.event {
             Event::DecisionRecorded => {
-                let text = line
-                    .payload::<DecisionRecorded>()
-                    .unwrap_or_default()
-                    .text
-                    .trim()
-                    .to_owned();
+                let decision = line.payload::<DecisionRecorded>().unwrap_or_default();
+                let text = decision.text.trim().to_owned();
                 let mut refs = vec![ep_ref.clone()];
                 if let Some(t) = line.task_id() {
                     refs.push(format!("decision:{t}"));
                 }
+                refs.extend(file_refs(&decision.files));
                 (
                     Class::Convention,
                     Stance::Decided,
@@ -115,6 +126,7 @@ pub fn derive_candidates(
                 let answer = resolved.answer.trim();
                 let mut refs = vec![ep_ref.clone()];
                 refs.extend(task_ref.clone());
+                refs.extend(file_refs(&resolved.files));
                 (
                     Class::Fact,
                     Stance::Decided,
@@ -330,6 +342,70 @@ mod tests {
                 "file:src/a.rs"
             ]
         );
+    }
+
+    #[test]
+    fn cited_files_become_file_references_after_the_others() {
+        let lines = vec![
+            line(
+                2,
+                Event::DecisionRecorded,
+                Some("t-20261130-0001"),
+                json!({"text": "Keep it", "files": ["src/z.rs", "src/a.rs", "../x", "/etc/passwd"]}),
+            ),
+            line(
+                3,
+                Event::QuestionResolved,
+                None,
+                json!({"id": "q-1", "question": "Why?", "answer": "Speed", "files": ["docs/A.md"]}),
+            ),
+        ];
+        let (derived, _) = derive_candidates(
+            "EP",
+            &lines,
+            &EpisodeEvidence::default(),
+            &Markers::standard(),
+        );
+        assert_eq!(
+            derived[0].record.provenance.derived_from,
+            [
+                "session:EP",
+                "decision:t-20261130-0001",
+                "file:src/a.rs",
+                "file:src/z.rs"
+            ],
+            "sorted, and a path that is not a plain relative one is left out"
+        );
+        assert_eq!(
+            derived[1].record.provenance.derived_from,
+            ["session:EP", "file:docs/A.md"]
+        );
+    }
+
+    #[test]
+    fn a_line_citing_nothing_keeps_the_id_it_had_before_files_existed() {
+        // Written as the typed payload with no files, the line's data is what it was
+        // before `files` existed, so the candidate id of every older line stands.
+        let draft = crate::model::event::LineDraft::new(
+            "2026-11-29T23:59:00Z".into(),
+            Some("EP".into()),
+            None,
+            &DecisionRecorded {
+                text: "Use gix".into(),
+                files: Vec::new(),
+            },
+        );
+        let written: LedgerLine =
+            serde_json::from_str(&serde_json::to_string(&draft.with_seq(2)).expect("serialises"))
+                .expect("parses");
+        let old = line(2, Event::DecisionRecorded, None, json!({"text": "Use gix"}));
+        assert_eq!(written.data, old.data);
+        assert_eq!(candidate_id("EP", &written), candidate_id("EP", &old));
+        // Pinned: the id such a line has had since ids were content digests.
+        assert_eq!(candidate_id("EP", &old), "EP-40cff114c254");
+        let mut citing = old.clone();
+        citing.data = json!({"text": "Use gix", "files": ["src/a.rs"]});
+        assert_ne!(candidate_id("EP", &citing), candidate_id("EP", &old));
     }
 
     #[test]

@@ -905,26 +905,37 @@ impl LedgerIndex {
 
     /// The question `id` with its answer, as the whole ledger knows it.
     pub fn question(&self, id: &str) -> Result<Option<LedgerQuestion>, StoreError> {
+        Ok(self.question_citing(id)?.map(|(q, _)| q))
+    }
+
+    /// The question `id`, if the ledger asked it, with the files its asking line cites.
+    pub fn question_citing(
+        &self,
+        id: &str,
+    ) -> Result<Option<(LedgerQuestion, Vec<String>)>, StoreError> {
         let lines = self.lines_under(
             Key::Question(id),
             &[Event::QuestionAsked, Event::QuestionResolved],
             0,
         )?;
-        let mut found: Option<LedgerQuestion> = None;
+        let mut found: Option<(LedgerQuestion, Vec<String>)> = None;
         for line in &lines {
             if let Some(asked) = line.payload::<QuestionAsked>()
                 && asked.id == id
             {
-                found = Some(LedgerQuestion {
-                    id: asked.id,
-                    text: asked.text,
-                    session: line.session.clone(),
-                    asked: line.ts.clone(),
-                    answer: None,
-                });
+                found = Some((
+                    LedgerQuestion {
+                        id: asked.id,
+                        text: asked.text,
+                        session: line.session.clone(),
+                        asked: line.ts.clone(),
+                        answer: None,
+                    },
+                    asked.files,
+                ));
             } else if let Some(resolved) = line.payload::<QuestionResolved>()
                 && resolved.id == id
-                && let Some(q) = &mut found
+                && let Some((q, _)) = &mut found
             {
                 q.answer = Some(resolved.answer);
             }
