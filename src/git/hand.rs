@@ -9,6 +9,7 @@ use gix::bstr::ByteSlice;
 
 use super::{GitError, Repo};
 use crate::model::CommitSummary;
+pub use crate::model::worktree::{IndexState, Tracked};
 
 /// Where a branch's own commits begin, and how that was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,23 +36,6 @@ pub struct OwnCommits {
 }
 
 impl Repo {
-    /// The paths of the work tree and the index that differ from HEAD, as `git status`
-    /// lists them, outside `ignored` (a directory prefix, such as `.ai/`): staged,
-    /// unstaged and untracked files (an untracked directory is left out: its files are not
-    /// known yet), repository-relative, sorted.
-    pub fn uncommitted_paths(&self, ignored: &str) -> Result<Vec<String>, GitError> {
-        let mut out: Vec<String> = self
-            .status_entries_outside(ignored)?
-            .into_iter()
-            .filter(|e| !e.path.ends_with('/'))
-            .flat_map(|e| std::iter::once(e.path).chain(e.from))
-            .filter(|p| !p.starts_with(ignored))
-            .collect();
-        out.sort();
-        out.dedup();
-        Ok(out)
-    }
-
     /// The own commits of the branch HEAD is on: those reachable from HEAD and not from
     /// where it forked from its parent (its creation point in its reflog, and the parent
     /// branch it names as it is now; else its upstream; else the merge base with the
@@ -198,8 +182,8 @@ impl Repo {
     }
 
     /// How many files each of `dirs` (`""`: the root) holds in HEAD's tree: directly in
-    /// it (`recursive` false) or anywhere under it (counted up to `cap`). A directory that
-    /// is not there holds none.
+    /// it (`recursive` false) or anywhere under it (counted up to `cap`; the memory's own
+    /// `.ai/` left out). A directory that is not there holds none.
     pub fn files_in_dirs(
         &self,
         dirs: &[(String, bool)],
@@ -230,14 +214,15 @@ impl Repo {
                 continue;
             };
             let mut count = 0usize;
-            let mut stack = vec![tree_id];
-            while let Some(id) = stack.pop() {
+            let mut stack = vec![(tree_id, dir.is_empty())];
+            while let Some((id, at_root)) = stack.pop() {
                 let tree = repo.find_tree(id)?;
                 for entry in tree.iter() {
                     let entry = entry.map_err(super::plumbing)?;
                     if entry.mode().is_tree() {
-                        if *recursive {
-                            stack.push(entry.object_id());
+                        // The memory's own files are not the work's.
+                        if *recursive && !(at_root && entry.filename() == ".ai") {
+                            stack.push((entry.object_id(), false));
                         }
                     } else if !entry.mode().is_commit() {
                         count += 1;
@@ -252,4 +237,165 @@ impl Repo {
         }
         Ok(out)
     }
+}
+
+impl Repo {
+    /// What the index's state depends on: the index file (modification time, size,
+    /// inode) and HEAD's tree. The same key, the same [`IndexState`].
+    pub fn index_key(&self) -> Result<String, GitError> {
+        let path = self.repo.index_path();
+        let tree = match self.repo.head()?.is_unborn() {
+            true => String::new(),
+            false => self.repo.head_tree_id()?.to_string(),
+        };
+        let stamp = match std::fs::metadata(&path) {
+            Ok(m) => {
+                let modified = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{modified}:{}:{}", m.len(), file_ino(&m))
+            }
+            Err(_) => "none".to_owned(),
+        };
+        Ok(format!("{stamp}:{tree}"))
+    }
+
+    /// Reads the index: the paths staged against HEAD (`git status`'s first column,
+    /// through gix) and every tracked file, both outside `ignored`.
+    pub fn index_state(&self, ignored: &str) -> Result<IndexState, GitError> {
+        let dir = ignored.trim_end_matches('/');
+        let index = self.repo.index_or_empty()?;
+        let written = index
+            .timestamp()
+            .unix_seconds()
+            .try_into()
+            .unwrap_or(i64::MAX);
+        let mut tracked = Vec::new();
+        for entry in index.entries() {
+            let path = entry.path(&index).to_str_lossy();
+            if path.starts_with(ignored) || entry.mode.is_submodule() {
+                continue;
+            }
+            tracked.push(Tracked {
+                path: path.into_owned(),
+                secs: i64::from(entry.stat.mtime.secs),
+                nsecs: i64::from(entry.stat.mtime.nsecs),
+                size: i64::from(entry.stat.size),
+                ino: i64::from(entry.stat.ino),
+                id: entry.id.to_string(),
+            });
+        }
+        drop(index);
+        // Staged: the index against HEAD's tree, outside `ignored` (that directory's tree
+        // is never read: a store of 100,000 records is one of its subtrees).
+        let head = self.head_files_outside(dir)?;
+        let mut staged: Vec<String> = Vec::new();
+        for t in &tracked {
+            if head.get(t.path.as_str()) != Some(&t.id) {
+                staged.push(t.path.clone());
+            }
+        }
+        let in_index: HashSet<&str> = tracked.iter().map(|t| t.path.as_str()).collect();
+        staged.extend(
+            head.keys()
+                .filter(|p| !in_index.contains(p.as_str()))
+                .cloned(),
+        );
+        staged.sort();
+        staged.dedup();
+        Ok(IndexState {
+            staged,
+            tracked,
+            written,
+        })
+    }
+
+    /// Every file of HEAD's tree outside the directory `ignored` (a path from the root),
+    /// with its blob id; submodules left out.
+    fn head_files_outside(&self, ignored: &str) -> Result<HashMap<String, String>, GitError> {
+        let mut out = HashMap::new();
+        if self.repo.head()?.is_unborn() {
+            return Ok(out);
+        }
+        let root = self.repo.head_tree()?;
+        let mut stack: Vec<(String, gix::ObjectId)> = vec![(String::new(), root.id)];
+        while let Some((prefix, id)) = stack.pop() {
+            let tree = self.repo.find_tree(id)?;
+            for entry in tree.iter() {
+                let entry = entry.map_err(super::plumbing)?;
+                let name = entry.filename().to_str_lossy();
+                let path = if prefix.is_empty() {
+                    name.into_owned()
+                } else {
+                    format!("{prefix}/{name}")
+                };
+                if path == ignored {
+                    continue;
+                }
+                if entry.mode().is_tree() {
+                    stack.push((path, entry.object_id()));
+                } else if !entry.mode().is_commit() {
+                    out.insert(path, entry.object_id().to_string());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Which of `tracked` differ in the work tree from the index: deleted, or of another
+    /// size, or with another stat whose content hashes to another blob (a file touched but
+    /// unchanged is not; one changed in the second the index was written is always read).
+    pub fn unstaged(&self, tracked: &[Tracked], written: i64) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in tracked {
+            let abs = self.workdir.join(&t.path);
+            let Ok(meta) = std::fs::symlink_metadata(&abs) else {
+                out.push(t.path.clone());
+                continue;
+            };
+            let (secs, nsecs) = meta
+                .modified()
+                .ok()
+                .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or((0, 0), |d| {
+                    (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+                });
+            let size = (meta.len() & 0xffff_ffff) as i64;
+            if meta.is_file() && size != t.size {
+                out.push(t.path.clone());
+                continue;
+            }
+            let same_stat = secs == t.secs
+                && nsecs == t.nsecs
+                && (t.ino == 0 || (file_ino(&meta) & 0xffff_ffff) as i64 == t.ino);
+            if same_stat && secs < written {
+                continue;
+            }
+            let bytes = if meta.file_type().is_symlink() {
+                std::fs::read_link(&abs)
+                    .map(|l| l.to_string_lossy().into_owned().into_bytes())
+                    .ok()
+            } else {
+                std::fs::read(&abs).ok()
+            };
+            match bytes.and_then(|b| self.blob_id(&b).ok()) {
+                Some(id) if id == t.id => {}
+                _ => out.push(t.path.clone()),
+            }
+        }
+        out
+    }
+}
+
+#[cfg(unix)]
+fn file_ino(meta: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ino()
+}
+
+#[cfg(not(unix))]
+fn file_ino(_meta: &std::fs::Metadata) -> u64 {
+    0
 }

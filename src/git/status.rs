@@ -15,14 +15,6 @@ impl Repo {
         self.status_of(Vec::new())
     }
 
-    /// [`Repo::status_entries`] of the paths outside the directory `ignored` (`.ai/`):
-    /// that directory is neither compared nor walked (a store of 100,000 records is
-    /// 100,000 files git would otherwise look at).
-    pub fn status_entries_outside(&self, ignored: &str) -> Result<Vec<PathStatus>, GitError> {
-        let dir = ignored.trim_end_matches('/');
-        self.status_of(vec![format!(":(exclude){dir}").into()])
-    }
-
     fn status_of(&self, patterns: Vec<gix::bstr::BString>) -> Result<Vec<PathStatus>, GitError> {
         use gix::status::Item;
         use gix::status::index_worktree::Item as Worktree;

@@ -23,6 +23,7 @@ pub mod task;
 pub mod time;
 pub mod verdict;
 pub mod window;
+pub mod worktree;
 
 pub use episode::{CommitSummary, EpisodeState, GitSinceOpen};
 pub use event::{Event, LedgerLine, LineDraft, Payload};

@@ -592,7 +592,11 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
     let trunk = ctx.repo.trunk()?;
 
     // What is being edited now.
-    let uncommitted = ctx.repo.uncommitted_paths(".ai/")?;
+    let mut phase = crate::timing::Phase::start("recall.at-hand.status");
+    let uncommitted = uncommitted(ctx, db)?;
+    phase.count("paths", uncommitted.len());
+    phase.end();
+    let phase = crate::timing::Phase::start("recall.at-hand.commits");
     let n = hand.claim(uncommitted, HandSource::Uncommitted);
     if n > 0 {
         hand.said.push(format!("{n} uncommitted change(s)"));
@@ -662,6 +666,7 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
         }
     }
 
+    phase.end();
     // The active task; with none, the newest task of an episode on this branch (a task
     // finished on the trunk says nothing about the work a new branch is doing).
     let active = match &open {
@@ -722,6 +727,31 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
         }
     }
     Ok(hand)
+}
+
+/// The files changed and not committed, staged or not, outside `.ai/` (untracked files
+/// are not: git does not know them yet), sorted. The index is read (through gix) when it
+/// or HEAD changed since the last read, and what it says is kept in the recall index;
+/// otherwise each tracked file's stat is compared with what the index said of it, and a
+/// file whose stat moved is hashed: a store of 100,000 records is 100,000 entries of the
+/// index that a read of it costs every time.
+fn uncommitted(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<Vec<String>, Error> {
+    let key = ctx.repo.index_key()?;
+    let kept = db.reader().index_state(&key).ok().flatten();
+    let state = match kept {
+        Some(state) => state,
+        None => {
+            let state = ctx.repo.index_state(".ai/")?;
+            // Not kept, the next read reads the index again: nothing else is lost.
+            let _ = db.write(|w| w.set_index_state(&key, &state));
+            state
+        }
+    };
+    let mut out = state.staged.clone();
+    out.extend(ctx.repo.unstaged(&state.tracked, state.written));
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// The episode of the newest handover file (episode ids sort by opening time).

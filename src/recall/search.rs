@@ -16,7 +16,7 @@ use crate::model::recall::{
     dir_damping, order, score,
 };
 use crate::store::recall::{
-    Column, DocRow, Lexical, ReachGroup, ReachRow, RecallDb, VerifiedAt, ancestors, parent_dir,
+    Column, Cut, DocRow, Lexical, ReachGroup, ReachRow, RecallDb, VerifiedAt, ancestors, parent_dir,
 };
 
 use super::RecallKind;
@@ -147,31 +147,69 @@ fn index_failed(e: crate::store::recall::IndexError) -> Error {
 struct PathList {
     group: ReachGroup,
     serves: Vec<(usize, PathHow, usize)>,
+    /// What its rows are worth at most against their bound: the stale of a path (verified
+    /// records whose reference held another blob) are worth the stale factor of a verified
+    /// one's.
+    cap: f64,
+    /// Read from the second pass on only (the stale of a path: needed when the fresh do
+    /// not settle the hits).
+    deferred: bool,
 }
 
-/// The lists of the index of paths that `paths` read: each path itself, what lies under
-/// it, the files beside it, and each directory above it (the root included: a task scoped
-/// to the whole repository reaches every path).
-fn path_lists(paths: &[QueryPath], dirs: &HashMap<(String, bool), usize>) -> Vec<PathList> {
-    let mut lists: BTreeMap<ReachGroup, Vec<(usize, PathHow, usize)>> = BTreeMap::new();
+/// The lists of the index of paths that `paths` read: each path itself (its records fresh
+/// for it at HEAD, those not judged yet, and, when needed, its stale ones), what lies
+/// under it, the files beside it, and each directory above it (the root included: a task
+/// scoped to the whole repository reaches every path). `blobs`: each path's blob at HEAD.
+fn path_lists(
+    paths: &[QueryPath],
+    dirs: &HashMap<(String, bool), usize>,
+    blobs: &HashMap<String, String>,
+) -> Vec<PathList> {
+    let stale = HitStatus::Stale.factor() / HitStatus::Verified.factor();
+    type Entry = (Vec<(usize, PathHow, usize)>, f64, bool);
+    let mut lists: BTreeMap<ReachGroup, Entry> = BTreeMap::new();
     for (i, q) in paths.iter().enumerate() {
         let p = q.path.as_str();
-        let mut add = |group: ReachGroup, how: PathHow, files: usize| {
-            lists.entry(group).or_default().push((i, how, files));
+        let mut add = |group: ReachGroup, how: PathHow, files: usize, cap: f64, deferred: bool| {
+            lists
+                .entry(group)
+                .or_insert_with(|| (Vec::new(), cap, deferred))
+                .0
+                .push((i, how, files));
         };
-        add(ReachGroup::Path(p.to_owned()), PathHow::Exact, 0);
-        add(ReachGroup::Under(p.to_owned()), PathHow::Prefix, 0);
+        // "": not a file at HEAD (a record verified while it was not there either is
+        // fresh for it).
+        let at_head = blobs.get(p).cloned().unwrap_or_default();
+        let fresh = ReachGroup::Path(p.to_owned(), Cut::Blob(at_head.clone()));
+        add(fresh, PathHow::Exact, 0, 1.0, false);
+        let unknown = ReachGroup::Path(p.to_owned(), Cut::Unknown);
+        add(unknown, PathHow::Exact, 0, 1.0, false);
+        let stale_ones = ReachGroup::Path(p.to_owned(), Cut::Other(at_head));
+        add(stale_ones, PathHow::Exact, 0, stale, true);
+        add(
+            ReachGroup::Under(p.to_owned()),
+            PathHow::Prefix,
+            0,
+            1.0,
+            false,
+        );
         let parent = parent_dir(p).to_owned();
         let beside = dirs.get(&(parent.clone(), false)).copied().unwrap_or(0);
-        add(ReachGroup::Dir(parent), PathHow::Near, beside);
+        add(ReachGroup::Dir(parent), PathHow::Near, beside, 1.0, false);
         for a in ancestors(p).into_iter().chain(std::iter::once("")) {
             let under = dirs.get(&(a.to_owned(), true)).copied().unwrap_or(0);
-            add(ReachGroup::Path(a.to_owned()), PathHow::Prefix, under);
+            let above = ReachGroup::Path(a.to_owned(), Cut::All);
+            add(above, PathHow::Prefix, under, 1.0, false);
         }
     }
     lists
         .into_iter()
-        .map(|(group, serves)| PathList { group, serves })
+        .map(|(group, (serves, cap, deferred))| PathList {
+            group,
+            serves,
+            cap,
+            deferred,
+        })
         .collect()
 }
 
@@ -191,8 +229,7 @@ fn dirs_needed(paths: &[QueryPath]) -> Vec<(String, bool)> {
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
     let mut phase = crate::timing::Phase::start("recall.search");
-    let mut pool = LEXICAL_POOL.max(query.limit.saturating_mul(4));
-    let mut path_pool = PATH_POOL.max(query.limit.saturating_mul(4));
+    let path_pool = PATH_POOL.max(query.limit.saturating_mul(4));
     let mut passes = 1;
     // Every match's BM25, computed once for every pass.
     let lexical = if query.relevance_asked() {
@@ -205,26 +242,68 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     };
     // How many files each directory between a path asked about and what records reach
     // holds at HEAD (what "beside it" and "under it" are worth).
+    let git = crate::timing::Phase::start("recall.git");
     let dirs = if query.paths.is_empty() {
         HashMap::new()
     } else {
         ctx.repo
             .files_in_dirs(&dirs_needed(&query.paths), DIR_COUNT_CAP)?
     };
-    let lists = path_lists(&query.paths, &dirs);
+    // Each path's blob at HEAD: what a verified record's reference must have held for the
+    // record to be fresh for it.
+    let blobs = if query.paths.is_empty() {
+        HashMap::new()
+    } else {
+        ctx.repo
+            .blob_ids_looked_up(None, query.paths.iter().map(|q| q.path.as_str()))?
+    };
+    git.end();
+    let lists = path_lists(&query.paths, &dirs, &blobs);
+    let mut depth = Depth {
+        lexical: LEXICAL_POOL.max(query.limit.saturating_mul(4)),
+        lists: lists
+            .iter()
+            .map(|l| if l.deferred { 0 } else { path_pool })
+            .collect(),
+    };
     loop {
-        if let Some(outcome) =
-            search_pool(ctx, db, query, &lexical, &lists, &dirs, pool, path_pool)?
-        {
-            phase.count("pool", pool as u64);
-            phase.count("passes", passes);
-            phase.count("total", outcome.total as u64);
-            return Ok(outcome);
+        match search_pool(ctx, db, query, &lexical, &lists, &dirs, &depth)? {
+            Ok(outcome) => {
+                phase.count("pool", depth.lexical as u64);
+                phase.count("passes", passes);
+                phase.count("total", outcome.total as u64);
+                return Ok(outcome);
+            }
+            Err(deeper) => {
+                if deeper.lexical {
+                    depth.lexical = depth.lexical.saturating_mul(POOL_GROWTH);
+                }
+                for l in deeper.lists {
+                    depth.lists[l] = match depth.lists[l] {
+                        0 => path_pool,
+                        n => n.saturating_mul(POOL_GROWTH),
+                    };
+                }
+                passes += 1;
+            }
         }
-        pool = pool.saturating_mul(POOL_GROWTH);
-        path_pool = path_pool.saturating_mul(POOL_GROWTH);
-        passes += 1;
     }
+}
+
+/// How deep a pass reads: the best lexical matches it weighs, and each path list's rows
+/// (0: a list not read yet).
+#[derive(Debug, Clone)]
+struct Depth {
+    lexical: usize,
+    lists: Vec<usize>,
+}
+
+/// What a pass that could not settle its hits reads deeper next time: the lists whose
+/// unread rows could still rank among them.
+#[derive(Debug, Clone, Default)]
+struct Deeper {
+    lexical: bool,
+    lists: Vec<usize>,
 }
 
 /// The stored statuses and kinds the index of paths is read for: what the filters keep
@@ -265,10 +344,25 @@ fn list_filters(query: &Query) -> (Vec<&'static str>, Vec<&'static str>) {
 }
 
 /// What a list left unread could still be worth: the last row read of a list that was
-/// not read to its end.
+/// not read to its end (for a list not read at all, the best any row could be).
 #[derive(Debug, Clone)]
 struct Floor {
     row: ReachRow,
+}
+
+impl Floor {
+    /// A list not read: a row could be worth anything up to a verified reference to the
+    /// very path, and be of any time.
+    fn unread() -> Floor {
+        Floor {
+            row: ReachRow {
+                doc: 0,
+                path: String::new(),
+                bound: (PathVia::Reference.exact_weight() * 1e6).round() as i64,
+                recency: "\u{10ffff}".to_owned(),
+            },
+        }
+    }
 }
 
 /// One search over the `pool` best lexical matches and the `path_pool` best records of
@@ -282,9 +376,9 @@ fn search_pool(
     lexical: &Lexical,
     lists: &[PathList],
     dirs: &HashMap<(String, bool), usize>,
-    pool: usize,
-    path_pool: usize,
-) -> Result<Option<Outcome>, Error> {
+    depth: &Depth,
+) -> Result<Result<Outcome, Deeper>, Error> {
+    let pool = depth.lexical;
     let r = db.reader();
     let fail = index_failed;
     let mut wanted: BTreeSet<i64> = BTreeSet::new();
@@ -312,13 +406,18 @@ fn search_pool(
         let (kinds, statuses) = list_filters(query);
         let mut rows_read = 0;
         for (l, list) in lists.iter().enumerate() {
+            let path_pool = depth.lists[l];
+            if path_pool == 0 {
+                floors.push((l, Floor::unread()));
+                continue;
+            }
             let (rows, all) = r
                 .reach_top(&list.group, &kinds, &statuses, path_pool)
                 .map_err(fail)?;
             rows_read += rows.len();
             wanted.extend(rows.iter().map(|row| row.doc));
             if !all && let Some(last) = rows.last() {
-                if let ReachGroup::Path(p) = &list.group {
+                if let ReachGroup::Path(p, _) = &list.group {
                     let n = r.reach_count(p, &kinds, &statuses).map_err(fail)?;
                     beyond_paths = beyond_paths.max(n.saturating_sub(rows.len()));
                 }
@@ -411,7 +510,9 @@ fn search_pool(
         s.bm25 = lexical.of(*id).unwrap_or(0.0);
     }
     if !query.paths.is_empty() {
+        let phase = crate::timing::Phase::start("recall.signals");
         path_signals(r, &query.paths, dirs, &docs, &mut signals).map_err(fail)?;
+        phase.end();
     }
     for (l, row) in &link_rows {
         let (kind, value, weight) = &query.links[*l];
@@ -546,6 +647,13 @@ fn search_pool(
         query.statuses.contains(&HitStatus::Stale) != query.statuses.contains(&HitStatus::Verified);
     let mut judged: HashSet<i64> = HashSet::new();
     let mut phase = crate::timing::Phase::start("recall.judge");
+    // A record whose every cited path's blob at its verification the index of paths keeps
+    // (an earlier read judged it) is judged by comparing those with HEAD's, without git's
+    // history: stale where one differs. Only a stale one shown is judged again, for the
+    // commit that verified it (its why names it).
+    let by_index = judge_by_index(ctx, db, &mut found)?;
+    judged.extend(by_index.iter().copied());
+    phase.count("by_index", by_index.len());
     loop {
         order(&mut found);
         let window = if filter_splits {
@@ -636,8 +744,8 @@ fn search_pool(
     // lists serving it (each list's last row read, as close as that list is).
     let mut per_path: Vec<f64> = vec![0.0; query.paths.len()];
     let value_of = |l: usize, f: &Floor, q: usize, how: PathHow, files: usize| {
-        let _ = l;
         f.row.bound as f64 / 1e6
+            * lists[l].cap
             * how.factor()
             * dir_damping(files)
             * query.paths[q].source.weight()
@@ -677,7 +785,28 @@ fn search_pool(
             }
         };
         if !settled {
-            return Ok(None);
+            // Deeper where it could matter: every list that could still hold a hit (all of
+            // them while there are fewer hits than asked); if none alone could, but
+            // together they could, all of them.
+            let need = found.get(last).map_or(i64::MIN, |f| f.score - 2);
+            let lexical_binding = floor.is_some() && (lexical_bound * 1e6).round() as i64 >= need;
+            let mut deeper = Deeper {
+                lexical: lexical_binding,
+                lists: floors
+                    .iter()
+                    .filter(|(l, fl)| {
+                        lists[*l].serves.iter().any(|&(q, how, files)| {
+                            (value_of(*l, fl, q, how, files) * 1e6).round() as i64 >= need
+                        })
+                    })
+                    .map(|(l, _)| *l)
+                    .collect(),
+            };
+            if !deeper.lexical && deeper.lists.is_empty() {
+                deeper.lexical = floor.is_some();
+                deeper.lists = floors.iter().map(|(l, _)| *l).collect();
+            }
+            return Ok(Err(deeper));
         }
     }
     let total = match listed {
@@ -685,6 +814,26 @@ fn search_pool(
         None => found.len() + beyond_pool.max(beyond_paths),
     };
     found.truncate(query.limit);
+    // The stale records shown that the index judged: their verifying commit, for the why.
+    let again: Vec<usize> = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.status == HitStatus::Stale && f.verified_in.is_none() && by_index.contains(&f.doc.id)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if !again.is_empty() {
+        let judgements = judge(ctx, db, &found, &again)?;
+        for (i, judgement) in again.into_iter().zip(judgements) {
+            if let Some((commit, subject, moved)) = judgement
+                && !moved.is_empty()
+            {
+                found[i].verified_in = Some((commit, subject));
+                found[i].moved = moved;
+            }
+        }
+    }
     let ids: Vec<i64> = found.iter().map(|f| f.doc.id).collect();
     let mut texts = db.reader().texts(&ids).map_err(fail)?;
     let searched = db.reader().searched(&ids).map_err(fail)?;
@@ -695,7 +844,7 @@ fn search_pool(
             &query.terms,
         );
     }
-    Ok(Some(Outcome {
+    Ok(Ok(Outcome {
         found,
         total,
         exact: !unread,
@@ -929,6 +1078,65 @@ fn path_signals(
     Ok(())
 }
 
+/// Judges the verified curated records of `found` whose every reference the index of
+/// paths knows the verified blob of (a read judged them before, and neither the record nor
+/// its references' rows changed since): a reference whose path holds another blob at HEAD
+/// moved. Returns the records so judged.
+fn judge_by_index(ctx: &Ctx, db: &RecallDb, found: &mut [Found]) -> Result<HashSet<i64>, Error> {
+    let candidates: Vec<usize> = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.status == HitStatus::Verified
+                && f.kind == RecallKind::Knowledge
+                && f.doc.place.as_deref() == Some("curated")
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let mut out = HashSet::new();
+    if candidates.is_empty() {
+        return Ok(out);
+    }
+    let ids: Vec<i64> = candidates.iter().map(|&i| found[i].doc.id).collect();
+    let r = db.reader();
+    let cited = r.refs_of(&ids).map_err(index_failed)?;
+    let held = r.reach_blobs(&ids).map_err(index_failed)?;
+    let paths: BTreeSet<&str> = cited.values().flatten().map(String::as_str).collect();
+    let at_head = ctx.repo.blob_ids_looked_up(None, paths.iter().copied())?;
+    for i in candidates {
+        let f = &mut found[i];
+        let Some(refs) = cited.get(&f.doc.id).filter(|r| !r.is_empty()) else {
+            continue;
+        };
+        let mut moved = Vec::new();
+        let mut known = true;
+        for path in refs {
+            let Some(Some(then)) = held.get(&(f.doc.id, path.clone())) else {
+                known = false;
+                break;
+            };
+            let change = match (then.as_str(), at_head.get(path)) {
+                ("", None) => continue,
+                ("", Some(_)) => "added",
+                (_, None) => "deleted",
+                (a, Some(b)) if a != b => "changed",
+                _ => continue,
+            };
+            moved.push((path.clone(), change));
+        }
+        if !known {
+            continue;
+        }
+        if !moved.is_empty() {
+            f.status = HitStatus::Stale;
+            f.moved = moved;
+            f.score = score(&f.signals, f.status);
+        }
+        out.insert(f.doc.id);
+    }
+    Ok(out)
+}
+
 /// `(verifying commit, its subject, moved targets)` for each record at `batch`; `None`
 /// for one that cannot be judged (not committed yet, beyond a shallow boundary, no cited
 /// file).
@@ -1006,6 +1214,11 @@ fn judge(
         })
         .map(String::as_str)
         .collect();
+    let position: HashMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.as_str(), i))
+        .collect();
     let mut fresh: HashMap<String, VerifiedAt> = HashMap::new();
     if !uncached.is_empty() {
         let history = ctx.repo.last_changed(uncached.iter().copied())?;
@@ -1020,7 +1233,7 @@ fn judge(
             let wanted: BTreeSet<&str> = group
                 .iter()
                 .flat_map(|file| {
-                    let i = files.iter().position(|f| f == file).unwrap_or(0);
+                    let i = position.get(*file).copied().unwrap_or(0);
                     cited.get(&ids[i]).into_iter().flatten().map(String::as_str)
                 })
                 .collect();
@@ -1028,7 +1241,7 @@ fn judge(
                 .repo
                 .blob_ids_looked_up(Some(&commit.id), wanted.iter().copied())?;
             for file in group {
-                let i = files.iter().position(|f| f == file).unwrap_or(0);
+                let i = position.get(file).copied().unwrap_or(0);
                 let targets: HashMap<String, String> = cited
                     .get(&ids[i])
                     .into_iter()
@@ -1065,6 +1278,9 @@ fn judge(
         .repo
         .blob_ids_looked_up(None, all_targets.iter().copied())?;
     let mut out = Vec::new();
+    // What each cited path held when its record was verified, for the index of paths (its
+    // rows are then read fresh or stale for a path without judging them again).
+    let mut held: Vec<(i64, String, String)> = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let Some(blob) = blobs.get(file) else {
             out.push(None);
@@ -1077,6 +1293,13 @@ fn judge(
             out.push(None);
             continue;
         };
+        for path in cited.get(&ids[i]).into_iter().flatten() {
+            held.push((
+                ids[i],
+                path.clone(),
+                v.targets.get(path).cloned().unwrap_or_default(),
+            ));
+        }
         let mut moved = Vec::new();
         for path in cited.get(&ids[i]).into_iter().flatten() {
             let change = match (v.targets.get(path), at_head.get(path)) {
@@ -1088,6 +1311,16 @@ fn judge(
             moved.push((path.clone(), change));
         }
         out.push(Some((v.commit.clone(), v.subject.clone(), moved)));
+    }
+    let known = db.reader().reach_blobs(&ids).unwrap_or_default();
+    held.retain(|(doc, path, blob)| {
+        known
+            .get(&(*doc, path.clone()))
+            .is_some_and(|b| b.as_deref() != Some(blob.as_str()))
+    });
+    if !held.is_empty() {
+        // A note that cannot be written costs the next read a judgement, nothing else.
+        let _ = db.write(|w| w.set_reach_blobs(&held));
     }
     Ok(out)
 }

@@ -17,13 +17,14 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 mod lexical;
 mod reach;
+mod worktree;
 
 pub use lexical::Lexical;
 use lexical::{LENS_CHUNK, Lens, TermCounts, len_entry, lens_place};
-pub use reach::{ReachGroup, ReachRow, parent_dir};
+pub use reach::{Cut, ReachGroup, ReachRow, parent_dir};
 
 /// The schema's format; a database of another format is rebuilt.
-pub const FORMAT: i64 = 7;
+pub const FORMAT: i64 = 8;
 
 /// An index that could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]
@@ -130,8 +131,13 @@ CREATE TABLE promoted(key TEXT NOT NULL, source TEXT NOT NULL, ts TEXT NOT NULL,
 -- its recency ("<ts> <key>") and what a search filters on. The index of a path, or of a
 -- directory's files, keeps them best first, so a path's best records are read without
 -- reading the others (SPEC §11): kept by the writes (recall::reach) and the triggers below.
-CREATE TABLE reach(doc INTEGER NOT NULL, path TEXT NOT NULL, dir TEXT NOT NULL, weight INTEGER NOT NULL, bound INTEGER NOT NULL, recency TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY(doc, path)) WITHOUT ROWID;
+-- `blob`: for a verified record's own reference, the path's blob id in the commit that
+-- verified the record ('' where it was not there), once a read has worked that out (NULL
+-- until then): whether the record is stale for that path is then one comparison with the
+-- path's blob at HEAD, and the fresh ones of a path are read apart from the stale ones.
+CREATE TABLE reach(doc INTEGER NOT NULL, path TEXT NOT NULL, dir TEXT NOT NULL, weight INTEGER NOT NULL, bound INTEGER NOT NULL, recency TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, blob TEXT, PRIMARY KEY(doc, path)) WITHOUT ROWID;
 CREATE INDEX reach_path ON reach(path, bound DESC, recency DESC, kind, status);
+CREATE INDEX reach_blob ON reach(path, blob, bound DESC, recency DESC, kind, status);
 CREATE INDEX reach_dir ON reach(dir, bound DESC, recency DESC, kind, status);
 -- How many documents reach each path, by kind and status: a search that reads a path's
 -- best says how many there are without counting them.
@@ -157,6 +163,11 @@ END;
 CREATE TRIGGER docs_reach_recency AFTER UPDATE OF ts ON docs BEGIN
   UPDATE reach SET recency = new.ts || ' ' || new.key WHERE doc = new.id;
 END;
+-- The index as the work at hand last read it (outside .ai/): each tracked file's stat and
+-- blob, kept with the staged paths (meta worktree.*) while the index file and HEAD's tree
+-- are the same: the work tree's changes are then a stat of each of these files, not a
+-- read of an index that lists every record too.
+CREATE TABLE tracked(path TEXT PRIMARY KEY, secs INTEGER NOT NULL, nsecs INTEGER NOT NULL, size INTEGER NOT NULL, ino INTEGER NOT NULL, id TEXT NOT NULL) WITHOUT ROWID;
 CREATE TRIGGER docs_unreached AFTER DELETE ON docs BEGIN
   DELETE FROM reach WHERE doc = old.id;
 END;

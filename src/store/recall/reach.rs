@@ -126,6 +126,22 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Notes, for each `(doc, path, blob)`, what the path held when the verified record
+    /// `doc` was verified (`""`: it was not there), where a row says otherwise.
+    pub fn set_reach_blobs(&self, blobs: &[(i64, String, String)]) -> Result<(), IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "UPDATE reach SET blob = ?3 WHERE doc = ?1 AND path = ?2 AND blob IS NOT ?3",
+            )
+            .map_err(|e| self.err(e))?;
+        for (doc, path, blob) in blobs {
+            stmt.execute(params![doc, path, blob])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
     /// Recomputes the rows of every document of `episode` (its changed files changed).
     pub(crate) fn reach_episode(&self, episode: &str) -> Result<(), IndexError> {
         let ids = self.column_ids("SELECT id FROM docs WHERE episode = ?1", episode)?;
@@ -209,11 +225,27 @@ impl Writer<'_> {
     }
 }
 
+/// Which of a path's rows: by what a verified record's reference held of it when the
+/// record was verified, against what the path holds at HEAD.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cut {
+    /// All of them.
+    All,
+    /// Those verified when the path held this blob (`""`: when it was not there): fresh
+    /// for it, when that is what it holds at HEAD.
+    Blob(String),
+    /// Those not (yet) known: every row but a verified reference a read has judged.
+    Unknown,
+    /// Those verified when the path held another blob than this one: stale for it.
+    Other(String),
+}
+
 /// Which rows of `reach` a search reads, best first.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReachGroup {
-    /// The documents that reach this very path (a file, or a directory a record cites).
-    Path(String),
+    /// The documents that reach this very path (a file, or a directory a record cites),
+    /// cut by what a verified reference held of it.
+    Path(String, Cut),
     /// The documents that reach a file directly in this directory.
     Dir(String),
     /// The documents that reach a path under this directory (read whole, then sorted:
@@ -246,13 +278,41 @@ impl Reader<'_> {
         let filter = "AND (?2 = '[]' OR kind IN (SELECT value FROM json_each(?2))) \
                       AND (?3 = '[]' OR status IN (SELECT value FROM json_each(?3)))";
         let (sql, a, b) = match group {
-            ReachGroup::Path(p) => (
+            ReachGroup::Path(p, Cut::All) => (
                 format!(
                     "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_path WHERE path = ?1 {filter} \
                      ORDER BY bound DESC, recency DESC LIMIT ?4"
                 ),
                 p.clone(),
                 String::new(),
+            ),
+            ReachGroup::Path(p, Cut::Blob(blob)) => (
+                format!(
+                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_blob WHERE path = ?1 AND blob = ?5 {filter} \
+                     ORDER BY bound DESC, recency DESC LIMIT ?4"
+                ),
+                p.clone(),
+                blob.clone(),
+            ),
+            ReachGroup::Path(p, Cut::Unknown) => (
+                format!(
+                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_blob WHERE path = ?1 AND blob IS NULL {filter} \
+                     ORDER BY bound DESC, recency DESC LIMIT ?4"
+                ),
+                p.clone(),
+                String::new(),
+            ),
+            // The stale are read in the path's order, passing over the others: they are
+            // read when a path's records are mostly stale (a file every record cites has
+            // just changed), where they come first.
+            ReachGroup::Path(p, Cut::Other(blob)) => (
+                format!(
+                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_path WHERE path = ?1 \
+                     AND blob IS NOT NULL AND blob != ?5 {filter} \
+                     ORDER BY bound DESC, recency DESC LIMIT ?4"
+                ),
+                p.clone(),
+                blob.clone(),
             ),
             ReachGroup::Dir(d) => (
                 format!(
@@ -282,15 +342,39 @@ impl Reader<'_> {
                 recency: r.get(3)?,
             })
         };
-        let rows: Vec<ReachRow> = if matches!(group, ReachGroup::Under(_)) {
-            stmt.query_map(params![a, kinds, statuses, limit as i64, b], row)
-        } else {
-            stmt.query_map(params![a, kinds, statuses, limit as i64], row)
+        let rows: Vec<ReachRow> = match group {
+            ReachGroup::Under(_)
+            | ReachGroup::Path(_, Cut::Blob(_))
+            | ReachGroup::Path(_, Cut::Other(_)) => {
+                stmt.query_map(params![a, kinds, statuses, limit as i64, b], row)
+            }
+            _ => stmt.query_map(params![a, kinds, statuses, limit as i64], row),
         }
         .and_then(Iterator::collect)
         .map_err(|e| self.err(e))?;
         let all = rows.len() < limit;
         Ok((rows, all))
+    }
+
+    /// What each row of `ids` says its path held when the record was verified (`None`:
+    /// not known yet), by document and path.
+    pub fn reach_blobs(
+        &self,
+        ids: &[i64],
+    ) -> Result<HashMap<(i64, String), Option<String>>, IndexError> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let json = serde_json::to_string(ids).expect("integers serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT doc, path, blob FROM reach WHERE doc IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![json], |r| Ok(((r.get(0)?, r.get(1)?), r.get(2)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
     }
 
     /// How many documents of `kinds` with a stored status of `statuses` (empty: any)
