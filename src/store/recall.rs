@@ -1555,12 +1555,12 @@ mod tests {
         // A cited file, a verified record's reference: 3 (millionths).
         let cites = |doc: i64, path: &str| (doc, path.to_owned(), 3_000_000);
         assert_eq!(
-            top(&db, ReachGroup::Path("src/a/b.rs".into())),
+            top(&db, ReachGroup::Path("src/a/b.rs".into(), Cut::All)),
             [cites(k1, "src/a/b.rs")]
         );
         // A cited directory is a path of its own.
         assert_eq!(
-            top(&db, ReachGroup::Path("src/c".into())),
+            top(&db, ReachGroup::Path("src/c".into(), Cut::All)),
             [cites(k1, "src/c")]
         );
         // The files of a directory, equals newest first (then the greater key).
@@ -1605,7 +1605,10 @@ mod tests {
                 .expect("lexical")
                 .is_empty()
         );
-        assert_eq!(top(&db, ReachGroup::Path("src/a/b.rs".into())), []);
+        assert_eq!(
+            top(&db, ReachGroup::Path("src/a/b.rs".into(), Cut::All)),
+            []
+        );
         assert_eq!(
             top(&db, ReachGroup::Dir("src/a".into())),
             [cites(k2, "src/a/x.rs")]
@@ -1616,6 +1619,49 @@ mod tests {
                 .expect("count"),
             0
         );
+    }
+
+    #[test]
+    fn a_paths_records_are_read_fresh_unknown_or_stale_by_the_blob_they_were_verified_with() {
+        let mut db = RecallDb::in_memory().expect("memory index");
+        let (a, b, c) = db
+            .write(|w| {
+                let cites = |key: &str| NewDoc {
+                    refs: vec!["src/x.rs".into()],
+                    ..doc(key, "A record", "x")
+                };
+                let a = w.insert_doc(&cites("a"))?;
+                let b = w.insert_doc(&cites("b"))?;
+                let c = w.insert_doc(&cites("c"))?;
+                // a was verified when src/x.rs held blob 1, b when it held blob 2; c is
+                // not judged yet.
+                w.set_reach_blobs(&[
+                    (a, "src/x.rs".into(), "1".into()),
+                    (b, "src/x.rs".into(), "2".into()),
+                ])?;
+                Ok((a, b, c))
+            })
+            .expect("write");
+        fn docs(db: &RecallDb, cut: Cut) -> Vec<i64> {
+            let (rows, _) = db
+                .reader()
+                .reach_top(&ReachGroup::Path("src/x.rs".into(), cut), &[], &[], 10)
+                .expect("reach");
+            let mut out: Vec<i64> = rows.into_iter().map(|r| r.doc).collect();
+            out.sort();
+            out
+        }
+        // HEAD holds blob 2: b is fresh, a stale, c unknown.
+        assert_eq!(docs(&db, Cut::Blob("2".into())), [b]);
+        assert_eq!(docs(&db, Cut::Other("2".into())), [a]);
+        assert_eq!(docs(&db, Cut::Unknown), [c]);
+        assert_eq!(docs(&db, Cut::All), [a, b, c]);
+        // Recomputing a record's rows forgets what was judged of it.
+        db.write(|w| w.reach_docs(&[a])).expect("reach");
+        assert_eq!(docs(&db, Cut::Unknown), [a, c]);
+        let blobs = db.reader().reach_blobs(&[a, b]).expect("blobs");
+        assert_eq!(blobs[&(a, "src/x.rs".to_owned())], None);
+        assert_eq!(blobs[&(b, "src/x.rs".to_owned())].as_deref(), Some("2"));
     }
 
     #[test]
@@ -1644,7 +1690,7 @@ mod tests {
         let bounds = |db: &RecallDb| -> Vec<(i64, i64)> {
             let (rows, _) = db
                 .reader()
-                .reach_top(&ReachGroup::Path("src/a.rs".into()), &[], &[], 10)
+                .reach_top(&ReachGroup::Path("src/a.rs".into(), Cut::All), &[], &[], 10)
                 .expect("reach");
             let mut out: Vec<(i64, i64)> = rows.into_iter().map(|r| (r.doc, r.bound)).collect();
             out.sort();
