@@ -380,8 +380,10 @@ fn git_since_open(
     redacted: &mut Redactions,
 ) -> Result<GitSinceOpen, Error> {
     let head = ctx.repo.head()?;
-    let (mut commits, elsewhere) =
-        crate::knowledge::derive::open_episode_commits(ctx, episode, window)?;
+    let crate::model::episode::OwnCommits {
+        mut commits,
+        elsewhere,
+    } = crate::knowledge::derive::open_episode_commits(ctx, episode, window)?;
     for commit in &mut commits {
         commit.subject = redacted.clean(&commit.subject);
     }
