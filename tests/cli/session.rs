@@ -1583,3 +1583,72 @@ fn a_commit_the_hooks_did_not_see_on_the_branch_is_still_listed_once_pushed() {
     );
 }
 
+// --- session recompose --------------------------------------------------------------------
+
+#[test]
+fn recompose_refuses_what_it_cannot_compose_and_each_fix_runs() {
+    let repo = TestRepo::initialised();
+    // Not an episode id.
+    repo.run(&["--format", "json", "session", "recompose", "../x"])
+        .json_error(3, "id.shape");
+    // An id this ledger never saw.
+    let error = repo
+        .run(&[
+            "--format",
+            "json",
+            "session",
+            "recompose",
+            "20261130T100000Z-abcdef",
+        ])
+        .json_error(3, "session.known-episode");
+    repo.run_printed(error["fix"].as_str().expect("fix"));
+    // Still open.
+    let episode = repo.start_episode();
+    repo.run(&["decision", "Recompose waits for the close"])
+        .success();
+    let error = repo
+        .run(&["--format", "json", "session", "recompose", &episode])
+        .json_error(3, "session.closed");
+    assert_eq!(error["fix"], "majordomus session close");
+    repo.run_printed(error["fix"].as_str().expect("fix"));
+    repo.run(&["session", "recompose", &episode]).success();
+    // Closed, and its record committed on another branch: not in this work tree.
+    repo.git(&["checkout", "-q", "-b", "elsewhere"]);
+    let elsewhere = repo.start_episode();
+    repo.run(&["decision", "Recorded on another branch"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the episode"]);
+    repo.git(&["checkout", "-q", "main"]);
+    let error = repo
+        .run(&["--format", "json", "session", "recompose", &elsewhere])
+        .json_error(3, "session.record");
+    let fix = error["fix"].as_str().expect("fix");
+    assert_eq!(fix, "majordomus session list");
+    let listing = repo.run_printed(fix);
+    assert!(
+        listing.contains(&format!("- {elsewhere}"))
+            && listing.contains("record: not in this work tree"),
+        "{listing}"
+    );
+}
+
+#[test]
+fn recompose_of_a_record_that_lists_its_own_commits_is_unchanged() {
+    let mut repo = on_a_feature_branch(true);
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:01:00Z");
+    commit_hooked(&repo, "mine.txt", "m\n", "My work");
+    repo.run_with_stdin(&["session", "close"], "Did the work.")
+        .success();
+    let before = repo.read(&record_of(&episode));
+    let run = repo
+        .run(&["--format", "json", "session", "recompose", &episode])
+        .success()
+        .json();
+    assert_eq!(run["write"], "unchanged", "{run}");
+    assert_eq!(run["removed"], serde_json::json!([]));
+    assert_eq!(run["boundaries"], "reflog");
+    assert_eq!(repo.read(&record_of(&episode)), before);
+}
