@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+mod session_commits;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -45,10 +47,11 @@ enum Check {
     AdvisorsOptional,
     TempFiles,
     HooksReached,
+    SessionCommits,
 }
 
 impl Check {
-    const ALL: [Check; 12] = [
+    const ALL: [Check; 13] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -61,6 +64,7 @@ impl Check {
         Check::AdvisorsOptional,
         Check::TempFiles,
         Check::HooksReached,
+        Check::SessionCommits,
     ];
 
     /// The rule id a package declares it by.
@@ -78,6 +82,7 @@ impl Check {
             Check::AdvisorsOptional => crate::reasoning::check::ADVISORS_ARE_OPTIONAL,
             Check::TempFiles => "majordomus.temp-files",
             Check::HooksReached => "majordomus.hooks-reached",
+            Check::SessionCommits => "majordomus.session-commits",
         }
     }
 
@@ -492,6 +497,11 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                         ),
                         hook.fix.clone().unwrap_or_default(),
                     );
+                }
+            }
+            Check::SessionCommits => {
+                for claimed in session_commits::check(ctx, &index)? {
+                    finding(&claimed.file, claimed.message, claimed.fix);
                 }
             }
             Check::TempFiles => {
