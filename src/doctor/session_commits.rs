@@ -58,7 +58,11 @@ pub(super) fn check(ctx: &Ctx, index: &LedgerIndex) -> Result<Vec<Claimed>, Erro
             .iter()
             .flat_map(|(_, r)| r.commits.iter().map(String::as_str)),
     )?;
-    let trunk_refs = ctx.repo.boundary_refs(None)?;
+    // The trunk's reflogs, read once for every record.
+    let mut trunk_logs = Vec::new();
+    for reference in ctx.repo.boundary_refs(None)? {
+        trunk_logs.extend(ctx.repo.ref_log(&reference)?);
+    }
     let open = ctx.episode()?.map(|e| e.id);
     let mut out = Vec::new();
     for (file, record) in &records {
@@ -82,12 +86,13 @@ pub(super) fn check(ctx: &Ctx, index: &LedgerIndex) -> Result<Vec<Claimed>, Erro
         if let Some(open) = opened
             && !left.is_empty()
         {
-            let mut tips = Vec::new();
-            for reference in &trunk_refs {
-                if let RefAt::Logged(Some(tip)) = ctx.repo.ref_at(reference, open)? {
-                    tips.push(tip);
-                }
-            }
+            let tips: Vec<String> = trunk_logs
+                .iter()
+                .filter_map(|log| match log.at(open) {
+                    RefAt::Logged(tip) => tip,
+                    RefAt::NotLogged => None,
+                })
+                .collect();
             let since = left.iter().filter_map(|c| times.get(*c)).min().copied();
             if let Some(since) = since
                 && !tips.is_empty()
@@ -102,6 +107,11 @@ pub(super) fn check(ctx: &Ctx, index: &LedgerIndex) -> Result<Vec<Claimed>, Erro
                     !on_trunk
                 });
             }
+        }
+        // Whether this ledger knows the episode: asked only of a record with something left
+        // to judge or something to name.
+        if left.is_empty() && claimed.is_empty() {
+            continue;
         }
         let known = index.episode(&record.id)?.is_some();
         if known && !left.is_empty() {

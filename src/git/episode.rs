@@ -32,22 +32,24 @@ pub enum RefAt {
     NotLogged,
 }
 
-/// A reference's reflog: each change's time, and the value before and after it.
+/// A reference's reflog: each change's time, and the value before and after it, oldest
+/// first.
 #[derive(Debug, Clone, Default)]
-struct RefLog {
+pub struct RefLog {
     entries: Vec<(i64, Option<gix::ObjectId>, Option<gix::ObjectId>)>,
 }
 
 impl RefLog {
     /// The value in effect at `at`: the newest change made at or before it; before the
-    /// first change, the value that change replaced.
-    fn at(&self, at: i64) -> RefAt {
+    /// first change, the value that change replaced. A reflog's times only grow (git
+    /// appends each change as it makes it), so this is a binary search.
+    pub fn at(&self, at: i64) -> RefAt {
         let Some(first) = self.entries.first() else {
             return RefAt::NotLogged;
         };
-        let value = match self.entries.iter().rev().find(|(time, _, _)| *time <= at) {
-            Some((_, _, new)) => *new,
-            None => first.1,
+        let value = match self.entries.partition_point(|(time, _, _)| *time <= at) {
+            0 => first.1,
+            n => self.entries[n - 1].2,
         };
         RefAt::Logged(value.map(|id| id.to_string()))
     }
@@ -154,8 +156,9 @@ impl Repo {
             .map_or(RefAt::NotLogged, |log| log.at(at)))
     }
 
-    /// Every change of `reference`'s reflog, oldest first; `None` without one.
-    fn ref_log(&self, reference: &str) -> Result<Option<RefLog>, GitError> {
+    /// Every change of `reference`'s reflog, oldest first; `None` without one (read once,
+    /// asked [`RefLog::at`] many times).
+    pub fn ref_log(&self, reference: &str) -> Result<Option<RefLog>, GitError> {
         // A deleted reference's reflog goes with it.
         let Some(found) = self.repo.try_find_reference(reference)? else {
             return Ok(None);

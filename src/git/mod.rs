@@ -18,7 +18,7 @@ mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use episode::{EpisodeHistory, RefAt};
+pub use episode::{EpisodeHistory, RefAt, RefLog};
 pub use head::{HeadState, Operation, Trunk, TrunkSource};
 pub use history::LastChanged;
 pub use journal::{Chain, ChainCommit, RefUpdate};
