@@ -91,6 +91,14 @@ pub enum Refusal {
     NoEpisodeToDerive,
     #[error("episode {id}: no ledger line carries this episode")]
     UnknownEpisode { id: String },
+    #[error(
+        "episode {id}: this clone's ledger does not know it, so the commits its hooks recorded cannot be read"
+    )]
+    RecomposeUnknownEpisode { id: String },
+    #[error("episode {id} is still open: its record is composed when it closes")]
+    EpisodeStillOpen { id: String },
+    #[error("episode {id}: no session record in .ai/repo/sessions/ or the outbox")]
+    NoSessionRecord { id: String },
     #[error("knowledge {id}: no such candidate")]
     UnknownKnowledge { id: String },
     #[error("knowledge {id}: already promoted (it is in curated/)")]
@@ -212,6 +220,9 @@ impl Refusal {
             Refusal::EmptyText { .. } => "record.text",
             Refusal::NoEpisodeToDerive => "knowledge.episode",
             Refusal::UnknownEpisode { .. } => "knowledge.episode",
+            Refusal::RecomposeUnknownEpisode { .. } => "session.known-episode",
+            Refusal::EpisodeStillOpen { .. } => "session.closed",
+            Refusal::NoSessionRecord { .. } => "session.record",
             Refusal::UnknownKnowledge { .. } => "knowledge.known-id",
             Refusal::AlreadyPromoted { .. } => "knowledge.already-promoted",
             Refusal::SupersededCandidate { .. } => "knowledge.superseded",
@@ -258,6 +269,12 @@ impl Refusal {
             // Whoever asked (derive, handover, reasoning --task _episode-<id>), the list of
             // the episodes this ledger knows is what to choose from.
             Refusal::UnknownEpisode { .. } => Some("majordomus session list".into()),
+            // The list says which episodes this ledger knows, and where each one's record
+            // is (committed on another branch, closed elsewhere, never written).
+            Refusal::RecomposeUnknownEpisode { .. } | Refusal::NoSessionRecord { .. } => {
+                Some("majordomus session list".into())
+            }
+            Refusal::EpisodeStillOpen { .. } => Some("majordomus session close".into()),
             Refusal::UnknownKnowledge { .. } => Some("majordomus knowledge candidates".into()),
             Refusal::AlreadyPromoted { .. } | Refusal::SupersededCandidate { .. } => None,
             // No command can supply evidence: the template says what to write, and the

@@ -2,6 +2,8 @@
 //! project rules, `crate::rules`), each rule run by the check this build has for its id,
 //! grouped, exit 10 on a blocking finding; `watch` reruns the drift rules.
 
+mod session_commits;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -43,10 +45,11 @@ enum Check {
     AdvisorsOptional,
     TempFiles,
     HooksReached,
+    SessionCommits,
 }
 
 impl Check {
-    const ALL: [Check; 12] = [
+    const ALL: [Check; 13] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -59,6 +62,7 @@ impl Check {
         Check::AdvisorsOptional,
         Check::TempFiles,
         Check::HooksReached,
+        Check::SessionCommits,
     ];
 
     /// The rule id a package declares it by.
@@ -76,6 +80,7 @@ impl Check {
             Check::AdvisorsOptional => crate::reasoning::check::ADVISORS_ARE_OPTIONAL,
             Check::TempFiles => "majordomus.temp-files",
             Check::HooksReached => "majordomus.hooks-reached",
+            Check::SessionCommits => "majordomus.session-commits",
         }
     }
 
@@ -466,6 +471,11 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                         ),
                         hook.fix.clone().unwrap_or_default(),
                     );
+                }
+            }
+            Check::SessionCommits => {
+                for claimed in session_commits::check(ctx, &index)? {
+                    finding(&claimed.file, claimed.message, claimed.fix);
                 }
             }
             Check::TempFiles => {

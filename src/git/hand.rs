@@ -27,7 +27,7 @@ pub enum ForkPoint {
 
 /// A branch's own commits, newest first, and where they begin.
 #[derive(Debug, Clone)]
-pub struct OwnCommits {
+pub struct BranchCommits {
     pub fork: ForkPoint,
     /// Newest first; merges left out (what a merge brings in is another line's work).
     pub commits: Vec<CommitSummary>,
@@ -42,13 +42,13 @@ impl Repo {
     /// trunk), nor from the trunk (`trunk_refs`, full ref names), nor from `since` (the
     /// open episode's opening HEAD, used alone on the trunk). At most `most`, newest
     /// first. `None` on a detached or unborn HEAD.
-    pub fn own_commits(
+    pub fn branch_commits(
         &self,
         trunk_refs: &[String],
         on_trunk: bool,
         since: Option<&str>,
         most: usize,
-    ) -> Result<Option<OwnCommits>, GitError> {
+    ) -> Result<Option<BranchCommits>, GitError> {
         let head = self.repo.head()?;
         if head.is_unborn() {
             return Ok(None);
@@ -117,7 +117,7 @@ impl Repo {
             return Ok(None);
         }
         if hidden.contains(&tip) {
-            return Ok(Some(OwnCommits {
+            return Ok(Some(BranchCommits {
                 fork,
                 commits: Vec::new(),
                 more: 0,
@@ -146,7 +146,7 @@ impl Repo {
             }
         }
         commits.extend(self.commits_by_id(ids.iter().map(String::as_str))?);
-        Ok(Some(OwnCommits {
+        Ok(Some(BranchCommits {
             fork,
             commits,
             more,
@@ -363,7 +363,9 @@ impl Repo {
                     (d.as_secs() as i64, i64::from(d.subsec_nanos()))
                 });
             let size = (meta.len() & 0xffff_ffff) as i64;
-            if meta.is_file() && size != t.size {
+            // Another size is another content, but for an entry whose stat was never
+            // recorded (an index written from a tree: every field 0): that one is read.
+            if meta.is_file() && t.size != 0 && size != t.size {
                 out.push(t.path.clone());
                 continue;
             }

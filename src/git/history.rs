@@ -1,6 +1,6 @@
-//! History: commits since a base, commits by id, when paths were added or last changed;
-//! each commit summarised with its subject, time and the paths it changed against its
-//! first parent.
+//! History: commits by id, when paths were added or last changed, what HEAD changed since
+//! it forked from the trunk; each commit summarised with its subject, time and the paths
+//! it changed (against its first parent; an episode's merge, against every parent).
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,57 +10,12 @@ use gix::prelude::ObjectIdExt;
 
 use super::{GitError, Repo, plumbing};
 use crate::model::CommitSummary;
-use crate::model::episode::WalkedCommit;
 
 impl Repo {
-    /// Commits reachable from HEAD and not from `base` (`git log base..HEAD`), oldest
-    /// first, each with subject, committer time and the paths it changed against its
-    /// first parent. `base: None` means every commit of HEAD.
-    pub fn commits_since(&self, base: Option<&str>) -> Result<Vec<CommitSummary>, GitError> {
-        Ok(self
-            .walk_since(base)?
-            .into_iter()
-            .map(|c| c.summary)
-            .collect())
-    }
-
-    /// [`Repo::commits_since`] with each commit's parents, for
-    /// [`crate::model::episode::attribute_commits`].
-    pub fn walk_since(&self, base: Option<&str>) -> Result<Vec<WalkedCommit>, GitError> {
-        let head = self.repo.head()?;
-        if head.is_unborn() {
-            return Ok(Vec::new());
-        }
-        let tip = self.repo.head_id()?.detach();
-        let hidden: Vec<gix::ObjectId> = base
-            .and_then(|b| gix::ObjectId::from_hex(b.as_bytes()).ok())
-            .filter(|id| self.repo.has_object(id))
-            .into_iter()
-            .collect();
-        let walk = self
-            .repo
-            .rev_walk([tip])
-            .with_hidden(hidden)
-            .sorting(gix::revision::walk::Sorting::ByCommitTime(
-                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
-            ))
-            .all()?;
-        let mut differ = Differ::default();
-        let mut out = Vec::new();
-        for info in walk {
-            let info = info?;
-            let parent = info.parent_ids.first().copied();
-            out.push(WalkedCommit {
-                summary: differ.summarize(&self.repo, info.id, parent)?,
-                parents: info.parent_ids.iter().map(ToString::to_string).collect(),
-            });
-        }
-        out.reverse();
-        Ok(out)
-    }
-
-    /// The named commits (those present in this clone), each with its changed paths, in
-    /// the order given.
+    /// The named commits (those present in this clone), in the order given, each with the
+    /// paths it changed itself: against its parent, and for a merge only those that
+    /// differ from every parent (the merge's own resolution: a merge that brought a
+    /// trunk in does not name the trunk's files). How an episode's commits are shown.
     pub fn commits_by_id<'a>(
         &self,
         ids: impl IntoIterator<Item = &'a str>,
@@ -74,8 +29,8 @@ impl Repo {
             let Ok(commit) = self.repo.find_commit(id) else {
                 continue;
             };
-            let parent = commit.parent_ids().next().map(|p| p.detach());
-            out.push(differ.summarize(&self.repo, id, parent)?);
+            let parents: Vec<gix::ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+            out.push(differ.summarize_own(&self.repo, id, &parents)?);
         }
         Ok(out)
     }
@@ -289,6 +244,27 @@ impl Differ {
         parent: Option<gix::ObjectId>,
     ) -> Result<CommitSummary, GitError> {
         Ok(self.diff(repo, id, parent)?.0)
+    }
+
+    /// [`Differ::summarize`] with the commit's own paths: for a merge, those that differ
+    /// from every parent (what the merge itself resolved or added), like a combined diff;
+    /// a parent missing here (a shallow clone) leaves the merge naming none.
+    fn summarize_own(
+        &mut self,
+        repo: &gix::Repository,
+        id: gix::ObjectId,
+        parents: &[gix::ObjectId],
+    ) -> Result<CommitSummary, GitError> {
+        let mut summary = self.summarize(repo, id, parents.first().copied())?;
+        for parent in parents.iter().skip(1) {
+            if summary.paths.is_empty() {
+                break;
+            }
+            // A parent missing here names no paths, so neither does the merge.
+            let against = self.summarize(repo, id, Some(*parent))?.paths;
+            summary.paths.retain(|p| against.binary_search(p).is_ok());
+        }
+        Ok(summary)
     }
 
     /// The commit's summary and the file paths it added.

@@ -1,9 +1,11 @@
 //! The one gix adapter: every git read and write of majordomus goes through `Repo`:
-//! HEAD and the trunk (`head`), history and changed paths (`history`), what a push sends
+//! HEAD and the trunk (`head`), history and changed paths (`history`), what an episode's
+//! commits are attributed from (`episode`), what a push sends
 //! (`push`), trees, blobs and the index (`tree`), the work tree's status (`status`), and
 //! the demo's commit writer (`write`), the journal's refs, commits and fetch refspec
 //! (`journal`), and the one run of the git program, the journal's push (`program`).
 
+mod episode;
 mod hand;
 mod head;
 mod history;
@@ -17,7 +19,8 @@ mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use hand::{ForkPoint, OwnCommits};
+pub use episode::{EpisodeHistory, RefAt, RefLog};
+pub use hand::{BranchCommits, ForkPoint};
 pub use head::{HeadState, Operation, Trunk, TrunkSource};
 pub use history::LastChanged;
 pub use journal::{Chain, ChainCommit, RefUpdate};

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::{Error, Refusal};
-use crate::model::event::{CommitRecorded, DeriveNote, DeriveTarget, KnowledgeDerived};
+use crate::model::event::{DeriveNote, DeriveTarget, KnowledgeDerived};
 use crate::model::ids::IdKind;
 use crate::model::knowledge::{
     EpisodeEvidence, KnowledgeRecord, Markers, SkippedSource, Status, derive_candidates,
@@ -113,22 +113,27 @@ pub(crate) fn last_closed_episode(ctx: &Ctx) -> Result<Option<String>, Error> {
     Ok(ctx.index()?.last_closed().and_then(|c| c.episode.clone()))
 }
 
-/// The open episode's own commits since its open HEAD (what a rebase moved it onto or a
-/// merge brought in left out, and counted), from git and the episode's hook lines.
+/// The open episode's own commits (SPEC §3.2, [`crate::git::Repo::own_commits`]): what it
+/// committed, as its hooks recorded it and HEAD's first-parent line shows it, against the
+/// trunk and the upstream as they are now; with how many commits since its HEAD at open
+/// are someone else's (a rebase moved it onto them, a merge brought them in).
 pub(crate) fn open_episode_commits(
     ctx: &Ctx,
     episode: &crate::model::EpisodeState,
     window: &crate::model::EpisodeWindow,
-) -> Result<(Vec<CommitSummary>, usize), Error> {
-    let walked = ctx.repo.walk_since(episode.head_at_open.as_deref())?;
-    let head = ctx.repo.head()?.id;
-    Ok(crate::model::episode::attribute_commits(
-        walked,
-        head.as_deref(),
-        crate::model::time::parse(&episode.opened),
-        window.committed().as_ref(),
-        &window.rewrite_successors(),
-    ))
+) -> Result<crate::model::episode::OwnCommits, Error> {
+    let head = ctx.repo.head()?;
+    let recorded = window.recorded_shas();
+    Ok(ctx.repo.own_commits(&crate::model::episode::EpisodeSpan {
+        head: head.id.as_deref(),
+        branch: head.branch.as_deref(),
+        head_at_open: episode.head_at_open.as_deref(),
+        opened: crate::model::time::parse(&episode.opened)
+            .map(time::OffsetDateTime::unix_timestamp),
+        boundaries: crate::model::episode::BoundariesAt::Now,
+        recorded: &recorded,
+        rewrites: &window.commits_rewritten,
+    })?)
 }
 
 /// The episode's commits: from git since its open HEAD while it is open, else from its
@@ -142,7 +147,7 @@ pub(crate) fn episode_commits(
         && open.id == episode
     {
         let window = crate::model::EpisodeWindow::from_lines(&open.id, lines);
-        return Ok(open_episode_commits(ctx, &open, &window)?.0);
+        return Ok(open_episode_commits(ctx, &open, &window)?.commits);
     }
     let outbox = Outbox::new(&ctx.layout);
     for path in [
@@ -161,12 +166,8 @@ pub(crate) fn episode_commits(
                 .commits_by_id(record.commits.iter().map(String::as_str))?);
         }
     }
-    // No record: the commits the post-commit hook recorded for it.
-    let recorded: Vec<String> = lines
-        .iter()
-        .filter_map(LedgerLine::payload::<CommitRecorded>)
-        .map(|c| c.sha)
-        .collect();
+    // No record: the commits the hooks recorded for it, as they became.
+    let recorded = crate::model::EpisodeWindow::from_lines(episode, lines).recorded_successors();
     Ok(ctx
         .repo
         .commits_by_id(recorded.iter().map(String::as_str))?)

@@ -441,6 +441,50 @@ pub fn outcome(git: &GitSinceOpen, window: &EpisodeWindow) -> Outcome {
     }
 }
 
+/// The record's Commits section: each own commit with its subject and time.
+fn write_record_commits(body: &mut String, git: &GitSinceOpen, bound: Bound<'_>) {
+    if git.commits.is_empty() {
+        let _ = writeln!(
+            body,
+            "- none since the episode opened (HEAD now {}); nothing was committed with `git commit` during it",
+            or_unborn(git.head.as_deref())
+        );
+    }
+    let (commits, left_out) = bound.newest(&git.commits);
+    for c in commits {
+        let _ = writeln!(body, "- {} {} ({})", short(&c.id), c.subject, c.time);
+    }
+    bound.more(body, "", left_out, &bound.git_log());
+    write_elsewhere(body, "", git);
+}
+
+/// The line of the record's Files section that says the work tree was dirty at close.
+const DIRTY_AT_CLOSE: &str = "- the working tree had uncommitted or untracked changes at close";
+
+/// The record's Files section: the union of the own commits' paths.
+fn write_record_files(body: &mut String, git: &GitSinceOpen, bound: Bound<'_>) {
+    if git.changed_files.is_empty() {
+        let _ = writeln!(body, "- none changed by commits of this episode");
+    }
+    let (files, left_out) = bound.newest(&git.changed_files);
+    for f in files {
+        let _ = writeln!(body, "- {f}");
+    }
+    bound.more(body, "", left_out, &bound.git_files());
+    if git.dirty {
+        let _ = writeln!(body, "{DIRTY_AT_CLOSE}");
+    }
+}
+
+/// The start of the Outcome line: the outcome and what the commits touched.
+fn outcome_head(outcome: Outcome, git: &GitSinceOpen) -> String {
+    format!(
+        "{outcome}: {} commit(s) touching {} file(s)",
+        git.commits.len(),
+        git.changed_files.len()
+    )
+}
+
 /// Composes the closed record: front matter and the body of `sections`, each from its
 /// writer. Never empty: a section with nothing says so and names the command. Each list
 /// section holds at most `max_items` items, the newest, then one line naming the command
@@ -492,48 +536,17 @@ pub fn compose_record(
             Section::Decisions => write_decisions(&mut body, window, Tense::Closed, bound),
             Section::Questions => write_questions(&mut body, window, Tense::Closed, bound),
             Section::Checkpoints => write_checkpoints(&mut body, window, Tense::Closed, bound),
-            Section::Commits => {
-                if git.commits.is_empty() {
-                    let _ = writeln!(
-                        body,
-                        "- none since the episode opened (HEAD now {}); nothing was committed with `git commit` during it",
-                        or_unborn(git.head.as_deref())
-                    );
-                }
-                let (commits, left_out) = bound.newest(&git.commits);
-                for c in commits {
-                    let _ = writeln!(body, "- {} {} ({})", short(&c.id), c.subject, c.time);
-                }
-                bound.more(&mut body, "", left_out, &bound.git_log());
-                write_elsewhere(&mut body, "", git);
-            }
-            Section::Files => {
-                if git.changed_files.is_empty() {
-                    let _ = writeln!(body, "- none changed by commits of this episode");
-                }
-                let (files, left_out) = bound.newest(&git.changed_files);
-                for f in files {
-                    let _ = writeln!(body, "- {f}");
-                }
-                bound.more(&mut body, "", left_out, &bound.git_files());
-                if git.dirty {
-                    let _ = writeln!(
-                        body,
-                        "- the working tree had uncommitted or untracked changes at close"
-                    );
-                }
-            }
+            Section::Commits => write_record_commits(&mut body, git, bound),
+            Section::Files => write_record_files(&mut body, git, bound),
             Section::Tasks => write_tasks(&mut body, window, Tense::Closed, bound),
             Section::Outcome => {
                 let open = window.open_questions().count();
                 let finished = window.tasks.iter().filter(|t| t.status.is_some()).count();
                 let _ = writeln!(
                     body,
-                    "{}: {} commit(s) touching {} file(s); {} decision(s); {} question(s), {open} open; \
+                    "{}; {} decision(s); {} question(s), {open} open; \
                      {} checkpoint(s); {} task(s), {finished} finished.",
-                    record.outcome,
-                    git.commits.len(),
-                    git.changed_files.len(),
+                    outcome_head(record.outcome, git),
                     window.decisions.len(),
                     window.questions.len(),
                     window.checkpoints.len(),
@@ -543,6 +556,134 @@ pub fn compose_record(
         }
     }
     (record, body)
+}
+
+/// A closed record composed again with `git` as its commits (SPEC §3.2, `session
+/// recompose`): the front matter's `commits`, `changed_files` and (for an episode without
+/// tasks, whose outcome its commits decide) `outcome`; the body's Commits and Files
+/// sections and the start of its Outcome line. Every other section stays as it is: the
+/// summary, decisions, questions, checkpoints and tasks are the episode's words, which the
+/// ledger may no longer hold. Whether the work tree was dirty at close is read from the
+/// record's Files section. A section the body does not have is not added.
+pub fn recompose_record(
+    record: &SessionRecord,
+    body: &str,
+    git: &GitSinceOpen,
+    max_items: usize,
+) -> (SessionRecord, String) {
+    let spans = record_sections(body);
+    let content = |section: Section| {
+        spans
+            .iter()
+            .find(|(s, _, _)| *s == section)
+            .map(|(_, start, end)| &body[*start..*end])
+    };
+    let git = GitSinceOpen {
+        dirty: content(Section::Files).is_some_and(|c| c.lines().any(|l| l == DIRTY_AT_CLOSE)),
+        ..git.clone()
+    };
+    let outcome = if record.tasks.is_empty() {
+        if git.commits.is_empty() {
+            Outcome::NoCommits
+        } else {
+            Outcome::Committed
+        }
+    } else {
+        record.outcome
+    };
+    let episode = EpisodeState {
+        id: record.id.clone(),
+        provider: record.provider.clone(),
+        branch: record.branch.clone(),
+        head_at_open: record.head_at_open.clone(),
+        opened: record.opened.clone(),
+        ledger_offset: 0,
+    };
+    let bound = Bound {
+        max: max_items,
+        episode: &episode,
+        git: &git,
+    };
+    let mut out = body.to_owned();
+    // From the last section back, so the earlier positions still hold.
+    for (section, start, end) in spans.iter().rev() {
+        let mut text = String::new();
+        match section {
+            Section::Commits => write_record_commits(&mut text, &git, bound),
+            Section::Files => write_record_files(&mut text, &git, bound),
+            Section::Outcome => {
+                let old = &body[*start..*end];
+                let head = format!("{}: ", record.outcome);
+                match old
+                    .strip_prefix(&head)
+                    .and_then(|rest| rest.split_once(" file(s)"))
+                {
+                    Some((_, rest)) => {
+                        text = format!("{}{rest}", outcome_head(outcome, &git));
+                    }
+                    None => continue,
+                }
+            }
+            _ => continue,
+        }
+        out.replace_range(*start..*end, &text);
+    }
+    let record = SessionRecord {
+        commits: git.commits.iter().map(|c| c.id.clone()).collect(),
+        changed_files: git.changed_files.clone(),
+        outcome,
+        ..record.clone()
+    };
+    (record, out)
+}
+
+/// The sections of a record body as [`compose_record`] writes it: each section, where its
+/// content starts and ends (the blank line before the next heading left out). A heading
+/// is a line `## <Title>` after a blank line; the summary is the one section of raw text
+/// (it may hold such a line), so a heading inside it is told apart: a section before the
+/// summary is the first of its headings, one after it the last.
+fn record_sections(body: &str) -> Vec<(Section, usize, usize)> {
+    let mut candidates: Vec<(usize, Section)> = Vec::new();
+    for section in Section::ALL {
+        let needle = format!("\n\n## {}\n", section.title());
+        candidates.extend(body.match_indices(&needle).map(|(at, _)| (at + 2, section)));
+    }
+    candidates.sort_by_key(|(at, _)| *at);
+    let summary = candidates
+        .iter()
+        .find(|(_, s)| *s == Section::Summary)
+        .map(|(at, _)| *at);
+    let mut headings: Vec<(usize, Section)> = Section::ALL
+        .into_iter()
+        .filter_map(|section| {
+            let mut at = candidates
+                .iter()
+                .filter(|(_, s)| *s == section)
+                .map(|(at, _)| *at);
+            let chosen = match summary {
+                _ if section == Section::Summary => summary,
+                Some(summary) => {
+                    let all: Vec<usize> = at.collect();
+                    all.iter()
+                        .copied()
+                        .find(|a| *a < summary)
+                        .or_else(|| all.last().copied())
+                }
+                None => at.next(),
+            };
+            chosen.map(|a| (a, section))
+        })
+        .collect();
+    headings.sort_by_key(|(at, _)| *at);
+    headings
+        .iter()
+        .enumerate()
+        .map(|(n, (at, section))| {
+            let start = at + format!("## {}\n", section.title()).len();
+            let end = headings.get(n + 1).map_or(body.len(), |(next, _)| next - 1);
+            (*section, start, end.max(start))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -672,6 +813,70 @@ mod tests {
             context.contains("- … 240 more: majordomus history --session"),
             "{context}"
         );
+    }
+
+    #[test]
+    fn recomposing_with_the_own_commits_gives_what_the_close_would_have_written() {
+        let ep = episode();
+        let commit = |n: u8, path: &str| CommitSummary {
+            id: format!("{n:040x}"),
+            subject: format!("commit {n}"),
+            time: "2026-11-30T10:30:00Z".into(),
+            paths: vec![path.into()],
+        };
+        let with = |commits: Vec<CommitSummary>, elsewhere: usize| {
+            let mut git =
+                GitSinceOpen::new(Some("f".repeat(40)), Some("feature".into()), commits, true);
+            git.elsewhere = elsewhere;
+            git
+        };
+        let window = EpisodeWindow {
+            episode: ep.id.clone(),
+            decisions: vec![Decision {
+                seq: 2,
+                ts: "2026-11-30T10:01:00Z".into(),
+                text: "use gix".into(),
+                task: None,
+            }],
+            ..EpisodeWindow::default()
+        };
+        // A summary that carries what would be headings of the document, in both orders.
+        let summary = "Merged the trunk.\n\n## Commits\n- forged\n\n## Outcome\nforged";
+        for sections in [
+            Section::ALL.to_vec(),
+            vec![
+                Section::Commits,
+                Section::Outcome,
+                Section::Files,
+                Section::Summary,
+            ],
+        ] {
+            let compose = |git: &GitSinceOpen| {
+                compose_record(
+                    EpisodeSources {
+                        episode: &ep,
+                        git,
+                        window: &window,
+                    },
+                    "2026-11-30T11:00:00Z",
+                    Some(summary),
+                    &sections,
+                    200,
+                )
+            };
+            let claimed = with(vec![commit(1, "trunk.rs"), commit(2, "mine.rs")], 0);
+            let own = with(vec![commit(2, "mine.rs")], 1);
+            let (old_record, old_body) = compose(&claimed);
+            let (record, body) = recompose_record(&old_record, &old_body, &own, 200);
+            assert_eq!((record, body), compose(&own), "{sections:?}");
+            // The dirty work tree is read from the old record, not from `git`.
+            let (_, body) = recompose_record(&old_record, &old_body, &with(vec![], 2), 200);
+            assert!(body.contains(DIRTY_AT_CLOSE), "{body}");
+            assert!(
+                body.contains("no-commits: 0 commit(s) touching 0 file(s); 1 decision(s)"),
+                "{body}"
+            );
+        }
     }
 
     #[test]

@@ -183,41 +183,18 @@ impl EpisodeWindow {
         }
     }
 
-    /// The commits the hooks saw this episode make: every `commit.recorded` sha, and the
-    /// successor of each of them an amend or a rebase wrote (transitively). `None` when
-    /// the window holds neither kind of line (the hooks are not installed): there is no
-    /// evidence either way.
-    pub fn committed(&self) -> Option<std::collections::HashSet<String>> {
-        if self.commits_recorded.is_empty() && self.commits_rewritten.is_empty() {
-            return None;
-        }
-        let mut own: std::collections::HashSet<String> = self
-            .commits_recorded
+    /// The `commit.recorded` shas (the post-commit hook), in ledger order.
+    pub fn recorded_shas(&self) -> Vec<String> {
+        self.commits_recorded
             .iter()
             .map(|c| c.sha.clone())
-            .collect();
-        // Pairs come in ledger order, but a rebase of an amended commit may be listed
-        // before the amend is: repeat until nothing new is reached.
-        loop {
-            let before = own.len();
-            for pair in &self.commits_rewritten {
-                if own.contains(&pair.old) {
-                    own.insert(pair.new.clone());
-                }
-            }
-            if own.len() == before {
-                return Some(own);
-            }
-        }
+            .collect()
     }
 
-    /// Every commit an amend or a rebase wrote in this episode (the `new` of each
-    /// `commit.rewritten` pair), whoever made the commit it replaced.
-    pub fn rewrite_successors(&self) -> std::collections::HashSet<String> {
-        self.commits_rewritten
-            .iter()
-            .map(|pair| pair.new.clone())
-            .collect()
+    /// What the hooks saw this episode commit, followed through its rewrites to what each
+    /// commit became ([`super::episode::recorded_successors`]).
+    pub fn recorded_successors(&self) -> Vec<String> {
+        super::episode::recorded_successors(&self.recorded_shas(), &self.commits_rewritten)
     }
 
     /// Open questions asked in this episode.
@@ -249,10 +226,10 @@ mod tests {
     }
 
     #[test]
-    fn committed_follows_amends_and_rebases_and_is_none_without_hook_lines() {
+    fn recorded_commits_follow_amends_and_rebases_to_what_they_became() {
         let none =
             EpisodeWindow::from_lines("a", &[line(1, Event::SessionOpened, "a", None, json!({}))]);
-        assert_eq!(none.committed(), None);
+        assert!(none.recorded_successors().is_empty());
         let lines = vec![
             line(1, Event::SessionOpened, "a", None, json!({})),
             line(
@@ -286,9 +263,9 @@ mod tests {
             ),
         ];
         let window = EpisodeWindow::from_lines("a", &lines);
-        let mut own: Vec<String> = window.committed().expect("evidence").into_iter().collect();
-        own.sort();
-        assert_eq!(own, ["c1", "c2", "c3"]);
+        assert_eq!(window.recorded_shas(), ["c1"]);
+        assert_eq!(window.commits_rewritten.len(), 3);
+        assert_eq!(window.recorded_successors(), ["c3"]);
     }
 
     #[test]

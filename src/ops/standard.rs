@@ -18,6 +18,7 @@ impl Registry {
             .register(op("session.snapshot", "session context", "The path of the open episode's frozen opening snapshot.", session::snapshot))
             .register(op("session.list", "session list", "Every episode the ledger knows, newest first, with its session record where it is now.", session::list))
             .register(op("session.close", "session close", "Close the open episode: compose its record, derive knowledge, append session.closed.", session::close).writes())
+            .register(op("session.recompose", "session recompose", "Compose a closed episode's record again with its own commits.", session::recompose).human_act().idempotent().destructive())
             .register(op("decision.record", "decision", "Record a decision in the ledger, stamped with the open episode.", authored::record_decision).writes().http("/api/v1/decisions"))
             .register(op("question.ask", "question", "Ask an open question; returns its id.", authored::ask_question).writes().http("/api/v1/questions"))
             .register(op("question.resolve", "question resolve", "Resolve an open question with its answer.", authored::resolve_question).writes().http("/api/v1/questions/{id}/resolve"))

@@ -613,9 +613,12 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
             }
         }
         let since = open.as_ref().and_then(|e| e.head_at_open.clone());
-        let own =
-            ctx.repo
-                .own_commits(&references, on_trunk, since.as_deref(), OWN_COMMITS_WEIGHED)?;
+        let own = ctx.repo.branch_commits(
+            &references,
+            on_trunk,
+            since.as_deref(),
+            OWN_COMMITS_WEIGHED,
+        )?;
         if let Some(own) = own {
             let mut files = 0;
             // Commits of the memory's own files alone (`.ai/`) are not the work's: they

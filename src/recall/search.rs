@@ -405,10 +405,14 @@ fn search_pool(
         let mut phase = crate::timing::Phase::start("recall.paths");
         let (kinds, statuses) = list_filters(query);
         let mut rows_read = 0;
+        // Per path asked about: the rows its fresh and not-yet-judged lists held, when
+        // both were read to their end (None once one was not).
+        let mut read_whole: HashMap<&str, Option<usize>> = HashMap::new();
+        let mut unread: Vec<usize> = Vec::new();
         for (l, list) in lists.iter().enumerate() {
             let path_pool = depth.lists[l];
             if path_pool == 0 {
-                floors.push((l, Floor::unread()));
+                unread.push(l);
                 continue;
             }
             let (rows, all) = r
@@ -416,12 +420,30 @@ fn search_pool(
                 .map_err(fail)?;
             rows_read += rows.len();
             wanted.extend(rows.iter().map(|row| row.doc));
+            if let ReachGroup::Path(p, Cut::Blob(_) | Cut::Unknown) = &list.group {
+                let seen = read_whole.entry(p.as_str()).or_insert(Some(0));
+                *seen = seen.filter(|_| all).map(|n| n + rows.len());
+            }
             if !all && let Some(last) = rows.last() {
                 if let ReachGroup::Path(p, _) = &list.group {
                     let n = r.reach_count(p, &kinds, &statuses).map_err(fail)?;
                     beyond_paths = beyond_paths.max(n.saturating_sub(rows.len()));
                 }
                 floors.push((l, Floor { row: last.clone() }));
+            }
+        }
+        // A list not read yet (a path's stale ones) holds nothing when the path's other
+        // lists, read whole, held every record that reaches the path.
+        for l in unread {
+            let empty = match &lists[l].group {
+                ReachGroup::Path(p, Cut::Other(_)) => match read_whole.get(p.as_str()) {
+                    Some(Some(seen)) => r.reach_count(p, &kinds, &statuses).map_err(fail)? == *seen,
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !empty {
+                floors.push((l, Floor::unread()));
             }
         }
         phase.count("lists", lists.len());

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use crate::authored::Recorded;
 use crate::model::Event;
 use crate::ops::Report;
-use crate::session::{Closed, EpisodeContext, EpisodeList, Snapshot, Started};
+use crate::session::{
+    BoundarySource, Closed, EpisodeContext, EpisodeList, Recomposed, Snapshot, Started,
+};
 use crate::store::outbox::Drained;
 
 fn short(id: Option<&str>) -> &str {
@@ -195,6 +197,42 @@ impl Report for Closed {
                 .as_ref()
                 .and_then(crate::journal::BoundaryPublish::warning),
         ])
+    }
+}
+
+impl Report for Recomposed {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "recomposed {} ({}): {} commit(s) touching {} file(s)\n",
+            self.path,
+            match self.write {
+                crate::store::WriteOutcome::Written => "written",
+                crate::store::WriteOutcome::Unchanged => "unchanged",
+                crate::store::WriteOutcome::Exists => "exists",
+            },
+            self.commits.len(),
+            self.changed_files.len()
+        );
+        for (label, ids) in [
+            ("no longer listed", &self.removed),
+            ("now listed", &self.added),
+        ] {
+            if !ids.is_empty() {
+                let ids: Vec<&str> = ids.iter().map(|i| &i[..i.len().min(12)]).collect();
+                let _ = writeln!(out, "{label}: {}", ids.join(", "));
+            }
+        }
+        out.push_str(match self.boundaries {
+            BoundarySource::Reflog => {
+                "the trunk and the upstream as their reflogs say they stood when the episode closed\n"
+            }
+            BoundarySource::Now => "the trunk and the upstream as they are now\n",
+        });
+        out
+    }
+
+    fn note(&self) -> Option<String> {
+        super::redacted_note(&self.redacted)
     }
 }
 

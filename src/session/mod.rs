@@ -1,10 +1,13 @@
-//! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2), and
-//! the ledger's retention at close.
+//! Episodes (SPEC §3): start, derived working context (§3.1), composed close (§3.2), a
+//! closed record composed again with the episode's own commits (`recompose`), and the
+//! ledger's retention at close.
 
 mod list;
+mod recompose;
 mod retention;
 
 pub use list::{EpisodeEntry, EpisodeList, ListRequest, list};
+pub use recompose::{BoundarySource, RecomposeRequest, Recomposed, recompose};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -380,8 +383,10 @@ fn git_since_open(
     redacted: &mut Redactions,
 ) -> Result<GitSinceOpen, Error> {
     let head = ctx.repo.head()?;
-    let (mut commits, elsewhere) =
-        crate::knowledge::derive::open_episode_commits(ctx, episode, window)?;
+    let crate::model::episode::OwnCommits {
+        mut commits,
+        elsewhere,
+    } = crate::knowledge::derive::open_episode_commits(ctx, episode, window)?;
     for commit in &mut commits {
         commit.subject = redacted.clean(&commit.subject);
     }

@@ -432,15 +432,29 @@ fn own_commits(
         ..Default::default()
     })?;
     let window = crate::model::EpisodeWindow::from_lines(episode, &lines);
-    let walked = ctx.repo.walk_since(task.head_at_start.as_deref())?;
-    let (commits, _) = crate::model::episode::attribute_commits(
-        walked,
-        ctx.repo.head()?.id.as_deref(),
-        crate::model::time::parse(&task.started),
-        window.committed().as_ref(),
-        &window.rewrite_successors(),
-    );
-    Ok(commits)
+    let head = ctx.repo.head()?;
+    let recorded = window.recorded_shas();
+    let started =
+        crate::model::time::parse(&task.started).map(time::OffsetDateTime::unix_timestamp);
+    let own = ctx.repo.own_commits(&crate::model::episode::EpisodeSpan {
+        head: head.id.as_deref(),
+        branch: head.branch.as_deref(),
+        head_at_open: task.head_at_start.as_deref(),
+        opened: started,
+        boundaries: crate::model::episode::BoundariesAt::Now,
+        recorded: &recorded,
+        rewrites: &window.commits_rewritten,
+    })?;
+    // What the episode committed before the task started is not the task's.
+    Ok(own
+        .commits
+        .into_iter()
+        .filter(|c| {
+            started.is_none_or(|since| {
+                crate::model::time::parse(&c.time).is_none_or(|t| t.unix_timestamp() >= since)
+            })
+        })
+        .collect())
 }
 
 /// A finish killed after writing the task's record and before its `task.finished` line

@@ -555,10 +555,17 @@ fn script(d: &mut Driver) {
     d.run("hooks.uninstall", json!({}), &["hooks", "uninstall"], "");
     d.run("session.list", json!({}), &["session", "list"], "");
     d.run("handover.derive", json!({}), &["handover", "--derive"], "");
+    let episode = d.repo.episode_id();
     d.run(
         "session.close",
         json!({"summary": "Validated every result"}),
         &["session", "close"],
+        "",
+    );
+    d.run(
+        "session.recompose",
+        json!({"episode": episode}),
+        &["session", "recompose", &episode],
         "",
     );
     d.run(

@@ -392,3 +392,160 @@ fn watch_does_not_stop_on_an_advisory_whose_fix_is_that_nothing_needs_doing() {
         (json!(0), json!(1))
     );
 }
+
+// --- majordomus.session-commits -------------------------------------------------------------
+
+/// Runs `git ARGS` at the root through majordomus's installed hooks; panics unless it
+/// succeeds.
+fn git_hooked(repo: &TestRepo, args: &[&str]) {
+    let out = repo
+        .git_command_in(repo.root(), args)
+        .env("MAJORDOMUS_BIN", crate::common::bin())
+        .env("GIT_EDITOR", "true")
+        .output()
+        .expect("spawn git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Someone else's commit of `path` on the origin's `main`, made in a clone of their own and
+/// fetched here; its id.
+fn trunk_commit_by_someone_else(repo: &TestRepo, path: &str) -> String {
+    let theirs = repo.base().join("theirs");
+    if !theirs.exists() {
+        repo.git_in(repo.base(), &["clone", "-q", "origin.git", "theirs"]);
+    }
+    repo.git_in(&theirs, &["pull", "-q", "--ff-only", "origin", "main"]);
+    std::fs::write(theirs.join(path), "theirs\n").expect("write their file");
+    repo.git_in(&theirs, &["add", "--", path]);
+    repo.git_in(&theirs, &["commit", "-q", "-m", &format!("Their {path}")]);
+    repo.git_in(&theirs, &["push", "-q", "origin", "main"]);
+    let id = repo.git_in(&theirs, &["rev-parse", "HEAD"]);
+    repo.git(&["fetch", "-q", "origin"]);
+    id
+}
+
+/// `text` with the YAML list under `key:` replaced by `items`.
+fn with_list(text: &str, key: &str, items: &[&str]) -> String {
+    let start = text.find(&format!("\n{key}:\n")).expect("the key") + 1;
+    let end = text[start..]
+        .find("\n")
+        .map(|n| start + n + 1)
+        .expect("the key's line");
+    let rest = text[end..]
+        .lines()
+        .skip_while(|l| l.starts_with("- "))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>();
+    let list: String = items.iter().map(|i| format!("- {i}\n")).collect();
+    format!("{}{list}{rest}", &text[..end])
+}
+
+#[test]
+fn a_record_listing_trunk_commits_is_named_and_its_fix_composes_it_again() {
+    let mut repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.run(&["hooks", "install"]).success();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    // The trunk before the episode: one commit a minute earlier, one in its very second.
+    repo.now("2026-11-30T09:59:00Z");
+    let before = trunk_commit_by_someone_else(&repo, "before.txt");
+    repo.now("2026-11-30T10:00:00Z");
+    let same_second = trunk_commit_by_someone_else(&repo, "same.txt");
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:01:00Z");
+    repo.write("mine.txt", "m\n");
+    git_hooked(&repo, &["add", "mine.txt"]);
+    git_hooked(&repo, &["commit", "-q", "-m", "My work"]);
+    // The trunk during the episode, then the rebase onto it.
+    repo.now("2026-11-30T10:02:00Z");
+    let during = trunk_commit_by_someone_else(&repo, "during.txt");
+    repo.now("2026-11-30T10:03:00Z");
+    git_hooked(&repo, &["rebase", "-q", "origin/main"]);
+    let mine = repo.head();
+    repo.now("2026-11-30T10:04:00Z");
+    repo.run_with_stdin(&["session", "close"], "Rebased onto the trunk.")
+        .success();
+    let path = format!(".ai/repo/sessions/{episode}.md");
+    let written = repo.read(&path);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        rule(&report, "majordomus.session-commits")["status"],
+        "pass"
+    );
+
+    // What a version before the rule wrote: the trunk's commits and files too.
+    let old = with_list(
+        &with_list(
+            &written,
+            "commits",
+            &[&before, &same_second, &during, &mine],
+        ),
+        "changed_files",
+        &["before.txt", "during.txt", "mine.txt", "same.txt"],
+    );
+    repo.write(&path, &old);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(report["blocking"], 0, "advisory: {report}");
+    let result = rule(&report, "majordomus.session-commits");
+    assert_eq!(result["status"], "fail", "{result}");
+    let findings = result["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{result}");
+    assert_eq!(findings[0]["file"], path.as_str());
+    assert_eq!(findings[0]["severity"], "advisory");
+    assert_eq!(
+        findings[0]["message"],
+        format!(
+            "session record of episode {episode} lists 3 commit(s) that are not the episode's own: {} (committed before the episode opened); {} (on the trunk when the episode opened); {} (not its own by its hook lines in this ledger and git)",
+            &before[..12],
+            &same_second[..12],
+            &during[..12]
+        )
+    );
+    let fix = findings[0]["fix"].as_str().expect("fix");
+    assert_eq!(fix, format!("majordomus session recompose {episode}"));
+    let printed = repo.run_printed(fix);
+    assert!(printed.contains("no longer listed: "), "{printed}");
+    // What the close wrote, byte for byte.
+    assert_eq!(repo.read(&path), written);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        rule(&report, "majordomus.session-commits")["status"],
+        "pass"
+    );
+}
+
+#[test]
+fn a_record_of_an_episode_this_ledger_does_not_know_says_what_to_do_by_hand() {
+    let mut repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.now("2026-11-30T09:59:00Z");
+    let trunk = trunk_commit_by_someone_else(&repo, "trunk.txt");
+    repo.now("2026-11-30T10:05:00Z");
+    let id = "20261130T100000Z-0a0b0c";
+    let head = repo.head();
+    repo.write(
+        &format!(".ai/repo/sessions/{id}.md"),
+        &format!(
+            "---\nid: {id}\nschema: session/v1\nprovider: cli\nbranch: feature\nhead_at_open: {head}\nhead: {head}\nopened: 2026-11-30T10:00:00Z\nclosed: 2026-11-30T10:04:00Z\ncommits:\n- {trunk}\nchanged_files:\n- trunk.txt\ntasks: []\noutcome: committed\n---\n# Session {id}\n"
+        ),
+    );
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let result = rule(&report, "majordomus.session-commits");
+    let findings = result["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{result}");
+    let fix = findings[0]["fix"].as_str().expect("fix");
+    assert!(
+        fix.starts_with(&format!(
+            "by hand: this clone's ledger does not know episode {id}; remove {trunk} from `commits:`"
+        )),
+        "{fix}"
+    );
+    // The command it names is refused here, as the fix says.
+    repo.run(&["--format", "json", "session", "recompose", id])
+        .json_error(3, "session.known-episode");
+}

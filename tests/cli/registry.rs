@@ -50,7 +50,12 @@ fn every_operation_has_object_schemas_and_a_unique_name() {
         .collect();
     assert_eq!(
         human_acts,
-        BTreeSet::from(["hooks.acknowledge", "knowledge.promote", "knowledge.reject"])
+        BTreeSet::from([
+            "hooks.acknowledge",
+            "knowledge.promote",
+            "knowledge.reject",
+            "session.recompose"
+        ])
     );
     for op in operations.iter().filter(|o| o["human_act"] == true) {
         assert_eq!(op["writes"], true, "a human act writes");
@@ -388,6 +393,11 @@ const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
     ("session.snapshot", &["session", "context", "--path"], ""),
     ("session.list", &["session", "list"], ""),
     ("session.close", &["session", "close"], ""),
+    (
+        "session.recompose",
+        &["session", "recompose", "20261130T100000Z-abcdef"],
+        "",
+    ),
     ("decision.record", &["decision", "text"], ""),
     ("question.ask", &["question", "text?"], ""),
     (

@@ -1275,3 +1275,380 @@ fn the_working_tree_is_listed_as_git_status_porcelain_lists_it() {
         serde_json::json!([{"code": "??", "path": ".ai/repo/sessions/notes.md"}])
     );
 }
+
+// --- which commits a record lists (SPEC §3.2, docs/SESSIONS.md) ---------------------------
+
+/// Runs `git ARGS` in the work tree through majordomus's hooks when they are installed
+/// (`MAJORDOMUS_BIN` names this build); panics unless git succeeds; stdout, trimmed.
+fn git_hooked(repo: &TestRepo, args: &[&str]) -> String {
+    let out = repo
+        .git_command_in(repo.root(), args)
+        .env("MAJORDOMUS_BIN", crate::common::bin())
+        .env("GIT_EDITOR", "true")
+        .output()
+        .expect("spawn git");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Writes `path` and commits it through the hooks (when installed); the new commit's id.
+fn commit_hooked(repo: &TestRepo, path: &str, contents: &str, message: &str) -> String {
+    repo.write(path, contents);
+    git_hooked(repo, &["add", "--", path]);
+    git_hooked(repo, &["commit", "-q", "-m", message]);
+    repo.head()
+}
+
+/// A repository whose trunk is `main` (an origin), with majordomus's git hooks installed
+/// or not, working on branch `feature`.
+fn on_a_feature_branch(hooks: bool) -> TestRepo {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    if hooks {
+        repo.run(&["hooks", "install"]).success();
+    }
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo
+}
+
+/// Someone else's commit of `path` on `branch` of the origin (made in a clone of their own,
+/// where no hook of this clone runs), fetched here; its id.
+fn pushed_by_someone_else(repo: &TestRepo, branch: &str, path: &str, contents: &str) -> String {
+    let theirs = repo.base().join("theirs");
+    if !theirs.exists() {
+        repo.git_in(repo.base(), &["clone", "-q", "origin.git", "theirs"]);
+    }
+    repo.git_in(&theirs, &["fetch", "-q", "origin"]);
+    repo.git_in(
+        &theirs,
+        &["checkout", "-q", "-B", branch, &format!("origin/{branch}")],
+    );
+    std::fs::write(theirs.join(path), contents).expect("write their file");
+    repo.git_in(&theirs, &["add", "--", path]);
+    repo.git_in(&theirs, &["commit", "-q", "-m", &format!("Their {path}")]);
+    repo.git_in(&theirs, &["push", "-q", "origin", branch]);
+    let id = repo.git_in(&theirs, &["rev-parse", "HEAD"]);
+    repo.git(&["fetch", "-q", "origin"]);
+    id
+}
+
+/// The record's `commits` and `changed_files`, as its front matter lists them.
+#[track_caller]
+fn listed(repo: &TestRepo, record: &str) -> (Vec<String>, Vec<String>) {
+    let (_, front, _) = split_record(&repo.read(record));
+    let strings = |key: &str| -> Vec<String> {
+        front[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{key} in {front}"))
+            .iter()
+            .map(|v| v.as_str().expect("a string").to_owned())
+            .collect()
+    };
+    (strings("commits"), strings("changed_files"))
+}
+
+fn record_of(episode: &str) -> String {
+    format!(".ai/repo/sessions/{episode}.md")
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// The episode commits `mine.txt`; the trunk gets someone else's commit meanwhile; the
+/// episode rebases onto it. The record lists the rebased commit and nothing of the trunk's.
+fn rebased_onto_a_moved_trunk(hooks: bool) {
+    let mut repo = on_a_feature_branch(hooks);
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:01:00Z");
+    let mine = commit_hooked(&repo, "mine.txt", "m\n", "My work");
+    repo.now("2026-11-30T10:02:00Z");
+    let theirs = pushed_by_someone_else(&repo, "main", "trunk.txt", "t\n");
+    repo.now("2026-11-30T10:03:00Z");
+    git_hooked(&repo, &["rebase", "-q", "origin/main"]);
+    let rebased = repo.head();
+    assert_ne!(rebased, mine, "the rebase rewrote the commit");
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]), theirs);
+    if hooks {
+        assert_eq!(repo.ledger_events("commit.recorded").len(), 1);
+        assert_eq!(repo.ledger_events("commit.rewritten").len(), 1);
+    }
+    let closed = repo
+        .run(&["--format", "json", "session", "close"])
+        .success()
+        .json();
+    assert_eq!(
+        listed(&repo, &record_of(&episode)),
+        (strings(&[&rebased]), strings(&["mine.txt"])),
+        "hooks: {hooks}"
+    );
+    let text = closed["text"].as_str().expect("text");
+    assert!(!text.contains("Their trunk.txt"), "{text}");
+    assert_has_line(
+        text,
+        "- not listed: 1 commit(s) since the HEAD at open that this episode did not make (a rebase moved it onto them, or a merge brought them in)",
+    );
+}
+
+#[test]
+fn a_rebase_onto_a_moved_trunk_lists_only_the_rebased_commit_with_hooks() {
+    rebased_onto_a_moved_trunk(true);
+}
+
+#[test]
+fn a_rebase_onto_a_moved_trunk_lists_only_the_rebased_commit_without_hooks() {
+    rebased_onto_a_moved_trunk(false);
+}
+
+/// The branch changed `shared.txt` before the episode; during it the episode commits
+/// `mine.txt` and the trunk gets someone else's `shared.txt` and `trunk.txt`; the episode
+/// merges the trunk in and resolves the conflict. The record lists its commit and its
+/// merge; the files are its own and the merge's resolution, never the trunk's.
+fn trunk_merged_in(hooks: bool) {
+    let mut repo = on_a_feature_branch(hooks);
+    repo.commit("shared.txt", "ours\n", "Our shared file");
+    repo.now("2026-11-30T10:01:00Z");
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:02:00Z");
+    let mine = commit_hooked(&repo, "mine.txt", "m\n", "My work");
+    repo.now("2026-11-30T10:03:00Z");
+    pushed_by_someone_else(&repo, "main", "trunk.txt", "t\n");
+    pushed_by_someone_else(&repo, "main", "shared.txt", "theirs\n");
+    repo.now("2026-11-30T10:04:00Z");
+    let merge = repo
+        .git_command_in(repo.root(), &["merge", "-q", "--no-edit", "origin/main"])
+        .env("MAJORDOMUS_BIN", crate::common::bin())
+        .output()
+        .expect("spawn git merge");
+    assert!(!merge.status.success(), "the merge stops on the conflict");
+    repo.write("shared.txt", "ours and theirs\n");
+    git_hooked(&repo, &["add", "shared.txt"]);
+    git_hooked(&repo, &["commit", "-q", "--no-edit"]);
+    let merged = repo.head();
+    assert_eq!(repo.git(&["rev-parse", "HEAD^1"]), mine);
+    repo.run(&["session", "close"]).success();
+    assert_eq!(
+        listed(&repo, &record_of(&episode)),
+        (
+            strings(&[&mine, &merged]),
+            strings(&["mine.txt", "shared.txt"])
+        ),
+        "hooks: {hooks}"
+    );
+}
+
+#[test]
+fn a_trunk_merged_in_adds_only_the_merge_and_its_resolution_with_hooks() {
+    trunk_merged_in(true);
+}
+
+#[test]
+fn a_trunk_merged_in_adds_only_the_merge_and_its_resolution_without_hooks() {
+    trunk_merged_in(false);
+}
+
+#[test]
+fn a_clean_merge_of_the_trunk_names_none_of_its_files() {
+    let mut repo = on_a_feature_branch(false);
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:01:00Z");
+    let mine = commit_hooked(&repo, "mine.txt", "m\n", "My work");
+    pushed_by_someone_else(&repo, "main", "trunk.txt", "t\n");
+    repo.now("2026-11-30T10:02:00Z");
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "origin/main"]);
+    let merged = repo.head();
+    repo.run(&["session", "close"]).success();
+    assert_eq!(
+        listed(&repo, &record_of(&episode)),
+        (strings(&[&mine, &merged]), strings(&["mine.txt"]))
+    );
+}
+
+#[test]
+fn a_cherry_pick_lists_the_new_commit_and_nothing_else_of_its_branch() {
+    for hooks in [true, false] {
+        let mut repo = on_a_feature_branch(hooks);
+        repo.git(&["push", "-q", "origin", "main:topic"]);
+        pushed_by_someone_else(&repo, "topic", "one.txt", "1\n");
+        let two = pushed_by_someone_else(&repo, "topic", "two.txt", "2\n");
+        repo.now("2026-11-30T10:01:00Z");
+        let episode = repo.start_episode();
+        repo.now("2026-11-30T10:02:00Z");
+        git_hooked(&repo, &["cherry-pick", &two]);
+        let picked = repo.head();
+        assert_ne!(picked, two);
+        if hooks {
+            assert_eq!(repo.ledger_events("commit.recorded").len(), 1);
+        }
+        repo.run(&["session", "close"]).success();
+        assert_eq!(
+            listed(&repo, &record_of(&episode)),
+            (strings(&[&picked]), strings(&["two.txt"])),
+            "hooks: {hooks}"
+        );
+    }
+}
+
+#[test]
+fn an_amended_commit_is_listed_once_as_amended() {
+    for hooks in [true, false] {
+        let mut repo = on_a_feature_branch(hooks);
+        let episode = repo.start_episode();
+        repo.now("2026-11-30T10:01:00Z");
+        let first = commit_hooked(&repo, "mine.txt", "m\n", "My work");
+        repo.now("2026-11-30T10:02:00Z");
+        repo.write("more.txt", "more\n");
+        git_hooked(&repo, &["add", "more.txt"]);
+        git_hooked(
+            &repo,
+            &["commit", "-q", "--amend", "-m", "My work, amended"],
+        );
+        let amended = repo.head();
+        assert_ne!(amended, first);
+        if hooks {
+            // post-commit saw both, post-rewrite the pair.
+            assert_eq!(repo.ledger_events("commit.recorded").len(), 2);
+            assert_eq!(repo.ledger_events("commit.rewritten").len(), 1);
+        }
+        repo.run(&["session", "close"]).success();
+        assert_eq!(
+            listed(&repo, &record_of(&episode)),
+            (strings(&[&amended]), strings(&["mine.txt", "more.txt"])),
+            "hooks: {hooks}"
+        );
+    }
+}
+
+#[test]
+fn an_episode_on_the_trunk_lists_both_its_commits_even_once_pushed() {
+    for hooks in [true, false] {
+        let mut repo = TestRepo::initialised();
+        repo.add_origin();
+        if hooks {
+            repo.run(&["hooks", "install"]).success();
+        }
+        let episode = repo.start_episode();
+        repo.now("2026-11-30T10:01:00Z");
+        let a = commit_hooked(&repo, "a.txt", "a\n", "First on the trunk");
+        repo.now("2026-11-30T10:02:00Z");
+        let b = commit_hooked(&repo, "b.txt", "b\n", "Second on the trunk");
+        // Pushed: origin/main (the trunk, and main's upstream) holds both now.
+        repo.git(&["push", "-q", "origin", "main"]);
+        repo.run(&["session", "close"]).success();
+        // On the trunk the record waits in the outbox.
+        assert_eq!(
+            listed(
+                &repo,
+                &format!(".ai/local/state/outbox/sessions/{episode}.md")
+            ),
+            (strings(&[&a, &b]), strings(&["a.txt", "b.txt"])),
+            "hooks: {hooks}"
+        );
+    }
+}
+
+#[test]
+fn a_commit_the_hooks_did_not_see_on_the_branch_is_still_listed_once_pushed() {
+    let mut repo = on_a_feature_branch(false);
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:01:00Z");
+    let before = commit_hooked(&repo, "before.txt", "b\n", "Before the hooks");
+    repo.run(&["hooks", "install"]).success();
+    repo.now("2026-11-30T10:02:00Z");
+    let after = commit_hooked(&repo, "after.txt", "a\n", "After the hooks");
+    let recorded: Vec<String> = repo
+        .ledger_events("commit.recorded")
+        .iter()
+        .map(|l| l["data"]["sha"].as_str().expect("sha").to_owned())
+        .collect();
+    assert_eq!(
+        recorded,
+        std::slice::from_ref(&after),
+        "only the second was recorded"
+    );
+    // Published: the branch's upstream is its own copy on the origin, which holds both.
+    repo.git(&["push", "-q", "-u", "origin", "feature"]);
+    repo.run(&["session", "close"]).success();
+    assert_eq!(
+        listed(&repo, &record_of(&episode)),
+        (
+            strings(&[&before, &after]),
+            strings(&["after.txt", "before.txt"])
+        )
+    );
+}
+
+// --- session recompose --------------------------------------------------------------------
+
+#[test]
+fn recompose_refuses_what_it_cannot_compose_and_each_fix_runs() {
+    let repo = TestRepo::initialised();
+    // Not an episode id.
+    repo.run(&["--format", "json", "session", "recompose", "../x"])
+        .json_error(3, "id.shape");
+    // An id this ledger never saw.
+    let error = repo
+        .run(&[
+            "--format",
+            "json",
+            "session",
+            "recompose",
+            "20261130T100000Z-abcdef",
+        ])
+        .json_error(3, "session.known-episode");
+    repo.run_printed(error["fix"].as_str().expect("fix"));
+    // Still open.
+    let episode = repo.start_episode();
+    repo.run(&["decision", "Recompose waits for the close"])
+        .success();
+    let error = repo
+        .run(&["--format", "json", "session", "recompose", &episode])
+        .json_error(3, "session.closed");
+    assert_eq!(error["fix"], "majordomus session close");
+    repo.run_printed(error["fix"].as_str().expect("fix"));
+    repo.run(&["session", "recompose", &episode]).success();
+    // Closed, and its record committed on another branch: not in this work tree.
+    repo.git(&["checkout", "-q", "-b", "elsewhere"]);
+    let elsewhere = repo.start_episode();
+    repo.run(&["decision", "Recorded on another branch"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the episode"]);
+    repo.git(&["checkout", "-q", "main"]);
+    let error = repo
+        .run(&["--format", "json", "session", "recompose", &elsewhere])
+        .json_error(3, "session.record");
+    let fix = error["fix"].as_str().expect("fix");
+    assert_eq!(fix, "majordomus session list");
+    let listing = repo.run_printed(fix);
+    assert!(
+        listing.contains(&format!("- {elsewhere}"))
+            && listing.contains("record: not in this work tree"),
+        "{listing}"
+    );
+}
+
+#[test]
+fn recompose_of_a_record_that_lists_its_own_commits_is_unchanged() {
+    let mut repo = on_a_feature_branch(true);
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:01:00Z");
+    commit_hooked(&repo, "mine.txt", "m\n", "My work");
+    repo.run_with_stdin(&["session", "close"], "Did the work.")
+        .success();
+    let before = repo.read(&record_of(&episode));
+    let run = repo
+        .run(&["--format", "json", "session", "recompose", &episode])
+        .success()
+        .json();
+    assert_eq!(run["write"], "unchanged", "{run}");
+    assert_eq!(run["removed"], serde_json::json!([]));
+    assert_eq!(run["boundaries"], "reflog");
+    assert_eq!(repo.read(&record_of(&episode)), before);
+}

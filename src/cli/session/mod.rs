@@ -1,8 +1,9 @@
-//! `majordomus session start|context|list|close`.
+//! `majordomus session start|context|list|close|recompose`.
 
 mod close;
 mod context;
 mod list;
+mod recompose;
 mod start;
 
 use clap::Subcommand;
@@ -13,9 +14,10 @@ use crate::{Ctx, Error};
 pub use close::CloseArgs;
 pub use context::ContextArgs;
 pub use list::ListArgs;
+pub use recompose::RecomposeArgs;
 pub use start::StartArgs;
 
-/// Open, read and close working episodes.
+/// Open, read and close working episodes; compose a closed one's record again.
 #[derive(Debug, Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum SessionCommand {
@@ -23,6 +25,7 @@ pub enum SessionCommand {
     Context(ContextArgs),
     List(ListArgs),
     Close(CloseArgs),
+    Recompose(RecomposeArgs),
 }
 
 pub fn run(ctx: &Ctx, command: &SessionCommand) -> Result<Output, Error> {
@@ -31,5 +34,6 @@ pub fn run(ctx: &Ctx, command: &SessionCommand) -> Result<Output, Error> {
         SessionCommand::Context(args) => context::run(ctx, args),
         SessionCommand::List(args) => list::run(ctx, args),
         SessionCommand::Close(args) => close::run(ctx, args),
+        SessionCommand::Recompose(args) => recompose::run(ctx, args),
     }
 }
