@@ -240,6 +240,14 @@ impl Repo {
 }
 
 impl Repo {
+    /// HEAD's tree id (`None` on an unborn branch).
+    pub fn head_tree_hex(&self) -> Result<Option<String>, GitError> {
+        if self.repo.head()?.is_unborn() {
+            return Ok(None);
+        }
+        Ok(Some(self.repo.head_tree_id()?.to_string()))
+    }
+
     /// What the index's state depends on: the index file (modification time, size,
     /// inode) and HEAD's tree. The same key, the same [`IndexState`].
     pub fn index_key(&self) -> Result<String, GitError> {

@@ -16,7 +16,8 @@ use crate::model::recall::{
     dir_damping, order, score,
 };
 use crate::store::recall::{
-    Column, Cut, DocRow, Lexical, ReachGroup, ReachRow, RecallDb, VerifiedAt, ancestors, parent_dir,
+    Column, Cut, DocRow, Judged, Lexical, ReachGroup, ReachRow, RecallDb, VerifiedAt, ancestors,
+    parent_dir,
 };
 
 use super::RecallKind;
@@ -257,6 +258,17 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         ctx.repo
             .blob_ids_looked_up(None, query.paths.iter().map(|q| q.path.as_str()))?
     };
+    // What reads judged at this HEAD: a word's match known stale scores at most a stale
+    // record's share, read or not.
+    let tree = ctx.repo.head_tree_hex()?.unwrap_or_default();
+    let mut judged = db.reader().judged(&tree).map_err(index_failed)?;
+    let before = judged.clone();
+    // Every document's stored status, for what a word's match could score at most.
+    let ranks = if lexical.is_empty() {
+        Vec::new()
+    } else {
+        db.reader().ranks().map_err(index_failed)?
+    };
     git.end();
     let lists = path_lists(&query.paths, &dirs, &blobs);
     let mut depth = Depth {
@@ -267,8 +279,26 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
             .collect(),
     };
     loop {
-        match search_pool(ctx, db, query, &lexical, &lists, &dirs, &depth)? {
+        let caps = Caps {
+            ranks: &ranks,
+            superseded: query.all || query.statuses.contains(&HitStatus::Superseded),
+        };
+        match search_pool(
+            ctx,
+            db,
+            query,
+            &lexical,
+            &lists,
+            &dirs,
+            &depth,
+            &mut judged,
+            &caps,
+        )? {
             Ok(outcome) => {
+                if judged != before && !tree.is_empty() {
+                    // Not kept, the next read judges them again: nothing else is lost.
+                    let _ = db.write(|w| w.set_judged(&judged));
+                }
                 phase.count("pool", depth.lexical as u64);
                 phase.count("passes", passes);
                 phase.count("total", outcome.total as u64);
@@ -286,6 +316,33 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
                 }
                 passes += 1;
             }
+        }
+    }
+}
+
+/// What a word's match could score at most, against a verified record's: its stored
+/// status's factor (a superseded one nothing, unless asked for), and a stale record's
+/// where a read judged it stale at this HEAD.
+struct Caps<'a> {
+    ranks: &'a [u8],
+    superseded: bool,
+}
+
+impl Caps<'_> {
+    fn of(&self, id: i64, judged: &Judged) -> f64 {
+        let tenths = usize::try_from(id)
+            .ok()
+            .and_then(|i| self.ranks.get(i))
+            .copied()
+            .unwrap_or(0);
+        let stored = match tenths {
+            0 => 1.0,
+            4 if !self.superseded => 0.0,
+            t => f64::from(t) / 10.0,
+        };
+        match judged.of(id) {
+            Some(true) => stored.min(HitStatus::Stale.factor()),
+            _ => stored,
         }
     }
 }
@@ -377,6 +434,8 @@ fn search_pool(
     lists: &[PathList],
     dirs: &HashMap<(String, bool), usize>,
     depth: &Depth,
+    judged: &mut Judged,
+    caps: &Caps<'_>,
 ) -> Result<Result<Outcome, Deeper>, Error> {
     let pool = depth.lexical;
     let r = db.reader();
@@ -396,12 +455,14 @@ fn search_pool(
     let mut link_rows: Vec<(usize, DocRow)> = Vec::new();
 
     if query.relevance_asked() {
-        let pooled = lexical.top(pool);
+        // The matches that could score most: a match's BM25 times its status's factor at
+        // best (a candidate's, or a stale record's where a read judged it stale here).
+        let pooled = lexical.top_capped(pool, |id| caps.of(id, judged));
         if pooled.len() == pool && pool > 0 {
-            floor = pooled.last().map(|(_, bm25)| *bm25);
+            floor = pooled.last().map(|&(_, _, capped)| capped);
             beyond_pool = lexical.len().saturating_sub(pool);
         }
-        wanted.extend(pooled.iter().map(|(id, _)| *id));
+        wanted.extend(pooled.iter().map(|&(id, _, _)| id));
         let mut phase = crate::timing::Phase::start("recall.paths");
         let (kinds, statuses) = list_filters(query);
         let mut rows_read = 0;
@@ -644,7 +705,8 @@ fn search_pool(
                 || !f.signals.paths.is_empty()
                 || !f.signals.links.is_empty())
     });
-    let top = found.iter().map(|f| f.signals.bm25).fold(0.0_f64, f64::max);
+    // Lexical relevance is relative to the best match of the query, read or not.
+    let top = lexical.best();
     for f in &mut found {
         f.signals.bm25_top = top;
         // A path reached through the record's episode counts for less when the episode
@@ -667,14 +729,14 @@ fn search_pool(
     // cannot pass it); all of them when the filter tells stale from verified.
     let filter_splits =
         query.statuses.contains(&HitStatus::Stale) != query.statuses.contains(&HitStatus::Verified);
-    let mut judged: HashSet<i64> = HashSet::new();
+    let mut judged_here: HashSet<i64> = HashSet::new();
     let mut phase = crate::timing::Phase::start("recall.judge");
     // A record whose every cited path's blob at its verification the index of paths keeps
     // (an earlier read judged it) is judged by comparing those with HEAD's, without git's
     // history: stale where one differs. Only a stale one shown is judged again, for the
     // commit that verified it (its why names it).
-    let by_index = judge_by_index(ctx, db, &mut found)?;
-    judged.extend(by_index.iter().copied());
+    let by_index = judge_by_index(ctx, db, &mut found, judged)?;
+    judged_here.extend(by_index.iter().copied());
     phase.count("by_index", by_index.len());
     loop {
         order(&mut found);
@@ -691,7 +753,7 @@ fn search_pool(
                 f.status == HitStatus::Verified
                     && f.kind == RecallKind::Knowledge
                     && f.doc.place.as_deref() == Some("curated")
-                    && !judged.contains(&f.doc.id)
+                    && !judged_here.contains(&f.doc.id)
             })
             .map(|(i, _)| i)
             .collect();
@@ -701,9 +763,10 @@ fn search_pool(
         let judgements = judge(ctx, db, &found, &batch)?;
         for (i, judgement) in batch.into_iter().zip(judgements) {
             let f = &mut found[i];
-            judged.insert(f.doc.id);
+            judged_here.insert(f.doc.id);
             if let Some((commit, subject, moved)) = judgement {
                 f.verified_in = Some((commit, subject));
+                judged.note(f.doc.id, !moved.is_empty());
                 if !moved.is_empty() {
                     f.status = HitStatus::Stale;
                     f.moved = moved;
@@ -712,7 +775,7 @@ fn search_pool(
             }
         }
     }
-    phase.count("judged", judged.len());
+    phase.count("judged", judged_here.len());
     phase.end();
     if !query.statuses.is_empty() {
         found.retain(|f| query.statuses.contains(&f.status));
@@ -1103,19 +1166,34 @@ fn path_signals(
 /// Judges the verified curated records of `found` whose every reference the index of
 /// paths knows the verified blob of (a read judged them before, and neither the record nor
 /// its references' rows changed since): a reference whose path holds another blob at HEAD
-/// moved. Returns the records so judged.
-fn judge_by_index(ctx: &Ctx, db: &RecallDb, found: &mut [Found]) -> Result<HashSet<i64>, Error> {
-    let candidates: Vec<usize> = found
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| {
-            f.status == HitStatus::Verified
-                && f.kind == RecallKind::Knowledge
-                && f.doc.place.as_deref() == Some("curated")
-        })
-        .map(|(i, _)| i)
-        .collect();
+/// moved. A record already judged at this HEAD (`judged`) takes that judgement; the others
+/// judged are noted there. Returns the records so judged.
+fn judge_by_index(
+    ctx: &Ctx,
+    db: &RecallDb,
+    found: &mut [Found],
+    judged: &mut Judged,
+) -> Result<HashSet<i64>, Error> {
     let mut out = HashSet::new();
+    let mut candidates: Vec<usize> = Vec::new();
+    for (i, f) in found.iter_mut().enumerate() {
+        if f.status != HitStatus::Verified
+            || f.kind != RecallKind::Knowledge
+            || f.doc.place.as_deref() != Some("curated")
+        {
+            continue;
+        }
+        match judged.of(f.doc.id) {
+            Some(stale) => {
+                if stale {
+                    f.status = HitStatus::Stale;
+                    f.score = score(&f.signals, f.status);
+                }
+                out.insert(f.doc.id);
+            }
+            None => candidates.push(i),
+        }
+    }
     if candidates.is_empty() {
         return Ok(out);
     }
@@ -1149,6 +1227,7 @@ fn judge_by_index(ctx: &Ctx, db: &RecallDb, found: &mut [Found]) -> Result<HashS
         if !known {
             continue;
         }
+        judged.note(f.doc.id, !moved.is_empty());
         if !moved.is_empty() {
             f.status = HitStatus::Stale;
             f.moved = moved;

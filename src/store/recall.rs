@@ -15,10 +15,12 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+mod judged;
 mod lexical;
 mod reach;
 mod worktree;
 
+pub use judged::Judged;
 pub use lexical::Lexical;
 use lexical::{LENS_CHUNK, Lens, TermCounts, len_entry, lens_place};
 pub use reach::{Cut, ReachGroup, ReachRow, parent_dir};
@@ -48,7 +50,7 @@ impl IndexError {
 const SCHEMA: &str = r#"
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE docs(
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   kind TEXT NOT NULL,
   key TEXT NOT NULL,
   source TEXT NOT NULL,
@@ -106,6 +108,10 @@ CREATE VIRTUAL TABLE fts_instances USING fts5vocab(fts, 'instance');
 -- and the collection's statistics (FTS5's bm25() looked each match's length up with a
 -- statement of its own: 21 ms of a 40 ms recall over 11k matches).
 CREATE TABLE lens(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);
+-- Every document's status factor in tenths (10 verified, 8 candidate, 4 superseded; 0: no
+-- document), LENS_CHUNK to a row, one byte each: what a word's match could score at most,
+-- known without reading its row.
+CREATE TABLE ranks(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE refs(doc INTEGER NOT NULL, path TEXT NOT NULL);
 CREATE INDEX refs_path ON refs(path);
 CREATE INDEX refs_doc ON refs(doc);
@@ -168,6 +174,10 @@ END;
 -- are the same: the work tree's changes are then a stat of each of these files, not a
 -- read of an index that lists every record too.
 CREATE TABLE tracked(path TEXT PRIMARY KEY, secs INTEGER NOT NULL, nsecs INTEGER NOT NULL, size INTEGER NOT NULL, ino INTEGER NOT NULL, id TEXT NOT NULL) WITHOUT ROWID;
+-- Which verified records a read judged at HEAD's tree `tree`, and which of those were
+-- stale, one bit a document id each (ids are never reused): a search weighs its words'
+-- matches by what they could still score without reading them (one row, the latest tree).
+CREATE TABLE judged(tree TEXT PRIMARY KEY, known BLOB NOT NULL, stale BLOB NOT NULL) WITHOUT ROWID;
 CREATE TRIGGER docs_unreached AFTER DELETE ON docs BEGIN
   DELETE FROM reach WHERE doc = old.id;
 END;
@@ -486,9 +496,11 @@ impl RecallDb {
             conn: &tx,
             path: &path,
             lens: RefCell::new(BTreeMap::new()),
+            ranks: RefCell::new(BTreeMap::new()),
         };
         let out = f(&writer)?;
         writer.flush_lens()?;
+        writer.flush_ranks()?;
         drop(writer);
         tx.commit().map_err(|e| IndexError::new(&path, e))?;
         Ok(out)
@@ -533,6 +545,8 @@ pub struct Writer<'a> {
     path: &'a Option<PathBuf>,
     /// The `lens` rows this transaction changed, by chunk: written once, at its end.
     lens: RefCell<BTreeMap<i64, Vec<u8>>>,
+    /// The `ranks` rows this transaction changed, by chunk.
+    ranks: RefCell<BTreeMap<i64, Vec<u8>>>,
 }
 
 impl Writer<'_> {
@@ -639,6 +653,7 @@ impl Writer<'_> {
                 ]))
             .map_err(|e| self.err(e))?;
         let id = self.conn.last_insert_rowid();
+        self.set_rank(id, reach::factor_tenths(&status) as u8)?;
         // A record's status is its lines' (when it has any).
         if doc.kind == "knowledge" && self.has_lines(&doc.key)? {
             self.settle_lines(&doc.key)?;
@@ -718,11 +733,15 @@ impl Writer<'_> {
                 "UPDATE docs SET status = COALESCE((SELECT k.status FROM docs k WHERE k.key = ?1 AND k.kind = 'knowledge' \
                  ORDER BY CASE k.status WHEN 'verified' THEN 0 WHEN 'superseded' THEN 1 ELSE 2 END LIMIT 1), 'candidate'), \
                  folded = EXISTS(SELECT 1 FROM docs k WHERE k.key = ?1 AND k.kind = 'knowledge') \
-                 WHERE derives = ?1 AND kind IN ('decision', 'question')",
+                 WHERE derives = ?1 AND kind IN ('decision', 'question') RETURNING id, status",
             )
-            .and_then(|mut s| s.execute(params![key]))
-            .map(drop)
-            .map_err(|e| self.err(e))
+            .and_then(|mut s| {
+                s.query_map(params![key], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+                    .and_then(Iterator::collect::<Result<Vec<_>, _>>)
+            })
+            .map_err(|e| self.err(e))?
+            .into_iter()
+            .try_for_each(|(id, status)| self.set_rank(id, reach::factor_tenths(&status) as u8))
     }
 
     /// The branch of every document of `episode`: its session record's, else its
@@ -810,6 +829,7 @@ impl Writer<'_> {
 
     fn delete_doc(&self, id: i64) -> Result<(), IndexError> {
         self.set_len(id, 0)?;
+        self.set_rank(id, 0)?;
         for sql in [
             "DELETE FROM fts WHERE rowid = ?1",
             "DELETE FROM refs WHERE doc = ?1",
@@ -841,6 +861,44 @@ impl Writer<'_> {
             }
         };
         data[at..at + 2].copy_from_slice(&entry.to_le_bytes());
+        Ok(())
+    }
+
+    /// Sets document `id`'s status factor in `ranks` (tenths; 0: no document).
+    fn set_rank(&self, id: i64, tenths: u8) -> Result<(), IndexError> {
+        let (chunk, at) = lens_place(id);
+        let at = at / 2;
+        let mut ranks = self.ranks.borrow_mut();
+        let data = match ranks.entry(chunk) {
+            std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                let mut data: Vec<u8> = self
+                    .conn
+                    .prepare_cached("SELECT data FROM ranks WHERE chunk = ?1")
+                    .and_then(|mut s| s.query_row(params![chunk], |r| r.get(0)).optional())
+                    .map_err(|e| self.err(e))?
+                    .unwrap_or_default();
+                data.resize(LENS_CHUNK, 0);
+                v.insert(data)
+            }
+        };
+        data[at] = tenths;
+        Ok(())
+    }
+
+    /// Writes the `ranks` chunks this transaction changed.
+    fn flush_ranks(&self) -> Result<(), IndexError> {
+        let ranks = std::mem::take(&mut *self.ranks.borrow_mut());
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO ranks(chunk, data) VALUES (?1, ?2) ON CONFLICT(chunk) DO UPDATE SET data = excluded.data",
+            )
+            .map_err(|e| self.err(e))?;
+        for (chunk, data) in ranks {
+            stmt.execute(params![chunk, data])
+                .map_err(|e| self.err(e))?;
+        }
         Ok(())
     }
 
@@ -1070,6 +1128,29 @@ impl Reader<'_> {
             postings.push(counts.finish(&lens));
         }
         Ok(Lexical::rank(&lens, &postings))
+    }
+
+    /// Every document's status factor in tenths (0: no document), by id.
+    pub fn ranks(&self) -> Result<Vec<u8>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT chunk, data FROM ranks")
+            .map_err(|e| self.err(e))?;
+        let chunks: Vec<(i64, Vec<u8>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        let last = chunks.iter().map(|(c, _)| *c).max().unwrap_or(-1);
+        let mut out = vec![0u8; usize::try_from(last + 1).unwrap_or(0) * LENS_CHUNK];
+        for (chunk, data) in chunks {
+            let Ok(start) = usize::try_from(chunk) else {
+                continue;
+            };
+            let start = start * LENS_CHUNK;
+            let n = data.len().min(LENS_CHUNK);
+            out[start..start + n].copy_from_slice(&data[..n]);
+        }
+        Ok(out)
     }
 
     /// Every document's length, and the collection's size and average length.

@@ -1308,10 +1308,83 @@ fn records_titled(repo: &TestRepo, dir: &str, status: &str, from: u32, n: u32, t
 
 #[test]
 fn hits_beyond_the_first_pool_of_matches_rank_exactly_as_if_every_match_were_weighed() {
-    // 300 candidates match "widget" slightly better than 30 verified records do (a title
-    // one word shorter), so the first pool of 200 best matches holds candidates only; a
-    // verified record still outranks them all (status weighs 1.0 against 0.8). A search
-    // that ranked only its first pool would show candidates.
+    // 300 verified records match "widget" slightly better than 30 others do (a title one
+    // word shorter), but each cites a file that changed after it was verified: stale, they
+    // score 0.6 of what the 30 fresh ones do. The first read cannot know that before it
+    // judges them, so its first pool of 200 best matches holds stale records only; a search
+    // that ranked only its first pool would show them. Once judged at this HEAD, a read
+    // weighs each match by what it could still score, and one pool settles it.
+    let repo = TestRepo::initialised();
+    repo.commit("src/w.rs", "w\n", "Add w");
+    repo.commit("src/v.rs", "v\n", "Add v");
+    // Each cites one file (the same length of text); the 300 cite the one that changes.
+    let citing = |i: u32, file: &str, title: &str| {
+        let id = format!("20261130T100000Z-0a0b0c-{i:012x}");
+        let record = knowledge_record(&id, "verified", &[&format!("file:{file}")], "", "A claim.")
+            .replace(
+                "title: The ledger is append-only",
+                &format!("title: {title}"),
+            );
+        repo.write(&format!("{CURATED}/{id}.md"), &record);
+    };
+    for i in 0..300u32 {
+        citing(i, "src/w.rs", "Widget alpha beta gamma");
+    }
+    for i in 1000..1030u32 {
+        citing(i, "src/v.rs", "Widget alpha beta gamma delta");
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Verify them"]);
+    repo.commit("src/w.rs", "w changed\n", "Change w");
+    let timed = |args: &[&str]| {
+        let mut all = vec!["recall"];
+        all.extend_from_slice(args);
+        all.extend(["--format", "json"]);
+        let run = repo
+            .run_env(&all, &[("MAJORDOMUS_TIMING", "1")], "")
+            .success();
+        let line = run
+            .stderr()
+            .lines()
+            .find(|l| l.starts_with("timing: recall.search "))
+            .unwrap_or_else(|| panic!("no recall.search phase in {}", run.stderr()))
+            .to_owned();
+        (
+            triples(&run.json()["hits"]),
+            run.json()["total"].clone(),
+            line,
+        )
+    };
+    let (shown, total, line) = timed(&["widget", "--limit", "10"]);
+    assert_eq!(shown.len(), 10);
+    assert!(
+        shown.iter().all(|(kind, id, status)| kind == "knowledge"
+            && status == "verified"
+            && id.as_str() >= "20261130T100000Z-0a0b0c-0000000003e8"),
+        "{shown:?}"
+    );
+    assert_eq!(total, 330);
+    // It took a second, larger pool to be sure (and the hits are those of weighing all).
+    assert!(line.contains(" passes=2"), "{line}");
+    let everything = hits(&repo, &["widget", "--limit", "400"]);
+    assert_eq!(everything.len(), 330);
+    assert_eq!(shown, everything[..10]);
+    assert!(everything[30..].iter().all(|(_, _, s)| s == "stale"));
+    // Judged at this HEAD, the stale ones are weighed as such: one pool, the same hits.
+    let (again, _, line) = timed(&["widget", "--limit", "10"]);
+    assert!(line.contains(" passes=1"), "{line}");
+    assert_eq!(again, shown);
+    // A query whose first pool settles it takes one pass.
+    let (more, _, line) = timed(&["widget", "delta", "--limit", "10"]);
+    assert!(line.contains(" passes=1"), "{line}");
+    assert_eq!(more, everything[..10]);
+}
+
+#[test]
+fn a_candidate_is_weighed_by_what_it_could_score_before_it_is_read() {
+    // 300 candidates match "widget" slightly better than 30 verified records do; a
+    // candidate scores 0.8 of a verified record's relevance, so the verified come first,
+    // and the first pool, which weighs each match by its status, holds them.
     let repo = TestRepo::initialised();
     records_titled(
         &repo,
@@ -1337,7 +1410,6 @@ fn hits_beyond_the_first_pool_of_matches_rank_exactly_as_if_every_match_were_wei
         )
         .success();
     let shown = triples(&run.json()["hits"]);
-    assert_eq!(shown.len(), 10);
     assert!(
         shown
             .iter()
@@ -1345,34 +1417,15 @@ fn hits_beyond_the_first_pool_of_matches_rank_exactly_as_if_every_match_were_wei
         "{shown:?}"
     );
     assert_eq!(run.json()["total"], 330);
-    // It took a second, larger pool to be sure (and the hits are those of weighing all).
-    let timing = run.stderr();
-    let line = timing
-        .lines()
-        .find(|l| l.starts_with("timing: recall.search "))
-        .unwrap_or_else(|| panic!("no recall.search phase in {timing}"));
-    assert!(line.contains(" passes=2"), "{line}");
-    let everything = hits(&repo, &["widget", "--limit", "400"]);
-    assert_eq!(everything.len(), 330);
-    assert_eq!(shown, everything[..10]);
-    // A query whose first pool settles it takes one pass.
-    let run = repo
-        .run_env(
-            &[
-                "recall", "widget", "delta", "--limit", "10", "--format", "json",
-            ],
-            &[("MAJORDOMUS_TIMING", "1")],
-            "",
-        )
-        .success();
-    let timing = run.stderr();
     assert!(
-        timing
+        run.stderr()
             .lines()
             .any(|l| l.starts_with("timing: recall.search ") && l.contains(" passes=1")),
-        "{timing}"
+        "{}",
+        run.stderr()
     );
-    assert_eq!(triples(&run.json()["hits"]), everything[..10]);
+    let everything = hits(&repo, &["widget", "--limit", "400"]);
+    assert_eq!(shown, everything[..10]);
 }
 
 /// A decision whose candidate is indexed is one claim: the search reads the record of a

@@ -200,6 +200,29 @@ impl Lexical {
         best.into_sorted_vec().into_iter().map(|r| r.0).collect()
     }
 
+    /// The best `limit` by what each could score at most — its BM25 times `cap(id)` (its
+    /// status factor at best, relative to a verified record's) — best first, ties by id:
+    /// `(id, BM25, capped)`.
+    pub fn top_capped(&self, limit: usize, cap: impl Fn(i64) -> f64) -> Vec<(i64, f64, f64)> {
+        let capped = Lexical {
+            by_id: self
+                .by_id
+                .iter()
+                .map(|&(id, bm25)| (id, bm25 * cap(id)))
+                .collect(),
+        };
+        capped
+            .top(limit)
+            .into_iter()
+            .map(|(id, c)| (id, self.of(id).unwrap_or(0.0), c))
+            .collect()
+    }
+
+    /// The best BM25 of every match (0 with none).
+    pub fn best(&self) -> f64 {
+        self.by_id.iter().map(|&(_, b)| b).fold(0.0, f64::max)
+    }
+
     /// How many documents match.
     pub fn len(&self) -> usize {
         self.by_id.len()
