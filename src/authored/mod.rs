@@ -244,6 +244,16 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
     Ok(recorded)
 }
 
+/// The active task of the open episode `session`, if any: what a question, an answer or a
+/// checkpoint is stamped with, as a decision without `--task` is (SPEC §3, §5.1: an
+/// answer's candidate cites its task).
+fn active_task(ctx: &Ctx, session: Option<&str>) -> Result<Option<String>, Error> {
+    Ok(match session {
+        Some(episode) => crate::store::tasks::active(&ctx.layout, episode)?.map(|t| t.id),
+        None => None,
+    })
+}
+
 /// `majordomus checkpoint "<text>" [--file PATH]...`.
 pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Recorded, Error> {
     let mut redacted = Vec::new();
@@ -264,10 +274,11 @@ pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Record
         },
     )?;
     let session = ctx.episode()?.map(|e| e.id);
+    let task = active_task(ctx, session.as_deref())?;
     let mut recorded = write(
         ctx,
         session,
-        None,
+        task,
         &CheckpointRecorded {
             text,
             files: cited::paths(&files),
@@ -307,10 +318,11 @@ pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Err
         time::OffsetDateTime::now_utc().unix_timestamp_nanos()
     );
     let id = ids::question_id(session.as_deref(), &nonce, &text);
+    let task = active_task(ctx, session.as_deref())?;
     let mut recorded = write(
         ctx,
         session,
-        None,
+        task,
         &QuestionAsked {
             id: id.clone(),
             text: text.clone(),
@@ -376,7 +388,8 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
         files: cited::paths(&files),
     };
     let session = ctx.episode()?.map(|e| e.id);
-    let mut recorded = write(ctx, session, None, &payload, Some(id), redacted)?;
+    let task = active_task(ctx, session.as_deref())?;
+    let mut recorded = write(ctx, session, task, &payload, Some(id), redacted)?;
     recorded.index_rebuilt = index.rebuilt().cloned();
     recorded.files = files;
     Ok(recorded)

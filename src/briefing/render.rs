@@ -35,9 +35,10 @@ fn allocate(items: usize, lists: &[(usize, usize)]) -> Vec<usize> {
 
 fn knowledge_line(hit: &Hit) -> String {
     // Every signal that ranked it but recency (a path, the same task, issue or intent):
-    // the line says why it is where it is.
-    // At most three, and how many more (`recall --at-hand` shows them all).
-    let all: Vec<String> = hit
+    // the line says why it is where it is. Its status first when it is stale (what the
+    // reader must know before acting on it), then at most three, and how many more
+    // (`recall --at-hand` shows them all).
+    let mut all: Vec<String> = hit
         .why
         .iter()
         .filter(|r| r.signal != "recency")
@@ -46,6 +47,15 @@ fn knowledge_line(hit: &Hit) -> String {
             _ => r.detail.clone(),
         })
         .collect();
+    if let Some(at) = hit
+        .why
+        .iter()
+        .filter(|r| r.signal != "recency")
+        .position(|r| r.signal == "status")
+    {
+        let status = all.remove(at);
+        all.insert(0, status);
+    }
     let mut reasons: Vec<String> = all.iter().take(3).cloned().collect();
     if all.len() > 3 {
         reasons.push(format!("{} more", all.len() - 3));
@@ -184,7 +194,7 @@ pub fn render(b: &mut Briefing) -> String {
             "- nothing verified yet (promote a candidate: `majordomus knowledge candidates`)\n",
         ),
         (true, false) => {
-            out.push_str("nothing at hand to rank by (no uncommitted change, no branch changes, no task, no handover): the most recently verified, newest first\n");
+            out.push_str("nothing at hand to rank by (no uncommitted change, no commit of this branch's own, no task, no files of the last handover): the most recently verified, newest first\n");
         }
         (false, empty) => {
             let _ = writeln!(out, "ranked by the work at hand: {}", b.at_hand.join("; "));
@@ -213,7 +223,7 @@ pub fn render(b: &mut Briefing) -> String {
     if let Some(branch) = b.branch.as_ref().filter(|_| b.decisions.total > 0) {
         let _ = writeln!(
             out,
-            "Decisions of earlier episodes on {branch}, not yet promoted or rejected ({}{})",
+            "Decisions on {branch}, not yet promoted or rejected ({}{})",
             at_least(&b.decisions),
             b.decisions.total
         );
@@ -440,7 +450,7 @@ mod tests {
             text.contains("## What the repository knows (0)\n- nothing verified yet"),
             "{text}"
         );
-        assert!(!text.contains("Decisions of earlier episodes"), "{text}");
+        assert!(!text.contains("Decisions on "), "{text}");
         assert!(text.contains("## Candidates awaiting review (0)\n- none on this branch"));
         assert!(text.contains("## Last handover\n- none"));
     }

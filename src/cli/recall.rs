@@ -17,10 +17,12 @@ use crate::{Ctx, Error};
 /// Ranking: the words (BM25 over code-aware terms: `LedgerIndex`, `ledger_index` and
 /// `src/ledger/index.rs` share `ledger` and `index`), the paths (a record reaches a file
 /// through its `file:`/`test:` references, its episode's changed files and its task's
-/// scope; an exact path beats a directory), the same task, issue or intent, then status
-/// (verified above candidate; stale below fresh; superseded only with --all, below what
-/// replaced it) and recency. The query is words, never syntax. With nothing given, the
-/// most recently verified knowledge. Each hit says why it ranked and how to read it whole.
+/// scope; an exact path beats a directory, and a directory or a file beside the path
+/// weighs less the more files that directory holds), the same task, issue or intent, then
+/// status (verified above candidate; stale below fresh; superseded only with --all, below
+/// what replaced it) and recency (newest first, then the greater id). The query is words,
+/// never syntax. With nothing given, the most recently verified knowledge, newest first.
+/// Each hit says why it ranked and how to read it whole.
 ///
 /// Examples:
 ///   majordomus recall "ledger lock"
@@ -65,8 +67,9 @@ pub struct RecallArgs {
     /// Superseded records too, each below the record that replaced it.
     #[arg(long)]
     pub all: bool,
-    /// Rank by the work at hand, as the briefing does: the active or last task, the
-    /// files this branch changed against the trunk, the last handover's.
+    /// Rank by the work at hand, as the briefing does, strongest first: the uncommitted
+    /// changes, the branch's own commits (newest first), the rest of the branch against
+    /// the trunk, the active or last task, the last handover's files.
     #[arg(long)]
     pub at_hand: bool,
 }

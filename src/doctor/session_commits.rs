@@ -60,7 +60,7 @@ pub(super) fn check(ctx: &Ctx, index: &LedgerIndex) -> Result<Vec<Claimed>, Erro
     )?;
     // The trunk's reflogs, read once for every record.
     let mut trunk_logs = Vec::new();
-    for reference in ctx.repo.boundary_refs(None)? {
+    for reference in ctx.repo.boundary_refs(None, false)? {
         trunk_logs.extend(ctx.repo.ref_log(&reference)?);
     }
     let open = ctx.episode()?.map(|e| e.id);

@@ -40,18 +40,22 @@ pub struct RefLog {
 }
 
 impl RefLog {
-    /// The value in effect at `at`: the newest change made at or before it; before the
-    /// first change, the value that change replaced. A reflog's times only grow (git
+    /// The value in effect at `at`: the newest change made before it (a change in the very
+    /// second of `at` may have come just after it: times have seconds only, so it is not
+    /// counted). Before the first change the reflog knows, the value is known only when
+    /// that change created the ref (it did not exist): a reflog that begins later (a clone
+    /// made after `at`, a remote-tracking ref first logged at a later fetch, an expired
+    /// log) does not say what the ref held at `at`. A reflog's times only grow (git
     /// appends each change as it makes it), so this is a binary search.
     pub fn at(&self, at: i64) -> RefAt {
         let Some(first) = self.entries.first() else {
             return RefAt::NotLogged;
         };
-        let value = match self.entries.partition_point(|(time, _, _)| *time <= at) {
-            0 => first.1,
-            n => self.entries[n - 1].2,
-        };
-        RefAt::Logged(value.map(|id| id.to_string()))
+        match self.entries.partition_point(|(time, _, _)| *time < at) {
+            0 if first.1.is_none() => RefAt::Logged(None),
+            0 => RefAt::NotLogged,
+            n => RefAt::Logged(self.entries[n - 1].2.map(|id| id.to_string())),
+        }
     }
 }
 
@@ -66,7 +70,8 @@ impl Repo {
     /// parent), oldest first.
     pub fn own_commits(&self, span: &EpisodeSpan<'_>) -> Result<OwnCommits, GitError> {
         let mut tips: Vec<String> = Vec::new();
-        for reference in self.boundary_refs(span.branch)? {
+        let hooked = !span.recorded.is_empty() || !span.rewrites.is_empty();
+        for reference in self.boundary_refs(span.branch, hooked)? {
             let tip = match span.boundaries {
                 BoundariesAt::Now => self.ref_now(&reference)?,
                 BoundariesAt::Logged(at) => match self.ref_at(&reference, at)? {
@@ -99,16 +104,34 @@ impl Repo {
     /// The references whose commits are not an episode's by git's word alone: the trunk
     /// (`refs/heads/<trunk>` and its remote-tracking copy) unless `branch` is the trunk,
     /// and `branch`'s upstream unless that is the branch's own copy on a remote (where
-    /// the episode's pushed work lives). Full names, those that exist or not.
-    pub fn boundary_refs(&self, branch: Option<&str>) -> Result<Vec<String>, GitError> {
+    /// the episode's pushed work lives). On the trunk with the episode's hooks on record
+    /// (`hooked`: it has `commit.recorded` or `commit.rewritten` lines), its own commits
+    /// are recorded wherever they went, so the trunk's remote-tracking copy bounds the walk
+    /// too: a teammate's commits a pull brought in are not the episode's. Full names,
+    /// those that exist or not.
+    pub fn boundary_refs(
+        &self,
+        branch: Option<&str>,
+        hooked: bool,
+    ) -> Result<Vec<String>, GitError> {
         let mut refs: Vec<String> = Vec::new();
-        if let Some(trunk) = self.trunk()?
-            && branch != Some(trunk.branch.as_str())
-        {
-            refs.push(format!("refs/heads/{}", trunk.branch));
-            match &trunk.remote {
-                Some(remote) => refs.push(format!("refs/remotes/{remote}/{}", trunk.branch)),
-                None => refs.extend(self.upstream(&trunk.branch).map(|(name, _)| name)),
+        if let Some(trunk) = self.trunk()? {
+            let on_trunk = branch == Some(trunk.branch.as_str());
+            if !on_trunk {
+                refs.push(format!("refs/heads/{}", trunk.branch));
+            }
+            if !on_trunk || hooked {
+                match &trunk.remote {
+                    Some(remote) => refs.push(format!("refs/remotes/{remote}/{}", trunk.branch)),
+                    None if !on_trunk => {
+                        refs.extend(self.upstream(&trunk.branch).map(|(name, _)| name))
+                    }
+                    None => refs.extend(
+                        self.upstream(&trunk.branch)
+                            .filter(|(name, _)| *name != format!("refs/heads/{}", trunk.branch))
+                            .map(|(name, _)| name),
+                    ),
+                }
             }
         }
         if let Some(branch) = branch
@@ -322,14 +345,18 @@ mod tests {
             entries: vec![(100, None, Some(id(1))), (200, Some(id(1)), Some(id(2)))],
         };
         assert_eq!(log.at(50), RefAt::Logged(None), "before it existed");
-        assert_eq!(log.at(100), RefAt::Logged(Some(id(1).to_string())));
-        assert_eq!(log.at(199), RefAt::Logged(Some(id(1).to_string())));
+        // A change in the very second of the moment may have come after it.
+        assert_eq!(log.at(100), RefAt::Logged(None));
+        assert_eq!(log.at(101), RefAt::Logged(Some(id(1).to_string())));
+        assert_eq!(log.at(200), RefAt::Logged(Some(id(1).to_string())));
         assert_eq!(log.at(300), RefAt::Logged(Some(id(2).to_string())));
-        // A log that starts later than the moment: the value its first change replaced.
+        // A log that starts later than the moment (a clone made since, a remote-tracking
+        // ref first logged at a later fetch): what the ref held then is not known.
         let log = RefLog {
             entries: vec![(100, Some(id(7)), Some(id(8)))],
         };
-        assert_eq!(log.at(50), RefAt::Logged(Some(id(7).to_string())));
+        assert_eq!(log.at(50), RefAt::NotLogged);
+        assert_eq!(log.at(150), RefAt::Logged(Some(id(8).to_string())));
         assert_eq!(RefLog::default().at(50), RefAt::NotLogged);
     }
 }

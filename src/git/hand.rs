@@ -40,8 +40,8 @@ impl Repo {
     /// where it forked from its parent (its creation point in its reflog, and the parent
     /// branch it names as it is now; else its upstream; else the merge base with the
     /// trunk), nor from the trunk (`trunk_refs`, full ref names), nor from `since` (the
-    /// open episode's opening HEAD, used alone on the trunk). At most `most`, newest
-    /// first. `None` on a detached or unborn HEAD.
+    /// open episode's opening HEAD: on the trunk, with the trunk's remote copy, what
+    /// bounds them). At most `most`, newest first. `None` on a detached or unborn HEAD.
     pub fn branch_commits(
         &self,
         trunk_refs: &[String],
@@ -67,6 +67,11 @@ impl Repo {
                 Some(id) if self.repo.has_object(id) => hidden.push(id),
                 // No opening HEAD to count from: the trunk has no own commits to weigh.
                 _ => return Ok(None),
+            }
+            // What the trunk's remote holds is published, or a teammate's a pull brought
+            // in: not what is being worked on here.
+            for r in trunk_refs.iter().filter(|r| r.starts_with("refs/remotes/")) {
+                hidden.extend(peel(r));
             }
             ForkPoint::Since
         } else {
@@ -318,6 +323,89 @@ impl Repo {
             tracked,
             written,
         })
+    }
+
+    /// The files in the work tree that git does not track and does not ignore, outside
+    /// the directory `ignored` (such as `.ai/`): in each directory that holds a tracked
+    /// file (`tracked`), and in a new directory there (walked), at most `most` of them,
+    /// sorted. A directory git ignores (`target/`, `node_modules/`) is never walked.
+    pub fn untracked_near(
+        &self,
+        tracked: &[Tracked],
+        ignored: &str,
+        most: usize,
+    ) -> Result<Vec<String>, GitError> {
+        let skip = ignored.trim_end_matches('/');
+        let files: HashSet<&str> = tracked.iter().map(|t| t.path.as_str()).collect();
+        // Every directory above a tracked file (the root included).
+        let mut dirs: HashSet<&str> = HashSet::from([""]);
+        for t in tracked {
+            let mut p = t.path.as_str();
+            while let Some((dir, _)) = p.rsplit_once('/') {
+                if !dirs.insert(dir) {
+                    break;
+                }
+                p = dir;
+            }
+        }
+        let index = gix::index::State::new(self.repo.object_hash());
+        let mut excludes = self.repo.excludes(
+            &index,
+            None,
+            gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+        )?;
+        let mut is_excluded = |path: &str, dir: bool| -> bool {
+            let mode = if dir {
+                gix::index::entry::Mode::DIR
+            } else {
+                gix::index::entry::Mode::FILE
+            };
+            excludes
+                .at_path(path, Some(mode))
+                .is_ok_and(|p| p.is_excluded())
+        };
+        let mut out: Vec<String> = Vec::new();
+        let mut known: Vec<&str> = dirs.iter().copied().collect();
+        known.sort_unstable();
+        // Directories to read: each known one, then the new ones found in them.
+        let mut queue: Vec<(String, bool)> =
+            known.iter().map(|d| ((*d).to_owned(), false)).collect();
+        while let Some((dir, new)) = queue.pop() {
+            if out.len() >= most {
+                break;
+            }
+            let Ok(entries) = std::fs::read_dir(self.workdir.join(&dir)) else {
+                continue;
+            };
+            let mut names: Vec<(String, bool)> = entries
+                .filter_map(Result::ok)
+                .filter_map(|e| {
+                    let kind = e.file_type().ok()?;
+                    Some((e.file_name().to_string_lossy().into_owned(), kind.is_dir()))
+                })
+                .collect();
+            names.sort();
+            for (name, is_dir) in names {
+                let path = if dir.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{dir}/{name}")
+                };
+                if (dir.is_empty() && (name == ".git" || name == skip)) || path == skip {
+                    continue;
+                }
+                if is_dir {
+                    if (new || !dirs.contains(path.as_str())) && !is_excluded(&path, true) {
+                        queue.push((path, true));
+                    }
+                } else if (new || !files.contains(path.as_str())) && !is_excluded(&path, false) {
+                    out.push(path);
+                }
+            }
+        }
+        out.sort();
+        out.truncate(most);
+        Ok(out)
     }
 
     /// Every file of HEAD's tree outside the directory `ignored` (a path from the root),

@@ -128,9 +128,18 @@ fn path_token(token: &str) -> Option<&str> {
         .then_some(token)
 }
 
-/// `path:<line>` or `path:<line>:<column>` without the numbers.
+/// `path:<line>` or `path:<line>:<column>` without the numbers; and an anchor to lines
+/// as code hosts write it (`path#L40`, `path#L40-L52`).
 fn strip_line_suffix(token: &str) -> &str {
     let mut token = token;
+    if let Some((path, anchor)) = token.rsplit_once("#L")
+        && !anchor.is_empty()
+        && anchor
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'-' || b == b'L' || b == b'C')
+    {
+        token = path;
+    }
     for _ in 0..2 {
         match token.rsplit_once(':') {
             Some((path, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
@@ -145,6 +154,14 @@ fn strip_line_suffix(token: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_anchor_to_lines_is_not_part_of_the_path() {
+        assert_eq!(
+            path_tokens("see src/a.rs#L40 and src/b.rs#L3-L9, not src/c.rs#readme"),
+            ["src/a.rs", "src/b.rs", "src/c.rs#readme"]
+        );
+    }
 
     #[test]
     fn path_shaped_tokens_are_found_and_the_rest_is_not() {

@@ -732,8 +732,11 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
     Ok(hand)
 }
 
-/// The files changed and not committed, staged or not, outside `.ai/` (untracked files
-/// are not: git does not know them yet), sorted. The index is read (through gix) when it
+/// New files (untracked, not ignored) weighed as uncommitted changes, at most.
+const UNTRACKED_WEIGHED: usize = 64;
+
+/// The files changed and not committed, staged or not, and the new files git neither
+/// tracks nor ignores, outside `.ai/`, sorted. The index is read (through gix) when it
 /// or HEAD changed since the last read, and what it says is kept in the recall index;
 /// otherwise each tracked file's stat is compared with what the index said of it, and a
 /// file whose stat moved is hashed: a store of 100,000 records is 100,000 entries of the
@@ -752,6 +755,10 @@ fn uncommitted(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<Vec
     };
     let mut out = state.staged.clone();
     out.extend(ctx.repo.unstaged(&state.tracked, state.written));
+    out.extend(
+        ctx.repo
+            .untracked_near(&state.tracked, ".ai/", UNTRACKED_WEIGHED)?,
+    );
     out.sort();
     out.dedup();
     Ok(out)

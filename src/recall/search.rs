@@ -417,6 +417,7 @@ impl Floor {
                 path: String::new(),
                 bound: (PathVia::Reference.exact_weight() * 1e6).round() as i64,
                 recency: "\u{10ffff}".to_owned(),
+                kind: String::new(),
             },
         }
     }
@@ -451,7 +452,8 @@ fn search_pool(
     // Each path list not read to its end: its last row (nothing unread ranks above it).
     let mut floors: Vec<(usize, Floor)> = Vec::new();
     // Records a path list reaches beyond what it read, at least.
-    let mut beyond_paths = 0;
+    // The most records one path reaches (each reaches it: the total is at least that).
+    let mut most_reached = 0;
     let mut link_rows: Vec<(usize, DocRow)> = Vec::new();
 
     if query.relevance_asked() {
@@ -469,15 +471,73 @@ fn search_pool(
         // Per path asked about: the rows its fresh and not-yet-judged lists held, when
         // both were read to their end (None once one was not).
         let mut read_whole: HashMap<&str, Option<usize>> = HashMap::new();
-        let mut unread: Vec<usize> = Vec::new();
-        for (l, list) in lists.iter().enumerate() {
-            let path_pool = depth.lists[l];
-            if path_pool == 0 {
-                unread.push(l);
-                continue;
+        // What each record read is worth at least (its best row, were it stale), where
+        // no filter left to apply could drop it: a list that can hold nothing worth as
+        // much as the hits shown need not be read.
+        let skipping = query.branch.is_none()
+            && query.since.is_none()
+            && query.statuses.contains(&HitStatus::Stale)
+                == query.statuses.contains(&HitStatus::Verified)
+            && !query.statuses.contains(&HitStatus::Candidate);
+        let mut at_least: HashMap<i64, f64> = HashMap::new();
+        let stale = HitStatus::Stale.factor();
+        let worth = |l: usize, how: PathHow, files: usize, q: usize| {
+            lists[l].cap * how.factor() * dir_damping(files) * query.paths[q].source.weight()
+        };
+        let most_of = |l: usize| {
+            lists[l]
+                .serves
+                .iter()
+                .map(|&(q, how, files)| PathVia::Reference.exact_weight() * worth(l, how, files, q))
+                .fold(0.0_f64, f64::max)
+        };
+        // Best first: a list that could hold more is read before one that could hold less.
+        let mut order: Vec<usize> = (0..lists.len()).collect();
+        order.sort_by(|a, b| most_of(*b).total_cmp(&most_of(*a)).then(a.cmp(b)));
+        let mut skipped = 0;
+        // Only once a list was not read to its end: the total is a lower bound by then,
+        // and a small store's lists are all read (its total stays exact).
+        let mut partial = false;
+        for l in order {
+            let list = &lists[l];
+            if skipping && partial && at_least.len() >= query.limit {
+                let mut values: Vec<f64> = at_least.values().copied().collect();
+                values.sort_by(|a, b| b.total_cmp(a));
+                if most_of(l) < values[query.limit - 1] - 1e-6 {
+                    floors.push((l, Floor::unread()));
+                    skipped += 1;
+                    continue;
+                }
             }
+            let pool = match depth.lists[l] {
+                // A path's stale ones, not read yet: nothing, when the path's other lists
+                // held every record that reaches it; read now, not in a pass of its own,
+                // when those lists held fewer records than are asked for (the path's
+                // records are mostly stale: a file every record cites changed).
+                0 => {
+                    let (empty, now) = match &list.group {
+                        ReachGroup::Path(p, Cut::Other(_)) => match read_whole.get(p.as_str()) {
+                            Some(Some(seen)) => (
+                                r.reach_count(p, &kinds, &statuses).map_err(fail)? == *seen,
+                                *seen < query.limit,
+                            ),
+                            _ => (false, false),
+                        },
+                        _ => (false, false),
+                    };
+                    if empty {
+                        continue;
+                    }
+                    if !now {
+                        floors.push((l, Floor::unread()));
+                        continue;
+                    }
+                    PATH_POOL.max(query.limit.saturating_mul(4))
+                }
+                n => n,
+            };
             let (rows, all) = r
-                .reach_top(&list.group, &kinds, &statuses, path_pool)
+                .reach_top(&list.group, &kinds, &statuses, pool)
                 .map_err(fail)?;
             rows_read += rows.len();
             wanted.extend(rows.iter().map(|row| row.doc));
@@ -485,28 +545,25 @@ fn search_pool(
                 let seen = read_whole.entry(p.as_str()).or_insert(Some(0));
                 *seen = seen.filter(|_| all).map(|n| n + rows.len());
             }
+            for row in rows.iter().filter(|row| {
+                query.kinds.is_empty() || query.kinds.iter().any(|k| k.name() == row.kind.as_str())
+            }) {
+                for &(q, how, files) in &list.serves {
+                    let v = row.bound as f64 / 1e6 * stale * worth(l, how, files, q) / list.cap;
+                    let entry = at_least.entry(row.doc).or_insert(0.0);
+                    *entry = entry.max(v);
+                }
+            }
             if !all && let Some(last) = rows.last() {
+                partial = true;
                 if let ReachGroup::Path(p, _) = &list.group {
                     let n = r.reach_count(p, &kinds, &statuses).map_err(fail)?;
-                    beyond_paths = beyond_paths.max(n.saturating_sub(rows.len()));
+                    most_reached = most_reached.max(n);
                 }
                 floors.push((l, Floor { row: last.clone() }));
             }
         }
-        // A list not read yet (a path's stale ones) holds nothing when the path's other
-        // lists, read whole, held every record that reaches the path.
-        for l in unread {
-            let empty = match &lists[l].group {
-                ReachGroup::Path(p, Cut::Other(_)) => match read_whole.get(p.as_str()) {
-                    Some(Some(seen)) => r.reach_count(p, &kinds, &statuses).map_err(fail)? == *seen,
-                    _ => false,
-                },
-                _ => false,
-            };
-            if !empty {
-                floors.push((l, Floor::unread()));
-            }
-        }
+        phase.count("skipped", skipped);
         phase.count("lists", lists.len());
         phase.count("rows", rows_read);
         phase.end();
@@ -738,13 +795,13 @@ fn search_pool(
     let by_index = judge_by_index(ctx, db, &mut found, judged)?;
     judged_here.extend(by_index.iter().copied());
     phase.count("by_index", by_index.len());
+    // The window judged grows twice as wide each round: where most of the top turns out
+    // stale, the rounds stay few (each orders every record found).
+    let mut wide = query.limit + 8;
     loop {
         order(&mut found);
-        let window = if filter_splits {
-            found.len()
-        } else {
-            query.limit + 8
-        };
+        let window = if filter_splits { found.len() } else { wide };
+        wide = wide.saturating_mul(2);
         let batch: Vec<usize> = found
             .iter()
             .enumerate()
@@ -896,7 +953,18 @@ fn search_pool(
     }
     let total = match listed {
         Some(n) => n.max(found.len()),
-        None => found.len() + beyond_pool.max(beyond_paths),
+        // At least: what was found and the lexical matches left unread (the words alone),
+        // or what was found, every record of the path most reached, and (with no kind
+        // asked) every match of the words.
+        None if query.paths.is_empty() => found.len() + beyond_pool,
+        None => found
+            .len()
+            .max(most_reached)
+            .max(if query.kinds.is_empty() {
+                lexical.len()
+            } else {
+                0
+            }),
     };
     found.truncate(query.limit);
     // The stale records shown that the index judged: their verifying commit, for the why.

@@ -145,6 +145,7 @@ impl Report for Briefing {
         super::notes([
             policy_note(&self.policy_error),
             super::index_note(self.index_rebuilt.as_ref()),
+            self.recall_rebuilt.as_ref().map(|r| format!("note: {r}")),
         ])
     }
 }

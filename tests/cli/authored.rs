@@ -749,3 +749,47 @@ fn mcp_and_http_take_files_from_the_repository_root() {
     assert_eq!(refused.status, 409, "{:?}", refused.json());
     assert_eq!(refused.json()["error"]["rule"], "record.file-inside");
 }
+
+#[test]
+fn a_question_its_answer_and_a_checkpoint_are_stamped_with_the_active_task() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let task = repo
+        .run(&["--format", "json", "task", "start", "Tune the lock"])
+        .success()
+        .json()["task"]["id"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let qid = repo
+        .run(&["question", "Is the lock per file?"])
+        .success()
+        .stdout()
+        .trim()
+        .to_owned();
+    repo.run(&["question", "resolve", &qid, "Yes, one lock per ledger file"])
+        .success();
+    repo.run(&["checkpoint", "Lock measured"]).success();
+    for event in ["question.asked", "question.resolved", "checkpoint.recorded"] {
+        let lines = repo.ledger_events(event);
+        assert_eq!(lines.len(), 1, "{event}");
+        assert_eq!(lines[0]["task"], task.as_str(), "{event}: {}", lines[0]);
+    }
+    // The answered question's candidate cites its task (SPEC §5.1: session, task).
+    repo.run(&["task", "finish"]).success();
+    repo.run(&["session", "close"]).success();
+    let answered = repo
+        .record_ids(".ai/repo/knowledge/candidates")
+        .into_iter()
+        .map(|id| repo.read(&format!(".ai/repo/knowledge/candidates/{id}.md")))
+        .find(|text| text.contains("title: Is the lock per file?"))
+        .expect("the answered question's candidate");
+    assert!(
+        answered.contains(&format!("  - session:{episode}\n")),
+        "{answered}"
+    );
+    assert!(
+        answered.contains(&format!("  - task:{task}\n")),
+        "{answered}"
+    );
+}

@@ -1740,3 +1740,62 @@ fn a_path_every_record_reaches_is_read_best_first_not_whole() {
         .success();
     assert!(first.stdout().contains("date: 2026-11-28"), "{first}");
 }
+
+#[test]
+fn a_new_file_is_at_hand_and_an_ignored_one_is_not() {
+    let repo = TestRepo::initialised();
+    repo.write(".gitignore", ".ai/local/\ntarget/\n*.log\n");
+    repo.commit("src/parser/mod.rs", "pub fn parse() {}\n", "Add the parser");
+    let parser = curated_citing(&repo, 1, "src/parser/lexer.rs", "The lexer keeps spans");
+    // Ignored: a build directory, a log; neither is the work at hand.
+    repo.write("target/debug/out.rs", "x\n");
+    repo.write("src/parser/trace.log", "x\n");
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(json["context"]["at_hand"], json!([]), "{json}");
+    // A new file beside a tracked one, and one in a new directory: both at hand.
+    repo.write("src/parser/lexer.rs", "pub fn lex() {}\n");
+    repo.write("src/cli/args.rs", "pub struct Args;\n");
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        json["context"]["at_hand"],
+        json!(["2 uncommitted change(s)"]),
+        "{json}"
+    );
+    let paths: Vec<&str> = json["context"]["weighed"]
+        .as_array()
+        .expect("weighed")
+        .iter()
+        .map(|w| w["path"].as_str().expect("path"))
+        .collect();
+    assert_eq!(paths, ["src/cli/args.rs", "src/parser/lexer.rs"]);
+    assert_eq!(triples(&json["hits"])[0].1, parser);
+}
+
+#[test]
+fn the_briefing_says_a_record_is_stale_before_why_it_ranked() {
+    let repo = TestRepo::initialised();
+    repo.git(&["config", "majordomus.trunk", "main"]);
+    repo.commit("src/a.rs", "a\n", "Add a");
+    curated_citing(&repo, 1, "src/a.rs", "A retries with backoff");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.commit("src/a.rs", "a, changed\n", "Change a");
+    let text = repo.run(&["briefing"]).success().stdout().to_owned();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("- [stale] A retries with backoff"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains(" — why: stale: src/a.rs changed since it was verified in "),
+        "{line}"
+    );
+    assert!(
+        line.contains("; src/a.rs (it cites it; this branch's last commit);"),
+        "{line}"
+    );
+}

@@ -1553,6 +1553,42 @@ fn an_episode_on_the_trunk_lists_both_its_commits_even_once_pushed() {
 }
 
 #[test]
+fn a_teammates_commit_pulled_onto_the_trunk_is_not_the_episodes() {
+    // With the hooks on, an episode on the trunk commits, pulls a teammate's commit (a
+    // fast-forward after a rebase of its own onto it is not needed: it pulls first), and
+    // commits again: its record lists its two commits, not the teammate's, whose file is
+    // not among its changed files.
+    let mut repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.run(&["hooks", "install"]).success();
+    let episode = repo.start_episode();
+    repo.now("2026-11-30T10:01:00Z");
+    let first = commit_hooked(&repo, "mine.txt", "m\n", "My first");
+    repo.git(&["push", "-q", "origin", "main"]);
+    repo.now("2026-11-30T10:02:00Z");
+    let theirs = pushed_by_someone_else(&repo, "main", "theirs.txt", "t\n");
+    git_hooked(&repo, &["merge", "-q", "--ff-only", "origin/main"]);
+    assert_eq!(
+        repo.head(),
+        theirs,
+        "a fast-forward onto the teammate's commit"
+    );
+    repo.now("2026-11-30T10:03:00Z");
+    let second = commit_hooked(&repo, "mine2.txt", "m2\n", "My second");
+    repo.run(&["session", "close"]).success();
+    assert_eq!(
+        listed(
+            &repo,
+            &format!(".ai/local/state/outbox/sessions/{episode}.md")
+        ),
+        (
+            strings(&[&first, &second]),
+            strings(&["mine.txt", "mine2.txt"])
+        )
+    );
+}
+
+#[test]
 fn a_commit_the_hooks_did_not_see_on_the_branch_is_still_listed_once_pushed() {
     let mut repo = on_a_feature_branch(false);
     let episode = repo.start_episode();

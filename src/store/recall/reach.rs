@@ -262,6 +262,8 @@ pub struct ReachRow {
     pub bound: i64,
     /// `<ts> <key>`: the order among rows of one bound (newest first).
     pub recency: String,
+    /// The document's kind.
+    pub kind: String,
 }
 
 impl Reader<'_> {
@@ -280,7 +282,7 @@ impl Reader<'_> {
         let (sql, a, b) = match group {
             ReachGroup::Path(p, Cut::All) => (
                 format!(
-                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_path WHERE path = ?1 {filter} \
+                    "SELECT doc, path, bound, recency, kind FROM reach INDEXED BY reach_path WHERE path = ?1 {filter} \
                      ORDER BY bound DESC, recency DESC LIMIT ?4"
                 ),
                 p.clone(),
@@ -288,7 +290,7 @@ impl Reader<'_> {
             ),
             ReachGroup::Path(p, Cut::Blob(blob)) => (
                 format!(
-                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_blob WHERE path = ?1 AND blob = ?5 {filter} \
+                    "SELECT doc, path, bound, recency, kind FROM reach INDEXED BY reach_blob WHERE path = ?1 AND blob = ?5 {filter} \
                      ORDER BY bound DESC, recency DESC LIMIT ?4"
                 ),
                 p.clone(),
@@ -296,7 +298,7 @@ impl Reader<'_> {
             ),
             ReachGroup::Path(p, Cut::Unknown) => (
                 format!(
-                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_blob WHERE path = ?1 AND blob IS NULL {filter} \
+                    "SELECT doc, path, bound, recency, kind FROM reach INDEXED BY reach_blob WHERE path = ?1 AND blob IS NULL {filter} \
                      ORDER BY bound DESC, recency DESC LIMIT ?4"
                 ),
                 p.clone(),
@@ -307,7 +309,7 @@ impl Reader<'_> {
             // just changed), where they come first.
             ReachGroup::Path(p, Cut::Other(blob)) => (
                 format!(
-                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_path WHERE path = ?1 \
+                    "SELECT doc, path, bound, recency, kind FROM reach INDEXED BY reach_path WHERE path = ?1 \
                      AND blob IS NOT NULL AND blob != ?5 {filter} \
                      ORDER BY bound DESC, recency DESC LIMIT ?4"
                 ),
@@ -316,7 +318,7 @@ impl Reader<'_> {
             ),
             ReachGroup::Dir(d) => (
                 format!(
-                    "SELECT doc, path, bound, recency FROM reach INDEXED BY reach_dir WHERE dir = ?1 {filter} \
+                    "SELECT doc, path, bound, recency, kind FROM reach INDEXED BY reach_dir WHERE dir = ?1 {filter} \
                      ORDER BY bound DESC, recency DESC LIMIT ?4"
                 ),
                 d.clone(),
@@ -324,7 +326,7 @@ impl Reader<'_> {
             ),
             ReachGroup::Under(d) => (
                 format!(
-                    "SELECT doc, path, bound, recency FROM reach WHERE path > ?1 AND path < ?5 {filter} \
+                    "SELECT doc, path, bound, recency, kind FROM reach WHERE path > ?1 AND path < ?5 {filter} \
                      ORDER BY bound DESC, recency DESC LIMIT ?4"
                 ),
                 format!("{d}/"),
@@ -340,6 +342,7 @@ impl Reader<'_> {
                 path: r.get(1)?,
                 bound: r.get(2)?,
                 recency: r.get(3)?,
+                kind: r.get(4)?,
             })
         };
         let rows: Vec<ReachRow> = match group {
