@@ -11,6 +11,18 @@ use super::{GitError, Repo};
 use crate::model::CommitSummary;
 pub use crate::model::worktree::{IndexState, Tracked};
 
+/// What [`Repo::untracked_near`] found in one directory, and its modification time then.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SeenDir {
+    /// Nanoseconds since the epoch.
+    pub stamp: u128,
+    /// Read as a new directory (every file in it untracked).
+    pub new: bool,
+    /// The untracked files directly in it, and its new directories.
+    pub files: Vec<String>,
+    pub dirs: Vec<String>,
+}
+
 /// Where a branch's own commits begin, and how that was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForkPoint {
@@ -329,11 +341,17 @@ impl Repo {
     /// the directory `ignored` (such as `.ai/`): in each directory that holds a tracked
     /// file (`tracked`), and in a new directory there (walked), at most `most` of them,
     /// sorted. A directory git ignores (`target/`, `node_modules/`) is never walked.
+    ///
+    /// `seen` is what an earlier call found in each directory it read, by the directory's
+    /// modification time (a file added, removed or renamed in a directory changes it): a
+    /// directory whose time is the same is not read again. What this call read is added
+    /// to it (the caller keeps it while the index and the root `.gitignore` are the same).
     pub fn untracked_near(
         &self,
         tracked: &[Tracked],
         ignored: &str,
         most: usize,
+        seen: &mut HashMap<String, SeenDir>,
     ) -> Result<Vec<String>, GitError> {
         let skip = ignored.trim_end_matches('/');
         let files: HashSet<&str> = tracked.iter().map(|t| t.path.as_str()).collect();
@@ -348,22 +366,8 @@ impl Repo {
                 p = dir;
             }
         }
-        let index = gix::index::State::new(self.repo.object_hash());
-        let mut excludes = self.repo.excludes(
-            &index,
-            None,
-            gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
-        )?;
-        let mut is_excluded = |path: &str, dir: bool| -> bool {
-            let mode = if dir {
-                gix::index::entry::Mode::DIR
-            } else {
-                gix::index::entry::Mode::FILE
-            };
-            excludes
-                .at_path(path, Some(mode))
-                .is_ok_and(|p| p.is_excluded())
-        };
+        // Built only when a directory must be read: its rules are files to read.
+        let mut excludes = None;
         let mut out: Vec<String> = Vec::new();
         let mut known: Vec<&str> = dirs.iter().copied().collect();
         known.sort_unstable();
@@ -374,34 +378,87 @@ impl Repo {
             if out.len() >= most {
                 break;
             }
-            let Ok(entries) = std::fs::read_dir(self.workdir.join(&dir)) else {
+            let Ok(meta) = std::fs::metadata(self.workdir.join(&dir)) else {
                 continue;
             };
-            let mut names: Vec<(String, bool)> = entries
-                .filter_map(Result::ok)
-                .filter_map(|e| {
-                    let kind = e.file_type().ok()?;
-                    Some((e.file_name().to_string_lossy().into_owned(), kind.is_dir()))
-                })
-                .collect();
-            names.sort();
-            for (name, is_dir) in names {
-                let path = if dir.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                if (dir.is_empty() && (name == ".git" || name == skip)) || path == skip {
-                    continue;
-                }
-                if is_dir {
-                    if (new || !dirs.contains(path.as_str())) && !is_excluded(&path, true) {
-                        queue.push((path, true));
+            let stamp = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            let found = match seen.get(&dir).filter(|s| s.stamp == stamp && s.new == new) {
+                Some(kept) => kept.clone(),
+                None => {
+                    if excludes.is_none() {
+                        let index = gix::index::State::new(self.repo.object_hash());
+                        excludes = Some(self.repo.excludes(
+                            &index,
+                            None,
+                            gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+                        )?);
                     }
-                } else if (new || !files.contains(path.as_str())) && !is_excluded(&path, false) {
-                    out.push(path);
+                    let stack = excludes.as_mut().expect("built above");
+                    let mut is_excluded = |path: &str, dir: bool| -> bool {
+                        let mode = if dir {
+                            gix::index::entry::Mode::DIR
+                        } else {
+                            gix::index::entry::Mode::FILE
+                        };
+                        stack
+                            .at_path(path, Some(mode))
+                            .is_ok_and(|p| p.is_excluded())
+                    };
+                    let Ok(entries) = std::fs::read_dir(self.workdir.join(&dir)) else {
+                        continue;
+                    };
+                    let mut names: Vec<(String, bool)> = entries
+                        .filter_map(Result::ok)
+                        .filter_map(|e| {
+                            let kind = e.file_type().ok()?;
+                            Some((e.file_name().to_string_lossy().into_owned(), kind.is_dir()))
+                        })
+                        .collect();
+                    names.sort();
+                    let mut found = SeenDir {
+                        stamp,
+                        new,
+                        files: Vec::new(),
+                        dirs: Vec::new(),
+                    };
+                    for (name, is_dir) in names {
+                        let path = if dir.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{dir}/{name}")
+                        };
+                        if (dir.is_empty() && (name == ".git" || name == skip)) || path == skip {
+                            continue;
+                        }
+                        if is_dir {
+                            if (new || !dirs.contains(path.as_str())) && !is_excluded(&path, true) {
+                                found.dirs.push(path);
+                            }
+                        } else if (new || !files.contains(path.as_str()))
+                            && !is_excluded(&path, false)
+                        {
+                            found.files.push(path);
+                        }
+                    }
+                    // A directory changed in the last two seconds may change again within
+                    // its clock's tick unseen: kept without its time, it is read again.
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_nanos());
+                    let mut kept = found.clone();
+                    if now.saturating_sub(stamp) < 2_000_000_000 {
+                        kept.stamp = 0;
+                    }
+                    seen.insert(dir.clone(), kept);
+                    found
                 }
-            }
+            };
+            out.extend(found.files);
+            queue.extend(found.dirs.into_iter().map(|d| (d, true)));
         }
         out.sort();
         out.truncate(most);
@@ -444,34 +501,27 @@ impl Repo {
     /// size, or with another stat whose content hashes to another blob (a file touched but
     /// unchanged is not; one changed in the second the index was written is always read).
     pub fn unstaged(&self, tracked: &[Tracked], written: i64) -> Vec<String> {
+        let seen = stats(&self.workdir, tracked);
         let mut out = Vec::new();
-        for t in tracked {
-            let abs = self.workdir.join(&t.path);
-            let Ok(meta) = std::fs::symlink_metadata(&abs) else {
+        for (t, seen) in tracked.iter().zip(seen) {
+            let Some(seen) = seen else {
                 out.push(t.path.clone());
                 continue;
             };
-            let (secs, nsecs) = meta
-                .modified()
-                .ok()
-                .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or((0, 0), |d| {
-                    (d.as_secs() as i64, i64::from(d.subsec_nanos()))
-                });
-            let size = (meta.len() & 0xffff_ffff) as i64;
             // Another size is another content, but for an entry whose stat was never
             // recorded (an index written from a tree: every field 0): that one is read.
-            if meta.is_file() && t.size != 0 && size != t.size {
+            if seen.file && t.size != 0 && seen.size & 0xffff_ffff != t.size {
                 out.push(t.path.clone());
                 continue;
             }
-            let same_stat = secs == t.secs
-                && nsecs == t.nsecs
-                && (t.ino == 0 || (file_ino(&meta) & 0xffff_ffff) as i64 == t.ino);
-            if same_stat && secs < written {
+            let same_stat = seen.secs == t.secs
+                && seen.nsecs == t.nsecs
+                && (t.ino == 0 || seen.ino & 0xffff_ffff == t.ino);
+            if same_stat && seen.secs < written {
                 continue;
             }
-            let bytes = if meta.file_type().is_symlink() {
+            let abs = self.workdir.join(&t.path);
+            let bytes = if seen.link {
                 std::fs::read_link(&abs)
                     .map(|l| l.to_string_lossy().into_owned().into_bytes())
                     .ok()
@@ -485,6 +535,78 @@ impl Repo {
         }
         out
     }
+}
+
+/// What [`Repo::unstaged`] compares of a file in the work tree.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    secs: i64,
+    nsecs: i64,
+    size: i64,
+    ino: i64,
+    file: bool,
+    link: bool,
+}
+
+/// Each tracked file's stat (`None`: not there), each directory opened once and its
+/// files looked up in it (a path's directories are resolved once, not once a file).
+#[cfg(unix)]
+fn stats(workdir: &std::path::Path, tracked: &[Tracked]) -> Vec<Option<Seen>> {
+    use nix::fcntl::AtFlags;
+    use nix::sys::stat::{SFlag, fstatat};
+    let mut out = Vec::with_capacity(tracked.len());
+    let mut open: Option<(&str, Option<std::fs::File>)> = None;
+    for t in tracked {
+        let (dir, name) = t.path.rsplit_once('/').unwrap_or(("", t.path.as_str()));
+        if open.as_ref().is_none_or(|(d, _)| *d != dir) {
+            open = Some((dir, std::fs::File::open(workdir.join(dir)).ok()));
+        }
+        let Some((_, Some(fd))) = &open else {
+            out.push(None);
+            continue;
+        };
+        out.push(
+            fstatat(fd, name, AtFlags::AT_SYMLINK_NOFOLLOW)
+                .ok()
+                .map(|st| {
+                    let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
+                    Seen {
+                        secs: st.st_mtime,
+                        nsecs: st.st_mtime_nsec,
+                        size: st.st_size,
+                        ino: st.st_ino as i64,
+                        file: kind == SFlag::S_IFREG,
+                        link: kind == SFlag::S_IFLNK,
+                    }
+                }),
+        );
+    }
+    out
+}
+
+#[cfg(not(unix))]
+fn stats(workdir: &std::path::Path, tracked: &[Tracked]) -> Vec<Option<Seen>> {
+    tracked
+        .iter()
+        .map(|t| {
+            let meta = std::fs::symlink_metadata(workdir.join(&t.path)).ok()?;
+            let (secs, nsecs) = meta
+                .modified()
+                .ok()
+                .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or((0, 0), |d| {
+                    (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+                });
+            Some(Seen {
+                secs,
+                nsecs,
+                size: meta.len() as i64,
+                ino: 0,
+                file: meta.is_file(),
+                link: meta.file_type().is_symlink(),
+            })
+        })
+        .collect()
 }
 
 #[cfg(unix)]

@@ -20,7 +20,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 pub use episode::{EpisodeHistory, RefAt, RefLog};
-pub use hand::{BranchCommits, ForkPoint};
+pub use hand::{BranchCommits, ForkPoint, SeenDir};
 pub use head::{HeadState, Operation, Trunk, TrunkSource};
 pub use history::LastChanged;
 pub use journal::{Chain, ChainCommit, RefUpdate};

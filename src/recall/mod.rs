@@ -742,8 +742,12 @@ const UNTRACKED_WEIGHED: usize = 64;
 /// file whose stat moved is hashed: a store of 100,000 records is 100,000 entries of the
 /// index that a read of it costs every time.
 fn uncommitted(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<Vec<String>, Error> {
+    let phase = crate::timing::Phase::start("recall.at-hand.key");
     let key = ctx.repo.index_key()?;
+    phase.end();
+    let phase = crate::timing::Phase::start("recall.at-hand.kept");
     let kept = db.reader().index_state(&key).ok().flatten();
+    phase.end();
     let state = match kept {
         Some(state) => state,
         None => {
@@ -754,11 +758,47 @@ fn uncommitted(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<Vec
         }
     };
     let mut out = state.staged.clone();
+    let phase = crate::timing::Phase::start("recall.at-hand.unstaged");
     out.extend(ctx.repo.unstaged(&state.tracked, state.written));
+    phase.end();
+    let phase = crate::timing::Phase::start("recall.at-hand.untracked");
+    // What the directories held at their last read, while the index, HEAD and the root
+    // `.gitignore` are what they were: a directory whose time is unchanged is not read.
+    let ignore = std::fs::metadata(ctx.layout.root().join(".gitignore"))
+        .ok()
+        .map(|m| {
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{t}:{}", m.len())
+        })
+        .unwrap_or_default();
+    let dirs_key = format!("{key}|{ignore}");
+    let kept: Option<std::collections::HashMap<String, crate::git::SeenDir>> = db
+        .reader()
+        .meta("worktree.dirs")
+        .ok()
+        .flatten()
+        .and_then(|v| {
+            v.split_once('\n')
+                .map(|(k, j)| (k.to_owned(), j.to_owned()))
+        })
+        .filter(|(k, _)| *k == dirs_key)
+        .and_then(|(_, json)| serde_json::from_str(&json).ok());
+    let mut seen = kept.clone().unwrap_or_default();
     out.extend(
         ctx.repo
-            .untracked_near(&state.tracked, ".ai/", UNTRACKED_WEIGHED)?,
+            .untracked_near(&state.tracked, ".ai/", UNTRACKED_WEIGHED, &mut seen)?,
     );
+    if kept.as_ref() != Some(&seen)
+        && let Ok(json) = serde_json::to_string(&seen)
+    {
+        // Not kept, the next read reads the directories again: nothing else is lost.
+        let _ = db.write(|w| w.set_meta("worktree.dirs", &format!("{dirs_key}\n{json}")));
+    }
+    phase.end();
     out.sort();
     out.dedup();
     Ok(out)

@@ -125,7 +125,7 @@ pub struct Outcome {
 /// first pool settles it, and the cost follows the hits asked for, not the records that
 /// match.
 const LEXICAL_POOL: usize = 200;
-const PATH_POOL: usize = 64;
+const PATH_POOL: usize = 32;
 const POOL_GROWTH: usize = 8;
 /// Records a listing reads past its limit, for the filters that apply after it.
 const LISTING_SLACK: usize = 16;
@@ -230,7 +230,7 @@ fn dirs_needed(paths: &[QueryPath]) -> Vec<(String, bool)> {
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
     let mut phase = crate::timing::Phase::start("recall.search");
-    let path_pool = PATH_POOL.max(query.limit.saturating_mul(4));
+    let path_pool = PATH_POOL.max(query.limit.saturating_mul(2));
     let mut passes = 1;
     // Every match's BM25, computed once for every pass.
     let lexical = if query.relevance_asked() {
@@ -532,7 +532,7 @@ fn search_pool(
                         floors.push((l, Floor::unread()));
                         continue;
                     }
-                    PATH_POOL.max(query.limit.saturating_mul(4))
+                    PATH_POOL.max(query.limit.saturating_mul(2))
                 }
                 n => n,
             };
