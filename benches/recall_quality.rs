@@ -227,10 +227,11 @@ fn plant(root: &Path, commits: &[Commit]) -> BenchResult<BTreeSet<String>> {
         .collect();
     for path in &all {
         // A path that is also a directory of another (renamed over time) is left out.
+        let prefix = format!("{path}/");
         if all
-            .range(format!("{path}/")..)
+            .range::<&str, _>(prefix.as_str()..)
             .next()
-            .is_some_and(|n| n.starts_with(&format!("{path}/")))
+            .is_some_and(|n| n.starts_with(&prefix))
         {
             continue;
         }

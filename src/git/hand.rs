@@ -292,11 +292,7 @@ impl Repo {
     pub fn index_state(&self, ignored: &str) -> Result<IndexState, GitError> {
         let dir = ignored.trim_end_matches('/');
         let index = self.repo.index_or_empty()?;
-        let written = index
-            .timestamp()
-            .unix_seconds()
-            .try_into()
-            .unwrap_or(i64::MAX);
+        let written = index.timestamp().unix_seconds();
         let mut tracked = Vec::new();
         for entry in index.entries() {
             let path = entry.path(&index).to_str_lossy();

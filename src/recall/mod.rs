@@ -656,15 +656,16 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
         }
         // The rest of the branch against the trunk (a parent branch's work, older own
         // commits).
-        if !on_trunk && let Some(t) = &trunk {
-            if let Some(changed) = ctx.repo.changed_since_fork(&references)? {
-                let n = hand.claim(changed, HandSource::Branch);
-                if n > 0 {
-                    hand.said.push(format!(
-                        "{n} more file(s) {branch} changed against {}",
-                        t.branch
-                    ));
-                }
+        if !on_trunk
+            && let Some(t) = &trunk
+            && let Some(changed) = ctx.repo.changed_since_fork(&references)?
+        {
+            let n = hand.claim(changed, HandSource::Branch);
+            if n > 0 {
+                hand.said.push(format!(
+                    "{n} more file(s) {branch} changed against {}",
+                    t.branch
+                ));
             }
         }
     }

@@ -1511,7 +1511,7 @@ fn uncommitted_changes_lead_the_briefing_on_the_trunk() {
         text.contains("ranked by the work at hand: 1 uncommitted change(s)\n"),
         "{text}"
     );
-    assert_eq!(briefed_ids(&json), [parser.clone()], "{text}");
+    assert_eq!(briefed_ids(&json), std::slice::from_ref(&parser), "{text}");
     let why = json["knowledge"]["hits"][0]["why"][0]["detail"]
         .as_str()
         .expect("why");

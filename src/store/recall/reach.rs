@@ -453,24 +453,4 @@ impl Reader<'_> {
         }
         Ok(out)
     }
-
-    /// The issue and intent of each of `tasks`, as their `task.started` lines named them.
-    pub fn task_links(
-        &self,
-        tasks: &[String],
-    ) -> Result<HashMap<String, (Option<String>, Option<String>)>, IndexError> {
-        if tasks.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let json = serde_json::to_string(tasks).expect("strings serialise");
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT task, issue, intent FROM tasks WHERE task IN (SELECT value FROM json_each(?1))",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map(params![json], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
-            .and_then(Iterator::collect)
-            .map_err(|e| self.err(e))
-    }
 }
