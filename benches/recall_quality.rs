@@ -213,6 +213,9 @@ fn writable(path: &str) -> bool {
             .split('/')
             .all(|part| !part.is_empty() && part != "." && part != ".." && part != ".git")
         && !path.chars().any(|c| c.is_control() || c == '\\')
+        // git's own files (.gitignore, .gitattributes, .gitmodules) would change what the
+        // store's git ignores (its .ai/local/ above all).
+        && !path.rsplit('/').next().is_some_and(|name| name.starts_with(".git"))
 }
 
 /// Writes every file of the history into the work tree (one line each) and commits them:

@@ -244,6 +244,32 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
     Ok(recorded)
 }
 
+/// The files a record of one text cites (`--file`, and the paths its text names), a
+/// refused one's fix being `majordomus <command> <text>` without it.
+fn cited_by_text(
+    ctx: &Ctx,
+    command: &'static str,
+    text: &str,
+    given: &[String],
+    base: Option<&std::path::Path>,
+) -> Result<Vec<crate::model::cited::CitedFile>, Error> {
+    cited_files(
+        ctx,
+        &Citing {
+            given,
+            base,
+            texts: &[text],
+        },
+        Fix {
+            command: &["majordomus", command],
+            arguments: &[text],
+            options: &[],
+            files: given,
+            stdin: None,
+        },
+    )
+}
+
 /// The active task of the open episode `session`, if any: what a question, an answer or a
 /// checkpoint is stamped with, as a decision without `--task` is (SPEC §3, §5.1: an
 /// answer's candidate cites its task).
@@ -258,20 +284,12 @@ fn active_task(ctx: &Ctx, session: Option<&str>) -> Result<Option<String>, Error
 pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Recorded, Error> {
     let mut redacted = Vec::new();
     let text = clean(&request.text, "checkpoint", &mut redacted)?;
-    let files = cited_files(
+    let files = cited_by_text(
         ctx,
-        &Citing {
-            given: &request.files,
-            base: request.base.as_deref(),
-            texts: &[&text],
-        },
-        Fix {
-            command: &["majordomus", "checkpoint"],
-            arguments: &[&text],
-            options: &[],
-            files: &request.files,
-            stdin: None,
-        },
+        "checkpoint",
+        &text,
+        &request.files,
+        request.base.as_deref(),
     )?;
     let session = ctx.episode()?.map(|e| e.id);
     let task = active_task(ctx, session.as_deref())?;
@@ -294,20 +312,12 @@ pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Record
 pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Error> {
     let mut redacted = Vec::new();
     let text = clean(&request.text, "question", &mut redacted)?;
-    let files = cited_files(
+    let files = cited_by_text(
         ctx,
-        &Citing {
-            given: &request.files,
-            base: request.base.as_deref(),
-            texts: &[&text],
-        },
-        Fix {
-            command: &["majordomus", "question"],
-            arguments: &[&text],
-            options: &[],
-            files: &request.files,
-            stdin: None,
-        },
+        "question",
+        &text,
+        &request.files,
+        request.base.as_deref(),
     )?;
     let session = ctx.episode()?.map(|e| e.id);
     // The id must exist before the line is appended (it is in the line), so it cannot

@@ -1143,34 +1143,32 @@ fn path_signals(
                 s.paths.push(m);
             }
         };
-        for path in refs.get(id).into_iter().flatten() {
+        // Its own references, then its episode's changed files (their spread is set once
+        // the episodes are read).
+        let own = refs
+            .get(id)
+            .into_iter()
+            .flatten()
+            .map(|p| (p, PathVia::Reference, 0));
+        let changed = doc
+            .episode
+            .as_ref()
+            .and_then(|e| episode_files.get(e))
+            .into_iter()
+            .flatten()
+            .map(|p| (p, PathVia::Episode, 1));
+        for (path, via, spread) in own.chain(changed) {
             asked.relate(path, dirs, &mut related);
             for &(q, how, files) in &related {
                 add(PathMatch {
                     query: paths[q].path.clone(),
                     source: paths[q].source,
                     path: path.clone(),
-                    via: PathVia::Reference,
+                    via,
                     how,
-                    spread: 0,
+                    spread,
                     dir_files: files,
                 });
-            }
-        }
-        if let Some(files) = doc.episode.as_ref().and_then(|e| episode_files.get(e)) {
-            for path in files {
-                asked.relate(path, dirs, &mut related);
-                for &(q, how, files) in &related {
-                    add(PathMatch {
-                        query: paths[q].path.clone(),
-                        source: paths[q].source,
-                        path: path.clone(),
-                        via: PathVia::Episode,
-                        how,
-                        spread: 1,
-                        dir_files: files,
-                    });
-                }
             }
         }
         // Task scopes: a glob's literal directory was related; the glob itself must cover
