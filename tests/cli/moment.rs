@@ -606,3 +606,44 @@ fn each_client_reads_the_context_where_it_looks() {
     );
     assert_eq!(repo.ledger_events("context.shown").len(), shown_before);
 }
+
+#[test]
+fn what_an_agent_reads_through_a_tool_is_logged_and_not_injected_again_while_a_persons_read_is_not()
+{
+    let repo = seeded();
+    // A person's recall (CLI) logs nothing.
+    repo.run(&["recall", "parser strict"]).success();
+    assert_eq!(repo.ledger_events_if_any("context.shown").len(), 0);
+
+    let mut mcp = crate::mcp::Mcp::start(&repo);
+    let answered = mcp.call("majordomus_recall", json!({"query": "parser strict input"}));
+    assert_eq!(answered["isError"], false, "{answered}");
+    mcp.close();
+    let shown = repo.ledger_events("context.shown");
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert_eq!(shown[0]["data"]["where"], "tool");
+    assert_eq!(shown[0]["data"]["tool"], "recall");
+    assert_eq!(shown[0]["session"], repo.episode_id().as_str());
+
+    // The prompt about the same thing: the agent has it already.
+    let asked = "Why is the parser so strict about its input?";
+    assert_eq!(claude(&repo, "prompt", &prompt_payload(&repo, asked)), None);
+    let again = repo
+        .run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "hook",
+                "prompt",
+                "--provider",
+                "claude-code",
+            ],
+            &prompt_payload(&repo, asked),
+        )
+        .success()
+        .json();
+    assert!(
+        again["already_shown"].as_u64().expect("count") >= 1,
+        "{again}"
+    );
+}
