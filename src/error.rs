@@ -101,6 +101,12 @@ pub enum Refusal {
     NoSessionRecord { id: String },
     #[error("knowledge {id}: no such candidate")]
     UnknownKnowledge { id: String },
+    #[error("knowledge {id}: not a verified record (a candidate is verified by promoting it)")]
+    NotVerified { id: String },
+    #[error("knowledge {id}: no such verified record in curated/")]
+    UnknownVerified { id: String },
+    #[error("knowledge {id}: HEAD has no commit yet to re-verify it at")]
+    ReverifyUnborn { id: String },
     #[error("knowledge {id}: already promoted (it is in curated/)")]
     AlreadyPromoted { id: String },
     #[error("knowledge {id}: the candidate is superseded (rejected)")]
@@ -225,6 +231,9 @@ impl Refusal {
             Refusal::NoSessionRecord { .. } => "session.record",
             Refusal::UnknownKnowledge { .. } => "knowledge.known-id",
             Refusal::AlreadyPromoted { .. } => "knowledge.already-promoted",
+            Refusal::NotVerified { .. } => "knowledge.reverify-verified",
+            Refusal::UnknownVerified { .. } => "knowledge.known-id",
+            Refusal::ReverifyUnborn { .. } => "knowledge.reverify-head",
             Refusal::SupersededCandidate { .. } => "knowledge.superseded",
             Refusal::EvidenceRequired { .. } | Refusal::EvidencePlaceholder { .. } => {
                 "knowledge.evidence"
@@ -276,6 +285,13 @@ impl Refusal {
             }
             Refusal::EpisodeStillOpen { .. } => Some("majordomus session close".into()),
             Refusal::UnknownKnowledge { .. } => Some("majordomus knowledge candidates".into()),
+            Refusal::NotVerified { id } => Some(format!("majordomus knowledge show {id}")),
+            Refusal::UnknownVerified { .. } => {
+                Some("majordomus recall --kind knowledge --status verified --status stale".into())
+            }
+            Refusal::ReverifyUnborn { .. } => {
+                Some("git add -A && git commit -m \"First commit\"".into())
+            }
             Refusal::AlreadyPromoted { .. } | Refusal::SupersededCandidate { .. } => None,
             // No command can supply evidence: the template says what to write, and the
             // placeholder itself is refused should it be run as it stands.

@@ -603,8 +603,8 @@ fn unknown_rule(rule: &DeclaredRule) -> Finding {
     }
 }
 
-/// What a stale record's finding says, and what to do about it by hand (a curated record
-/// cannot be promoted again).
+/// What a stale record's finding says, and the command that re-verifies it once a person
+/// checked it (a curated record cannot be promoted again).
 fn stale_finding(record: &crate::knowledge::stale::StaleRecord) -> (String, String) {
     let moved: Vec<String> = record
         .targets
@@ -618,18 +618,12 @@ fn stale_finding(record: &crate::knowledge::stale::StaleRecord) -> (String, Stri
             }
         })
         .collect();
-    let paths: Vec<&str> = record.targets.iter().map(|t| t.path.as_str()).collect();
     let message = format!(
-        "verified record {} was verified in {}; since then {}",
+        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/KNOWLEDGE.md, \"Stale knowledge\")",
         record.id,
         record.verified_in.short(),
         moved.join("; ")
     );
-    let fix = format!(
-        "by hand: check the claim against {} as it is now; if it still holds, update its evidence under `# Evidence` in {} and commit it (that commit re-verifies it); if not, supersede it: set `status: superseded` and `superseded_by: <id of the record that replaces it>` (or add a `# Rejected` section saying why) in {}, and commit it",
-        paths.join(", "),
-        record.file,
-        record.file
-    );
+    let fix = format!("majordomus knowledge reverify {}", record.id);
     (message, fix)
 }

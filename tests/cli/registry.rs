@@ -470,6 +470,7 @@ const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
         &["knowledge", "reject", "k-1", "--reason", "no"],
         "",
     ),
+    ("knowledge.reverify", &["knowledge", "reverify", "k-1"], ""),
     ("knowledge.check", &["knowledge", "check"], ""),
     ("knowledge.candidates", &["knowledge", "candidates"], ""),
     ("knowledge.status", &["knowledge", "status"], ""),
