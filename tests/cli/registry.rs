@@ -54,6 +54,7 @@ fn every_operation_has_object_schemas_and_a_unique_name() {
             "hooks.acknowledge",
             "knowledge.promote",
             "knowledge.reject",
+            "knowledge.reverify",
             "session.recompose"
         ])
     );
