@@ -159,6 +159,15 @@ pub enum Refusal {
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
     BlockedWithoutReason,
+    #[error(
+        "{path} is ignored by `{pattern}` ({rule_file}): git would never see the records majordomus writes there"
+    )]
+    RecordsIgnored {
+        path: String,
+        pattern: String,
+        rule_file: String,
+        fix: String,
+    },
     #[error("{path}: {message}; setup edits only a file it can keep byte for byte")]
     SetupFile {
         path: String,
@@ -245,6 +254,7 @@ impl Refusal {
             Refusal::IdShape { .. } => "id.shape",
             Refusal::TooLarge { .. } => "input.size",
             Refusal::SetupFile { .. } => "setup.file",
+            Refusal::RecordsIgnored { .. } => "init.ignored",
             Refusal::Binding { .. } => "intent.binding",
             Refusal::PlanEdit { .. } => "plan.edit",
             Refusal::NoActiveTask => "task.active",
@@ -332,7 +342,9 @@ impl Refusal {
             Refusal::TooLarge { limit, .. } => Some(format!(
                 "shorten it to {limit} bytes or less; put a long text in a file under version control and refer to it"
             )),
-            Refusal::SetupFile { fix, .. } => Some(fix.clone()),
+            Refusal::SetupFile { fix, .. } | Refusal::RecordsIgnored { fix, .. } => {
+                Some(fix.clone())
+            }
             Refusal::IdShape { kind, .. } => Some(match *kind {
                 "episode" => "majordomus history --event session.opened".into(),
                 "knowledge" => "majordomus knowledge candidates".into(),

@@ -46,10 +46,11 @@ enum Check {
     TempFiles,
     HooksReached,
     SessionCommits,
+    RecordsVisible,
 }
 
 impl Check {
-    const ALL: [Check; 13] = [
+    const ALL: [Check; 14] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -63,6 +64,7 @@ impl Check {
         Check::TempFiles,
         Check::HooksReached,
         Check::SessionCommits,
+        Check::RecordsVisible,
     ];
 
     /// The rule id a package declares it by.
@@ -81,6 +83,7 @@ impl Check {
             Check::TempFiles => "majordomus.temp-files",
             Check::HooksReached => "majordomus.hooks-reached",
             Check::SessionCommits => "majordomus.session-commits",
+            Check::RecordsVisible => "majordomus.records-visible",
         }
     }
 
@@ -471,6 +474,36 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                         ),
                         hook.fix.clone().unwrap_or_default(),
                     );
+                }
+            }
+            Check::RecordsVisible => {
+                // One finding a rule: the paths it hides, and the one fix.
+                let ignored = ctx.repo.ignored(crate::store::skeleton::RECORD_PATHS)?;
+                let mut by_rule: Vec<(&crate::git::Ignored, Vec<&str>)> = Vec::new();
+                for hidden in &ignored {
+                    match by_rule.iter_mut().find(|(first, _)| {
+                        (&first.pattern, &first.source, first.line)
+                            == (&hidden.pattern, &hidden.source, hidden.line)
+                    }) {
+                        Some((_, paths)) => paths.push(&hidden.path),
+                        None => by_rule.push((hidden, vec![&hidden.path])),
+                    }
+                }
+                for (first, paths) in by_rule {
+                    let refusal = crate::init::ignored_refusal(first, "majordomus doctor");
+                    let message = if paths.len() == 1 {
+                        refusal.to_string()
+                    } else {
+                        refusal
+                            .to_string()
+                            .replacen(
+                                &first.path,
+                                &format!("{} record paths ({})", paths.len(), paths.join(", ")),
+                                1,
+                            )
+                            .replacen(" is ignored by", " are ignored by", 1)
+                    };
+                    finding(&first.path, message, refusal.fix().unwrap_or_default());
                 }
             }
             Check::SessionCommits => {
