@@ -181,11 +181,13 @@ struct Recorded {
     body: Value,
 }
 
+/// What the scripted model does next, from the request it answers: a tool call, or (with
+/// `None`, and for any side request) the final text.
+type Script = fn(&Value) -> Option<Call>;
+
 /// A model API on 127.0.0.1 that speaks enough of the Anthropic Messages API (streaming
 /// SSE), Gemini's generateContent / streamGenerateContent and OpenAI's Responses API for
-/// one session, as [`script`] says: a call of `majordomus_decision_record`, then of
-/// `majordomus_context`, then (and for any side request) a final text. It records every
-/// request body.
+/// one session, as its [`Script`] says. It records every request body.
 struct FakeModel {
     addr: SocketAddr,
     requests: Arc<Mutex<Vec<Recorded>>>,
@@ -194,7 +196,7 @@ struct FakeModel {
 }
 
 impl FakeModel {
-    fn start() -> FakeModel {
+    fn start(script: Script) -> FakeModel {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("the bound address");
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -208,7 +210,7 @@ impl FakeModel {
                     }
                     let Ok(stream) = stream else { continue };
                     let requests = requests.clone();
-                    std::thread::spawn(move || serve(stream, &requests));
+                    std::thread::spawn(move || serve(stream, &requests, script));
                 }
             })
         };
@@ -247,7 +249,7 @@ enum Answer {
 }
 
 /// Reads one HTTP/1.1 request, records it, answers it and closes the connection.
-fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
+fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, script: Script) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let Ok(mut writer) = stream.try_clone() else {
         return;
@@ -325,7 +327,7 @@ fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
             400,
             json!({"error": {"message": "too many requests in one session"}}),
         ),
-        None => answer(&method, &path, &parsed),
+        None => answer(&method, &path, &parsed, script(&parsed)),
     };
     let _ = respond(&mut writer, answer);
 }
@@ -431,10 +433,10 @@ struct Call {
     n: usize,
 }
 
-/// The script: the first turn records [`DECISION`]; the second reads the context (a
-/// turn that writes nothing, so the compact before the next turn has nothing to say);
+/// The session's script: the first turn records [`DECISION`]; the second reads the context
+/// (a turn that writes nothing, so the compact before the next turn has nothing to say);
 /// the third answers [`FINAL`].
-fn script(body: &Value) -> Option<Call> {
+fn record_then_read(body: &Value) -> Option<Call> {
     let n = results(body) + 1;
     let ((namespace, name), args) = match n {
         1 => (decision_tool(body)?, json!({"text": DECISION})),
@@ -449,8 +451,46 @@ fn script(body: &Value) -> Option<Call> {
     })
 }
 
-fn answer(method: &str, path: &str, body: &Value) -> Answer {
-    let call = script(body);
+/// What the scripted model recalls: the earlier episode's promoted record.
+const RECALL: &str = "parser errors line column";
+
+/// A session that recalls: the first turn calls `majordomus_recall` with [`RECALL`], the
+/// next answers [`FINAL`]. The tool is called by the name the client gives it, offered
+/// among the request's tools or, where the client defers its definition, named in the
+/// request's text.
+fn recall_once(body: &Value) -> Option<Call> {
+    if results(body) > 0 {
+        return None;
+    }
+    let (namespace, name) = tool(body, "recall").or_else(|| deferred(body, "recall"))?;
+    Some(Call {
+        namespace,
+        name,
+        args: json!({"query": RECALL}),
+        n: 1,
+    })
+}
+
+/// The tool named `majordomus_<suffix>` as a word of the request's text (a client that
+/// lists deferred tools by name only), when the request offers tools at all.
+fn deferred(body: &Value, suffix: &str) -> Option<(Option<String>, String)> {
+    if offered(body).is_empty() {
+        return None;
+    }
+    let name = format!("majordomus_{suffix}");
+    let mut texts = Vec::new();
+    strings(body, &mut texts);
+    texts.iter().find_map(|t| {
+        t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|w| {
+                w.strip_suffix(&name)
+                    .is_some_and(|before| before.is_empty() || before.ends_with('_'))
+            })
+            .map(|w| (None, w.to_owned()))
+    })
+}
+
+fn answer(method: &str, path: &str, body: &Value, call: Option<Call>) -> Answer {
     let route = path.split('?').next().unwrap_or(path);
     if method != "POST" {
         Answer::Json(404, json!({"error": {"message": "not scripted"}}))
@@ -868,7 +908,7 @@ fn one_session(
     repo.run(&["setup", client.setup]).success();
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
-    let model = FakeModel::start();
+    let model = FakeModel::start(record_then_read);
     let command = configure(&repo, &model, &program);
     let output = run_to_end(command, client.bin);
     Session {
@@ -908,15 +948,7 @@ fn claude_code_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
 #[test]
 fn gemini_cli_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
     one_session(GEMINI_CLI, false, |repo, model, program| {
-        repo.write_home(
-            ".gemini/settings.json",
-            &json!({
-                "security": {"auth": {"selectedType": "gemini-api-key"}},
-                "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-                "privacy": {"usageStatisticsEnabled": false}
-            })
-            .to_string(),
-        );
+        gemini_home_settings(repo);
         let mut cmd = client_command(repo, program);
         cmd.args([
             "-p",
@@ -933,6 +965,20 @@ fn gemini_cli_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
         .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
         cmd
     });
+}
+
+/// `~/.gemini/settings.json` for a session against the scripted model: an API key, no
+/// update checks, no usage statistics.
+fn gemini_home_settings(repo: &TestRepo) {
+    repo.write_home(
+        ".gemini/settings.json",
+        &json!({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+            "privacy": {"usageStatisticsEnabled": false}
+        })
+        .to_string(),
+    );
 }
 
 /// `~/.codex/config.toml` for a session against `model` in a trusted `repo`.
@@ -1054,4 +1100,179 @@ fn every_codex_config_setup_leaves_is_one_codex_reads() {
         servers.iter().any(|s| s["name"] == "majordomus"),
         "{servers:?}"
     );
+}
+
+// --- A recall, allowed as setup left the client ----------------------------------------
+
+/// A tool result as the client put it before the model.
+#[derive(Debug)]
+struct ToolResult {
+    /// Every string of it, joined: what the model reads.
+    text: String,
+    /// Its bytes in the request: a string's length, or the JSON of a structured result.
+    bytes: usize,
+    /// The client marked it as an error.
+    error: bool,
+}
+
+/// Every tool result in `body`, in the three APIs' shapes.
+fn tool_results(body: &Value) -> Vec<ToolResult> {
+    let of = |payload: &Value, error: bool| {
+        let mut texts = Vec::new();
+        strings(payload, &mut texts);
+        ToolResult {
+            text: texts.join("\n"),
+            bytes: match payload {
+                Value::String(s) => s.len(),
+                other => other.to_string().len(),
+            },
+            error,
+        }
+    };
+    let mut out = Vec::new();
+    for message in body["messages"].as_array().into_iter().flatten() {
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] == "tool_result" {
+                out.push(of(&block["content"], block["is_error"] == true));
+            }
+        }
+    }
+    for content in body["contents"].as_array().into_iter().flatten() {
+        for part in content["parts"].as_array().into_iter().flatten() {
+            if let Some(response) = part.get("functionResponse") {
+                out.push(of(&response["response"], response["response"].get("error").is_some()));
+            }
+        }
+    }
+    for item in body["input"].as_array().into_iter().flatten() {
+        if item["type"] == "function_call_output" {
+            out.push(of(&item["output"], false));
+        }
+    }
+    out
+}
+
+/// Wires `client` with `setup` as it is by default, runs one session whose model calls
+/// `majordomus_recall`, and checks what the client did with the call: allowed without a
+/// prompt, the result's text (not its JSON) before the model. Returns the repository and
+/// the bytes of the result the model read.
+fn recall_session(
+    client: Client,
+    configure: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) -> Option<(TestRepo, usize)> {
+    let program = installed(client)?;
+    let (repo, _knowledge) = repository_with_knowledge();
+    let report = repo
+        .run(&["--format", "json", "setup", client.setup])
+        .success()
+        .json();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
+    let model = FakeModel::start(recall_once);
+    let command = configure(&repo, &model, &program);
+    let output = run_to_end(command, client.bin);
+    let requests = model.requests();
+    let context = format!(
+        "{} exited {:?}\nsetup: {report}\nstdout:\n{}\nstderr:\n{}\nrequests: {:?}",
+        client.setup,
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        requests
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect::<Vec<_>>()
+    );
+    if std::env::var_os("MAJORDOMUS_CLIENTS_DUMP").is_some() {
+        for (i, r) in requests.iter().enumerate() {
+            eprintln!("== request {i}: {} {}\n{}", r.method, r.path, r.body);
+        }
+    }
+    assert!(output.status.success(), "{context}");
+
+    // What the server says, as text, to the same call.
+    let expected = {
+        let mut mcp = Mcp::start(&repo);
+        let answer = mcp.request(
+            "tools/call",
+            json!({"name": "majordomus_recall", "arguments": {"query": RECALL}}),
+        );
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text: {answer}"))
+            .to_owned()
+    };
+    assert!(expected.contains(TITLE), "{expected}");
+
+    let called = requests
+        .iter()
+        .any(|r| tool(&r.body, "recall").is_some() || deferred(&r.body, "recall").is_some());
+    assert!(called, "no request offered majordomus_recall: {context}");
+    let result = requests
+        .iter()
+        .flat_map(|r| tool_results(&r.body))
+        .next()
+        .unwrap_or_else(|| panic!("the recall's result never reached the model: {context}"));
+    eprintln!(
+        "== {}: the recall result before the model: {} bytes (the server's text: {} bytes)\n{}\n==",
+        client.setup,
+        result.bytes,
+        expected.len(),
+        result.text
+    );
+    assert!(!result.error, "{}: {result:?}\n{context}", client.setup);
+    assert!(
+        result.text.contains(expected.trim_end()),
+        "{}: the model did not get the recall's text:\n{}\nexpected:\n{expected}",
+        client.setup,
+        result.text
+    );
+    Some((repo, result.bytes))
+}
+
+#[test]
+fn claude_code_runs_a_recall_setup_allowed_and_the_model_reads_its_text() {
+    recall_session(CLAUDE_CODE, |repo, model, program| {
+        let mut cmd = client_command(repo, program);
+        cmd.args(["-p", PROMPT, "--output-format", "json"])
+            .env("ANTHROPIC_BASE_URL", model.url())
+            .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        cmd
+    });
+}
+
+#[test]
+fn gemini_cli_runs_a_recall_setup_allowed_and_the_model_reads_its_text() {
+    recall_session(GEMINI_CLI, |repo, model, program| {
+        gemini_home_settings(repo);
+        let mut cmd = client_command(repo, program);
+        cmd.args([
+            "-p",
+            PROMPT,
+            "--model",
+            "gemini-2.5-flash",
+            "--output-format",
+            "json",
+        ])
+        .env("GOOGLE_GEMINI_BASE_URL", model.url())
+        .env("GEMINI_API_KEY", "test-key-for-the-scripted-model")
+        // The folder trust setup says is the user's to give.
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+        cmd
+    });
+}
+
+#[test]
+fn codex_runs_a_recall_setup_allowed_and_the_model_reads_its_text() {
+    recall_session(CODEX, |repo, model, program| {
+        codex_home_config(repo, Some(model));
+        let mut cmd = client_command(repo, program);
+        cmd.args(["exec", PROMPT])
+            .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+        cmd
+    });
 }
