@@ -388,6 +388,7 @@ mod tests {
             }],
             read: read_hint(kind, &id),
             superseded_by: None,
+            weighed: Default::default(),
         }
     }
 

@@ -695,7 +695,13 @@ mod tests {
             .collect();
         assert_eq!(
             never,
-            ["hook.session-start", "hook.session-end", "hook.compact"]
+            [
+                "hook.session-start",
+                "hook.session-end",
+                "hook.compact",
+                "hook.prompt",
+                "hook.edit"
+            ]
         );
     }
 }

@@ -448,9 +448,10 @@ fn user_steps(client: Client, root: &Path, asks: bool) -> Vec<UserStep> {
             }
         }
         Client::GeminiCli => {
-            let folder = root
-                .file_name()
-                .map_or_else(|| root.display().to_string(), |n| n.to_string_lossy().into_owned());
+            let folder = root.file_name().map_or_else(
+                || root.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
             steps.push(step(
                 "Gemini CLI reads .gemini/settings.json (the hooks, the server) only in a trusted folder",
                 format!(
@@ -482,7 +483,6 @@ fn user_steps(client: Client, root: &Path, asks: bool) -> Vec<UserStep> {
     }
     steps
 }
-
 
 struct Edited {
     file: FileChange,

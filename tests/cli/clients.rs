@@ -1140,7 +1140,10 @@ fn tool_results(body: &Value) -> Vec<ToolResult> {
     for content in body["contents"].as_array().into_iter().flatten() {
         for part in content["parts"].as_array().into_iter().flatten() {
             if let Some(response) = part.get("functionResponse") {
-                out.push(of(&response["response"], response["response"].get("error").is_some()));
+                out.push(of(
+                    &response["response"],
+                    response["response"].get("error").is_some(),
+                ));
             }
         }
     }

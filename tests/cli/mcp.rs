@@ -416,19 +416,25 @@ fn a_check_with_blocking_findings_is_a_tool_error_carrying_the_findings() {
 fn as_setup_wires_it_a_result_is_its_text_and_its_json_only_where_smaller_or_failed() {
     let repo = TestRepo::initialised();
     repo.start_episode();
-    repo.run(&["decision", "Parsing stays strict: input the parser cannot place is rejected"])
-        .success();
+    repo.run(&[
+        "decision",
+        "Parsing stays strict: input the parser cannot place is rejected",
+    ])
+    .success();
     let mut mcp = Mcp::start_as_wired(&repo);
 
     // The instructions: the sentence that matters first, under 300 bytes.
     let instructions = mcp.initialized["instructions"]
         .as_str()
         .unwrap_or_else(|| panic!("instructions: {}", mcp.initialized));
-    assert!(instructions.len() < 300, "{} bytes: {instructions}", instructions.len());
     assert!(
-        instructions.starts_with(
-            "Before you decide something or change an area, call majordomus_recall"
-        ),
+        instructions.len() < 300,
+        "{} bytes: {instructions}",
+        instructions.len()
+    );
+    assert!(
+        instructions
+            .starts_with("Before you decide something or change an area, call majordomus_recall"),
         "{instructions}"
     );
 
@@ -436,7 +442,11 @@ fn as_setup_wires_it_a_result_is_its_text_and_its_json_only_where_smaller_or_fai
     let recalled = mcp.call("majordomus_recall", json!({"query": "parsing strict"}));
     assert_eq!(recalled["isError"], false, "{recalled}");
     assert!(recalled.get("structuredContent").is_none(), "{recalled}");
-    let cli = repo.run(&["recall", "parsing strict"]).success().stdout().to_owned();
+    let cli = repo
+        .run(&["recall", "parsing strict"])
+        .success()
+        .stdout()
+        .to_owned();
     assert_eq!(text(&recalled).trim_end(), cli.trim_end(), "{recalled}");
     let json = repo
         .run(&["--format", "json", "recall", "parsing strict"])
@@ -454,7 +464,10 @@ fn as_setup_wires_it_a_result_is_its_text_and_its_json_only_where_smaller_or_fai
     );
 
     // A refusal: the rule and the fix in the text, nothing else.
-    let refused = mcp.call("majordomus_question_resolve", json!({"id": "q-0000000000", "answer": "x"}));
+    let refused = mcp.call(
+        "majordomus_question_resolve",
+        json!({"id": "q-0000000000", "answer": "x"}),
+    );
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(refused.get("structuredContent").is_none(), "{refused}");
     assert!(text(&refused).contains("\nfix: "), "{refused}");
