@@ -219,15 +219,35 @@ fn mcp_server() -> Entry {
 /// A matcher group with one command handler, `fields` (JSON members) before the command
 /// and `timeout` after it.
 fn hook(event: &str, fields: &str, command: String, timeout: u32) -> Entry {
+    matched(event, None, fields, command, timeout)
+}
+
+/// [`hook`], its group limited to the tools `matcher` (a regular expression) names.
+fn matched(
+    event: &str,
+    matcher: Option<&str>,
+    fields: &str,
+    command: String,
+    timeout: u32,
+) -> Entry {
+    let matcher = matcher.map_or_else(String::new, |m| format!(r#""matcher": {}, "#, quoted(m)));
     Entry::Element {
         path: vec!["hooks".into(), event.into()],
         value: format!(
-            r#"{{"hooks": [{{{fields}"type": "command", "command": {}, "timeout": {timeout}}}]}}"#,
+            r#"{{{matcher}"hooks": [{{{fields}"type": "command", "command": {}, "timeout": {timeout}}}]}}"#,
             quoted(&command)
         ),
         marker: command,
     }
 }
+
+/// The editing tools of Claude Code, as its hook matcher names them (`EDIT_TOOLS` in
+/// src/model/moment.rs).
+const CLAUDE_EDITS: &str = "Edit|Write|MultiEdit|NotebookEdit";
+/// Gemini CLI's editing tools.
+const GEMINI_EDITS: &str = "write_file|replace";
+/// Codex's editing tool.
+const CODEX_EDITS: &str = "apply_patch";
 
 /// The tools an agent may call unasked, as a client's list of them.
 fn tool_list(path: &[&str], tools: Vec<String>) -> Entry {
@@ -250,6 +270,16 @@ fn plan(client: Client, unasked: &[String]) -> Vec<Planned> {
                 claude("SessionStart", "session-start"),
                 claude("SessionEnd", "session-end"),
                 claude("PreCompact", "compact"),
+                // Prompt-time and edit-time recall: `additionalContext` before the model
+                // reads the prompt, and before it reads the edit's result.
+                claude("UserPromptSubmit", "prompt"),
+                matched(
+                    "PreToolUse",
+                    Some(CLAUDE_EDITS),
+                    "",
+                    hook_command("edit", client),
+                    30,
+                ),
             ];
             if !unasked.is_empty() {
                 // An MCP tool is `mcp__<server>__<tool>` in Claude Code's rules.
@@ -294,6 +324,21 @@ fn plan(client: Client, unasked: &[String]) -> Vec<Planned> {
                 gemini("SessionStart", "majordomus-session-start", start),
                 gemini("SessionEnd", "majordomus-session-end", end),
                 gemini("PreCompress", "majordomus-compact", compact),
+                // Prompt-time recall before the model reads the prompt; edit-time recall
+                // after the edit (BeforeTool cannot add to the model's context, AfterTool's
+                // `additionalContext` reaches the next request).
+                gemini(
+                    "BeforeAgent",
+                    "majordomus-prompt",
+                    hook_command("prompt", client),
+                ),
+                matched(
+                    "AfterTool",
+                    Some(GEMINI_EDITS),
+                    r#""name": "majordomus-edit", "#,
+                    hook_command("edit", client),
+                    30000,
+                ),
                 mcp_server(),
             ];
             if !unasked.is_empty() {
@@ -336,6 +381,14 @@ fn plan(client: Client, unasked: &[String]) -> Vec<Planned> {
                         codex("SessionStart", "session-start", 30),
                         codex("SessionEnd", "session-end", 3),
                         codex("PreCompact", "compact", 30),
+                        codex("UserPromptSubmit", "prompt", 30),
+                        matched(
+                            "PreToolUse",
+                            Some(CODEX_EDITS),
+                            "",
+                            hook_command("edit", client),
+                            30,
+                        ),
                     ]),
                 },
             ]
@@ -367,6 +420,8 @@ fn plan(client: Client, unasked: &[String]) -> Vec<Planned> {
                             ),
                             cursor("sessionEnd", hook_command("session-end", client)),
                             cursor("preCompact", hook_command("compact", client)),
+                            // Capture only: Cursor cannot add context after an edit.
+                            cursor("afterFileEdit", hook_command("edit", client)),
                         ],
                         frame: Some(Entry::Member {
                             path: Vec::new(),
@@ -444,6 +499,14 @@ fn user_steps(client: Client, root: &Path, asks: bool) -> Vec<UserStep> {
                 steps.push(step(
                     "Claude Code asks before each majordomus tool call, and refuses them to `claude -p`",
                     rerun,
+                ));
+            } else {
+                steps.push(step(
+                    "Claude Code ignores the permissions.allow of .claude/settings.json until you trusted the workspace (until then it asks before each majordomus tool call, and refuses them to `claude -p`)",
+                    format!(
+                        "run `claude` here once and accept the trust dialog, or set `projects[{}].hasTrustDialogAccepted` to true in ~/.claude.json",
+                        quoted(&root.display().to_string())
+                    ),
                 ));
             }
         }
