@@ -246,8 +246,9 @@ fn matched(
 const CLAUDE_EDITS: &str = "Edit|Write|MultiEdit|NotebookEdit";
 /// Gemini CLI's editing tools.
 const GEMINI_EDITS: &str = "write_file|replace";
-/// Codex's editing tool.
-const CODEX_EDITS: &str = "apply_patch";
+/// Codex's editing tool, and its shell: Codex (0.171) names an `apply_patch` the model
+/// runs in the shell `Bash` in its hooks (`hook edit` passes over any other command).
+const CODEX_EDITS: &str = "apply_patch|Bash";
 
 /// The tools an agent may call unasked, as a client's list of them.
 fn tool_list(path: &[&str], tools: Vec<String>) -> Entry {

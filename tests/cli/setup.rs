@@ -708,7 +708,7 @@ fn the_recall_hooks_setup_writes_run() {
             ".codex/hooks.json",
             Some("UserPromptSubmit"),
             "PreToolUse",
-            Some("apply_patch"),
+            Some("apply_patch|Bash"),
             serde_json::json!({"tool_name": "apply_patch", "tool_input": {"command":
                 "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n*** End Patch\n"}}),
         ),
