@@ -2,6 +2,7 @@
 //! project rules, `crate::rules`), each rule run by the check this build has for its id,
 //! grouped, exit 10 on a blocking finding; `watch` reruns the drift rules.
 
+mod client_hooks;
 mod session_commits;
 
 use schemars::JsonSchema;
@@ -46,10 +47,11 @@ enum Check {
     TempFiles,
     HooksReached,
     SessionCommits,
+    ClientHooks,
 }
 
 impl Check {
-    const ALL: [Check; 13] = [
+    const ALL: [Check; 14] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -63,6 +65,7 @@ impl Check {
         Check::TempFiles,
         Check::HooksReached,
         Check::SessionCommits,
+        Check::ClientHooks,
     ];
 
     /// The rule id a package declares it by.
@@ -81,6 +84,7 @@ impl Check {
             Check::TempFiles => "majordomus.temp-files",
             Check::HooksReached => "majordomus.hooks-reached",
             Check::SessionCommits => "majordomus.session-commits",
+            Check::ClientHooks => "majordomus.client-hooks",
         }
     }
 
@@ -476,6 +480,18 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             Check::SessionCommits => {
                 for claimed in session_commits::check(ctx, &index)? {
                     finding(&claimed.file, claimed.message, claimed.fix);
+                }
+            }
+            Check::ClientHooks => {
+                let found = client_hooks::check(ctx.layout.root());
+                if found.trusted > 0 {
+                    note = Some(format!(
+                        "Codex's config records trust for {} majordomus hook(s); whether its hash still matches each hook as .codex/hooks.json now has it, doctor cannot tell (Codex then says \"Hooks need review\")",
+                        found.trusted
+                    ));
+                }
+                for blocked in found.blocked {
+                    finding(&blocked.file, blocked.message, blocked.fix);
                 }
             }
             Check::TempFiles => {

@@ -1660,3 +1660,123 @@ fn claude_home_trust(repo: &TestRepo) {
             .to_string(),
     );
 }
+
+// --- Codex's hook trust, as doctor reads it ----------------------------------------------
+
+/// Codex's own view of the hooks in `repo` (`codex app-server`, `hooks/list`): each hook's
+/// `key`, `currentHash` and `trustStatus`.
+fn codex_hooks(repo: &TestRepo, program: &Path) -> Vec<Value> {
+    let mut cmd = client_command(repo, program);
+    cmd.arg("app-server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn codex app-server");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(message) = serde_json::from_str::<Value>(&line)
+                && tx.send(message).is_err()
+            {
+                break;
+            }
+        }
+    });
+    let call = |stdin: &mut std::process::ChildStdin, id: u64, method: &str, params: Value| {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .expect("write to codex app-server");
+        loop {
+            let message = rx
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| panic!("codex app-server did not answer {method}: {e}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    };
+    call(
+        &mut stdin,
+        1,
+        "initialize",
+        json!({"clientInfo": {"name": "majordomus-tests", "version": "1"}}),
+    );
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "initialized"})
+    )
+    .expect("write to codex app-server");
+    let listed = call(
+        &mut stdin,
+        2,
+        "hooks/list",
+        json!({"cwds": [repo.root().display().to_string()]}),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    listed["result"]["data"][0]["hooks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no hooks listed: {listed}"))
+        .clone()
+}
+
+/// doctor's `majordomus.client-hooks` reads Codex's hook trust where Codex keeps it: it
+/// finds untrusted exactly the hooks Codex lists as untrusted, and once Codex's config
+/// holds each hook's hash (what "Trust all and continue" writes) both say trusted.
+#[test]
+fn doctor_reads_the_hook_trust_codex_reads() {
+    let Some(codex) = installed(CODEX) else {
+        return;
+    };
+    let repo = TestRepo::initialised();
+    codex_home_config(&repo, None);
+    repo.run(&["setup", "codex"]).success();
+    let hooks = codex_hooks(&repo, &codex);
+    assert_eq!(hooks.len(), 5, "{hooks:#?}");
+    assert!(
+        hooks.iter().all(|h| h["trustStatus"] == "untrusted"),
+        "{hooks:#?}"
+    );
+    let findings = |repo: &TestRepo| -> Vec<Value> {
+        let doctor = repo.run(&["--format", "json", "doctor"]).json();
+        doctor["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .filter(|r| r["rule"] == "majordomus.client-hooks")
+            .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+            .collect()
+    };
+    let before = findings(&repo);
+    assert_eq!(before.len(), 1, "{before:#?}");
+    assert!(
+        before[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("records no trust for 5 of them")),
+        "{before:#?}"
+    );
+
+    // Trust them as Codex records it: each hook's current hash under its key.
+    let mut config = repo.read_home(".codex/config.toml");
+    for hook in &hooks {
+        config.push_str(&format!(
+            "\n[hooks.state.{}]\ntrusted_hash = {}\n",
+            hook["key"], hook["currentHash"]
+        ));
+    }
+    repo.write_home(".codex/config.toml", &config);
+    let hooks = codex_hooks(&repo, &codex);
+    assert!(
+        hooks.iter().all(|h| h["trustStatus"] == "trusted"),
+        "Codex does not read the trust as written: {hooks:#?}"
+    );
+    let after = findings(&repo);
+    assert!(after.is_empty(), "{after:#?}");
+}
