@@ -101,6 +101,12 @@ pub enum Refusal {
     NoSessionRecord { id: String },
     #[error("knowledge {id}: no such candidate")]
     UnknownKnowledge { id: String },
+    #[error("knowledge {id}: not a verified record (a candidate is verified by promoting it)")]
+    NotVerified { id: String },
+    #[error("knowledge {id}: no such verified record in curated/")]
+    UnknownVerified { id: String },
+    #[error("knowledge {id}: HEAD has no commit yet to re-verify it at")]
+    ReverifyUnborn { id: String },
     #[error("knowledge {id}: already promoted (it is in curated/)")]
     AlreadyPromoted { id: String },
     #[error("knowledge {id}: the candidate is superseded (rejected)")]
@@ -153,6 +159,15 @@ pub enum Refusal {
     TaskActive { id: String, description: String },
     #[error("task finish --status blocked: a blocked task needs --reason")]
     BlockedWithoutReason,
+    #[error(
+        "{path} is ignored by `{pattern}` ({rule_file}): git would never see the records majordomus writes there"
+    )]
+    RecordsIgnored {
+        path: String,
+        pattern: String,
+        rule_file: String,
+        fix: String,
+    },
     #[error("{path}: {message}; setup edits only a file it can keep byte for byte")]
     SetupFile {
         path: String,
@@ -225,6 +240,9 @@ impl Refusal {
             Refusal::NoSessionRecord { .. } => "session.record",
             Refusal::UnknownKnowledge { .. } => "knowledge.known-id",
             Refusal::AlreadyPromoted { .. } => "knowledge.already-promoted",
+            Refusal::NotVerified { .. } => "knowledge.reverify-verified",
+            Refusal::UnknownVerified { .. } => "knowledge.known-id",
+            Refusal::ReverifyUnborn { .. } => "knowledge.reverify-head",
             Refusal::SupersededCandidate { .. } => "knowledge.superseded",
             Refusal::EvidenceRequired { .. } | Refusal::EvidencePlaceholder { .. } => {
                 "knowledge.evidence"
@@ -236,6 +254,7 @@ impl Refusal {
             Refusal::IdShape { .. } => "id.shape",
             Refusal::TooLarge { .. } => "input.size",
             Refusal::SetupFile { .. } => "setup.file",
+            Refusal::RecordsIgnored { .. } => "init.ignored",
             Refusal::Binding { .. } => "intent.binding",
             Refusal::PlanEdit { .. } => "plan.edit",
             Refusal::NoActiveTask => "task.active",
@@ -276,6 +295,13 @@ impl Refusal {
             }
             Refusal::EpisodeStillOpen { .. } => Some("majordomus session close".into()),
             Refusal::UnknownKnowledge { .. } => Some("majordomus knowledge candidates".into()),
+            Refusal::NotVerified { id } => Some(format!("majordomus knowledge show {id}")),
+            Refusal::UnknownVerified { .. } => {
+                Some("majordomus recall --kind knowledge --status verified --status stale".into())
+            }
+            Refusal::ReverifyUnborn { .. } => {
+                Some("git add -A && git commit -m \"First commit\"".into())
+            }
             Refusal::AlreadyPromoted { .. } | Refusal::SupersededCandidate { .. } => None,
             // No command can supply evidence: the template says what to write, and the
             // placeholder itself is refused should it be run as it stands.
@@ -316,7 +342,9 @@ impl Refusal {
             Refusal::TooLarge { limit, .. } => Some(format!(
                 "shorten it to {limit} bytes or less; put a long text in a file under version control and refer to it"
             )),
-            Refusal::SetupFile { fix, .. } => Some(fix.clone()),
+            Refusal::SetupFile { fix, .. } | Refusal::RecordsIgnored { fix, .. } => {
+                Some(fix.clone())
+            }
             Refusal::IdShape { kind, .. } => Some(match *kind {
                 "episode" => "majordomus history --event session.opened".into(),
                 "knowledge" => "majordomus knowledge candidates".into(),

@@ -10,7 +10,8 @@ use crate::{Ctx, Error};
 ///
 /// Edits the client's project files in place, keeping every other byte (and comment) as
 /// it was: claude-code writes .claude/settings.json (SessionStart, SessionEnd and
-/// PreCompact hooks; permissions.allow) and .mcp.json; gemini-cli writes
+/// PreCompact hooks, UserPromptSubmit and PreToolUse for recall at the prompt and the
+/// edit; permissions.allow) and .mcp.json; gemini-cli writes
 /// .gemini/settings.json (hooks and mcpServers, with the server's trust and includeTools);
 /// codex writes .codex/config.toml ([mcp_servers.majordomus]) and .codex/hooks.json;
 /// cursor writes .cursor/mcp.json and .cursor/hooks.json. The tools that only read, or

@@ -47,11 +47,12 @@ enum Check {
     TempFiles,
     HooksReached,
     SessionCommits,
+    RecordsVisible,
     ClientHooks,
 }
 
 impl Check {
-    const ALL: [Check; 14] = [
+    const ALL: [Check; 15] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -65,6 +66,7 @@ impl Check {
         Check::TempFiles,
         Check::HooksReached,
         Check::SessionCommits,
+        Check::RecordsVisible,
         Check::ClientHooks,
     ];
 
@@ -84,6 +86,7 @@ impl Check {
             Check::TempFiles => "majordomus.temp-files",
             Check::HooksReached => "majordomus.hooks-reached",
             Check::SessionCommits => "majordomus.session-commits",
+            Check::RecordsVisible => "majordomus.records-visible",
             Check::ClientHooks => "majordomus.client-hooks",
         }
     }
@@ -477,6 +480,36 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 }
             }
+            Check::RecordsVisible => {
+                // One finding a rule: the paths it hides, and the one fix.
+                let ignored = ctx.repo.ignored(crate::store::skeleton::RECORD_PATHS)?;
+                let mut by_rule: Vec<(&crate::git::Ignored, Vec<&str>)> = Vec::new();
+                for hidden in &ignored {
+                    match by_rule.iter_mut().find(|(first, _)| {
+                        (&first.pattern, &first.source, first.line)
+                            == (&hidden.pattern, &hidden.source, hidden.line)
+                    }) {
+                        Some((_, paths)) => paths.push(&hidden.path),
+                        None => by_rule.push((hidden, vec![&hidden.path])),
+                    }
+                }
+                for (first, paths) in by_rule {
+                    let refusal = crate::init::ignored_refusal(first, "majordomus doctor");
+                    let message = if paths.len() == 1 {
+                        refusal.to_string()
+                    } else {
+                        refusal
+                            .to_string()
+                            .replacen(
+                                &first.path,
+                                &format!("{} record paths ({})", paths.len(), paths.join(", ")),
+                                1,
+                            )
+                            .replacen(" is ignored by", " are ignored by", 1)
+                    };
+                    finding(&first.path, message, refusal.fix().unwrap_or_default());
+                }
+            }
             Check::SessionCommits => {
                 for claimed in session_commits::check(ctx, &index)? {
                     finding(&claimed.file, claimed.message, claimed.fix);
@@ -619,8 +652,8 @@ fn unknown_rule(rule: &DeclaredRule) -> Finding {
     }
 }
 
-/// What a stale record's finding says, and what to do about it by hand (a curated record
-/// cannot be promoted again).
+/// What a stale record's finding says, and the command that re-verifies it once a person
+/// checked it (a curated record cannot be promoted again).
 fn stale_finding(record: &crate::knowledge::stale::StaleRecord) -> (String, String) {
     let moved: Vec<String> = record
         .targets
@@ -634,18 +667,12 @@ fn stale_finding(record: &crate::knowledge::stale::StaleRecord) -> (String, Stri
             }
         })
         .collect();
-    let paths: Vec<&str> = record.targets.iter().map(|t| t.path.as_str()).collect();
     let message = format!(
-        "verified record {} was verified in {}; since then {}",
+        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/KNOWLEDGE.md, \"Stale knowledge\")",
         record.id,
         record.verified_in.short(),
         moved.join("; ")
     );
-    let fix = format!(
-        "by hand: check the claim against {} as it is now; if it still holds, update its evidence under `# Evidence` in {} and commit it (that commit re-verifies it); if not, supersede it: set `status: superseded` and `superseded_by: <id of the record that replaces it>` (or add a `# Rejected` section saying why) in {}, and commit it",
-        paths.join(", "),
-        record.file,
-        record.file
-    );
+    let fix = format!("majordomus knowledge reverify {}", record.id);
     (message, fix)
 }

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::store::skeleton::{FILES, GITIGNORE_LINE};
+use crate::error::Refusal;
+use crate::git::Ignored;
+use crate::store::skeleton::{FILES, GITIGNORE_LINE, RECORD_PATHS, REINCLUDE_LINES};
 use crate::store::{StoreError, WriteOutcome, write_atomic, write_new};
 
 /// `init` takes nothing.
@@ -28,8 +30,12 @@ pub struct Initialised {
     pub uncommitted: Vec<String>,
 }
 
-/// Creates the skeleton from `share/skeleton/` and ignores `.ai/local/`.
+/// Creates the skeleton from `share/skeleton/` and ignores `.ai/local/`. Refuses, before
+/// writing anything, when git's ignore rules hide a path records are written to.
 pub fn init(ctx: &Ctx, _request: InitRequest) -> Result<Initialised, Error> {
+    if let Some(first) = ctx.repo.ignored(RECORD_PATHS)?.into_iter().next() {
+        return Err(ignored_refusal(&first, "majordomus init").into());
+    }
     let mut created = Vec::new();
     let mut existing = Vec::new();
     for (rel, contents) in FILES {
@@ -86,4 +92,39 @@ pub fn init(ctx: &Ctx, _request: InitRequest) -> Result<Initialised, Error> {
         gitignore,
         uncommitted,
     })
+}
+
+/// Where `ignored` comes from, and how to put the record paths back for git, then `then`:
+/// the lines that re-include `.ai/repo/` appended to the root `.gitignore` (which wins over
+/// `.git/info/exclude` and `core.excludesFile`, and over an earlier line of itself); a rule
+/// in a `.gitignore` under `.ai/` wins over the root's, so that line goes by hand.
+pub fn ignored_refusal(ignored: &Ignored, then: &str) -> Refusal {
+    let rule_file = match &ignored.source {
+        Some(file) => format!("{file}:{}", ignored.line),
+        None => "a rule given outside any file".to_owned(),
+    };
+    let nested = ignored
+        .source
+        .as_deref()
+        .filter(|f| f.starts_with(".ai/") && f.ends_with(".gitignore"));
+    let fix = match nested {
+        Some(file) => format!(
+            "by hand: delete line {} (`{}`) of {file}, then run: {then}",
+            ignored.line, ignored.pattern
+        ),
+        None => format!(
+            "printf '%s\\n' {} >> .gitignore && {then}",
+            REINCLUDE_LINES
+                .iter()
+                .map(|l| format!("'{l}'"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    Refusal::RecordsIgnored {
+        path: ignored.path.clone(),
+        pattern: ignored.pattern.clone(),
+        rule_file,
+        fix,
+    }
 }

@@ -147,6 +147,29 @@ impl Known {
     }
 }
 
+/// A record git left with conflict markers: the two acts named, and how to keep one.
+fn conflict_finding(file: &StoredFile, conflict: &crate::model::knowledge::Conflict) -> Finding {
+    let path = &file.rel;
+    Finding {
+        file: path.clone(),
+        rule: "knowledge.conflict".into(),
+        severity: Severity::Blocking,
+        message: format!(
+            "a merge left both acts in it: {} and {}",
+            conflict.ours.describe(),
+            conflict.theirs.describe()
+        ),
+        fix: format!(
+            "keep one act: `git checkout --ours -- {path}` ({} on {}) or `git checkout --theirs -- {path}` ({} on {}), then `git add {path}`",
+            conflict.ours.act(),
+            conflict.ours.label,
+            conflict.theirs.act(),
+            conflict.theirs.label
+        ),
+        informational: false,
+    }
+}
+
 /// Runs every rule over the work tree's store, `file:`/`test:` against HEAD.
 pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
     let _total = Phase::start("check.total");
@@ -387,6 +410,20 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 parsed.push((file, record, body));
             }
             Err(message) => {
+                if let Some(mut conflict) = crate::model::knowledge::conflict_of(&file.text) {
+                    // git names our side `HEAD`: the branch checked out says more.
+                    if conflict.ours.label == "HEAD"
+                        && let Ok(head) = ctx.repo.head()
+                        && let Some(branch) = head.branch
+                    {
+                        conflict.ours.label = branch;
+                    }
+                    findings.push(conflict_finding(file, &conflict));
+                    if !shapes.is_empty() {
+                        findings.push(secret_finding(file, &shapes));
+                    }
+                    continue;
+                }
                 findings.push(Finding {
                     file: file.rel.clone(),
                     rule: "knowledge.schema".into(),

@@ -6,6 +6,7 @@ pub mod check;
 pub mod derive;
 pub mod graph;
 pub mod queue;
+pub mod reverify;
 pub mod review;
 pub mod stale;
 
@@ -16,5 +17,6 @@ pub use queue::{
     CandidateListing, CandidateState, CandidatesRequest, KnowledgeStatus, StatusRequest,
     candidates, status,
 };
+pub use reverify::{Reverified, ReverifyRequest, reverify};
 pub use review::{PromoteRequest, RejectRequest, promote, reject};
 pub use stale::{StaleReport, stale};

@@ -38,6 +38,8 @@ pub enum Event {
     KnowledgePromoted,
     #[serde(rename = "knowledge.rejected")]
     KnowledgeRejected,
+    #[serde(rename = "knowledge.reverified")]
+    KnowledgeReverified,
     #[serde(rename = "outbox.drained")]
     OutboxDrained,
     #[serde(rename = "reasoning.recorded")]
@@ -73,7 +75,7 @@ pub fn name_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 impl Event {
     /// All known events, in SPEC order.
-    pub const ALL: [Event; 21] = [
+    pub const ALL: [Event; 22] = [
         Event::SessionOpened,
         Event::SessionClosed,
         Event::DecisionRecorded,
@@ -87,6 +89,7 @@ impl Event {
         Event::KnowledgeDerived,
         Event::KnowledgePromoted,
         Event::KnowledgeRejected,
+        Event::KnowledgeReverified,
         Event::OutboxDrained,
         Event::ReasoningRecorded,
         Event::ProviderEventFailed,
@@ -113,6 +116,7 @@ impl Event {
             Event::KnowledgeDerived => "knowledge.derived",
             Event::KnowledgePromoted => "knowledge.promoted",
             Event::KnowledgeRejected => "knowledge.rejected",
+            Event::KnowledgeReverified => "knowledge.reverified",
             Event::OutboxDrained => "outbox.drained",
             Event::ReasoningRecorded => "reasoning.recorded",
             Event::ProviderEventFailed => "provider.event.failed",
@@ -236,6 +240,7 @@ payload! {
     KnowledgeDerived => KnowledgeDerived,
     KnowledgePromoted => KnowledgePromoted,
     KnowledgeRejected => KnowledgeRejected,
+    KnowledgeReverified => KnowledgeReverified,
     OutboxDrained => OutboxDrained,
     ReasoningRecorded => ReasoningRecorded,
     ProviderEventFailed => ProviderEventFailed,
@@ -457,6 +462,17 @@ pub struct KnowledgePromoted {
     pub class: Class,
     pub path: String,
     pub from: String,
+}
+
+/// `knowledge.reverified`: a person re-verified a verified record at `head`; `changed` the
+/// cited files that had changed since it was verified.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct KnowledgeReverified {
+    pub id: String,
+    pub path: String,
+    pub head: String,
+    pub changed: Vec<String>,
 }
 
 /// `knowledge.rejected`.

@@ -241,6 +241,9 @@ pub fn edit(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
         .filter(|h| {
             matches!(h.status, HitStatus::Verified | HitStatus::Stale)
                 || matches!(h.kind, RecallKind::Decision | RecallKind::Question)
+                || (h.kind == RecallKind::Knowledge
+                    && h.status == HitStatus::Candidate
+                    && decided(ctx, &h.id))
         })
         .collect();
     let heading = if first.len() == 1 {
@@ -263,6 +266,25 @@ pub fn edit(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
         first.clone(),
         first,
     )
+}
+
+/// Whether the candidate `id` states what an episode decided (a decision, an answer:
+/// `stance: decided`), not what it observed: what is decided about a file is put before
+/// the model at edit time before a person verified it, labelled a candidate. Read from the
+/// record itself (the index does not keep a stance), for the few hits an edit reaches.
+fn decided(ctx: &Ctx, id: &str) -> bool {
+    let outbox = crate::store::outbox::Outbox::new(&ctx.layout);
+    [
+        ctx.layout.candidates_dir(),
+        outbox.shelf(crate::store::outbox::Shelf::Candidates),
+    ]
+    .iter()
+    .find_map(|dir| std::fs::read_to_string(dir.join(format!("{id}.md"))).ok())
+    .and_then(|text| {
+        crate::store::records::parse_record(&text)
+            .ok()
+            .map(|(r, _)| r.stance)
+    }) == Some(crate::model::knowledge::Stance::Decided)
 }
 
 /// Puts `hits` (best first) before the model: those not shown yet this session, at most
@@ -310,6 +332,19 @@ fn show(
         });
     }
     let context = render(heading, &fresh);
+    let output =
+        crate::model::moment::client_output(payload.provider, payload.event, moment, &context);
+    if output.is_empty() {
+        // The client reads nothing at this moment (Cursor): nothing reached the model.
+        return Ok(Recalled {
+            nothing: Some(format!(
+                "{} reads no context at this moment",
+                payload.provider
+            )),
+            touched,
+            ..Recalled::default()
+        });
+    }
     log_shown(
         ctx,
         &episode.id,
@@ -324,12 +359,7 @@ fn show(
     Ok(Recalled {
         shown: fresh.iter().map(reference).collect(),
         touched,
-        output: crate::model::moment::client_output(
-            payload.provider,
-            payload.event,
-            moment,
-            &context,
-        ),
+        output,
         context,
         nothing: None,
         already_shown,

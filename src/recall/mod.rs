@@ -611,17 +611,18 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
     phase.count("paths", uncommitted.len());
     phase.end();
     let phase = crate::timing::Phase::start("recall.at-hand.commits");
-    let n = hand.claim(uncommitted, HandSource::Uncommitted);
-    if n > 0 {
-        hand.said.push(format!("{n} uncommitted change(s)"));
+    let changed = hand.claim(uncommitted, HandSource::Uncommitted);
+    if changed > 0 {
+        hand.said.push(format!("{changed} uncommitted change(s)"));
     }
     // What the agent's editing tools touched this episode (`agent.touched`) and git no
     // longer shows as a change (committed since, or put back).
     if let Some(ep) = &open {
         let n = hand.claim(crate::ctx::touched(ctx, ep)?, HandSource::Touched);
         if n > 0 {
+            let more = if changed > 0 { " more" } else { "" };
             hand.said
-                .push(format!("{n} more file(s) the agent edited this episode"));
+                .push(format!("{n}{more} file(s) the agent edited this episode"));
         }
     }
 

@@ -6,6 +6,7 @@ use crate::knowledge::check::{CheckReport, Severity};
 use crate::knowledge::derive::DeriveReport;
 use crate::knowledge::graph::{EdgeState, KnowledgeGraph, ShownRecord};
 use crate::knowledge::queue::{CandidateListing, KnowledgeStatus, Moment};
+use crate::knowledge::reverify::Reverified;
 use crate::knowledge::review::{Promoted, Rejected};
 use crate::model::Verdict;
 use crate::ops::Report;
@@ -102,6 +103,48 @@ impl Report for Promoted {
     fn note(&self) -> Option<String> {
         super::resumed_note(self.resumed.as_deref())
     }
+}
+
+impl Report for Reverified {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "re-verified {} at {} ({})\n",
+            self.id,
+            short(&self.head),
+            self.path
+        );
+        if self.was_stale {
+            let _ = writeln!(
+                out,
+                "  it was stale: {} changed since it was verified",
+                self.changed.join(", ")
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  it was not stale: its cited files are as they were when it was verified"
+            );
+        }
+        let _ = writeln!(out, "  appended under # Evidence: {}", self.appended);
+        if !self.redacted.is_empty() {
+            let _ = writeln!(
+                out,
+                "  removed from the evidence: {}",
+                self.redacted.join(", ")
+            );
+        }
+        let _ = writeln!(
+            out,
+            "next: git add {} && git commit -m \"Re-verify knowledge {}\"",
+            self.path, self.id
+        );
+        out
+    }
+}
+
+/// The first 12 hex digits of a commit id.
+fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
 }
 
 impl Report for Rejected {

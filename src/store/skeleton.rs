@@ -27,6 +27,35 @@ pub const FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Paths a record is written to, as `(path, is a directory)`: `init` and doctor ask git's
+/// ignore rules about each (a new file of each kind, by the shape its name has), so that no
+/// record is written where git would never see it.
+pub const RECORD_PATHS: &[(&str, bool)] = &[
+    (".ai", true),
+    (".ai/repo", true),
+    (".ai/repo/sessions", true),
+    (".ai/repo/sessions/20261130T100000Z-0a1b2c.md", false),
+    (".ai/repo/knowledge", true),
+    (".ai/repo/knowledge/candidates", true),
+    (
+        ".ai/repo/knowledge/candidates/20261130T100000Z-0a1b2c-0123456789ab.md",
+        false,
+    ),
+    (".ai/repo/knowledge/curated", true),
+    (
+        ".ai/repo/knowledge/curated/20261130T100000Z-0a1b2c-0123456789ab.md",
+        false,
+    ),
+    (".ai/repo/intents", true),
+    (".ai/repo/intents/intent.yaml", false),
+    (".ai/repo/rules/project", true),
+    (".ai/repo/rules/project/rules.yaml", false),
+];
+
+/// The lines that put `.ai/repo/` back for git, appended to the root `.gitignore` (last
+/// lines win; `.ai/local/` stays ignored by its own line).
+pub const REINCLUDE_LINES: [&str; 3] = ["!/.ai/", "!/.ai/repo/", "!/.ai/repo/**"];
+
 /// The line `init` adds to `.gitignore`.
 pub const GITIGNORE_LINE: &str = ".ai/local/";
 

@@ -493,6 +493,12 @@ fn script(d: &mut Driver) {
                 promoted.as_ref(),
                 &["/rewritten", "/warnings", "/redacted"],
             );
+            d.run(
+                "knowledge.reverify",
+                json!({"id": first, "evidence": "tests/cli/contract.rs still validates it"}),
+                &["knowledge", "reverify", first],
+                "tests/cli/contract.rs still validates it",
+            );
         }
         if let Some(second) = candidates.get(1) {
             d.run(

@@ -223,3 +223,107 @@ fn every_next_step_runs_as_printed_and_a_rerun_prints_no_commit_to_make() {
     let json = repo.run(&["--format", "json", "init"]).success().json();
     assert_eq!(json["uncommitted"], serde_json::json!([]));
 }
+
+/// What git's `status --porcelain --untracked-files=all --ignored` says of `path`.
+fn git_sees(repo: &TestRepo, path: &str) -> String {
+    repo.git(&[
+        "status",
+        "--porcelain",
+        "--untracked-files=all",
+        "--ignored",
+        "--",
+        path,
+    ])
+}
+
+#[test]
+fn init_refuses_to_write_records_git_would_never_see_and_its_fix_works() {
+    // A `*.md` rule in the root .gitignore: the records would be ignored.
+    let repo = TestRepo::new();
+    repo.write(".gitignore", "node_modules/\n*.md\n");
+    let error = repo
+        .run(&["--format", "json", "init"])
+        .json_error(3, "init.ignored");
+    assert_eq!(
+        error["message"],
+        ".ai/repo/sessions/20261130T100000Z-0a1b2c.md is ignored by `*.md` (.gitignore:2): git would never see the records majordomus writes there"
+    );
+    assert!(!repo.exists(".ai"), "nothing written before the refusal");
+    let fix = error["fix"].as_str().expect("a fix");
+    assert_eq!(
+        fix,
+        "printf '%s\\n' '!/.ai/' '!/.ai/repo/' '!/.ai/repo/**' >> .gitignore && majordomus init"
+    );
+    repo.run_printed(fix);
+    assert!(repo.exists(".ai/repo/sessions/README.md"));
+    assert_eq!(
+        git_sees(&repo, ".ai/repo/sessions/README.md"),
+        "?? .ai/repo/sessions/README.md"
+    );
+    repo.write(".ai/local/ledger.jsonl", "");
+    assert_eq!(git_sees(&repo, ".ai/local/"), "!! .ai/local/ledger.jsonl");
+    // Other Markdown stays ignored.
+    repo.write("notes.md", "x\n");
+    assert_eq!(git_sees(&repo, "notes.md"), "!! notes.md");
+
+    // `.ai/` in .git/info/exclude: the same fix wins over it.
+    let repo = TestRepo::new();
+    repo.write(".git/info/exclude", ".ai/\n");
+    let error = repo
+        .run(&["--format", "json", "init"])
+        .json_error(3, "init.ignored");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("message")
+            .starts_with(".ai/ is ignored by `.ai/` (.git/info/exclude:1)"),
+        "{error}"
+    );
+    repo.run_printed(error["fix"].as_str().expect("a fix"));
+    assert_eq!(
+        git_sees(&repo, ".ai/repo/policy.yaml"),
+        "?? .ai/repo/policy.yaml"
+    );
+}
+
+#[test]
+fn doctor_names_a_rule_that_hides_record_paths_once_with_the_paths_and_a_fix_that_works() {
+    let repo = TestRepo::initialised();
+    let visible = |repo: &TestRepo| {
+        let report = repo.run(&["--format", "json", "doctor"]).json();
+        report["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .find(|r| r["rule"] == "majordomus.records-visible")
+            .cloned()
+            .expect("the rule ran")
+    };
+    assert_eq!(visible(&repo)["status"], "pass");
+
+    repo.write(".git/info/exclude", "*.yaml\n");
+    let rule = visible(&repo);
+    assert_eq!(rule["status"], "fail", "{rule}");
+    let findings = rule["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "one finding for the one rule: {rule}");
+    assert_eq!(findings[0]["severity"], "blocking");
+    assert_eq!(
+        findings[0]["message"],
+        "2 record paths (.ai/repo/intents/intent.yaml, .ai/repo/rules/project/rules.yaml) are ignored by `*.yaml` (.git/info/exclude:1): git would never see the records majordomus writes there"
+    );
+    repo.run(&["doctor"]).expect_code(10);
+    let fix = findings[0]["fix"].as_str().expect("a fix").to_owned();
+    repo.sh_printed(&fix);
+    assert_eq!(visible(&repo)["status"], "pass");
+
+    // A rule in a .gitignore under .ai/ wins over the root's: its line goes by hand.
+    repo.write(".ai/repo/knowledge/.gitignore", "*.md\n");
+    let rule = visible(&repo);
+    let findings = rule["findings"].as_array().expect("findings");
+    assert_eq!(
+        findings[0]["fix"],
+        "by hand: delete line 1 (`*.md`) of .ai/repo/knowledge/.gitignore, then run: majordomus doctor"
+    );
+    repo.write(".ai/repo/knowledge/.gitignore", "");
+    assert_eq!(visible(&repo)["status"], "pass");
+}

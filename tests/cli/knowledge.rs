@@ -2212,3 +2212,64 @@ fn a_byte_order_mark_before_the_front_matter_is_tolerated() {
     repo.run_with_stdin(&["knowledge", "promote", &id], "the claim holds")
         .success();
 }
+
+#[test]
+fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_works() {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.git(&["checkout", "-q", "-b", "work"]);
+    repo.commit("src/a.rs", "pub fn a() {}\n", "Add a");
+    repo.start_episode();
+    repo.run(&["decision", "Keep a strict", "--file", "src/a.rs"])
+        .success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "The record"]);
+    let id = repo
+        .record_ids(".ai/repo/knowledge/candidates")
+        .pop()
+        .expect("a candidate");
+    repo.git(&["checkout", "-q", "-b", "promoted"]);
+    repo.run_with_stdin(&["knowledge", "promote", &id], "src/a.rs holds it")
+        .success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Promote"]);
+    repo.git(&["checkout", "-q", "work"]);
+    repo.run(&["knowledge", "reject", &id, "--reason", "not so"])
+        .success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Reject"]);
+    let merged = repo
+        .git_command_in(repo.root(), &["merge", "-q", "promoted"])
+        .output()
+        .expect("git merge");
+    assert!(!merged.status.success(), "the merge conflicts");
+
+    let checked = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .expect_code(3)
+        .json();
+    let findings = checked["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{checked}");
+    let finding = &findings[0];
+    let path = format!(".ai/repo/knowledge/curated/{id}.md");
+    assert_eq!(finding["rule"], "knowledge.conflict", "{checked}");
+    assert_eq!(finding["file"], path.as_str());
+    assert_eq!(
+        finding["message"],
+        "a merge left both acts in it: rejected on work (status: superseded) and promoted on promoted (status: verified)"
+    );
+    let fix = finding["fix"].as_str().expect("a fix");
+    let theirs = format!("git checkout --theirs -- {path}");
+    assert!(
+        fix.contains(&format!("`{theirs}` (promoted on promoted)")),
+        "{fix}"
+    );
+    assert!(fix.ends_with(&format!("then `git add {path}`")), "{fix}");
+
+    // Keeping the promote, as the fix says.
+    repo.git(&["checkout", "--theirs", "--", &path]);
+    repo.git(&["add", &path]);
+    repo.run(&["knowledge", "check"]).success();
+    assert!(repo.read(&path).contains("status: verified\n"));
+}

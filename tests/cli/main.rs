@@ -28,6 +28,7 @@ mod journal;
 mod knowledge;
 mod ledger;
 mod mcp;
+mod moment;
 mod outbox;
 mod policy;
 mod reasoning;

@@ -54,6 +54,7 @@ fn every_operation_has_object_schemas_and_a_unique_name() {
             "hooks.acknowledge",
             "knowledge.promote",
             "knowledge.reject",
+            "knowledge.reverify",
             "session.recompose"
         ])
     );
@@ -470,6 +471,7 @@ const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
         &["knowledge", "reject", "k-1", "--reason", "no"],
         "",
     ),
+    ("knowledge.reverify", &["knowledge", "reverify", "k-1"], ""),
     ("knowledge.check", &["knowledge", "check"], ""),
     ("knowledge.candidates", &["knowledge", "candidates"], ""),
     ("knowledge.status", &["knowledge", "status"], ""),

@@ -527,7 +527,7 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
 
     let run = repo.run(&["doctor"]).success();
     let expected = format!(
-        "WARN majordomus.knowledge-stale\n     WARN {record} [majordomus.knowledge-stale] verified record {EPISODE}-000000000001 was verified in {} \"Verify the parser claim\"; since then src/parser.rs changed by {} \"Return a byte\", {} \"Rewrite the parser\"\n       fix: by hand: check the claim against src/parser.rs as it is now; if it still holds, update its evidence under `# Evidence` in {record} and commit it (that commit re-verifies it); if not, supersede it: set `status: superseded` and `superseded_by: <id of the record that replaces it>` (or add a `# Rejected` section saying why) in {record}, and commit it\n",
+        "WARN majordomus.knowledge-stale\n     WARN {record} [majordomus.knowledge-stale] verified record {EPISODE}-000000000001 was verified in {} \"Verify the parser claim\"; since then src/parser.rs changed by {} \"Return a byte\", {} \"Rewrite the parser\": if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/KNOWLEDGE.md, \"Stale knowledge\")\n       fix: majordomus knowledge reverify {EPISODE}-000000000001\n",
         &verified[..12],
         &second[..12],
         &first[..12]
@@ -544,13 +544,42 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
     assert_eq!(run.code(), 0, "{run}");
     assert!(!run.stdout().contains("knowledge-stale"), "{run}");
 
-    // The fix, by hand: the claim still holds; update the evidence and commit.
-    let text = repo.read(&record).replace(
-        "tests/parser.rs covers it.",
-        "tests/parser.rs covers it; checked again after the parser returned a byte.",
+    // The fix, as printed (the claim still holds), then the commit its `next:` line names.
+    let fix = rule(&report, "majordomus.knowledge-stale")["findings"][0]["fix"]
+        .as_str()
+        .expect("a fix")
+        .to_owned();
+    let printed = repo.run_printed(&fix);
+    let head = repo.head();
+    assert!(
+        printed.contains(&format!(
+            "re-verified {EPISODE}-000000000001 at {} ({record})\n  it was stale: src/parser.rs changed since it was verified\n",
+            &head[..12]
+        )),
+        "{printed}"
     );
-    repo.write(&record, &text);
-    repo.git(&["commit", "-q", "-am", "Re-verify the parser claim"]);
+    let next = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("next: "))
+        .expect("a next line");
+    assert_eq!(
+        next,
+        format!("git add {record} && git commit -m \"Re-verify knowledge {EPISODE}-000000000001\"")
+    );
+    let text = repo.read(&record);
+    assert!(
+        text.ends_with(&format!(
+            "# Evidence\n\ntests/parser.rs covers it.\n\nRe-verified at commit {head} (2026-11-30T10:00:00Z), after src/parser.rs changed since it was verified in {}: the claim still holds.\n",
+            &verified[..12]
+        )),
+        "{text}"
+    );
+    let reverified = repo.ledger_events("knowledge.reverified");
+    assert_eq!(
+        reverified[0]["data"],
+        serde_json::json!({"id": format!("{EPISODE}-000000000001"), "path": record, "head": head, "changed": ["src/parser.rs"]})
+    );
+    repo.run_printed(next);
     let report = doctor(&repo, 0);
     assert_eq!(
         rule(&report, "majordomus.knowledge-stale")["status"],
@@ -618,8 +647,8 @@ fn stale_knowledge_compares_blobs_names_deletions_and_skips_uncommitted_records(
         findings[0]["message"]
             .as_str()
             .expect("message")
-            .ends_with(&format!(
-                "since then src/b.rs deleted by {} \"Remove b\"",
+            .contains(&format!(
+                "since then src/b.rs deleted by {} \"Remove b\": if its claim still holds",
                 &removed[..12]
             )),
         "{stale}"
@@ -697,10 +726,75 @@ fn a_promoted_lesson_goes_stale_when_its_files_change() {
         finding["message"]
             .as_str()
             .expect("message")
-            .ends_with(&format!(
-                "since then src/parser.rs changed by {} \"Parse into an arena\"",
+            .contains(&format!(
+                "since then src/parser.rs changed by {} \"Parse into an arena\": if its claim still holds",
                 &change[..12]
             )),
         "{finding}"
     );
+}
+
+#[test]
+fn reverify_refuses_what_is_not_a_verified_record_each_with_a_fix_that_works() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/parser.rs", "fn parse() {}\n", "Add the parser");
+    let record = verified_record(&repo, 5, &["file:src/parser.rs"]);
+    repo.git(&["add", &record]);
+    repo.git(&["commit", "-q", "-m", "Verify the parser claim"]);
+    let id = format!("{EPISODE}-000000000005");
+
+    // Not stale: re-verified all the same, and said so.
+    let run = repo
+        .run_with_stdin(
+            &["knowledge", "reverify", &id],
+            "tests/parser.rs still passes",
+        )
+        .success();
+    assert!(
+        run.stdout().contains(
+            "  it was not stale: its cited files are as they were when it was verified\n"
+        ),
+        "{run}"
+    );
+    assert!(
+        repo.read(&record).ends_with(&format!(
+            "Re-verified at commit {} (2026-11-30T10:00:00Z): tests/parser.rs still passes\n",
+            repo.head()
+        )),
+        "{}",
+        repo.read(&record)
+    );
+
+    // A candidate is verified by promoting it.
+    let candidate = format!("{EPISODE}-000000000006");
+    repo.write(
+        &format!(".ai/repo/knowledge/candidates/{candidate}.md"),
+        &knowledge_record(&candidate, "candidate", &[], "", "A claim."),
+    );
+    let error = repo
+        .run(&["--format", "json", "knowledge", "reverify", &candidate])
+        .json_error(3, "knowledge.reverify-verified");
+    repo.run_printed(error["fix"].as_str().expect("a fix"));
+    // No such record.
+    let error = repo
+        .run(&[
+            "--format",
+            "json",
+            "knowledge",
+            "reverify",
+            &format!("{EPISODE}-00000000000f"),
+        ])
+        .json_error(3, "knowledge.known-id");
+    let listed = repo.run_printed(error["fix"].as_str().expect("a fix"));
+    assert!(listed.contains(&id), "{listed}");
+    // Not an id at all, and placeholder evidence.
+    repo.run(&["--format", "json", "knowledge", "reverify", "../x"])
+        .json_error(3, "id.shape");
+    repo.run_with_stdin(
+        &["--format", "json", "knowledge", "reverify", &id],
+        "<what shows it>",
+    )
+    .json_error(3, "knowledge.evidence");
+    // Every refusal left the record and the ledger as they were.
+    assert_eq!(repo.ledger_events("knowledge.reverified").len(), 1);
 }

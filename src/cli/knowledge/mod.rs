@@ -1,4 +1,4 @@
-//! `majordomus knowledge derive|promote|reject|check|candidates|status|show|edges`.
+//! `majordomus knowledge derive|promote|reject|reverify|check|candidates|status|show|edges`.
 
 mod candidates;
 mod check;
@@ -6,6 +6,7 @@ mod derive;
 mod edges;
 mod promote;
 mod reject;
+mod reverify;
 mod show;
 mod status;
 
@@ -22,6 +23,7 @@ pub use derive::DeriveArgs;
 pub use edges::EdgesArgs;
 pub use promote::PromoteArgs;
 pub use reject::RejectArgs;
+pub use reverify::ReverifyArgs;
 pub use show::ShowArgs;
 pub use status::StatusArgs;
 
@@ -32,6 +34,7 @@ pub enum KnowledgeCommand {
     Derive(DeriveArgs),
     Promote(PromoteArgs),
     Reject(RejectArgs),
+    Reverify(ReverifyArgs),
     Check(CheckArgs),
     Candidates(CandidatesArgs),
     Status(StatusArgs),
@@ -44,6 +47,7 @@ pub fn run(ctx: &Ctx, command: &KnowledgeCommand, dir: &Path) -> Result<Output, 
         KnowledgeCommand::Derive(args) => derive::run(ctx, args),
         KnowledgeCommand::Promote(args) => promote::run(ctx, args, dir),
         KnowledgeCommand::Reject(args) => reject::run(ctx, args),
+        KnowledgeCommand::Reverify(args) => reverify::run(ctx, args),
         KnowledgeCommand::Check(args) => check::run(ctx, args),
         KnowledgeCommand::Candidates(args) => candidates::run(ctx, args),
         KnowledgeCommand::Status(args) => status::run(ctx, args),

@@ -2,10 +2,12 @@
 //! path (`fast`), transcript markers (`markers`) and the deterministic derivation from an
 //! episode's ledger lines (`derive`, §5.1). Pure: no files, no git, no clock.
 
+mod conflict;
 mod derive;
 mod fast;
 mod markers;
 
+pub use conflict::{Conflict, Side, conflict_of};
 pub use derive::{
     Derived, EpisodeEvidence, SkippedSource, candidate_id, canonical_source, derive_candidates,
 };
