@@ -26,6 +26,18 @@ pub struct Found {
     pub trusted: usize,
 }
 
+impl Found {
+    /// What the rule says when it took hooks on their recorded trust.
+    pub fn note(&self) -> Option<String> {
+        (self.trusted > 0).then(|| {
+            format!(
+                "Codex's config records trust for {} majordomus hook(s); whether its hash still matches each hook as .codex/hooks.json now has it, doctor cannot tell (Codex then says \"Hooks need review\")",
+                self.trusted
+            )
+        })
+    }
+}
+
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.
 fn codex_home() -> Option<PathBuf> {
     std::env::var_os("CODEX_HOME")

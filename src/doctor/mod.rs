@@ -517,12 +517,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             }
             Check::ClientHooks => {
                 let found = client_hooks::check(ctx.layout.root());
-                if found.trusted > 0 {
-                    note = Some(format!(
-                        "Codex's config records trust for {} majordomus hook(s); whether its hash still matches each hook as .codex/hooks.json now has it, doctor cannot tell (Codex then says \"Hooks need review\")",
-                        found.trusted
-                    ));
-                }
+                note = found.note();
                 for blocked in found.blocked {
                     finding(&blocked.file, blocked.message, blocked.fix);
                 }

@@ -765,3 +765,114 @@ fn the_recall_hooks_setup_writes_run() {
         }
     }
 }
+
+/// The findings of `rule` in a `doctor --format json` run.
+fn rule_findings(repo: &TestRepo, rule: &str) -> (Value, Vec<Value>) {
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let result = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == rule)
+        .unwrap_or_else(|| panic!("{rule} did not run: {doctor:#}"))
+        .clone();
+    let findings = result["findings"].as_array().cloned().unwrap_or_default();
+    (result, findings)
+}
+
+/// Codex runs the hooks setup wrote only in a trusted project and once the user trusted
+/// each hook: doctor says when either is missing from Codex's config, with the fix, and
+/// passes once Codex's config records both (as Codex writes them: tests/cli/clients.rs
+/// checks the keys against Codex itself).
+#[test]
+fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
+    const RULE: &str = "majordomus.client-hooks";
+    let repo = TestRepo::initialised();
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert_eq!(result["status"], "pass", "no Codex wiring, nothing to say");
+    assert!(findings.is_empty());
+
+    repo.run(&["setup", "codex"]).success();
+    let root = repo.root().display().to_string();
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert_eq!(result["status"], "fail", "{result:#}");
+    assert_eq!(result["severity"], "advisory");
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    let project = &findings[0];
+    assert_eq!(project["file"], ".codex/config.toml");
+    let fix = project["fix"].as_str().expect("a fix");
+    let table = format!("[projects.{}]", serde_json::json!(root));
+    assert!(
+        fix.contains(&format!(
+            "add `{table}` with `trust_level = \"trusted\"` to "
+        )),
+        "{fix}"
+    );
+    let hooks = &findings[1];
+    assert_eq!(hooks["file"], ".codex/hooks.json");
+    let message = hooks["message"].as_str().expect("a message");
+    assert!(
+        message.contains("records no trust for 5 of them (PreCompact, PreToolUse, SessionEnd, SessionStart, UserPromptSubmit)"),
+        "{message}"
+    );
+    assert!(
+        hooks["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("\"Trust all and continue\"")),
+        "{hooks:#}"
+    );
+
+    // The project's trust, as the fix says.
+    let mut config = format!("{table}\ntrust_level = \"trusted\"\n");
+    repo.write_home(".codex/config.toml", &config);
+    let (_, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["file"], ".codex/hooks.json");
+
+    // What Codex records when the user trusts the hooks: a hash per hook, by its key.
+    let keys = [
+        "session_start",
+        "session_end",
+        "pre_compact",
+        "user_prompt_submit",
+    ];
+    for event in keys {
+        config.push_str(&format!(
+            "\n[hooks.state.\"{root}/.codex/hooks.json:{event}:0:0\"]\ntrusted_hash = \"sha256:0123\"\n"
+        ));
+    }
+    repo.write_home(".codex/config.toml", &config);
+    let (_, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("for 1 of them (PreToolUse)")),
+        "{findings:#?}"
+    );
+    config.push_str(&format!(
+        "\n[hooks.state.\"{root}/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:4567\"\nenabled = false\n"
+    ));
+    repo.write_home(".codex/config.toml", &config);
+    let (_, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert!(
+        findings[0]["message"].as_str().is_some_and(|m| m
+            .contains("1 majordomus hook(s) turned off")
+            && m.contains("PreToolUse")),
+        "{findings:#?}"
+    );
+    repo.write_home(
+        ".codex/config.toml",
+        &config.replace("enabled = false\n", "enabled = true\n"),
+    );
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert!(findings.is_empty(), "{findings:#?}");
+    assert_eq!(result["status"], "pass");
+    assert!(
+        result["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("Codex's config records trust for 5 majordomus hook(s)")),
+        "{result:#}"
+    );
+}
