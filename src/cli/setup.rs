@@ -10,9 +10,14 @@ use crate::{Ctx, Error};
 ///
 /// Edits the client's project files in place, keeping every other byte (and comment) as
 /// it was: claude-code writes .claude/settings.json (SessionStart, SessionEnd and
-/// PreCompact hooks) and .mcp.json; gemini-cli writes .gemini/settings.json (hooks and
-/// mcpServers); codex writes .codex/config.toml ([mcp_servers.majordomus]) and
-/// .codex/hooks.json; cursor writes .cursor/mcp.json and .cursor/hooks.json. A second run
+/// PreCompact hooks, UserPromptSubmit and PreToolUse for recall at the prompt and the
+/// edit; permissions.allow) and .mcp.json; gemini-cli writes
+/// .gemini/settings.json (hooks and mcpServers, with the server's trust and includeTools);
+/// codex writes .codex/config.toml ([mcp_servers.majordomus]) and .codex/hooks.json;
+/// cursor writes .cursor/mcp.json and .cursor/hooks.json. The tools that only read, or
+/// only add to the memory, become callable without a prompt (never the human acts or the
+/// wiring; --no-permissions skips it). Then it says what still needs you (approving the
+/// server, trusting the folder or the hooks), with the command or the click. A second run
 /// changes nothing; --remove takes out exactly what setup added; an entry you wrote
 /// yourself under the same name is left alone. See docs/MCP.md.
 ///
@@ -32,6 +37,9 @@ pub struct SetupArgs {
     /// Take out what setup added.
     #[arg(long)]
     pub remove: bool,
+    /// Write no tool permissions: every majordomus tool call then asks first.
+    #[arg(long)]
+    pub no_permissions: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -56,6 +64,8 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> Result<Output, Error> {
             client,
             dry_run: args.dry_run,
             remove: args.remove,
+            no_permissions: args.no_permissions,
+            unasked: Vec::new(),
         },
     )
 }

@@ -2,6 +2,7 @@
 //! project rules, `crate::rules`), each rule run by the check this build has for its id,
 //! grouped, exit 10 on a blocking finding; `watch` reruns the drift rules.
 
+mod client_hooks;
 mod session_commits;
 
 use schemars::JsonSchema;
@@ -47,10 +48,11 @@ enum Check {
     HooksReached,
     SessionCommits,
     RecordsVisible,
+    ClientHooks,
 }
 
 impl Check {
-    const ALL: [Check; 14] = [
+    const ALL: [Check; 15] = [
         Check::PolicyValid,
         Check::KnowledgeObserved,
         Check::KnowledgeIntegrity,
@@ -65,6 +67,7 @@ impl Check {
         Check::HooksReached,
         Check::SessionCommits,
         Check::RecordsVisible,
+        Check::ClientHooks,
     ];
 
     /// The rule id a package declares it by.
@@ -84,6 +87,7 @@ impl Check {
             Check::HooksReached => "majordomus.hooks-reached",
             Check::SessionCommits => "majordomus.session-commits",
             Check::RecordsVisible => "majordomus.records-visible",
+            Check::ClientHooks => "majordomus.client-hooks",
         }
     }
 
@@ -509,6 +513,13 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             Check::SessionCommits => {
                 for claimed in session_commits::check(ctx, &index)? {
                     finding(&claimed.file, claimed.message, claimed.fix);
+                }
+            }
+            Check::ClientHooks => {
+                let found = client_hooks::check(ctx.layout.root());
+                note = found.note();
+                for blocked in found.blocked {
+                    finding(&blocked.file, blocked.message, blocked.fix);
                 }
             }
             Check::TempFiles => {

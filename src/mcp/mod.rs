@@ -89,22 +89,20 @@ fn templated(uri: &str) -> Option<String> {
         .then(|| format!("{kind}:{id}"))
 }
 
-/// What the server says about itself when a client connects.
-const INSTRUCTIONS: &str = "majordomus is this repository's memory. Read majordomus_context first; before you decide something or change an area, call majordomus_recall with the files or words at hand to see what earlier episodes decided and verified; record decisions, questions and checkpoints with the majordomus_*_record/ask tools as you work. Refusals carry a rule and a fix.";
+/// What the server says about itself when a client connects: the sentence that matters
+/// first, the whole under 300 bytes (a client may cut what is longer: Codex kept 312).
+pub const INSTRUCTIONS: &str = "Before you decide something or change an area, call majordomus_recall with its files or words: what earlier episodes decided and verified there. Record your decisions, questions and checkpoints with majordomus_decision_record, majordomus_question_ask and majordomus_checkpoint_record.";
 
 /// An operation an agent may run: neither a human act, nor an act on the repository's
 /// wiring, nor an entry point.
 pub fn exposed(operation: &Operation) -> bool {
-    !operation.human_act && !operation.admin && !operation.entry_point
+    operation.offered_to_agents()
 }
 
 /// The tool name of an operation: SPEC's spelling when the registry gives one, else
 /// `majordomus_` + the name with dots (and dashes) as underscores.
 pub fn tool_name(operation: &Operation) -> String {
-    match operation.mcp_name {
-        Some(name) => name.to_owned(),
-        None => format!("majordomus_{}", operation.name.replace(['.', '-'], "_")),
-    }
+    operation.tool_name()
 }
 
 /// A request schema trimmed for an agent's context, where every byte is paid for:
@@ -368,8 +366,23 @@ pub fn invoke(
     registry.invoke(&ctx, operation, request)
 }
 
-/// A result as a tool returns it: the readable text, and the JSON as structured content.
-fn tool_result(invoked: Invoked) -> CallToolResult {
+/// Whether results carry their JSON as `structuredContent` beside the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Structured {
+    /// Only where the JSON is smaller than the text, or the verdict failed (SPEC §9: a
+    /// check's blocking findings travel as structure): a client that prefers
+    /// `structuredContent` puts it before the model instead of the text, so the model
+    /// reads the text.
+    #[default]
+    WhereNeeded,
+    /// Every result and every error (`majordomus mcp --structured-content`): for a
+    /// program that reads the results as JSON.
+    Always,
+}
+
+/// A result as a tool returns it: the readable text, and the JSON as structured content
+/// where `structured` says so.
+fn tool_result(invoked: Invoked, structured: Structured) -> CallToolResult {
     let mut text = if invoked.text.is_empty() {
         invoked.value.to_string()
     } else {
@@ -382,17 +395,24 @@ fn tool_result(invoked: Invoked) -> CallToolResult {
     // The verdict travels: a check with blocking findings, or a gate that said no, is a
     // tool error whose structured content is the whole result (the findings).
     let failed = matches!(invoked.verdict, Verdict::Blocking | Verdict::Refused);
+    let carried = match structured {
+        Structured::Always => true,
+        Structured::WhereNeeded => failed || invoked.value.to_string().len() < text.len(),
+    };
     let mut result = if failed {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
     };
-    result.structured_content = Some(invoked.value);
+    if carried {
+        result.structured_content = Some(invoked.value);
+    }
     result
 }
 
-/// An error as a tool error: `isError`, the rule, message and fix in text and structure.
-fn tool_error(report: &ErrorReport) -> CallToolResult {
+/// An error as a tool error: `isError`, the rule, message and fix in its text (and, where
+/// `structured` asks for it, as structure).
+fn tool_error(report: &ErrorReport, structured: Structured) -> CallToolResult {
     let class = serde_json::to_value(report.class).expect("a class serialises");
     let mut text = format!(
         "{} [{}]: {}",
@@ -405,7 +425,9 @@ fn tool_error(report: &ErrorReport) -> CallToolResult {
         text.push_str(fix);
     }
     let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(serde_json::json!({ "error": report }));
+    if structured == Structured::Always {
+        result.structured_content = Some(serde_json::json!({ "error": report }));
+    }
     result
 }
 
@@ -414,6 +436,7 @@ fn tool_error(report: &ErrorReport) -> CallToolResult {
 pub struct Server {
     registry: Arc<Registry>,
     dir: PathBuf,
+    structured: Structured,
     tools: Arc<Vec<Tool>>,
     resources: Arc<Vec<Resource>>,
 }
@@ -426,8 +449,9 @@ impl std::fmt::Debug for Server {
 
 impl Server {
     /// A server for the repository containing `dir` (opened anew for every call).
-    pub fn new(registry: Registry, dir: PathBuf) -> Server {
+    pub fn new(registry: Registry, dir: PathBuf, structured: Structured) -> Server {
         Server {
+            structured,
             tools: Arc::new(tools(&registry)),
             resources: Arc::new(resources(&registry)),
             registry: Arc::new(registry),
@@ -498,8 +522,8 @@ impl ServerHandler for Server {
         };
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         Ok(match self.run(operation, arguments).await {
-            Ok(invoked) => tool_result(invoked),
-            Err(report) => tool_error(&report),
+            Ok(invoked) => tool_result(invoked, self.structured),
+            Err(report) => tool_error(&report, self.structured),
         }
         .into())
     }
@@ -583,14 +607,14 @@ impl ServerHandler for Server {
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin.
-pub fn run(registry: Registry, dir: PathBuf) -> Result<(), Error> {
+pub fn run(registry: Registry, dir: PathBuf, structured: Structured) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| StoreError::io(Path::new("tokio runtime"), e))?;
     runtime.block_on(async move {
-        let server = Server::new(registry, dir);
+        let server = Server::new(registry, dir, structured);
         let running = match server.serve(framing::Stdio::start()).await {
             Ok(running) => running,
             // A client that hangs up before the handshake is no failure of ours.

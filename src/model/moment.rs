@@ -346,11 +346,16 @@ pub fn edit_of(payload: &Value) -> Option<Edit> {
             paths: vec![path.to_owned()],
         });
     }
-    let tool = payload.get("tool_name").and_then(Value::as_str)?;
+    let mut tool = payload.get("tool_name").and_then(Value::as_str)?;
+    let input = payload.get("tool_input").unwrap_or(&Value::Null);
+    if tool == "Bash" && shell_patch(input) {
+        // Codex (0.171) runs `apply_patch` the model asks its shell for as a patch, and
+        // names the call `Bash` in its hooks.
+        tool = "apply_patch";
+    }
     if !EDIT_TOOLS.contains(&tool) {
         return None;
     }
-    let input = payload.get("tool_input").unwrap_or(&Value::Null);
     let mut paths: Vec<String> = Vec::new();
     let mut add = |p: &str| {
         let p = p.trim();
@@ -377,6 +382,14 @@ pub fn edit_of(payload: &Value) -> Option<Edit> {
         tool: tool.to_owned(),
         paths,
     })
+}
+
+/// Whether a shell call's command is `apply_patch` with a patch (Codex's shell form).
+fn shell_patch(input: &Value) -> bool {
+    input
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| c.trim_start().starts_with("apply_patch") && c.contains("*** Begin Patch"))
 }
 
 fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
@@ -599,6 +612,19 @@ mod tests {
             edit_of(&codex).unwrap().paths,
             ["src/c.rs", "src/d.rs", "src/e.rs", "src/f.rs"]
         );
+        // Codex 0.171 names the `apply_patch` its shell runs `Bash`; any other shell call
+        // is not an edit.
+        let shell = json!({"tool_name": "Bash", "tool_input": {"command":
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/c.rs\n@@\n-a\n+b\n*** End Patch\nEOF\n"}});
+        assert_eq!(
+            edit_of(&shell),
+            Some(Edit {
+                tool: "apply_patch".into(),
+                paths: vec!["src/c.rs".into()]
+            })
+        );
+        let build = json!({"tool_name": "Bash", "tool_input": {"command": "cargo build"}});
+        assert_eq!(edit_of(&build), None);
         let cursor =
             json!({"hook_event_name": "afterFileEdit", "file_path": "/r/g.rs", "edits": []});
         assert_eq!(edit_of(&cursor).unwrap().paths, ["/r/g.rs"]);

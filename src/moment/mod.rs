@@ -74,11 +74,14 @@ pub struct MomentPayload<'a> {
 /// `hook prompt`: the records the prompt's words and the work at hand rank above the floor
 /// (docs/RECALL.md), at most [`MAX_LINES`], none already shown this session.
 pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
-    let text = payload
-        .json
-        .get("prompt")
-        .and_then(|p| p.as_str())
-        .unwrap_or("");
+    let text = own_words(
+        payload
+            .json
+            .get("prompt")
+            .and_then(|p| p.as_str())
+            .unwrap_or(""),
+    );
+    let text = text.as_str();
     let words = PromptWords::of(text);
     let named: Vec<String> = path_words(text)
         .into_iter()
@@ -132,6 +135,28 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
         Vec::new(),
         Vec::new(),
     )
+}
+
+/// The prompt without what a hook added to it: Gemini CLI hands BeforeAgent the user's
+/// message with the session-start context before it, in `<hook_context>` tags (0.61),
+/// whose words are the briefing's, not the user's.
+fn own_words(prompt: &str) -> String {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    let mut out = String::with_capacity(prompt.len());
+    let mut rest = prompt;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        match rest[start..].find(CLOSE) {
+            Some(end) => rest = &rest[start + end + CLOSE.len()..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `hook edit`: the files a call of an editing tool is about, recorded as `agent.touched`
@@ -487,4 +512,21 @@ pub fn session_context_op(
     let context = crate::session::context(ctx, request)?;
     log_tool(ctx, "session.context", &context.knowledge.hits)?;
     Ok(context)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::own_words;
+
+    #[test]
+    fn a_hooks_context_is_not_the_users_words() {
+        assert_eq!(
+            own_words(
+                "<hook_context>## What the repository knows\n- parser</hook_context>\n\nFix the lexer"
+            ),
+            "\n\nFix the lexer"
+        );
+        assert_eq!(own_words("Fix the lexer"), "Fix the lexer");
+        assert_eq!(own_words("a <hook_context>unclosed"), "a ");
+    }
 }

@@ -350,6 +350,29 @@ impl Operation {
         self
     }
 
+    /// Offered to agents (the MCP tools): neither a human act, nor an act on the
+    /// repository's wiring, nor an entry point.
+    pub fn offered_to_agents(&self) -> bool {
+        !self.human_act && !self.admin && !self.entry_point
+    }
+
+    /// Its MCP tool name: SPEC's spelling when the entry gives one, else `majordomus_` +
+    /// the name with dots (and dashes) as underscores.
+    pub fn tool_name(&self) -> String {
+        match self.mcp_name {
+            Some(name) => name.to_owned(),
+            None => format!("majordomus_{}", self.name.replace(['.', '-'], "_")),
+        }
+    }
+
+    /// An agent may run it without asking a person (what `setup` allows in a client's
+    /// project settings): offered to agents, and it only reads, or only adds to the memory
+    /// (a write neither destructive nor reaching beyond the repository). Exactly what its
+    /// MCP annotations say.
+    pub fn runs_unasked(&self) -> bool {
+        self.offered_to_agents() && (!self.writes || (!self.destructive && !self.open_world))
+    }
+
     /// Runs the operation on a JSON request, as MCP and HTTP call it: decoded, then run
     /// [`around`](Operation::around) like every call.
     pub fn invoke(&self, ctx: &Ctx, request: serde_json::Value) -> Result<Invoked, Error> {

@@ -2,10 +2,11 @@
 //! an initialised repository unless it says `.anywhere()`; `.provider_hook()` declares an
 //! agent client's hook, which never fails its client.
 
-use super::{Registry, op};
+use super::{Operation, Registry, op};
+use crate::error::Error;
 use crate::{
-    authored, context, doctor, env, handover, history, hooks, init, intent, journal, knowledge,
-    reasoning, recall, rules, session, setup, task, worktrees,
+    Ctx, authored, context, doctor, env, handover, history, hooks, init, intent, journal,
+    knowledge, reasoning, recall, rules, session, setup, task, worktrees,
 };
 
 impl Registry {
@@ -67,7 +68,7 @@ impl Registry {
             .register(op("hooks.install", "hooks install", "Install the git hooks into the directory git uses, keeping what was there.", hooks::install).writes().idempotent().admin())
             .register(op("hooks.acknowledge", "hooks acknowledge", "Acknowledge the recorded provider hook failures doctor shows, up to a ledger seq (a human act).", hooks::acknowledge).writes().human_act().idempotent())
             .register(op("hooks.uninstall", "hooks uninstall", "Remove the git hooks: every hook file as it was before install, byte for byte.", hooks::uninstall).writes().idempotent().destructive().admin().anywhere())
-            .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup::setup).writes().idempotent().entry_point().admin().anywhere())
+            .register(op("setup", "setup", "Wire an agent client: its session hooks and the MCP server, merged into its files.", setup).writes().idempotent().entry_point().admin().anywhere())
             .register(op("hook.post-commit", "hook post-commit", "Git post-commit: record the new commit for the open episode.", hooks::post_commit).writes().entry_point().anywhere())
             .register(op("hook.pre-push", "hook pre-push", "Git pre-push: check the knowledge records being pushed; blocking findings refuse the push.", hooks::pre_push).entry_point().anywhere())
             .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point().anywhere())
@@ -78,4 +79,15 @@ impl Registry {
             .register(op("hook.edit", "hook edit", "Agent client file edit: the files recorded as touched, and what is verified or decided about them, for the model.", hooks::edit).writes().provider_hook());
         r
     }
+}
+
+/// `setup`, told which tools an agent may call unasked: the registry knows them, and setup
+/// sits below it.
+fn setup(ctx: &Ctx, mut request: setup::SetupRequest) -> Result<setup::SetupReport, Error> {
+    request.unasked = Registry::standard()
+        .iter()
+        .filter(|op| op.runs_unasked())
+        .map(Operation::tool_name)
+        .collect();
+    setup::setup(ctx, request)
 }

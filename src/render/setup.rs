@@ -1,5 +1,5 @@
-//! `setup`'s result as a person reads it: what each file became, and the diff when it was
-//! a dry run.
+//! `setup`'s result as a person reads it: what each file became, what still needs the
+//! user, and the diff when it was a dry run.
 
 use std::fmt::Write as _;
 
@@ -38,6 +38,12 @@ impl Report for SetupReport {
                 if let Some(note) = &e.note {
                     let _ = writeln!(out, "  note: {note}");
                 }
+            }
+        }
+        if !self.needs_user.is_empty() {
+            out.push_str("still needs you:\n");
+            for step in &self.needs_user {
+                let _ = writeln!(out, "- {}: {}", step.what, step.how);
             }
         }
         if self.dry_run {

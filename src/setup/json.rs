@@ -46,16 +46,29 @@ pub enum Entry {
         value: String,
         marker: String,
     },
+    /// The array at `path` holds each of the strings `values`: each added where missing,
+    /// removed where there (a list of rules, of which the user may hold some already).
+    Strings {
+        path: Vec<String>,
+        values: Vec<String>,
+        /// What the strings are, for messages: `majordomus tools`.
+        label: &'static str,
+    },
 }
 
 impl Entry {
     /// The entry's value, parsed (compared by content, whatever the layout).
     fn parsed(&self) -> Option<Value> {
-        let (Entry::Member { value, .. } | Entry::Element { value, .. }) = self;
-        serde_json::from_str(value).ok()
+        match self {
+            Entry::Member { value, .. } | Entry::Element { value, .. } => {
+                serde_json::from_str(value).ok()
+            }
+            Entry::Strings { .. } => None,
+        }
     }
 
-    /// Where the entry lives, for messages: `mcpServers.majordomus`, `hooks.SessionStart[]`.
+    /// Where the entry lives, for messages: `mcpServers.majordomus`, `hooks.SessionStart[]`,
+    /// `permissions.allow[] (37 majordomus tools)`.
     pub fn describe(&self) -> String {
         match self {
             Entry::Member { path, key, .. } => {
@@ -64,17 +77,60 @@ impl Entry {
                 p.join(".")
             }
             Entry::Element { path, .. } => format!("{}[]", path.join(".")),
+            Entry::Strings {
+                path,
+                values,
+                label,
+            } => format!("{}[] ({} {label})", path.join("."), values.len()),
         }
+    }
+
+    /// Each string of a [`Entry::Strings`] as an element of its own.
+    fn elements(path: &[String], values: &[String]) -> impl Iterator<Item = Entry> {
+        values.iter().map(move |value| Entry::Element {
+            path: path.to_vec(),
+            value: serde_json::to_string(value).expect("a string serialises"),
+            marker: value.clone(),
+        })
     }
 }
 
 /// `text` with `entry` added (or the reason it was not).
 pub fn add(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
+    if let Entry::Strings { path, values, .. } = entry {
+        // Added when any was missing; present when none was.
+        let mut text = text.to_owned();
+        let mut outcome = Outcome::Present;
+        for element in Entry::elements(path, values) {
+            let (edited, one) = add_one(&text, &element)?;
+            if one == Outcome::Added {
+                outcome = Outcome::Added;
+            }
+            text = edited;
+        }
+        return Ok((text, outcome));
+    }
+    add_one(text, entry)
+}
+
+/// Whether the value `there` holds `ours`: equal, or an object with each of our members
+/// (setup adds members of its own to its server object, `trust` say, as entries).
+fn holds(there: Option<&Value>, ours: Option<&Value>) -> bool {
+    match (there, ours) {
+        (Some(Value::Object(there)), Some(Value::Object(ours))) => {
+            ours.iter().all(|(k, v)| there.get(k) == Some(v))
+        }
+        (there, ours) => there.is_some() && there == ours,
+    }
+}
+
+fn add_one(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
     let root = parse(text)?;
     let ours = entry.parsed();
     let (path, new_value) = match entry {
         Entry::Member { path, key, value } => (path, (Some(key.as_str()), value.as_str())),
         Entry::Element { path, value, .. } => (path, (None, value.as_str())),
+        Entry::Strings { .. } => unreachable!("add splits strings into elements"),
     };
     // Walk down the path; the first missing key gets the rest of the path as one value.
     let mut node = &root;
@@ -95,7 +151,7 @@ pub fn add(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
         (Entry::Member { key, value, .. }, Kind::Object(members)) => {
             match members.iter().find(|m| m.key == *key) {
                 None => Ok((insert_member(text, node, key, value), Outcome::Added)),
-                Some(m) if slice_value(text, &m.value) == ours => {
+                Some(m) if holds(slice_value(text, &m.value).as_ref(), ours.as_ref()) => {
                     Ok((text.to_owned(), Outcome::Present))
                 }
                 Some(_) => Ok((
@@ -123,7 +179,7 @@ pub fn add(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
             Ok((insert_element(text, node, value), Outcome::Added))
         }
         (Entry::Member { .. }, _) => Err(not_an_object(path)),
-        (Entry::Element { .. }, _) => Err(EditError::new(format!(
+        (_, _) => Err(EditError::new(format!(
             "`{}` is not an array",
             path.join(".")
         ))),
@@ -133,10 +189,30 @@ pub fn add(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
 /// `text` without `entry` (exactly as `add` wrote it), pruning the objects and arrays of
 /// its path that it leaves empty.
 pub fn remove(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
+    if let Entry::Strings { path, values, .. } = entry {
+        // Last in, first out: each string taken out as `add` appended it.
+        let elements: Vec<Entry> = Entry::elements(path, values).collect();
+        let mut text = text.to_owned();
+        let mut outcome = Outcome::Absent;
+        for element in elements.iter().rev() {
+            let (edited, one) = remove_one(&text, element)?;
+            if one == Outcome::Removed {
+                outcome = Outcome::Removed;
+            }
+            text = edited;
+        }
+        return Ok((text, outcome));
+    }
+    remove_one(text, entry)
+}
+
+fn remove_one(text: &str, entry: &Entry) -> Result<(String, Outcome), EditError> {
     let root = parse(text)?;
     let ours = entry.parsed();
     let path = match entry {
-        Entry::Member { path, .. } | Entry::Element { path, .. } => path,
+        Entry::Member { path, .. } | Entry::Element { path, .. } | Entry::Strings { path, .. } => {
+            path
+        }
     };
     let Some(node) = find(&root, path) else {
         return Ok((text.to_owned(), Outcome::Absent));

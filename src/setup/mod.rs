@@ -1,7 +1,9 @@
 //! `majordomus setup <client>`: wires an agent client to this repository (its session
-//! hooks and the MCP server) by editing the client's project files in place: only our
+//! hooks, the MCP server, and where the client has a project setting for it, the tools an
+//! agent may call unasked) by editing the client's project files in place: only our
 //! entries are inserted or removed, every other byte stays; a second run changes nothing;
-//! `remove` takes out exactly what was added.
+//! `remove` takes out exactly what was added. What only the user can do (approve the
+//! server, trust the folder or the hooks) is said, with the command or the click.
 
 mod diff;
 mod json;
@@ -29,6 +31,14 @@ pub struct SetupRequest {
     /// Take out what setup added instead.
     #[serde(default)]
     pub remove: bool,
+    /// Write no tool permissions: every majordomus tool call then asks first (and a
+    /// headless run, which cannot ask, goes without).
+    #[serde(default)]
+    pub no_permissions: bool,
+    /// The MCP tools an agent may call without asking (those that only read, or only add
+    /// to the memory), filled in by the registry entry; never part of a request.
+    #[serde(skip)]
+    pub unasked: Vec<String>,
 }
 
 /// The agent clients setup knows.
@@ -100,12 +110,23 @@ pub struct FileChange {
     pub diff: String,
 }
 
+/// Something only the user can do for the wiring to work: the client asks a person.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UserStep {
+    /// What waits for it.
+    pub what: String,
+    /// The command to run or the click to make.
+    pub how: String,
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SetupReport {
     pub client: Client,
     pub dry_run: bool,
     pub remove: bool,
     pub files: Vec<FileChange>,
+    /// What still needs the user once the files are written (nothing after `remove`).
+    pub needs_user: Vec<UserStep>,
 }
 
 /// How an entry edit went (shared by the JSON and TOML editors).
@@ -198,31 +219,83 @@ fn mcp_server() -> Entry {
 /// A matcher group with one command handler, `fields` (JSON members) before the command
 /// and `timeout` after it.
 fn hook(event: &str, fields: &str, command: String, timeout: u32) -> Entry {
+    matched(event, None, fields, command, timeout)
+}
+
+/// [`hook`], its group limited to the tools `matcher` (a regular expression) names.
+fn matched(
+    event: &str,
+    matcher: Option<&str>,
+    fields: &str,
+    command: String,
+    timeout: u32,
+) -> Entry {
+    let matcher = matcher.map_or_else(String::new, |m| format!(r#""matcher": {}, "#, quoted(m)));
     Entry::Element {
         path: vec!["hooks".into(), event.into()],
         value: format!(
-            r#"{{"hooks": [{{{fields}"type": "command", "command": {}, "timeout": {timeout}}}]}}"#,
+            r#"{{{matcher}"hooks": [{{{fields}"type": "command", "command": {}, "timeout": {timeout}}}]}}"#,
             quoted(&command)
         ),
         marker: command,
     }
 }
 
+/// The editing tools of Claude Code, as its hook matcher names them (`EDIT_TOOLS` in
+/// src/model/moment.rs).
+const CLAUDE_EDITS: &str = "Edit|Write|MultiEdit|NotebookEdit";
+/// Gemini CLI's editing tools.
+const GEMINI_EDITS: &str = "write_file|replace";
+/// Codex's editing tool, and its shell: Codex (0.171) names an `apply_patch` the model
+/// runs in the shell `Bash` in its hooks (`hook edit` passes over any other command).
+const CODEX_EDITS: &str = "apply_patch|Bash";
+
+/// The tools an agent may call unasked, as a client's list of them.
+fn tool_list(path: &[&str], tools: Vec<String>) -> Entry {
+    Entry::Strings {
+        path: path.iter().map(|p| (*p).to_owned()).collect(),
+        values: tools,
+        label: "majordomus tools",
+    }
+}
+
 /// What setup writes for `client` (docs/MCP.md shows the same, docs/HOOKS.md explains the
-/// hooks).
-fn plan(client: Client) -> Vec<Planned> {
+/// hooks); `unasked` the tools an agent may call without asking, where the client has a
+/// project setting for them (none with `--no-permissions`).
+fn plan(client: Client, unasked: &[String]) -> Vec<Planned> {
     match client {
         Client::ClaudeCode => {
             // Claude Code's timeouts are in seconds.
             let claude = |event: &str, name: &str| hook(event, "", hook_command(name, client), 30);
+            let mut settings = vec![
+                claude("SessionStart", "session-start"),
+                claude("SessionEnd", "session-end"),
+                claude("PreCompact", "compact"),
+                // Prompt-time and edit-time recall: `additionalContext` before the model
+                // reads the prompt, and before it reads the edit's result.
+                claude("UserPromptSubmit", "prompt"),
+                matched(
+                    "PreToolUse",
+                    Some(CLAUDE_EDITS),
+                    "",
+                    hook_command("edit", client),
+                    30,
+                ),
+            ];
+            if !unasked.is_empty() {
+                // An MCP tool is `mcp__<server>__<tool>` in Claude Code's rules.
+                settings.push(tool_list(
+                    &["permissions", "allow"],
+                    unasked
+                        .iter()
+                        .map(|t| format!("mcp__majordomus__{t}"))
+                        .collect(),
+                ));
+            }
             vec![
                 Planned {
                     path: ".claude/settings.json",
-                    edits: json_entries(vec![
-                        claude("SessionStart", "session-start"),
-                        claude("SessionEnd", "session-end"),
-                        claude("PreCompact", "compact"),
-                    ]),
+                    edits: json_entries(settings),
                 },
                 Planned {
                     path: ".mcp.json",
@@ -248,20 +321,53 @@ fn plan(client: Client) -> Vec<Planned> {
                     30000,
                 )
             };
+            let mut settings = vec![
+                gemini("SessionStart", "majordomus-session-start", start),
+                gemini("SessionEnd", "majordomus-session-end", end),
+                gemini("PreCompress", "majordomus-compact", compact),
+                // Prompt-time recall before the model reads the prompt; edit-time recall
+                // after the edit (BeforeTool cannot add to the model's context, AfterTool's
+                // `additionalContext` reaches the next request).
+                gemini(
+                    "BeforeAgent",
+                    "majordomus-prompt",
+                    hook_command("prompt", client),
+                ),
+                matched(
+                    "AfterTool",
+                    Some(GEMINI_EDITS),
+                    r#""name": "majordomus-edit", "#,
+                    hook_command("edit", client),
+                    30000,
+                ),
+                mcp_server(),
+            ];
+            if !unasked.is_empty() {
+                // Gemini CLI has no project setting for one tool (workspace policies are
+                // off in 0.61, `tools.allowed` is deprecated and warns at every start):
+                // the server's `trust` allows every tool it offers, and `includeTools`
+                // offers only those.
+                settings.push(Entry::Member {
+                    path: vec!["mcpServers".into(), "majordomus".into()],
+                    key: "trust".into(),
+                    value: "true".into(),
+                });
+                settings.push(tool_list(
+                    &["mcpServers", "majordomus", "includeTools"],
+                    unasked.to_vec(),
+                ));
+            }
             vec![Planned {
                 path: ".gemini/settings.json",
-                edits: json_entries(vec![
-                    gemini("SessionStart", "majordomus-session-start", start),
-                    gemini("SessionEnd", "majordomus-session-end", end),
-                    gemini("PreCompress", "majordomus-compact", compact),
-                    mcp_server(),
-                ]),
+                edits: json_entries(settings),
             }]
         }
         Client::Codex => {
             // Codex's hooks.json has Claude Code's shape; plain stdout of SessionStart
             // reaches the model. Timeouts are in seconds, and Codex clamps SessionEnd's
-            // to 3 (and warns at every start when it is set higher).
+            // to 3 (and warns at every start when it is set higher). No permissions:
+            // Codex asks for an MCP tool only when its annotations say it is destructive
+            // or reaches beyond the repository, which is the line `unasked` draws.
             let codex = |event: &str, name: &str, timeout: u32| {
                 hook(event, "", hook_command(name, client), timeout)
             };
@@ -276,6 +382,14 @@ fn plan(client: Client) -> Vec<Planned> {
                         codex("SessionStart", "session-start", 30),
                         codex("SessionEnd", "session-end", 3),
                         codex("PreCompact", "compact", 30),
+                        codex("UserPromptSubmit", "prompt", 30),
+                        matched(
+                            "PreToolUse",
+                            Some(CODEX_EDITS),
+                            "",
+                            hook_command("edit", client),
+                            30,
+                        ),
                     ]),
                 },
             ]
@@ -307,6 +421,8 @@ fn plan(client: Client) -> Vec<Planned> {
                             ),
                             cursor("sessionEnd", hook_command("session-end", client)),
                             cursor("preCompact", hook_command("compact", client)),
+                            // Capture only: Cursor cannot add context after an edit.
+                            cursor("afterFileEdit", hook_command("edit", client)),
                         ],
                         frame: Some(Entry::Member {
                             path: Vec::new(),
@@ -325,8 +441,13 @@ fn plan(client: Client) -> Vec<Planned> {
 /// setup before anything is written.
 pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
     let root = ctx.layout.root();
+    let unasked: &[String] = if request.no_permissions {
+        &[]
+    } else {
+        &request.unasked
+    };
     let mut changes = Vec::new();
-    for planned in plan(request.client) {
+    for planned in plan(request.client, unasked) {
         let path = root.join(planned.path);
         let before = match std::fs::read_to_string(&path) {
             Ok(text) => Some(text),
@@ -343,12 +464,88 @@ pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
         }
         files.push(change.file);
     }
+    let needs_user = if request.remove {
+        Vec::new()
+    } else {
+        user_steps(request.client, root, unasked.is_empty())
+    };
     Ok(SetupReport {
         client: request.client,
         dry_run: request.dry_run,
         remove: request.remove,
         files,
+        needs_user,
     })
+}
+
+/// What only the user can do for `client` wired in `root`; `asks` when no tool may be
+/// called unasked (`--no-permissions`).
+fn user_steps(client: Client, root: &Path, asks: bool) -> Vec<UserStep> {
+    let step = |what: &str, how: String| UserStep {
+        what: what.to_owned(),
+        how,
+    };
+    let rerun = format!(
+        "answer each prompt, or run `majordomus setup {}` without --no-permissions",
+        client.name()
+    );
+    let mut steps = Vec::new();
+    match client {
+        Client::ClaudeCode => {
+            steps.push(step(
+                "Claude Code starts the server of .mcp.json only once you approved it (`claude -p` starts it unasked)",
+                "run `claude` here and answer \"Use this MCP server\" to \"New MCP server found in this project: majordomus\"".to_owned(),
+            ));
+            if asks {
+                steps.push(step(
+                    "Claude Code asks before each majordomus tool call, and refuses them to `claude -p`",
+                    rerun,
+                ));
+            } else {
+                steps.push(step(
+                    "Claude Code ignores the permissions.allow of .claude/settings.json until you trusted the workspace (until then it asks before each majordomus tool call, and refuses them to `claude -p`)",
+                    format!(
+                        "run `claude` here once and accept the trust dialog, or set `projects[{}].hasTrustDialogAccepted` to true in ~/.claude.json",
+                        quoted(&root.display().to_string())
+                    ),
+                ));
+            }
+        }
+        Client::GeminiCli => {
+            let folder = root.file_name().map_or_else(
+                || root.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            steps.push(step(
+                "Gemini CLI reads .gemini/settings.json (the hooks, the server) only in a trusted folder",
+                format!(
+                    "run `gemini` here and choose \"Trust folder ({folder})\" (a `gemini -p` run: add --skip-trust)"
+                ),
+            ));
+            if asks {
+                steps.push(step(
+                    "Gemini CLI asks before each majordomus tool call, and offers none of them to `gemini -p`",
+                    rerun,
+                ));
+            }
+        }
+        Client::Codex => {
+            steps.push(step(
+                "Codex reads .codex/ (the server, the hooks) only in a trusted project",
+                format!(
+                    "trust the project when `codex` asks at its first start here, or add `[projects.{}]` with `trust_level = \"trusted\"` to ~/.codex/config.toml",
+                    // A TOML basic string, as JSON writes it.
+                    quoted(&root.display().to_string())
+                ),
+            ));
+            steps.push(step(
+                "Codex runs a hook only once you trusted it (until then: no briefing, no episode, no record, and nothing says so)",
+                "run `codex` here and choose \"Trust all and continue\" when it says \"Hooks need review\" (or trust them in /hooks); `majordomus doctor` says when they are not".to_owned(),
+            ));
+        }
+        Client::Cursor => {}
+    }
+    steps
 }
 
 struct Edited {
@@ -406,7 +603,15 @@ fn edit(
                 text = edited;
                 record(frame.describe(), outcome);
             }
-            for entry in list {
+            // Taken out last first: an entry inside another (the server's `trust`) goes
+            // before the one holding it.
+            let mut outcomes = Vec::new();
+            let order: Vec<&Entry> = if remove {
+                list.iter().rev().collect()
+            } else {
+                list.iter().collect()
+            };
+            for entry in order {
                 let (edited, outcome) = if remove {
                     json::remove(&text, entry)
                 } else {
@@ -414,7 +619,13 @@ fn edit(
                 }
                 .map_err(refuse)?;
                 text = edited;
-                record(entry.describe(), outcome);
+                outcomes.push((entry.describe(), outcome));
+            }
+            if remove {
+                outcomes.reverse();
+            }
+            for (entry, outcome) in outcomes {
+                record(entry, outcome);
             }
             if let (Some(frame), true) = (frame, remove) {
                 // The frame goes only when nothing but it is left.

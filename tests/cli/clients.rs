@@ -181,11 +181,13 @@ struct Recorded {
     body: Value,
 }
 
+/// What the scripted model does next, from the request it answers: a tool call, or (with
+/// `None`, and for any side request) the final text.
+type Script = Arc<dyn Fn(&Value) -> Option<Call> + Send + Sync>;
+
 /// A model API on 127.0.0.1 that speaks enough of the Anthropic Messages API (streaming
 /// SSE), Gemini's generateContent / streamGenerateContent and OpenAI's Responses API for
-/// one session, as [`script`] says: a call of `majordomus_decision_record`, then of
-/// `majordomus_context`, then (and for any side request) a final text. It records every
-/// request body.
+/// one session, as its [`Script`] says. It records every request body.
 struct FakeModel {
     addr: SocketAddr,
     requests: Arc<Mutex<Vec<Recorded>>>,
@@ -194,7 +196,7 @@ struct FakeModel {
 }
 
 impl FakeModel {
-    fn start() -> FakeModel {
+    fn start(script: Script) -> FakeModel {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("the bound address");
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -207,8 +209,8 @@ impl FakeModel {
                         break;
                     }
                     let Ok(stream) = stream else { continue };
-                    let requests = requests.clone();
-                    std::thread::spawn(move || serve(stream, &requests));
+                    let (requests, script) = (requests.clone(), script.clone());
+                    std::thread::spawn(move || serve(stream, &requests, &script));
                 }
             })
         };
@@ -247,7 +249,7 @@ enum Answer {
 }
 
 /// Reads one HTTP/1.1 request, records it, answers it and closes the connection.
-fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
+fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, script: &Script) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let Ok(mut writer) = stream.try_clone() else {
         return;
@@ -325,7 +327,7 @@ fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>) {
             400,
             json!({"error": {"message": "too many requests in one session"}}),
         ),
-        None => answer(&method, &path, &parsed),
+        None => answer(&method, &path, &parsed, script(&parsed)),
     };
     let _ = respond(&mut writer, answer);
 }
@@ -431,10 +433,10 @@ struct Call {
     n: usize,
 }
 
-/// The script: the first turn records [`DECISION`]; the second reads the context (a
-/// turn that writes nothing, so the compact before the next turn has nothing to say);
+/// The session's script: the first turn records [`DECISION`]; the second reads the context
+/// (a turn that writes nothing, so the compact before the next turn has nothing to say);
 /// the third answers [`FINAL`].
-fn script(body: &Value) -> Option<Call> {
+fn record_then_read(body: &Value) -> Option<Call> {
     let n = results(body) + 1;
     let ((namespace, name), args) = match n {
         1 => (decision_tool(body)?, json!({"text": DECISION})),
@@ -449,8 +451,46 @@ fn script(body: &Value) -> Option<Call> {
     })
 }
 
-fn answer(method: &str, path: &str, body: &Value) -> Answer {
-    let call = script(body);
+/// What the scripted model recalls: the earlier episode's promoted record.
+const RECALL: &str = "parser errors line column";
+
+/// A session that recalls: the first turn calls `majordomus_recall` with [`RECALL`], the
+/// next answers [`FINAL`]. The tool is called by the name the client gives it, offered
+/// among the request's tools or, where the client defers its definition, named in the
+/// request's text.
+fn recall_once(body: &Value) -> Option<Call> {
+    if results(body) > 0 {
+        return None;
+    }
+    let (namespace, name) = tool(body, "recall").or_else(|| deferred(body, "recall"))?;
+    Some(Call {
+        namespace,
+        name,
+        args: json!({"query": RECALL}),
+        n: 1,
+    })
+}
+
+/// The tool named `majordomus_<suffix>` as a word of the request's text (a client that
+/// lists deferred tools by name only), when the request offers tools at all.
+fn deferred(body: &Value, suffix: &str) -> Option<(Option<String>, String)> {
+    if offered(body).is_empty() {
+        return None;
+    }
+    let name = format!("majordomus_{suffix}");
+    let mut texts = Vec::new();
+    strings(body, &mut texts);
+    texts.iter().find_map(|t| {
+        t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|w| {
+                w.strip_suffix(&name)
+                    .is_some_and(|before| before.is_empty() || before.ends_with('_'))
+            })
+            .map(|w| (None, w.to_owned()))
+    })
+}
+
+fn answer(method: &str, path: &str, body: &Value, call: Option<Call>) -> Answer {
     let route = path.split('?').next().unwrap_or(path);
     if method != "POST" {
         Answer::Json(404, json!({"error": {"message": "not scripted"}}))
@@ -743,8 +783,27 @@ impl Session<'_> {
             .into_iter()
             .filter_map(|(_, name)| name.rfind("majordomus_").map(|i| name[i..].to_owned()))
             .collect();
+        // Gemini CLI offers only the tools of the server's `includeTools` (setup lists
+        // those an agent may call unasked); the others every tool the server lists.
+        let expected: BTreeSet<String> = if self.client.setup == GEMINI_CLI.setup {
+            let settings: Value =
+                serde_json::from_str(&self.repo.read(".gemini/settings.json")).expect("JSON");
+            let included: BTreeSet<String> = settings["mcpServers"]["majordomus"]["includeTools"]
+                .as_array()
+                .expect("includeTools")
+                .iter()
+                .map(|t| t.as_str().expect("a name").to_owned())
+                .collect();
+            assert!(
+                included.is_subset(&listed) && included.len() < listed.len(),
+                "{included:?}"
+            );
+            included
+        } else {
+            listed
+        };
         assert_eq!(
-            forwarded, listed,
+            forwarded, expected,
             "{}: tools offered to the model",
             self.client.setup
         );
@@ -868,7 +927,7 @@ fn one_session(
     repo.run(&["setup", client.setup]).success();
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
-    let model = FakeModel::start();
+    let model = FakeModel::start(Arc::new(record_then_read));
     let command = configure(&repo, &model, &program);
     let output = run_to_end(command, client.bin);
     Session {
@@ -908,15 +967,7 @@ fn claude_code_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
 #[test]
 fn gemini_cli_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
     one_session(GEMINI_CLI, false, |repo, model, program| {
-        repo.write_home(
-            ".gemini/settings.json",
-            &json!({
-                "security": {"auth": {"selectedType": "gemini-api-key"}},
-                "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-                "privacy": {"usageStatisticsEnabled": false}
-            })
-            .to_string(),
-        );
+        gemini_home_settings(repo);
         let mut cmd = client_command(repo, program);
         cmd.args([
             "-p",
@@ -933,6 +984,20 @@ fn gemini_cli_runs_a_session_through_the_hooks_and_mcp_setup_wrote() {
         .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
         cmd
     });
+}
+
+/// `~/.gemini/settings.json` for a session against the scripted model: an API key, no
+/// update checks, no usage statistics.
+fn gemini_home_settings(repo: &TestRepo) {
+    repo.write_home(
+        ".gemini/settings.json",
+        &json!({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+            "privacy": {"usageStatisticsEnabled": false}
+        })
+        .to_string(),
+    );
 }
 
 /// `~/.codex/config.toml` for a session against `model` in a trusted `repo`.
@@ -1054,4 +1119,664 @@ fn every_codex_config_setup_leaves_is_one_codex_reads() {
         servers.iter().any(|s| s["name"] == "majordomus"),
         "{servers:?}"
     );
+}
+
+// --- A recall, allowed as setup left the client ----------------------------------------
+
+/// A tool result as the client put it before the model.
+#[derive(Debug)]
+struct ToolResult {
+    /// Every string of it, joined: what the model reads.
+    text: String,
+    /// Its bytes in the request: a string's length, or the JSON of a structured result.
+    bytes: usize,
+    /// The client marked it as an error.
+    error: bool,
+}
+
+/// Every tool result in `body`, in the three APIs' shapes.
+fn tool_results(body: &Value) -> Vec<ToolResult> {
+    let of = |payload: &Value, error: bool| {
+        let mut texts = Vec::new();
+        strings(payload, &mut texts);
+        ToolResult {
+            text: texts.join("\n"),
+            bytes: match payload {
+                Value::String(s) => s.len(),
+                other => other.to_string().len(),
+            },
+            error,
+        }
+    };
+    let mut out = Vec::new();
+    for message in body["messages"].as_array().into_iter().flatten() {
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] == "tool_result" {
+                out.push(of(&block["content"], block["is_error"] == true));
+            }
+        }
+    }
+    for content in body["contents"].as_array().into_iter().flatten() {
+        for part in content["parts"].as_array().into_iter().flatten() {
+            if let Some(response) = part.get("functionResponse") {
+                out.push(of(
+                    &response["response"],
+                    response["response"].get("error").is_some(),
+                ));
+            }
+        }
+    }
+    for item in body["input"].as_array().into_iter().flatten() {
+        if item["type"] == "function_call_output" {
+            out.push(of(&item["output"], false));
+        }
+    }
+    out
+}
+
+/// Wires `client` with `setup` as it is by default, runs one session whose model calls
+/// `majordomus_recall`, and checks what the client did with the call: allowed without a
+/// prompt, the result's text (not its JSON) before the model. Returns the repository and
+/// the bytes of the result the model read.
+fn recall_session(
+    client: Client,
+    configure: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) -> Option<(TestRepo, usize)> {
+    let program = installed(client)?;
+    let (repo, _knowledge) = repository_with_knowledge();
+    let report = repo
+        .run(&["--format", "json", "setup", client.setup])
+        .success()
+        .json();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
+    let model = FakeModel::start(Arc::new(recall_once));
+    let command = configure(&repo, &model, &program);
+    let output = run_to_end(command, client.bin);
+    let requests = model.requests();
+    let context = format!(
+        "{} exited {:?}\nsetup: {report}\nstdout:\n{}\nstderr:\n{}\nrequests: {:?}",
+        client.setup,
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        requests
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect::<Vec<_>>()
+    );
+    if std::env::var_os("MAJORDOMUS_CLIENTS_DUMP").is_some() {
+        for (i, r) in requests.iter().enumerate() {
+            eprintln!("== request {i}: {} {}\n{}", r.method, r.path, r.body);
+        }
+    }
+    assert!(output.status.success(), "{context}");
+
+    // What the server says, as text, to the same call.
+    let expected = {
+        let mut mcp = Mcp::start(&repo);
+        let answer = mcp.request(
+            "tools/call",
+            json!({"name": "majordomus_recall", "arguments": {"query": RECALL}}),
+        );
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text: {answer}"))
+            .to_owned()
+    };
+    assert!(expected.contains(TITLE), "{expected}");
+
+    let called = requests
+        .iter()
+        .any(|r| tool(&r.body, "recall").is_some() || deferred(&r.body, "recall").is_some());
+    assert!(called, "no request offered majordomus_recall: {context}");
+    let result = requests
+        .iter()
+        .flat_map(|r| tool_results(&r.body))
+        .next()
+        .unwrap_or_else(|| panic!("the recall's result never reached the model: {context}"));
+    eprintln!(
+        "== {}: the recall result before the model: {} bytes (the server's text: {} bytes)\n{}\n==",
+        client.setup,
+        result.bytes,
+        expected.len(),
+        result.text
+    );
+    assert!(!result.error, "{}: {result:?}\n{context}", client.setup);
+    assert!(
+        result.text.contains(expected.trim_end()),
+        "{}: the model did not get the recall's text:\n{}\nexpected:\n{expected}",
+        client.setup,
+        result.text
+    );
+    Some((repo, result.bytes))
+}
+
+#[test]
+fn claude_code_runs_a_recall_setup_allowed_and_the_model_reads_its_text() {
+    recall_session(CLAUDE_CODE, |repo, model, program| {
+        claude_home_trust(repo);
+        let mut cmd = client_command(repo, program);
+        cmd.args(["-p", PROMPT, "--output-format", "json"])
+            .env("ANTHROPIC_BASE_URL", model.url())
+            .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        cmd
+    });
+}
+
+#[test]
+fn gemini_cli_runs_a_recall_setup_allowed_and_the_model_reads_its_text() {
+    recall_session(GEMINI_CLI, |repo, model, program| {
+        gemini_home_settings(repo);
+        let mut cmd = client_command(repo, program);
+        cmd.args([
+            "-p",
+            PROMPT,
+            "--model",
+            "gemini-2.5-flash",
+            "--output-format",
+            "json",
+        ])
+        .env("GOOGLE_GEMINI_BASE_URL", model.url())
+        .env("GEMINI_API_KEY", "test-key-for-the-scripted-model")
+        // The folder trust setup says is the user's to give.
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+        cmd
+    });
+}
+
+#[test]
+fn codex_runs_a_recall_setup_allowed_and_the_model_reads_its_text() {
+    recall_session(CODEX, |repo, model, program| {
+        codex_home_config(repo, Some(model));
+        let mut cmd = client_command(repo, program);
+        cmd.args(["exec", PROMPT])
+            .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+        cmd
+    });
+}
+
+// --- Prompt-time and edit-time recall, through the hooks setup wrote ----------------------
+
+/// The earlier episode's decision the prompt's words find.
+const PROMPT_RECORD: &str =
+    "Tokens keep their byte offsets so that diagnostics point at the source";
+/// The earlier episode's decision about the same file that no word of the prompt names:
+/// the edit, not the prompt, brings it.
+const EDIT_RECORD: &str = "The lexer rejects tab characters in indentation";
+/// The prompt of the recall sessions: its words find [`PROMPT_RECORD`].
+const MOMENT_PROMPT: &str = "Make the tokens keep byte offsets for the diagnostics, please.";
+/// The heading of what `hook prompt` adds to the model's context.
+const PROMPT_HEADING: &str = "majordomus recalled for this prompt";
+/// The heading of what `hook edit` adds for the edited file.
+const EDIT_HEADING: &str = "majordomus: what is verified or decided about src/lexer.rs";
+/// What the scripted model recalls in the recall sessions.
+const MOMENT_RECALL: &str = "tab characters indentation";
+/// The edited file.
+const LEXER: &str = "src/lexer.rs";
+
+/// A repository whose closed earlier episode decided [`PROMPT_RECORD`] and
+/// [`EDIT_RECORD`] about [`LEXER`].
+fn repository_with_decisions() -> TestRepo {
+    let mut repo = TestRepo::initialised();
+    repo.now("2026-11-27T10:00:00Z");
+    repo.commit(LEXER, "pub fn lex() {}\n", "Lexer");
+    repo.commit("src/parser/mod.rs", "pub fn parse() {}\n", "Parser");
+    repo.start_episode();
+    repo.run(&["decision", TITLE, "--file", "src/parser/mod.rs"])
+        .success();
+    for text in [PROMPT_RECORD, EDIT_RECORD] {
+        repo.run(&["decision", text, "--file", LEXER]).success();
+    }
+    repo.run(&["session", "close"]).success();
+    // Both verified: edit-time recall shows what is verified (or decided in an open
+    // episode) about the file.
+    let dir = ".ai/repo/knowledge/candidates";
+    for id in repo.record_ids(dir) {
+        repo.run_with_stdin(
+            &["knowledge", "promote", &id],
+            "the clients harness checks that it reaches the model",
+        )
+        .success();
+    }
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "Memory"]);
+    repo.now(crate::common::NOW);
+    // The work at hand is the parser's: the session's briefing ranks what is known about
+    // it, not the lexer's records.
+    repo.add_origin();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.commit(
+        "src/parser/mod.rs",
+        "pub fn parse_fast() {}\n",
+        "Faster parsing",
+    );
+    repo
+}
+
+/// The scripted model of a recall session in `root`: the turn's first tool call edits
+/// [`LEXER`] with the client's own editing tool (whichever the request offers), the second
+/// calls `majordomus_recall`, then the final text.
+fn edit_then_recall(root: PathBuf) -> Script {
+    Arc::new(move |body: &Value| {
+        let offered = offered(body);
+        if offered.is_empty() {
+            return None;
+        }
+        let has = |name: &str| offered.iter().any(|(_, n)| n == name);
+        let file = root.join(LEXER).display().to_string();
+        let n = results(body) + 1;
+        let (namespace, name, args) = match n {
+            1 if has("Edit") => (
+                None,
+                "Edit".to_owned(),
+                json!({"file_path": file, "old_string": "pub fn lex() {}",
+                    "new_string": "pub fn lex_strict() {}"}),
+            ),
+            1 if has("apply_patch") => (
+                None,
+                "apply_patch".to_owned(),
+                json!({"input": format!(
+                    "*** Begin Patch\n*** Update File: {LEXER}\n@@\n-pub fn lex() {{}}\n+pub fn lex_strict() {{}}\n*** End Patch\n"
+                )}),
+            ),
+            // Codex 0.171 offers a model it does not know no `apply_patch` tool: its
+            // instructions say to run `apply_patch` in the shell, which Codex intercepts.
+            1 if has("exec_command") => (
+                None,
+                "exec_command".to_owned(),
+                json!({"cmd": format!(
+                    "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: {LEXER}\n@@\n-pub fn lex() {{}}\n+pub fn lex_strict() {{}}\n*** End Patch\nEOF\n"
+                )}),
+            ),
+            1 if has("write_file") => (
+                None,
+                "write_file".to_owned(),
+                json!({"file_path": file, "content": "pub fn lex_strict() {}\n"}),
+            ),
+            1 | 2 => {
+                let (namespace, name) =
+                    tool(body, "recall").or_else(|| deferred(body, "recall"))?;
+                (namespace, name, json!({"query": MOMENT_RECALL}))
+            }
+            _ => return None,
+        };
+        Some(Call {
+            namespace,
+            name,
+            args,
+            n,
+        })
+    })
+}
+
+/// How many times `record` stands in what a hook added under `heading` in `body`.
+fn injected(body: &Value, heading: &str, record: &str) -> usize {
+    let mut texts = Vec::new();
+    strings(body, &mut texts);
+    texts
+        .iter()
+        .filter(|t| t.contains(heading))
+        .map(|t| {
+            t.split(heading)
+                .skip(1)
+                .map(|after| {
+                    // Up to the next heading of either moment.
+                    let end = [PROMPT_HEADING, "majordomus: what is verified"]
+                        .iter()
+                        .filter_map(|h| after.find(h))
+                        .min()
+                        .unwrap_or(after.len());
+                    after[..end].matches(record).count()
+                })
+                .sum::<usize>()
+        })
+        .sum()
+}
+
+/// Every file under `dir` (`.ai/` and `.git/` included) whose bytes hold `needle`.
+fn files_holding(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            out.extend(files_holding(&path, needle));
+        } else if kind.is_file()
+            && std::fs::read(&path)
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle))
+        {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Wires `client` with `setup` (its defaults), runs one session of [`MOMENT_PROMPT`]
+/// whose model edits [`LEXER`] and then recalls, and checks the whole of Step 14's
+/// contract: the prompt-time context in the turn's first model request, the edit-time
+/// context in the request after the edit, `agent.touched`, no record injected twice, the
+/// recall allowed and its text before the model, and the prompt in no file. Returns the
+/// bytes of the recall result the model read.
+fn moment_session(
+    client: Client,
+    configure: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) -> Option<usize> {
+    let program = installed(client)?;
+    let repo = repository_with_decisions();
+    let report = repo
+        .run(&["--format", "json", "setup", client.setup])
+        .success()
+        .json();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
+    let model = FakeModel::start(edit_then_recall(repo.root().to_path_buf()));
+    let command = configure(&repo, &model, &program);
+    let output = run_to_end(command, client.bin);
+    let requests = model.requests();
+    let context = format!(
+        "{} exited {:?}\nsetup: {}\nstdout:\n{}\nstderr:\n{}\nrequests: {:?}\nledger:\n{}",
+        client.setup,
+        output.status,
+        report["needs_user"],
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        requests
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect::<Vec<_>>(),
+        repo.ledger_text()
+    );
+    if std::env::var_os("MAJORDOMUS_CLIENTS_DUMP").is_some() {
+        for (i, r) in requests.iter().enumerate() {
+            eprintln!("== request {i}: {} {}\n{}", r.method, r.path, r.body);
+        }
+    }
+    assert!(output.status.success(), "{context}");
+    let turn: Vec<&Recorded> = requests
+        .iter()
+        .filter(|r| !offered(&r.body).is_empty())
+        .collect();
+    assert!(!turn.is_empty(), "no request offered tools: {context}");
+
+    // (a) The prompt-time context is in the turn's first model request.
+    assert_eq!(
+        injected(&turn[0].body, PROMPT_HEADING, PROMPT_RECORD),
+        1,
+        "the first request of the turn lacks the prompt-time context: {}\n{context}",
+        turn[0].body
+    );
+    // The prompt is a query, never stored: no file of the repository holds it.
+    let holding = files_holding(repo.root(), MOMENT_PROMPT.as_bytes());
+    assert!(holding.is_empty(), "the prompt was written to {holding:?}");
+
+    // (b) The edit-time context is in the request after the edit was proposed, and the
+    // file is touched in the ledger.
+    let after_edit = turn
+        .iter()
+        .position(|r| results(&r.body) >= 1)
+        .unwrap_or_else(|| panic!("the edit's result never reached the model: {context}"));
+    assert_eq!(
+        injected(&turn[after_edit].body, EDIT_HEADING, EDIT_RECORD),
+        1,
+        "the request after the edit lacks the edit-time context: {}\n{context}",
+        turn[after_edit].body
+    );
+    let touched = repo.ledger_events("agent.touched");
+    assert_eq!(touched.len(), 1, "{context}");
+    assert_eq!(touched[0]["data"]["paths"], json!([LEXER]), "{context}");
+    assert_eq!(touched[0]["data"]["provider"], client.setup, "{context}");
+
+    // (c) No record is injected twice: each stands once in what the hooks added, in every
+    // request (each repeats the conversation so far), the last included.
+    for r in &turn {
+        for (heading, record) in [
+            (PROMPT_HEADING, PROMPT_RECORD),
+            (PROMPT_HEADING, EDIT_RECORD),
+            (EDIT_HEADING, PROMPT_RECORD),
+            (EDIT_HEADING, EDIT_RECORD),
+        ] {
+            let count = injected(&r.body, heading, record);
+            let most = usize::from(
+                (heading, record) == (PROMPT_HEADING, PROMPT_RECORD)
+                    || (heading, record) == (EDIT_HEADING, EDIT_RECORD),
+            );
+            assert!(
+                count <= most,
+                "`{record}` under `{heading}` {count} times: {}\n{context}",
+                r.body
+            );
+        }
+    }
+    let last = &turn[turn.len() - 1].body;
+    assert_eq!(
+        injected(last, PROMPT_HEADING, PROMPT_RECORD) + injected(last, EDIT_HEADING, EDIT_RECORD),
+        2,
+        "the last request holds each injected record once: {last}"
+    );
+
+    // (d) The recall was allowed without a prompt, and its text reached the model.
+    let expected = {
+        let mut mcp = Mcp::start(&repo);
+        let answer = mcp.request(
+            "tools/call",
+            json!({"name": "majordomus_recall", "arguments": {"query": MOMENT_RECALL}}),
+        );
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text: {answer}"))
+            .to_owned()
+    };
+    assert!(expected.contains(EDIT_RECORD), "{expected}");
+    let result = turn
+        .iter()
+        .find_map(|r| tool_results(&r.body).into_iter().nth(1))
+        .unwrap_or_else(|| panic!("the recall's result never reached the model: {context}"));
+    assert!(!result.error, "{}: {result:?}\n{context}", client.setup);
+    assert!(
+        result.text.contains(expected.trim_end()),
+        "{}: the model did not get the recall's text:\n{}\nexpected:\n{expected}",
+        client.setup,
+        result.text
+    );
+    eprintln!(
+        "== {}: {} requests, {} of the turn; the recall result before the model: {} bytes (the server's text: {} bytes)\n==",
+        client.setup,
+        requests.len(),
+        turn.len(),
+        result.bytes,
+        expected.len()
+    );
+    Some(result.bytes)
+}
+
+#[test]
+fn claude_code_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote() {
+    moment_session(CLAUDE_CODE, |repo, model, program| {
+        claude_home_trust(repo);
+        let mut cmd = client_command(repo, program);
+        cmd.args(["-p", MOMENT_PROMPT, "--output-format", "json"])
+            .env("ANTHROPIC_BASE_URL", model.url())
+            .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        cmd
+    });
+}
+
+#[test]
+fn gemini_cli_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote() {
+    moment_session(GEMINI_CLI, |repo, model, program| {
+        gemini_home_settings(repo);
+        let mut cmd = client_command(repo, program);
+        cmd.args([
+            "-p",
+            MOMENT_PROMPT,
+            "--model",
+            "gemini-2.5-flash",
+            "--output-format",
+            "json",
+            // Without it `gemini -p` offers the model no editing tool at all (its default
+            // mode leaves out every tool that would ask); the MCP tools stay as setup
+            // allowed them.
+            "--approval-mode",
+            "auto_edit",
+        ])
+        .env("GOOGLE_GEMINI_BASE_URL", model.url())
+        .env("GEMINI_API_KEY", "test-key-for-the-scripted-model")
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+        cmd
+    });
+}
+
+#[test]
+fn codex_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote() {
+    moment_session(CODEX, |repo, model, program| {
+        codex_home_config(repo, Some(model));
+        let mut cmd = client_command(repo, program);
+        cmd.args(["exec", "--dangerously-bypass-hook-trust", MOMENT_PROMPT])
+            .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+        cmd
+    });
+}
+
+/// `~/.claude.json` with the workspace trusted, the step setup says is the user's (Claude
+/// Code ignores the project's `permissions.allow` until then).
+fn claude_home_trust(repo: &TestRepo) {
+    repo.write_home(
+        ".claude.json",
+        &json!({"projects": {repo.root().display().to_string(): {"hasTrustDialogAccepted": true}}})
+            .to_string(),
+    );
+}
+
+// --- Codex's hook trust, as doctor reads it ----------------------------------------------
+
+/// Codex's own view of the hooks in `repo` (`codex app-server`, `hooks/list`): each hook's
+/// `key`, `currentHash` and `trustStatus`.
+fn codex_hooks(repo: &TestRepo, program: &Path) -> Vec<Value> {
+    let mut cmd = client_command(repo, program);
+    cmd.arg("app-server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn codex app-server");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(message) = serde_json::from_str::<Value>(&line)
+                && tx.send(message).is_err()
+            {
+                break;
+            }
+        }
+    });
+    let call = |stdin: &mut std::process::ChildStdin, id: u64, method: &str, params: Value| {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .expect("write to codex app-server");
+        loop {
+            let message = rx
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| panic!("codex app-server did not answer {method}: {e}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    };
+    call(
+        &mut stdin,
+        1,
+        "initialize",
+        json!({"clientInfo": {"name": "majordomus-tests", "version": "1"}}),
+    );
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "initialized"})
+    )
+    .expect("write to codex app-server");
+    let listed = call(
+        &mut stdin,
+        2,
+        "hooks/list",
+        json!({"cwds": [repo.root().display().to_string()]}),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    listed["result"]["data"][0]["hooks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no hooks listed: {listed}"))
+        .clone()
+}
+
+/// doctor's `majordomus.client-hooks` reads Codex's hook trust where Codex keeps it: it
+/// finds untrusted exactly the hooks Codex lists as untrusted, and once Codex's config
+/// holds each hook's hash (what "Trust all and continue" writes) both say trusted.
+#[test]
+fn doctor_reads_the_hook_trust_codex_reads() {
+    let Some(codex) = installed(CODEX) else {
+        return;
+    };
+    let repo = TestRepo::initialised();
+    codex_home_config(&repo, None);
+    repo.run(&["setup", "codex"]).success();
+    let hooks = codex_hooks(&repo, &codex);
+    assert_eq!(hooks.len(), 5, "{hooks:#?}");
+    assert!(
+        hooks.iter().all(|h| h["trustStatus"] == "untrusted"),
+        "{hooks:#?}"
+    );
+    let findings = |repo: &TestRepo| -> Vec<Value> {
+        let doctor = repo.run(&["--format", "json", "doctor"]).json();
+        doctor["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .filter(|r| r["rule"] == "majordomus.client-hooks")
+            .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+            .collect()
+    };
+    let before = findings(&repo);
+    assert_eq!(before.len(), 1, "{before:#?}");
+    assert!(
+        before[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("records no trust for 5 of them")),
+        "{before:#?}"
+    );
+
+    // Trust them as Codex records it: each hook's current hash under its key.
+    let mut config = repo.read_home(".codex/config.toml");
+    for hook in &hooks {
+        config.push_str(&format!(
+            "\n[hooks.state.{}]\ntrusted_hash = {}\n",
+            hook["key"], hook["currentHash"]
+        ));
+    }
+    repo.write_home(".codex/config.toml", &config);
+    let hooks = codex_hooks(&repo, &codex);
+    assert!(
+        hooks.iter().all(|h| h["trustStatus"] == "trusted"),
+        "Codex does not read the trust as written: {hooks:#?}"
+    );
+    let after = findings(&repo);
+    assert!(after.is_empty(), "{after:#?}");
 }

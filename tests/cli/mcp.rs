@@ -25,18 +25,31 @@ pub(crate) struct Mcp {
     stderr: Receiver<String>,
     seen: Vec<Value>,
     next_id: u64,
+    /// The `initialize` reply's result.
+    pub(crate) initialized: Value,
 }
 
 impl Mcp {
-    /// Spawns the server in `repo` and performs the handshake.
+    /// Spawns the server in `repo` with `--structured-content` (the tests read results
+    /// as JSON) and performs the handshake.
     pub(crate) fn start(repo: &TestRepo) -> Mcp {
         Mcp::start_env(repo, &[])
     }
 
     /// [`Mcp::start`] with `env` set for the server.
     pub(crate) fn start_env(repo: &TestRepo, env: &[(&str, &str)]) -> Mcp {
+        Mcp::spawn(repo, &["mcp", "--structured-content"], env)
+    }
+
+    /// The server as `setup` registers it (`majordomus mcp`): results as their text, the
+    /// JSON only where smaller or the verdict failed.
+    pub(crate) fn start_as_wired(repo: &TestRepo) -> Mcp {
+        Mcp::spawn(repo, &["mcp"], &[])
+    }
+
+    fn spawn(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Mcp {
         let mut child = repo
-            .command_in(repo.root(), &["mcp"])
+            .command_in(repo.root(), args)
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -67,6 +80,7 @@ impl Mcp {
             stderr,
             seen: Vec::new(),
             next_id: 1,
+            initialized: Value::Null,
         };
         let init = mcp.request(
             "initialize",
@@ -85,6 +99,7 @@ impl Mcp {
             init["result"]["capabilities"]["resources"].is_object(),
             "{init}"
         );
+        mcp.initialized = init["result"].clone();
         mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         mcp
     }
@@ -379,7 +394,8 @@ fn a_check_with_blocking_findings_is_a_tool_error_carrying_the_findings() {
             "Claim.",
         ),
     );
-    let mut mcp = Mcp::start(&repo);
+    // As setup wires it: a failed verdict carries its findings as structure too.
+    let mut mcp = Mcp::start_as_wired(&repo);
     let checked = mcp.call("majordomus_knowledge_check", json!({}));
     assert_eq!(checked["isError"], true, "{checked}");
     let findings = checked["structuredContent"]["findings"]
@@ -393,6 +409,68 @@ fn a_check_with_blocking_findings_is_a_tool_error_carrying_the_findings() {
     let clean = mcp.call("majordomus_knowledge_check", json!({}));
     assert_eq!(clean["isError"], false, "{clean}");
     assert_eq!(clean["structuredContent"]["findings"], json!([]), "{clean}");
+    mcp.close();
+}
+
+#[test]
+fn as_setup_wires_it_a_result_is_its_text_and_its_json_only_where_smaller_or_failed() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    repo.run(&[
+        "decision",
+        "Parsing stays strict: input the parser cannot place is rejected",
+    ])
+    .success();
+    let mut mcp = Mcp::start_as_wired(&repo);
+
+    // The instructions: the sentence that matters first, under 300 bytes.
+    let instructions = mcp.initialized["instructions"]
+        .as_str()
+        .unwrap_or_else(|| panic!("instructions: {}", mcp.initialized));
+    assert!(
+        instructions.len() < 300,
+        "{} bytes: {instructions}",
+        instructions.len()
+    );
+    assert!(
+        instructions
+            .starts_with("Before you decide something or change an area, call majordomus_recall"),
+        "{instructions}"
+    );
+
+    // A recall: the text the CLI prints, no JSON beside it (the JSON is the longer).
+    let recalled = mcp.call("majordomus_recall", json!({"query": "parsing strict"}));
+    assert_eq!(recalled["isError"], false, "{recalled}");
+    assert!(recalled.get("structuredContent").is_none(), "{recalled}");
+    let cli = repo
+        .run(&["recall", "parsing strict"])
+        .success()
+        .stdout()
+        .to_owned();
+    assert_eq!(text(&recalled).trim_end(), cli.trim_end(), "{recalled}");
+    let json = repo
+        .run(&["--format", "json", "recall", "parsing strict"])
+        .success()
+        .json();
+    assert!(json.to_string().len() > text(&recalled).len(), "{json}");
+
+    // Where the JSON is the smaller, it travels too.
+    let checked = mcp.call("majordomus_knowledge_check", json!({}));
+    let structured = &checked["structuredContent"];
+    assert_eq!(structured["findings"], json!([]), "{checked}");
+    assert!(
+        structured.to_string().len() < text(&checked).len(),
+        "{checked}"
+    );
+
+    // A refusal: the rule and the fix in the text, nothing else.
+    let refused = mcp.call(
+        "majordomus_question_resolve",
+        json!({"id": "q-0000000000", "answer": "x"}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(refused.get("structuredContent").is_none(), "{refused}");
+    assert!(text(&refused).contains("\nfix: "), "{refused}");
     mcp.close();
 }
 

@@ -85,7 +85,10 @@ fn claude_code_merges_into_hand_formatted_files_and_comes_out_byte_for_byte() {
     let run = repo.run(&["setup", "claude-code"]).success();
     assert_eq!(
         run.stdout(),
-        "updated .claude/settings.json: hooks.SessionStart[] added, hooks.SessionEnd[] added, hooks.PreCompact[] added\nupdated .mcp.json: mcpServers.majordomus added\n"
+        format!(
+            "updated .claude/settings.json: hooks.SessionStart[] added, hooks.SessionEnd[] added, hooks.PreCompact[] added, hooks.UserPromptSubmit[] added, hooks.PreToolUse[] added, permissions.allow[] (39 majordomus tools) added\nupdated .mcp.json: mcpServers.majordomus added\nstill needs you:\n- Claude Code starts the server of .mcp.json only once you approved it (`claude -p` starts it unasked): run `claude` here and answer \"Use this MCP server\" to \"New MCP server found in this project: majordomus\"\n- Claude Code ignores the permissions.allow of .claude/settings.json until you trusted the workspace (until then it asks before each majordomus tool call, and refuses them to `claude -p`): run `claude` here once and accept the trust dialog, or set `projects[\"{}\"].hasTrustDialogAccepted` to true in ~/.claude.json\n",
+            repo.root().display()
+        )
     );
     let settings: Value = serde_json::from_str(&repo.read(".claude/settings.json")).expect("JSON");
     assert_eq!(settings["model"], "opus");
@@ -104,11 +107,32 @@ fn claude_code_merges_into_hand_formatted_files_and_comes_out_byte_for_byte() {
         settings["hooks"]["PreCompact"][0]["hooks"][0]["command"],
         "majordomus hook compact --provider claude-code"
     );
+    assert_eq!(
+        settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"],
+        "majordomus hook prompt --provider claude-code"
+    );
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0],
+        serde_json::json!({"matcher": "Edit|Write|MultiEdit|NotebookEdit",
+            "hooks": [{"type": "command", "command": "majordomus hook edit --provider claude-code", "timeout": 30}]})
+    );
+    let allowed = settings["permissions"]["allow"].as_array().expect("a list");
+    assert_eq!(
+        allowed[0], "Bash(cargo test:*)",
+        "the user's rule stays first"
+    );
+    assert!(
+        allowed.contains(&Value::from("mcp__majordomus__majordomus_recall"))
+            && !allowed.contains(&Value::from("mcp__majordomus__majordomus_plan_start")),
+        "{allowed:?}"
+    );
     let settings_text = repo.read(".claude/settings.json");
+    // The tools join the user's one-line list on its line.
+    let permissions = settings_text.lines().nth(1).expect("a second line");
     assert!(
         settings_text.starts_with(
-            "{\n    \"permissions\": {\"allow\": [\"Bash(cargo test:*)\"], \"deny\": []},\n"
-        ),
+            "{\n    \"permissions\": {\"allow\": [\"Bash(cargo test:*)\", \"mcp__majordomus__"
+        ) && permissions.ends_with("\"], \"deny\": []},"),
         "the user's lines keep their form:\n{settings_text}"
     );
     let mcp: Value = serde_json::from_str(&repo.read(".mcp.json")).expect("JSON");
@@ -662,4 +686,193 @@ fn a_compact_with_nothing_changed_since_the_last_writes_nothing() {
     repo.run(&["decision", "Notes stay in notes.txt"]).success();
     run_hook(&repo, repo.root(), &compact, &payload("PreCompress"));
     assert_eq!(repo.ledger_events("checkpoint.recorded").len(), 3);
+}
+
+/// The prompt and edit hooks setup writes run as each client calls them: the edit hook (on
+/// the event and matcher setup chose) records the edited file as `agent.touched`, and the
+/// prompt hook answers.
+#[test]
+fn the_recall_hooks_setup_writes_run() {
+    // (client, its settings file, prompt event, edit event, matcher, edit payload)
+    let cases = [
+        (
+            "claude-code",
+            ".claude/settings.json",
+            Some("UserPromptSubmit"),
+            "PreToolUse",
+            Some("Edit|Write|MultiEdit|NotebookEdit"),
+            serde_json::json!({"tool_name": "Edit", "tool_input": {"file_path": "src/lib.rs"}}),
+        ),
+        (
+            "codex",
+            ".codex/hooks.json",
+            Some("UserPromptSubmit"),
+            "PreToolUse",
+            Some("apply_patch|Bash"),
+            serde_json::json!({"tool_name": "apply_patch", "tool_input": {"command":
+                "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n*** End Patch\n"}}),
+        ),
+        (
+            "gemini-cli",
+            ".gemini/settings.json",
+            Some("BeforeAgent"),
+            "AfterTool",
+            Some("write_file|replace"),
+            serde_json::json!({"tool_name": "write_file", "tool_input": {"file_path": "src/lib.rs"}}),
+        ),
+        (
+            "cursor",
+            ".cursor/hooks.json",
+            None,
+            "afterFileEdit",
+            None,
+            serde_json::json!({"file_path": "src/lib.rs"}),
+        ),
+    ];
+    for (client, file, prompt, edit, matcher, mut payload) in cases {
+        let repo = TestRepo::initialised();
+        repo.write("src/lib.rs", "pub fn a() {}\n");
+        repo.run(&["setup", client]).success();
+        let settings = parse_jsonc(&repo.read(file));
+        let group = &settings["hooks"][edit][0];
+        assert_eq!(group["matcher"].as_str(), matcher, "{client}: {settings}");
+        let command = hook_command(&settings, edit);
+        assert_eq!(
+            command,
+            format!("majordomus hook edit --provider {client}"),
+            "{client}"
+        );
+        repo.start_episode();
+        payload["hook_event_name"] = Value::from(edit);
+        payload["cwd"] = Value::from(repo.root().display().to_string());
+        run_hook(&repo, repo.root(), &command, &payload);
+        let touched = repo.ledger_events("agent.touched");
+        assert_eq!(touched.len(), 1, "{client}: {}", repo.ledger_text());
+        assert_eq!(
+            touched[0]["data"]["paths"],
+            serde_json::json!(["src/lib.rs"])
+        );
+        assert_eq!(touched[0]["data"]["provider"], client);
+        if let Some(event) = prompt {
+            let command = hook_command(&settings, event);
+            assert_eq!(
+                command,
+                format!("majordomus hook prompt --provider {client}")
+            );
+            let payload = serde_json::json!({"hook_event_name": event, "prompt": "hello",
+                "cwd": repo.root().display().to_string()});
+            run_hook(&repo, repo.root(), &command, &payload);
+        }
+    }
+}
+
+/// The findings of `rule` in a `doctor --format json` run.
+fn rule_findings(repo: &TestRepo, rule: &str) -> (Value, Vec<Value>) {
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let result = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == rule)
+        .unwrap_or_else(|| panic!("{rule} did not run: {doctor:#}"))
+        .clone();
+    let findings = result["findings"].as_array().cloned().unwrap_or_default();
+    (result, findings)
+}
+
+/// Codex runs the hooks setup wrote only in a trusted project and once the user trusted
+/// each hook: doctor says when either is missing from Codex's config, with the fix, and
+/// passes once Codex's config records both (as Codex writes them: tests/cli/clients.rs
+/// checks the keys against Codex itself).
+#[test]
+fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
+    const RULE: &str = "majordomus.client-hooks";
+    let repo = TestRepo::initialised();
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert_eq!(result["status"], "pass", "no Codex wiring, nothing to say");
+    assert!(findings.is_empty());
+
+    repo.run(&["setup", "codex"]).success();
+    let root = repo.root().display().to_string();
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert_eq!(result["status"], "fail", "{result:#}");
+    assert_eq!(result["severity"], "advisory");
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    let project = &findings[0];
+    assert_eq!(project["file"], ".codex/config.toml");
+    let fix = project["fix"].as_str().expect("a fix");
+    let table = format!("[projects.{}]", serde_json::json!(root));
+    assert!(
+        fix.contains(&format!(
+            "add `{table}` with `trust_level = \"trusted\"` to "
+        )),
+        "{fix}"
+    );
+    let hooks = &findings[1];
+    assert_eq!(hooks["file"], ".codex/hooks.json");
+    let message = hooks["message"].as_str().expect("a message");
+    assert!(
+        message.contains("records no trust for 5 of them (PreCompact, PreToolUse, SessionEnd, SessionStart, UserPromptSubmit)"),
+        "{message}"
+    );
+    assert!(
+        hooks["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("\"Trust all and continue\"")),
+        "{hooks:#}"
+    );
+
+    // The project's trust, as the fix says.
+    let mut config = format!("{table}\ntrust_level = \"trusted\"\n");
+    repo.write_home(".codex/config.toml", &config);
+    let (_, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["file"], ".codex/hooks.json");
+
+    // What Codex records when the user trusts the hooks: a hash per hook, by its key.
+    let keys = [
+        "session_start",
+        "session_end",
+        "pre_compact",
+        "user_prompt_submit",
+    ];
+    for event in keys {
+        config.push_str(&format!(
+            "\n[hooks.state.\"{root}/.codex/hooks.json:{event}:0:0\"]\ntrusted_hash = \"sha256:0123\"\n"
+        ));
+    }
+    repo.write_home(".codex/config.toml", &config);
+    let (_, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("for 1 of them (PreToolUse)")),
+        "{findings:#?}"
+    );
+    config.push_str(&format!(
+        "\n[hooks.state.\"{root}/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:4567\"\nenabled = false\n"
+    ));
+    repo.write_home(".codex/config.toml", &config);
+    let (_, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert!(
+        findings[0]["message"].as_str().is_some_and(|m| m
+            .contains("1 majordomus hook(s) turned off")
+            && m.contains("PreToolUse")),
+        "{findings:#?}"
+    );
+    repo.write_home(
+        ".codex/config.toml",
+        &config.replace("enabled = false\n", "enabled = true\n"),
+    );
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert!(findings.is_empty(), "{findings:#?}");
+    assert_eq!(result["status"], "pass");
+    assert!(
+        result["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("Codex's config records trust for 5 majordomus hook(s)")),
+        "{result:#}"
+    );
 }

@@ -132,7 +132,11 @@ impl TestRepo {
             .filter(|k| {
                 let k = k.to_string_lossy();
                 // CI changes the reasoning mode: a test that wants it sets it.
-                k.starts_with("MAJORDOMUS_") || k.starts_with("GIT_") || k == "LINES" || k == "CI"
+                k.starts_with("MAJORDOMUS_")
+                    || k.starts_with("GIT_")
+                    || k == "LINES"
+                    || k == "CI"
+                    || k == "CODEX_HOME"
             })
             .collect();
         let home = self.base.join("home");
@@ -383,6 +387,12 @@ impl TestRepo {
             std::fs::create_dir_all(dir).expect("create parent directories");
         }
         std::fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+
+    /// The text of `rel` under the pinned `HOME`.
+    pub fn read_home(&self, rel: &str) -> String {
+        let path = self.base.join("home").join(rel);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
     }
 
     /// Replaces `.ai/repo/policy.yaml`.

@@ -1,0 +1,186 @@
+//! `majordomus.client-hooks` (advisory): the agent-client hooks `setup` wrote can run.
+//! Codex runs a project's `.codex/` only in a project the user trusted
+//! (`[projects."<root>"] trust_level = "trusted"` in `$CODEX_HOME/config.toml`), and a
+//! project hook only once the user trusted that hook: Codex then records
+//! `[hooks.state."<root>/.codex/hooks.json:<event>:<group>:<handler>"]` with its
+//! `trusted_hash` there (`enabled = false` when the user turned it off). Until then the
+//! hook does not run and nothing says so.
+//!
+//! Read from files only: doctor does not compute Codex's hash of a hook, so a hook changed
+//! by hand after it was trusted (Codex: "modified", and it asks again) passes here; the
+//! rule's note says how many it took on trust (docs/MCP.md).
+
+use std::path::{Path, PathBuf};
+
+/// One thing that keeps the wired hooks from running.
+pub struct Blocked {
+    pub file: String,
+    pub message: String,
+    pub fix: String,
+}
+
+/// What doctor found: the blocked hooks, and how many had their trust recorded.
+#[derive(Default)]
+pub struct Found {
+    pub blocked: Vec<Blocked>,
+    pub trusted: usize,
+}
+
+impl Found {
+    /// What the rule says when it took hooks on their recorded trust.
+    pub fn note(&self) -> Option<String> {
+        (self.trusted > 0).then(|| {
+            format!(
+                "Codex's config records trust for {} majordomus hook(s); whether its hash still matches each hook as .codex/hooks.json now has it, doctor cannot tell (Codex then says \"Hooks need review\")",
+                self.trusted
+            )
+        })
+    }
+}
+
+/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
+fn codex_home() -> Option<PathBuf> {
+    std::env::var_os("CODEX_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".codex")))
+}
+
+/// `PreToolUse` as Codex's hook keys name it: `pre_tool_use`.
+fn snake(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The keys of the majordomus hooks in `.codex/hooks.json` (as Codex names them), with
+/// their events.
+fn wired(root: &Path, hooks: &serde_json::Value) -> Vec<(String, String)> {
+    let file = root.join(".codex/hooks.json");
+    let mut out = Vec::new();
+    for (event, groups) in hooks["hooks"].as_object().into_iter().flatten() {
+        for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
+            for (h, handler) in group["hooks"].as_array().into_iter().flatten().enumerate() {
+                let command = handler["command"].as_str().unwrap_or_default();
+                if command.contains("majordomus") && command.contains("--provider codex") {
+                    out.push((
+                        format!("{}:{}:{g}:{h}", file.display(), snake(event)),
+                        event.clone(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The Codex hooks of `root` that cannot run, from `.codex/hooks.json` and Codex's
+/// config in its home.
+pub fn check(root: &Path) -> Found {
+    let mut found = Found::default();
+    let Ok(text) = std::fs::read_to_string(root.join(".codex/hooks.json")) else {
+        return found;
+    };
+    let Ok(hooks) = serde_json::from_str::<serde_json::Value>(&text) else {
+        // `setup` refuses a file it cannot read, and Codex says so at its start.
+        return found;
+    };
+    let ours = wired(root, &hooks);
+    if ours.is_empty() {
+        return found;
+    }
+    let Some(home) = codex_home() else {
+        return found;
+    };
+    let config_path = home.join("config.toml");
+    let config = std::fs::read_to_string(&config_path)
+        .ok()
+        .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok());
+    let shown = config_path.display().to_string();
+    let root_key = root.display().to_string();
+    let item = |path: &[&str]| -> Option<toml_edit::Item> {
+        let mut item = config.as_ref()?.as_item();
+        for key in path {
+            item = item.get(key)?;
+        }
+        Some(item.clone())
+    };
+    let trust_level = item(&["projects", &root_key, "trust_level"]);
+    if trust_level.as_ref().and_then(|i| i.as_str()) != Some("trusted") {
+        found.blocked.push(Blocked {
+            file: ".codex/config.toml".to_owned(),
+            message: format!(
+                "Codex reads this project's .codex/ (the majordomus server, its {} hook(s)) only in a trusted project, and {shown} does not trust {root_key}",
+                ours.len()
+            ),
+            fix: format!(
+                "trust the project when `codex` asks at its first start here, or add `[projects.{}]` with `trust_level = \"trusted\"` to {shown}",
+                serde_json::to_string(&root_key).expect("a string serialises")
+            ),
+        });
+    }
+    let mut untrusted = Vec::new();
+    let mut disabled = Vec::new();
+    for (key, event) in &ours {
+        let state = item(&["hooks", "state", key]);
+        let hash = state
+            .as_ref()
+            .and_then(|s| s.get("trusted_hash"))
+            .and_then(|h| h.as_str().map(str::to_owned));
+        let enabled = state
+            .as_ref()
+            .and_then(|s| s.get("enabled"))
+            .and_then(toml_edit::Item::as_bool);
+        if enabled == Some(false) {
+            disabled.push(event.clone());
+        } else if hash.is_none_or(|h| h.is_empty()) {
+            untrusted.push(event.clone());
+        } else {
+            found.trusted += 1;
+        }
+    }
+    if !untrusted.is_empty() {
+        found.blocked.push(Blocked {
+            file: ".codex/hooks.json".to_owned(),
+            message: format!(
+                "Codex runs none of these majordomus hooks until you trusted them, and {shown} records no trust for {} of them ({}): no briefing, no episode, no record, and Codex does not say so",
+                untrusted.len(),
+                untrusted.join(", ")
+            ),
+            fix: "run `codex` here and choose \"Trust all and continue\" when it says \"Hooks need review\" (or trust them in /hooks)".to_owned(),
+        });
+    }
+    if !disabled.is_empty() {
+        found.blocked.push(Blocked {
+            file: ".codex/hooks.json".to_owned(),
+            message: format!(
+                "Codex has {} majordomus hook(s) turned off in {shown} ({})",
+                disabled.len(),
+                disabled.join(", ")
+            ),
+            fix: "run `codex` here and turn them on in /hooks".to_owned(),
+        });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake;
+
+    #[test]
+    fn events_are_named_as_codex_keys_them() {
+        assert_eq!(snake("PreToolUse"), "pre_tool_use");
+        assert_eq!(snake("UserPromptSubmit"), "user_prompt_submit");
+        assert_eq!(snake("SessionStart"), "session_start");
+    }
+}
