@@ -7,7 +7,9 @@ use time::OffsetDateTime;
 use crate::error::{Error, Refusal, UsageError};
 use crate::git::Repo;
 use crate::model::{EpisodeState, LineDraft, Payload, Policy};
-use crate::store::index::LedgerIndex;
+use crate::model::{Event, LedgerLine};
+use crate::store::index::{IndexRebuilt, LedgerIndex, LineQuery};
+use crate::store::ledger::Skipped;
 use crate::store::ledger::{Appended, Durability};
 use crate::store::{Layout, Ledger};
 
@@ -50,6 +52,10 @@ pub struct Ctx {
     /// A reasoning mode pinned by the program driving the library, over the environment
     /// and the policy (the demo pins `standard`). `None` everywhere else.
     pub reasoning_mode: Option<crate::model::policy::ReasoningMode>,
+    /// The caller is an agent's tool surface (MCP): what a read puts before the model is
+    /// logged for the open episode (`context.shown`, SPEC §8). `false` for a person's CLI,
+    /// HTTP and cockpit reads.
+    pub agent: bool,
 }
 
 impl Ctx {
@@ -65,6 +71,7 @@ impl Ctx {
                 .filter(|v| !v.is_empty())
                 .map(std::path::PathBuf::from),
             reasoning_mode: None,
+            agent: false,
         })
     }
 
@@ -81,6 +88,7 @@ impl Ctx {
                 .filter(|v| !v.is_empty())
                 .map(std::path::PathBuf::from),
             reasoning_mode: None,
+            agent: false,
         })
     }
 
@@ -175,4 +183,54 @@ impl Ctx {
         );
         Ok(self.ledger().append_with(draft, durability)?)
     }
+}
+
+/// An episode's ledger lines, what was skipped reading them, and whether the index had to
+/// be rebuilt to find them.
+pub(crate) struct Window {
+    pub(crate) lines: Vec<LedgerLine>,
+    pub(crate) skipped: Vec<Skipped>,
+    pub(crate) index_rebuilt: Option<IndexRebuilt>,
+}
+
+/// Reads the episode's ledger window from the offset of its `session.opened` line; when
+/// that offset no longer points at it (the ledger was replaced or pruned), finds the
+/// episode's lines through the ledger index.
+pub(crate) fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<Window, Error> {
+    let ledger = ctx.ledger();
+    if ledger.is_line_start(episode.ledger_offset)? {
+        let mut lines = Vec::new();
+        let mut first = None;
+        let skipped = ledger.scan(episode.ledger_offset, |line| {
+            if first.is_none() {
+                first = Some((line.event, line.session.clone()));
+            }
+            if line.session.as_deref() == Some(episode.id.as_str()) {
+                lines.push(line);
+            }
+        })?;
+        if first == Some((Event::SessionOpened, Some(episode.id.clone()))) {
+            return Ok(Window {
+                lines,
+                skipped,
+                index_rebuilt: None,
+            });
+        }
+    }
+    let index = ctx.index()?;
+    Ok(Window {
+        lines: index.lines(&LineQuery {
+            session: Some(&episode.id),
+            ..LineQuery::default()
+        })?,
+        skipped: index.skipped()?.lines,
+        index_rebuilt: index.rebuilt().cloned(),
+    })
+}
+
+/// The files the agent's editing tools touched in `episode` (`agent.touched`), sorted: the
+/// work at hand counts them (docs/RECALL.md).
+pub fn touched(ctx: &Ctx, episode: &EpisodeState) -> Result<Vec<String>, Error> {
+    let window = read_window(ctx, episode)?;
+    Ok(crate::model::EpisodeWindow::from_lines(&episode.id, &window.lines).touched)
 }

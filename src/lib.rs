@@ -25,6 +25,7 @@ pub mod journal;
 pub mod knowledge;
 pub mod mcp;
 pub mod model;
+pub mod moment;
 pub mod ops;
 pub mod reasoning;
 pub mod recall;

@@ -103,6 +103,19 @@ pub struct Briefing {
 }
 
 /// The request that lists the briefing's knowledge: the work at hand, curated records.
+impl Briefing {
+    /// The records the briefing shows (what the repository knows, then the decisions of
+    /// earlier episodes), as they were put before the model.
+    pub fn shown(&self) -> Vec<Hit> {
+        self.knowledge
+            .hits
+            .iter()
+            .chain(&self.decisions.hits)
+            .cloned()
+            .collect()
+    }
+}
+
 pub fn knowledge_request() -> RecallRequest {
     RecallRequest {
         kind: vec![RecallKind::Knowledge],

@@ -420,6 +420,7 @@ mod tests {
             read: read_hint(kind, &id),
             superseded_by: None,
             instruction_shapes: Vec::new(),
+            weighed: Default::default(),
         }
     }
 

@@ -32,6 +32,8 @@ use crate::{Ctx, Error};
 ///   majordomus recall --task t-20261130-1a2b
 ///   majordomus recall --at-hand                  # what the briefing ranks by
 ///   majordomus recall --kind decision --branch feature-x
+///   majordomus recall --shown                    # what the memory told this episode's agent
+///   majordomus recall --shown --session 20261130T101500Z-1a2b3c
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct RecallArgs {
@@ -72,6 +74,16 @@ pub struct RecallArgs {
     /// the trunk, the active or last task, the last handover's files.
     #[arg(long)]
     pub at_hand: bool,
+    /// What the memory put before the model in one episode: each briefing, prompt, edit and
+    /// tool answer, its records and their status.
+    ///
+    /// Instead of a search; read from the episode's context.shown events. The open
+    /// episode, else the newest.
+    #[arg(long, conflicts_with_all = ["query", "paths", "task", "issue", "kinds", "statuses", "branch", "since", "limit", "all", "at_hand"])]
+    pub shown: bool,
+    /// With --shown: the episode (`majordomus session list` lists them).
+    #[arg(long, value_name = "ID", requires = "shown")]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,6 +131,15 @@ impl From<StatusArg> for HitStatus {
 }
 
 pub fn run(ctx: &Ctx, args: &RecallArgs, dir: &Path) -> Result<Output, Error> {
+    if args.shown {
+        return crate::cli::call(
+            ctx,
+            "recall.shown",
+            crate::moment::ShownRequest {
+                session: args.session.clone(),
+            },
+        );
+    }
     crate::cli::call(
         ctx,
         "recall",

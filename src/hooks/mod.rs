@@ -244,6 +244,11 @@ pub enum ProviderHook {
     SessionStart,
     SessionEnd,
     Compact,
+    /// The user's prompt submitted: prompt-time recall.
+    Prompt,
+    /// Before (or, where the client cannot add context before, after) a file-editing tool:
+    /// edit-time recall and `agent.touched`.
+    Edit,
 }
 
 impl ProviderHook {
@@ -252,6 +257,8 @@ impl ProviderHook {
             ProviderHook::SessionStart => "session-start",
             ProviderHook::SessionEnd => "session-end",
             ProviderHook::Compact => "compact",
+            ProviderHook::Prompt => "prompt",
+            ProviderHook::Edit => "edit",
         }
     }
 }
@@ -289,6 +296,8 @@ pub enum ProviderOutcome {
         unchanged: bool,
     },
     NoOpenEpisode,
+    /// Prompt-time or edit-time recall: what was put before the model, if anything.
+    Recalled(crate::moment::Recalled),
     /// The hook failed; recorded as `provider.event.failed`. Never blocks the provider.
     Failed {
         hook: String,
@@ -332,6 +341,10 @@ pub struct ProviderPayload {
     /// The directory the agent works in: its repository is the one the hook records into
     /// (a linked worktree's, whatever the client exports as its project directory).
     pub cwd: Option<String>,
+    /// The whole payload (the moments of work read the prompt, the tool and its input
+    /// from it; the prompt is never stored).
+    #[serde(skip)]
+    pub json: serde_json::Value,
 }
 
 impl ProviderPayload {
@@ -359,6 +372,7 @@ impl ProviderPayload {
                     .filter(|root| !root.is_empty())
                     .map(str::to_owned)
             }),
+            json: value,
         })
     }
 }
@@ -381,6 +395,18 @@ pub fn session_start(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutc
 /// its handover.
 pub fn session_end(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
     Ok(provider(ctx, ProviderHook::SessionEnd, &request))
+}
+
+/// `hook.prompt`: prompt-time recall (SPEC §8): the records the prompt's words and the work
+/// at hand rank above the floor, at most five, in the client's context field.
+pub fn prompt(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+    Ok(provider(ctx, ProviderHook::Prompt, &request))
+}
+
+/// `hook.edit`: edit-time recall and capture (SPEC §8): the files an editing tool is about
+/// recorded as `agent.touched`, and what is verified or decided about them, once a session.
+pub fn edit(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+    Ok(provider(ctx, ProviderHook::Edit, &request))
 }
 
 /// `hook.compact`: before the provider compacts its conversation, a checkpoint
@@ -462,9 +488,20 @@ fn run_provider(
     ctx: &Ctx,
     hook: ProviderHook,
     provider: &str,
-    _payload: &ProviderPayload,
+    payload: &ProviderPayload,
 ) -> Result<ProviderOutcome, Error> {
+    let moment = crate::moment::MomentPayload {
+        provider,
+        event: payload.event.as_deref(),
+        json: &payload.json,
+    };
     match hook {
+        ProviderHook::Prompt => Ok(ProviderOutcome::Recalled(crate::moment::prompt(
+            ctx, &moment,
+        )?)),
+        ProviderHook::Edit => Ok(ProviderOutcome::Recalled(crate::moment::edit(
+            ctx, &moment,
+        )?)),
         ProviderHook::SessionStart => {
             let started = crate::session::start(
                 ctx,
@@ -474,11 +511,22 @@ fn run_provider(
                 },
             )?;
             // Composed once: the snapshot's briefing, unless the episode was already open.
-            let briefing = if started.already_open {
-                crate::briefing::briefing(ctx, crate::briefing::BriefingRequest {})?.text
+            let (briefing, shown) = if started.already_open {
+                let b = crate::briefing::briefing(ctx, crate::briefing::BriefingRequest {})?;
+                let shown = b.shown();
+                (b.text, shown)
             } else {
-                started.briefing
+                (started.briefing, started.shown)
             };
+            // What the client hands the model, on record (SPEC §8).
+            crate::moment::log_shown(
+                ctx,
+                &started.episode.id,
+                crate::model::event::ShownWhere::Briefing,
+                &shown,
+                Vec::new(),
+                None,
+            )?;
             Ok(ProviderOutcome::Started {
                 episode: started.episode.id,
                 already_open: started.already_open,

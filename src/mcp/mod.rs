@@ -134,12 +134,25 @@ pub fn trimmed_schema(schema: Value) -> Map<String, Value> {
             simplify(property);
             let Value::Object(p) = property else { continue };
             p.remove("default");
+            long_enum_as_string(p);
             if !required.contains(&Value::String(name.clone())) {
                 drop_null(p);
             }
         }
     }
     root
+}
+
+/// Longest enum an agent's schema spells out; a longer one (`history`'s 21 events) is a
+/// string whose description names an example, and the server's own decoding still
+/// refuses a value outside it, naming them all.
+const MAX_ENUM: usize = 12;
+
+fn long_enum_as_string(property: &mut Map<String, Value>) {
+    if matches!(property.get("enum"), Some(Value::Array(values)) if values.len() > MAX_ENUM) {
+        property.remove("enum");
+        property.insert("type".into(), Value::String("string".into()));
+    }
 }
 
 /// `{"type": ["string", "null"]}` as `{"type": "string"}`; `anyOf: [X, null]` as `X`;
@@ -349,7 +362,9 @@ pub fn invoke(
     operation: &str,
     request: Value,
 ) -> Result<Invoked, Error> {
-    let ctx = Ctx::open(dir, Clock::from_env()?)?;
+    let mut ctx = Ctx::open(dir, Clock::from_env()?)?;
+    // What a tool answers is put before the model: logged as context.shown.
+    ctx.agent = true;
     registry.invoke(&ctx, operation, request)
 }
 

@@ -108,12 +108,14 @@ pub enum Section {
     Commits,
     Files,
     Tasks,
+    /// What the memory put before the agent and which files its editing tools touched.
+    Agent,
     Outcome,
 }
 
 impl Section {
     /// The default order (SPEC §2 `session.record_sections`).
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 9] = [
         Section::Summary,
         Section::Decisions,
         Section::Questions,
@@ -121,6 +123,7 @@ impl Section {
         Section::Commits,
         Section::Files,
         Section::Tasks,
+        Section::Agent,
         Section::Outcome,
     ];
 
@@ -133,6 +136,7 @@ impl Section {
             Section::Commits => "commits",
             Section::Files => "files",
             Section::Tasks => "tasks",
+            Section::Agent => "agent",
             Section::Outcome => "outcome",
         }
     }
@@ -150,6 +154,7 @@ impl Section {
             Section::Commits => "Commits",
             Section::Files => "Files",
             Section::Tasks => "Tasks",
+            Section::Agent => "Agent",
             Section::Outcome => "Outcome",
         }
     }
@@ -178,6 +183,21 @@ pub struct SessionRecord {
     pub changed_files: Vec<String>,
     pub tasks: Vec<String>,
     pub outcome: Outcome,
+    /// Files the agent's editing tools touched (`agent.touched`), sorted; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub touched_files: Vec<String>,
+    /// Records the memory put before the agent (`context.shown`), each once; absent when
+    /// none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shown_records: usize,
+    /// Of those, the verified ones (when first shown): how often verified knowledge
+    /// reached a session, countable from the tracked records.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shown_verified: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 pub const SESSION_SCHEMA: &str = "session/v1";
@@ -262,6 +282,8 @@ pub fn compose_context(src: EpisodeSources<'_>, max_items: usize) -> String {
     write_checkpoints(&mut out, window, Tense::Now, bound);
     let _ = writeln!(out, "\n## Tasks ({})", window.tasks.len());
     write_tasks(&mut out, window, Tense::Now, bound);
+    out.push_str("\n## Agent\n");
+    write_agent(&mut out, window, Tense::Now, bound);
     out
 }
 
@@ -420,6 +442,52 @@ fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense, bound: Bo
     bound.more(out, "", left_out, &bound.history("task.started"));
 }
 
+/// What the memory put before the agent (`context.shown`: the summary, then each showing,
+/// the newest) and the files its editing tools touched (`agent.touched`).
+fn write_agent(out: &mut String, window: &EpisodeWindow, tense: Tense, bound: Bound<'_>) {
+    let summary = super::moment::ShownSummary::of(&window.shown);
+    let list = format!("majordomus recall --shown --session {}", bound.episode.id);
+    if summary.records == 0 {
+        let _ = writeln!(out, "- memory shown: {}", summary.line());
+    } else {
+        let _ = writeln!(out, "- memory shown: {} (`{list}`)", summary.line());
+    }
+    let (shown, left_out) = bound.newest(&window.shown);
+    for s in shown {
+        let place = match (&s.tool, s.files.is_empty()) {
+            (Some(tool), _) => format!("{} {tool}", s.place.name()),
+            (None, false) => format!("{} {}", s.place.name(), s.files.join(", ")),
+            (None, true) => s.place.name().to_owned(),
+        };
+        let records: Vec<String> = s
+            .records
+            .iter()
+            .map(|r| format!("[{}] {}", r.status.name(), r.id))
+            .collect();
+        let _ = writeln!(out, "  - {} {place}: {}", s.ts, records.join(", "));
+    }
+    bound.more(out, "  ", left_out, &list);
+    if window.touched.is_empty() {
+        let _ = writeln!(
+            out,
+            "- files touched by the agent's editing tools: {}",
+            match tense {
+                Tense::Now => "none yet (the edit hook records them: docs/HOOKS.md)",
+                Tense::Closed => "none recorded (the edit hook records them: docs/HOOKS.md)",
+            }
+        );
+    } else {
+        let (files, left_out) = bound.newest(&window.touched);
+        let _ = writeln!(
+            out,
+            "- files touched by the agent's editing tools ({}): {}",
+            window.touched.len(),
+            files.join(", ")
+        );
+        bound.more(out, "  ", left_out, &bound.history("agent.touched"));
+    }
+}
+
 /// The one-word outcome of an episode, from its tasks, else from its commits.
 pub fn outcome(git: &GitSinceOpen, window: &EpisodeWindow) -> Outcome {
     if !window.tasks.is_empty() {
@@ -506,6 +574,7 @@ pub fn compose_record(
         episode,
         git,
     };
+    let shown = super::moment::ShownSummary::of(&window.shown);
     let record = SessionRecord {
         id: episode.id.clone(),
         schema: SESSION_SCHEMA.to_owned(),
@@ -519,6 +588,9 @@ pub fn compose_record(
         changed_files: git.changed_files.clone(),
         tasks: window.tasks.iter().map(|t| t.id.clone()).collect(),
         outcome: outcome(git, window),
+        touched_files: window.touched.clone(),
+        shown_records: shown.records,
+        shown_verified: shown.verified,
     };
     let mut body = format!("# Session {}\n", episode.id);
     for section in sections {
@@ -539,6 +611,7 @@ pub fn compose_record(
             Section::Commits => write_record_commits(&mut body, git, bound),
             Section::Files => write_record_files(&mut body, git, bound),
             Section::Tasks => write_tasks(&mut body, window, Tense::Closed, bound),
+            Section::Agent => write_agent(&mut body, window, Tense::Closed, bound),
             Section::Outcome => {
                 let open = window.open_questions().count();
                 let finished = window.tasks.iter().filter(|t| t.status.is_some()).count();

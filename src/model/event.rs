@@ -52,6 +52,13 @@ pub enum Event {
     /// acknowledgement cleared (docs/HOOKS.md).
     #[serde(rename = "provider.event.cleared")]
     ProviderEventCleared,
+    /// Files an agent's editing tool changed (or was about to), recorded by `hook edit`:
+    /// paths only, never content.
+    #[serde(rename = "agent.touched")]
+    AgentTouched,
+    /// Records a hook or a tool put before the model (SPEC §8): never twice a session.
+    #[serde(rename = "context.shown")]
+    ContextShown,
     /// A name written by a newer majordomus; readable, shown as `unknown`, never written.
     #[serde(other, rename = "unknown")]
     Unknown,
@@ -66,7 +73,7 @@ pub fn name_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 impl Event {
     /// All known events, in SPEC order.
-    pub const ALL: [Event; 19] = [
+    pub const ALL: [Event; 21] = [
         Event::SessionOpened,
         Event::SessionClosed,
         Event::DecisionRecorded,
@@ -86,6 +93,8 @@ impl Event {
         Event::CommitRewritten,
         Event::LedgerPruned,
         Event::ProviderEventCleared,
+        Event::AgentTouched,
+        Event::ContextShown,
     ];
 
     /// The name as written in the ledger.
@@ -110,6 +119,8 @@ impl Event {
             Event::CommitRewritten => "commit.rewritten",
             Event::LedgerPruned => "ledger.pruned",
             Event::ProviderEventCleared => "provider.event.cleared",
+            Event::AgentTouched => "agent.touched",
+            Event::ContextShown => "context.shown",
             Event::Unknown => "unknown",
         }
     }
@@ -231,6 +242,8 @@ payload! {
     CommitRewritten => CommitRewritten,
     LedgerPruned => LedgerPruned,
     ProviderEventCleared => ProviderEventCleared,
+    AgentTouched => AgentTouched,
+    ContextShown => ContextShown,
 }
 
 /// `session.opened`: who opened the episode and where git stood.
@@ -515,6 +528,88 @@ impl ProviderEventCleared {
             && self.hook.as_deref().is_none_or(|h| h == hook)
             && self.provider.as_deref().is_none_or(|p| p == provider)
     }
+}
+
+/// `agent.touched`: the files one call of an agent's editing tool changed (or, before the
+/// tool runs, is about to), repository-relative and sorted; only the paths the episode had
+/// not touched yet (the episode's working set grows, never repeats).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct AgentTouched {
+    pub paths: Vec<String>,
+    /// The client's tool (`Edit`, `apply_patch`, `write_file`).
+    pub tool: String,
+    /// The agent client.
+    pub provider: String,
+}
+
+/// Where a record was put before the model.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ShownWhere {
+    /// The briefing a session-start hook hands the client.
+    #[default]
+    Briefing,
+    /// Prompt-time recall (`hook prompt`).
+    Prompt,
+    /// Edit-time recall (`hook edit`), about one file.
+    Edit,
+    /// A tool the agent called (`majordomus_recall`, `majordomus_briefing`, ...).
+    Tool,
+}
+
+impl ShownWhere {
+    pub const ALL: [ShownWhere; 4] = [
+        ShownWhere::Briefing,
+        ShownWhere::Prompt,
+        ShownWhere::Edit,
+        ShownWhere::Tool,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ShownWhere::Briefing => "briefing",
+            ShownWhere::Prompt => "prompt",
+            ShownWhere::Edit => "edit",
+            ShownWhere::Tool => "tool",
+        }
+    }
+}
+
+/// `context.shown`: the records one hook or tool put before the model, and where.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ContextShown {
+    #[serde(rename = "where")]
+    pub place: ShownWhere,
+    pub records: Vec<ShownItem>,
+    /// The files an edit-time recall was about.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// The tool that showed them (`recall`, `briefing`), for [`ShownWhere::Tool`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+}
+
+/// One record put before the model: `kind:id` (as `majordomus show` reads it) and its
+/// status at that moment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ShownItem {
+    pub id: String,
+    pub status: super::recall::HitStatus,
 }
 
 /// One rewritten commit: git's `<old> <new>` pair.

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::event::{
-    CheckpointRecorded, CommitRecorded, DecisionRecorded, Event, LedgerLine, QuestionAsked,
-    QuestionResolved, TaskFinished, TaskStarted, TaskStatus,
+    AgentTouched, CheckpointRecorded, CommitRecorded, ContextShown, DecisionRecorded, Event,
+    LedgerLine, QuestionAsked, QuestionResolved, ShownWhere, TaskFinished, TaskStarted, TaskStatus,
 };
 
 /// What the ledger holds for one episode, in ledger order.
@@ -21,6 +21,25 @@ pub struct EpisodeWindow {
     /// The `<old> <new>` pairs of `commit.rewritten` lines (the post-rewrite hook), in
     /// ledger order.
     pub commits_rewritten: Vec<super::event::Rewrite>,
+    /// Files the agent's editing tools touched (`agent.touched`), sorted: the working set
+    /// before any commit.
+    pub touched: Vec<String>,
+    /// What hooks and tools put before the model (`context.shown`), in ledger order.
+    pub shown: Vec<ShownEntry>,
+}
+
+/// One `context.shown` line.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ShownEntry {
+    pub seq: u64,
+    pub ts: String,
+    #[serde(rename = "where")]
+    pub place: ShownWhere,
+    pub records: Vec<super::event::ShownItem>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -179,6 +198,29 @@ impl EpisodeWindow {
                 };
                 self.commits_rewritten.extend(r.pairs);
             }
+            Event::AgentTouched => {
+                let Some(t) = line.payload::<AgentTouched>() else {
+                    return;
+                };
+                for path in t.paths {
+                    if let Err(at) = self.touched.binary_search(&path) {
+                        self.touched.insert(at, path);
+                    }
+                }
+            }
+            Event::ContextShown => {
+                let Some(c) = line.payload::<ContextShown>() else {
+                    return;
+                };
+                self.shown.push(ShownEntry {
+                    seq: line.seq,
+                    ts: line.ts.clone(),
+                    place: c.place,
+                    records: c.records,
+                    files: c.files,
+                    tool: c.tool,
+                });
+            }
             _ => {}
         }
     }
@@ -195,6 +237,14 @@ impl EpisodeWindow {
     /// commit became ([`super::episode::recorded_successors`]).
     pub fn recorded_successors(&self) -> Vec<String> {
         super::episode::recorded_successors(&self.recorded_shas(), &self.commits_rewritten)
+    }
+
+    /// Every record shown to the model this episode (`kind:id`), once each.
+    pub fn shown_ids(&self) -> std::collections::BTreeSet<&str> {
+        self.shown
+            .iter()
+            .flat_map(|s| s.records.iter().map(|r| r.id.as_str()))
+            .collect()
     }
 
     /// Open questions asked in this episode.

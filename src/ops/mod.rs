@@ -672,7 +672,13 @@ mod tests {
             .collect();
         assert_eq!(
             never,
-            ["hook.session-start", "hook.session-end", "hook.compact"]
+            [
+                "hook.session-start",
+                "hook.session-end",
+                "hook.compact",
+                "hook.prompt",
+                "hook.edit"
+            ]
         );
     }
 }

@@ -4,8 +4,8 @@
 
 use super::{Registry, op};
 use crate::{
-    authored, briefing, context, doctor, env, handover, history, hooks, init, intent, journal,
-    knowledge, reasoning, recall, rules, session, setup, task, worktrees,
+    authored, context, doctor, env, handover, history, hooks, init, intent, journal, knowledge,
+    reasoning, recall, rules, session, setup, task, worktrees,
 };
 
 impl Registry {
@@ -14,7 +14,7 @@ impl Registry {
         let mut r = Registry::default();
         r.register(op("init", "init", "Set up the .ai/ skeleton in this repository (idempotent; never overwrites a file).", init::init).writes().idempotent().admin().anywhere())
             .register(op("session.start", "session start", "Open an episode: record HEAD, branch and time, write the opening snapshot.", session::start).writes())
-            .register(op("session.context", "session context", "Compose the open episode's working context now, from its record, git and its ledger window.", session::context))
+            .register(op("session.context", "session context", "Compose the open episode's working context now, from its record, git and its ledger window.", crate::moment::session_context_op))
             .register(op("session.snapshot", "session context", "The path of the open episode's frozen opening snapshot.", session::snapshot))
             .register(op("session.list", "session list", "Every episode the ledger knows, newest first, with its session record where it is now.", session::list))
             .register(op("session.close", "session close", "Close the open episode: compose its record, derive knowledge, append session.closed.", session::close).writes())
@@ -23,7 +23,7 @@ impl Registry {
             .register(op("question.ask", "question", "Ask an open question; returns its id.", authored::ask_question).writes().http("/api/v1/questions"))
             .register(op("question.resolve", "question resolve", "Resolve an open question with its answer.", authored::resolve_question).writes().http("/api/v1/questions/{id}/resolve"))
             .register(op("checkpoint.record", "checkpoint", "Record a checkpoint: where the work stands, in one line.", authored::record_checkpoint).writes().http("/api/v1/checkpoints"))
-            .register(op("task.start", "task start", "Start a task in the open episode, asking the intent binding as the policy requires.", task::start).writes())
+            .register(op("task.start", "task start", "Start a task in the open episode, asking the intent binding as the policy requires.", crate::moment::task_start_op).writes())
             .register(op("task.finish", "task finish", "Finish the active task: completed, or blocked with a reason.", task::finish).writes())
             .register(op("task.list", "task list", "Every task of this checkout, with how it ended.", task::list))
             .register(op("intent.binding", "intent binding", "What a task would serve: the binding, derived now from the plan, with its pins.", intent::binding).http("/api/v1/intents/binding"))
@@ -39,11 +39,12 @@ impl Registry {
             .register(op("reasoning.status", "reasoning status", "The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.", reasoning::status).mcp("majordomus_reasoning").http("/api/v1/reasoning"))
             .register(op("reasoning.explain", "reasoning explain", "The provenance chain of one conclusion.", reasoning::explain))
             .register(op("reasoning.check", "reasoning check", "No provider-independent source names an advisor; no CI names a model credential.", reasoning::check))
-            .register(op("recall", "recall", "Before deciding or changing an area, search what earlier episodes decided and verified: by words, paths, task or issue; each hit says why it ranked.", recall::recall))
+            .register(op("recall", "recall", "Before deciding or changing an area, search what earlier episodes decided and verified: by words, paths, task or issue; each hit says why it ranked.", crate::moment::recall_op))
+            .register(op("recall.shown", "recall", "What the memory put before the model in one episode: each briefing, prompt, edit and tool answer, its records and their status.", crate::moment::shown).http("/api/v1/recall/shown"))
             .register(op("recall.show", "show", "Read one recall hit whole (<kind>:<id>).", recall::show).http("/api/v1/recall/show"))
             .register(op("worktrees", "worktrees", "The other worktrees of this clone: each one's open episode, task and scope, checkpoint, questions, decisions.", worktrees::list))
             .register(op("history", "history", "Read the ledger, oldest first, filtered by event, episode or time.", history::history))
-            .register(op("briefing", "briefing", "The opening briefing: open questions, what is known about the work at hand, candidates, other worktrees, the last handover.", briefing::briefing))
+            .register(op("briefing", "briefing", "The opening briefing: open questions, what is known about the work at hand, candidates, other worktrees, the last handover.", crate::moment::briefing_op))
             .register(op("context", "context", "The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.", context::context))
             .register(op("knowledge.derive", "knowledge derive", "Derive knowledge candidates from an episode's ledger lines and commits, deterministically.", knowledge::derive).writes().idempotent())
             .register(op("knowledge.promote", "knowledge promote", "Promote a candidate to curated knowledge, with evidence (a human act).", knowledge::promote).human_act().http("/api/v1/knowledge/{id}/promote"))
@@ -71,7 +72,9 @@ impl Registry {
             .register(op("hook.post-rewrite", "hook post-rewrite", "Git post-rewrite: record git's <old> <new> pairs (amend, rebase) as commit.rewritten.", hooks::post_rewrite).writes().entry_point().anywhere())
             .register(op("hook.session-start", "hook session-start", "Agent client session start: open an episode and print the briefing.", hooks::session_start).writes().provider_hook())
             .register(op("hook.session-end", "hook session-end", "Agent client session end: a checkpoint, then close the episode and derive its handover.", hooks::session_end).writes().provider_hook())
-            .register(op("hook.compact", "hook compact", "Agent client compaction: a checkpoint and the open episode's knowledge derived so far.", hooks::compact).writes().provider_hook());
+            .register(op("hook.compact", "hook compact", "Agent client compaction: a checkpoint and the open episode's knowledge derived so far.", hooks::compact).writes().provider_hook())
+            .register(op("hook.prompt", "hook prompt", "Agent client prompt submitted: the records its words and the work at hand rank above the floor, for the model.", hooks::prompt).writes().provider_hook())
+            .register(op("hook.edit", "hook edit", "Agent client file edit: the files recorded as touched, and what is verified or decided about them, for the model.", hooks::edit).writes().provider_hook());
         r
     }
 }

@@ -174,6 +174,9 @@ pub struct Hit {
     /// ([`crate::model::inject::fence`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instruction_shapes: Vec<Shape>,
+    /// What the hooks at the moment of work weigh it by (not shown: `why` says it).
+    #[serde(skip)]
+    pub weighed: Weighed,
 }
 
 impl Hit {
@@ -188,6 +191,17 @@ impl Hit {
             writer: self.writer.as_deref(),
         }
     }
+}
+
+/// What prompt-time and edit-time recall check a hit against their floors by.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Weighed {
+    /// The query terms it holds.
+    pub terms: Vec<String>,
+    /// Its lexical relevance over the best match's (0 to 1).
+    pub lexical_share: f64,
+    /// The paths asked about that it reaches exactly (cites, or its episode changed).
+    pub exact: Vec<String>,
 }
 
 /// A path a recall ranked by, where it came from and what it weighed.
@@ -522,7 +536,7 @@ fn resolve(
 
 /// A path as the index keeps it: relative to the root, `/`-separated, no `.` or `..`;
 /// `Ok(None)` for the root itself; `Err` for a path outside the repository.
-fn normalise_path(ctx: &Ctx, raw: &str) -> Result<Option<String>, ()> {
+pub(crate) fn normalise_path(ctx: &Ctx, raw: &str) -> Result<Option<String>, ()> {
     let root = ctx.layout.root();
     let path = std::path::Path::new(raw);
     let relative = if path.is_absolute() {
@@ -621,6 +635,15 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
     let n = hand.claim(uncommitted, HandSource::Uncommitted);
     if n > 0 {
         hand.said.push(format!("{n} uncommitted change(s)"));
+    }
+    // What the agent's editing tools touched this episode (`agent.touched`) and git no
+    // longer shows as a change (committed since, or put back).
+    if let Some(ep) = &open {
+        let n = hand.claim(crate::ctx::touched(ctx, ep)?, HandSource::Touched);
+        if n > 0 {
+            hand.said
+                .push(format!("{n} more file(s) the agent edited this episode"));
+        }
     }
 
     // The branch's own commits, newest first.
@@ -928,6 +951,17 @@ fn hits(
                     .then(|| f.doc.superseded_by.clone())
                     .flatten(),
                 instruction_shapes: crate::model::inject::shapes(&f.doc.line),
+                weighed: Weighed {
+                    terms: f.signals.terms.clone(),
+                    lexical_share: f.signals.lexical() / crate::model::recall::LEXICAL_MAX,
+                    exact: f
+                        .signals
+                        .paths
+                        .iter()
+                        .filter(|m| m.how == PathHow::Exact && m.via != PathVia::Scope)
+                        .map(|m| m.query.clone())
+                        .collect(),
+                },
             }
         })
         .collect())

@@ -90,6 +90,8 @@ impl Report for ProviderOutcome {
             ProviderOutcome::Started {
                 episode, briefing, ..
             } => format!("majordomus episode {episode}\n\n{briefing}"),
+            // Exactly what the client reads (its context field), nothing else.
+            ProviderOutcome::Recalled(recalled) => recalled.output.clone(),
             _ => String::new(),
         }
     }

@@ -163,3 +163,34 @@ impl Report for Shown {
         out
     }
 }
+
+impl Report for crate::moment::ShownReport {
+    fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let Some(session) = &self.session else {
+            return "no episode yet: nothing was shown to an agent\n".into();
+        };
+        let mut out = format!(
+            "What the memory put before the model in episode {session}{}\n",
+            if self.open { " (open)" } else { "" }
+        );
+        let _ = writeln!(out, "{}", self.summary.line());
+        for entry in &self.entries {
+            let place = match (&entry.tool, entry.files.is_empty()) {
+                (Some(tool), _) => format!("{} {tool}", entry.place.name()),
+                (None, false) => format!("{} {}", entry.place.name(), entry.files.join(", ")),
+                (None, true) => entry.place.name().to_owned(),
+            };
+            let _ = writeln!(out, "\n#{} {} {place}", entry.seq, entry.ts);
+            for record in &entry.records {
+                let line = self
+                    .lines
+                    .get(&record.id)
+                    .map(|l| format!(" {l}"))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "- [{}] {}{line}", record.status.name(), record.id);
+            }
+        }
+        out
+    }
+}

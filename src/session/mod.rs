@@ -20,7 +20,7 @@ use crate::model::compose::{self, EpisodeSources, SessionRecord};
 use crate::model::event::{LedgerPruned, OutboxDrained, SessionClosed, SessionOpened};
 use crate::model::redact::redact;
 use crate::model::{EpisodeState, EpisodeWindow, Event, GitSinceOpen, LineDraft, ids};
-use crate::store::index::{IndexRebuilt, LineQuery};
+use crate::store::index::IndexRebuilt;
 use crate::store::ledger::Skipped;
 use crate::store::outbox::{Drained, Outbox, Shelf};
 use crate::store::{
@@ -75,6 +75,9 @@ pub struct Started {
     /// The briefing the opening snapshot carries (empty when nothing was opened).
     #[serde(skip)]
     pub briefing: String,
+    /// The records that briefing shows.
+    #[serde(skip)]
+    pub shown: Vec<crate::recall::Hit>,
     /// Set when composing the briefing rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
@@ -187,6 +190,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
                 drained: None,
                 set_aside: None,
                 briefing: String::new(),
+                shown: Vec::new(),
                 index_rebuilt: None,
                 redacted: Vec::new(),
                 journal: None,
@@ -258,6 +262,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
         replaced,
         drained,
         set_aside,
+        shown: briefing.shown(),
         briefing: briefing.text,
         index_rebuilt: briefing.index_rebuilt,
         redacted: redacted.shapes(),
@@ -298,48 +303,7 @@ pub fn drain_outbox(ctx: &Ctx) -> Result<Option<Drained>, Error> {
     Ok(Some(drained))
 }
 
-/// An episode's ledger lines, what was skipped reading them, and whether the index had to
-/// be rebuilt to find them.
-struct Window {
-    lines: Vec<LedgerLine>,
-    skipped: Vec<Skipped>,
-    index_rebuilt: Option<IndexRebuilt>,
-}
-
-/// Reads the episode's ledger window from the offset of its `session.opened` line; when
-/// that offset no longer points at it (the ledger was replaced or pruned), finds the
-/// episode's lines through the ledger index.
-fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<Window, Error> {
-    let ledger = ctx.ledger();
-    if ledger.is_line_start(episode.ledger_offset)? {
-        let mut lines = Vec::new();
-        let mut first = None;
-        let skipped = ledger.scan(episode.ledger_offset, |line| {
-            if first.is_none() {
-                first = Some((line.event, line.session.clone()));
-            }
-            if line.session.as_deref() == Some(episode.id.as_str()) {
-                lines.push(line);
-            }
-        })?;
-        if first == Some((Event::SessionOpened, Some(episode.id.clone()))) {
-            return Ok(Window {
-                lines,
-                skipped,
-                index_rebuilt: None,
-            });
-        }
-    }
-    let index = ctx.index()?;
-    Ok(Window {
-        lines: index.lines(&LineQuery {
-            session: Some(&episode.id),
-            ..LineQuery::default()
-        })?,
-        skipped: index.skipped()?.lines,
-        index_rebuilt: index.rebuilt().cloned(),
-    })
-}
+pub(crate) use crate::ctx::{Window, read_window};
 
 /// Items per list of a record or context: the policy's, or its default while the policy
 /// does not read (the working context never needs the policy to be right).

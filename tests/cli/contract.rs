@@ -522,6 +522,7 @@ fn script(d: &mut Driver) {
             "",
         );
     }
+    d.run("recall.shown", json!({}), &["recall", "--shown"], "");
     d.run("history", json!({}), &["history"], "");
     d.run("worktrees", json!({}), &["worktrees"], "");
     // The journal (SPEC §12): its remote, then every act of it.
@@ -603,6 +604,18 @@ fn script(d: &mut Driver) {
         json!({"provider": "contract", "payload": "{}"}),
         &["hook", "compact", "--provider", "contract"],
         "{}",
+    );
+    d.run(
+        "hook.prompt",
+        json!({"provider": "contract", "payload": "{\"prompt\":\"why is the schema strict?\"}"}),
+        &["hook", "prompt", "--provider", "contract"],
+        "{\"prompt\":\"why is the schema strict?\"}",
+    );
+    d.run(
+        "hook.edit",
+        json!({"provider": "contract", "payload": "{\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"src/lib.rs\"}}"}),
+        &["hook", "edit", "--provider", "contract"],
+        "{\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"src/lib.rs\"}}",
     );
     d.run(
         "hook.session-end",

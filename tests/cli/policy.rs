@@ -298,6 +298,7 @@ fn a_section_whose_keys_are_all_commented_out_is_the_defaults() {
                 "Commits",
                 "Files",
                 "Tasks",
+                "Agent",
                 "Outcome"
             ],
             "policy {policy:?}"

@@ -454,6 +454,7 @@ const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
     ("reasoning.check", &["reasoning", "check"], ""),
     ("recall", &["recall", "words"], ""),
     ("recall.show", &["show", "knowledge:k-1"], ""),
+    ("recall.shown", &["recall", "--shown"], ""),
     ("worktrees", &["worktrees"], ""),
     ("history", &["history"], ""),
     ("briefing", &["briefing"], ""),
@@ -521,6 +522,8 @@ fn every_operation_that_needs_init_is_refused_in_one_place() {
             "hook.session-start",
             "hook.session-end",
             "hook.compact",
+            "hook.prompt",
+            "hook.edit",
         ])
     );
 

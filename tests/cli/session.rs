@@ -645,6 +645,7 @@ fn assert_record_of_nothing(repo: &TestRepo, text: &str) {
             "Commits",
             "Files",
             "Tasks",
+            "Agent",
             "Outcome"
         ]
     );
@@ -888,6 +889,7 @@ fn multi_line_text_cannot_forge_a_section() {
             "Questions (0 open, 1 resolved)",
             "Checkpoints (1)",
             "Tasks (0)",
+            "Agent",
             "What the repository knows about these files"
         ],
         "{context}"
@@ -926,6 +928,7 @@ fn multi_line_text_cannot_forge_a_section() {
             "Commits",
             "Files",
             "Tasks",
+            "Agent",
             "Outcome"
         ],
         "{body}"

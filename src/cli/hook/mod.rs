@@ -15,11 +15,11 @@ pub use provider::ProviderArgs;
 ///
 /// Git hooks: post-commit, pre-push, post-rewrite. Provider hooks (JSON from
 /// the agent client on stdin, never block: always exit 0): session-start, session-end,
-/// compact. Every hook steps aside in an uninitialised repository, and every hook but
-/// post-rewrite (which records what a rebase rewrote) during a rebase, merge, cherry-pick,
-/// revert, am or bisect, except that post-commit records each commit a cherry-pick or a
-/// revert makes. pre-push scans every file under .ai/repo/ that the pushed commits add or
-/// change for secrets, not only the tip's.
+/// compact, prompt, edit. Every hook steps aside in an uninitialised repository, and
+/// every hook but post-rewrite (which records what a rebase rewrote) during a rebase,
+/// merge, cherry-pick, revert, am or bisect, except that post-commit records each commit
+/// a cherry-pick or a revert makes. pre-push scans every file under .ai/repo/ that the
+/// pushed commits add or change for secrets, not only the tip's.
 ///
 /// Examples:
 ///   majordomus hook post-commit
@@ -48,6 +48,32 @@ pub enum HookCommand {
     SessionEnd(ProviderArgs),
     /// Agent client compaction: a checkpoint and the open episode's knowledge derived so far.
     Compact(ProviderArgs),
+    /// Agent client prompt submitted: the records its words and the work at hand rank above the floor, for the model.
+    ///
+    /// The records the prompt's words and the work at hand rank above the relevance floor
+    /// (docs/RECALL.md), at most five lines, none already shown this session, printed in the
+    /// client's context field (claude-code, codex: UserPromptSubmit; gemini-cli:
+    /// BeforeAgent); nothing when none clears it. The prompt is a query: it is never
+    /// stored, logged or written anywhere. What was shown is logged as context.shown.
+    /// The payload is the client's JSON, e.g. {"cwd":"/repo","prompt":"why so strict?"}.
+    ///
+    /// Example:
+    ///   majordomus hook prompt --provider claude-code < payload.json
+    #[command(verbatim_doc_comment)]
+    Prompt(ProviderArgs),
+    /// Agent client file edit: the files recorded as touched, and what is verified or decided about them, for the model.
+    ///
+    /// Reads the editing tool's call (claude-code: PreToolUse on Edit, Write, MultiEdit,
+    /// NotebookEdit; codex: PreToolUse on apply_patch; gemini-cli: AfterTool on write_file,
+    /// replace; cursor: afterFileEdit), records the files the episode had not touched yet
+    /// as agent.touched (paths only), and prints what is verified or decided about them,
+    /// once a file a session (stale records marked). The payload is the client's JSON,
+    /// e.g. {"tool_name":"Edit","tool_input":{"file_path":"src/a.rs"}}.
+    ///
+    /// Example:
+    ///   majordomus hook edit --provider claude-code < payload.json
+    #[command(verbatim_doc_comment)]
+    Edit(ProviderArgs),
 }
 
 /// A provider hook run outside any repository (`-C` or the current directory) still works
@@ -55,7 +81,9 @@ pub enum HookCommand {
 pub fn open_from_payload(command: &HookCommand) -> Option<Ctx> {
     let (HookCommand::SessionStart(args)
     | HookCommand::SessionEnd(args)
-    | HookCommand::Compact(args)) = command
+    | HookCommand::Compact(args)
+    | HookCommand::Prompt(args)
+    | HookCommand::Edit(args)) = command
     else {
         return None;
     };
@@ -72,5 +100,7 @@ pub fn run(ctx: &Ctx, command: &HookCommand) -> Result<Output, Error> {
         HookCommand::SessionStart(args) => provider::session_start(ctx, args),
         HookCommand::SessionEnd(args) => provider::session_end(ctx, args),
         HookCommand::Compact(args) => provider::compact(ctx, args),
+        HookCommand::Prompt(args) => provider::prompt(ctx, args),
+        HookCommand::Edit(args) => provider::edit(ctx, args),
     }
 }

@@ -1,4 +1,4 @@
-//! `majordomus hook session-start|session-end|compact`: agent-client hooks, which never
+//! `majordomus hook session-start|session-end|compact|prompt|edit`: agent-client hooks, which never
 //! block their client: the registry declares them provider hooks, and the CLI's one
 //! exit-code mapping (`cli::exit::for_failure`) exits 0 on their failures.
 
@@ -42,4 +42,12 @@ pub fn session_end(ctx: &Ctx, args: &ProviderArgs) -> Result<Output, Error> {
 
 pub fn compact(ctx: &Ctx, args: &ProviderArgs) -> Result<Output, Error> {
     crate::cli::call(ctx, "hook.compact", args.request())
+}
+
+pub fn prompt(ctx: &Ctx, args: &ProviderArgs) -> Result<Output, Error> {
+    crate::cli::call(ctx, "hook.prompt", args.request())
+}
+
+pub fn edit(ctx: &Ctx, args: &ProviderArgs) -> Result<Output, Error> {
+    crate::cli::call(ctx, "hook.edit", args.request())
 }

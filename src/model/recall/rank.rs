@@ -119,6 +119,8 @@ pub enum HandSource {
     Asked,
     /// Changed in the work tree or the index, not committed.
     Uncommitted,
+    /// Edited by the agent's tools in the open episode (`agent.touched`), committed or not.
+    Touched,
     /// Changed by one of the branch's own commits since it forked from its parent (or,
     /// on the trunk, the open episode's): 0 for the newest.
     OwnCommit(usize),
@@ -136,7 +138,7 @@ impl HandSource {
     /// less the further the work is from now.
     pub fn weight(self) -> f64 {
         match self {
-            HandSource::Asked | HandSource::Uncommitted => 1.0,
+            HandSource::Asked | HandSource::Uncommitted | HandSource::Touched => 1.0,
             // 0.8 for the newest commit, then towards 0.5: 0.71, 0.65, 0.6 ...
             HandSource::OwnCommit(i) => {
                 OWN_COMMIT_FLOOR
@@ -154,6 +156,7 @@ impl HandSource {
         match self {
             HandSource::Asked => "asked".into(),
             HandSource::Uncommitted => "uncommitted change".into(),
+            HandSource::Touched => "the agent edited it this episode".into(),
             HandSource::OwnCommit(0) => "this branch's last commit".into(),
             HandSource::OwnCommit(i) => format!("this branch's own commit {} back", i),
             HandSource::Branch => "changed on this branch before its own commits".into(),

@@ -1,0 +1,672 @@
+//! The memory at the moment of work (SPEC §8), the pure part: which words of a prompt
+//! prompt-time recall ranks by and which hits clear its relevance floor; which files a
+//! call of an agent's editing tool is about; what a client reads from a hook's stdout.
+//! No files, no index, no git (docs/RECALL.md, "At the moment of work").
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::event::ShownWhere;
+use super::recall::{HitStatus, tokens};
+use super::window::ShownEntry as Shown;
+
+/// Words too common in a request to an agent to say what it is about: the ranking's
+/// stopwords, pronouns, question words, politeness, and the verbs every request to a
+/// coding agent carries ("fix", "add", "make sure"). Left out of what a prompt ranks by
+/// and of what its floor counts.
+pub const PROMPT_FILLER: &[&str] = &[
+    // The ranking's stopwords (content_terms).
+    "all",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "for",
+    "from",
+    "has",
+    "have",
+    "in",
+    "is",
+    "it",
+    "its",
+    "no",
+    "not",
+    "of",
+    "on",
+    "or",
+    "that",
+    "the",
+    "this",
+    "to",
+    "was",
+    "we",
+    "were",
+    "will",
+    "with", // Pronouns, auxiliaries, question words.
+    "am",
+    "but",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "done",
+    "he",
+    "her",
+    "him",
+    "his",
+    "how",
+    "if",
+    "into",
+    "me",
+    "my",
+    "our",
+    "she",
+    "should",
+    "so",
+    "than",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "those",
+    "us",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "would",
+    "you",
+    "your",
+    "been",
+    "being",
+    "had",
+    "may",
+    "might",
+    "must",
+    "shall",
+    "about",
+    "after",
+    "again",
+    "also",
+    "any",
+    "before",
+    "both",
+    "each",
+    "just",
+    "more",
+    "most",
+    "now",
+    "only",
+    "other",
+    "over",
+    "same",
+    "some",
+    "such",
+    "too",
+    "up",
+    "out",
+    "very",
+    "here",
+    "one",
+    // Politeness and talk.
+    "please",
+    "thanks",
+    "thank",
+    "hi",
+    "hello",
+    "hey",
+    "ok",
+    "okay",
+    "yes",
+    "let",
+    "lets",
+    "sure",
+    "want",
+    "need",
+    "like",
+    "know",
+    "think",
+    "go",
+    "going",
+    "get",
+    "got",
+    // What every request to a coding agent says.
+    "fix",
+    "add",
+    "update",
+    "change",
+    "make",
+    "implement",
+    "write",
+    "create",
+    "remove",
+    "check",
+    "run",
+    "try",
+    "help",
+    "show",
+    "explain",
+    "find",
+    "tell",
+    "give",
+    "look",
+    "see",
+    "work",
+    "works",
+    "working",
+    "use",
+    "using",
+    "code",
+    "file",
+    "files",
+    "thing",
+    "things",
+    "something",
+];
+
+/// A hit holds at least this many of the prompt's words (or all of them, when it has
+/// fewer) ...
+pub const FLOOR_MIN_WORDS: usize = 2;
+/// ... and at least this share of them (rounded up): a long prompt needs more words in
+/// common than a short one.
+pub const FLOOR_WORD_SHARE: f64 = 0.15;
+/// ... and its lexical relevance is at least this share of the best match's (the words it
+/// holds are not the prompt's common ones).
+pub const FLOOR_LEXICAL_SHARE: f64 = 0.5;
+/// Records one prompt-time or edit-time recall puts before the model, at most.
+pub const MAX_LINES: usize = 5;
+/// Content words of a prompt ranked by, at most (the first ones).
+pub const MAX_PROMPT_WORDS: usize = 24;
+/// Paths a prompt names that are ranked by, at most (the first ones that exist).
+pub const MAX_PROMPT_PATHS: usize = 8;
+
+/// The words of a prompt that say what it is about: each word's terms (a `camelCase` or
+/// `snake_case` word's compound and parts), filler left out, each word once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptWords {
+    pub words: Vec<Vec<String>>,
+}
+
+impl PromptWords {
+    pub fn of(prompt: &str) -> PromptWords {
+        let mut words: Vec<Vec<String>> = Vec::new();
+        for word in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            let terms: Vec<String> = tokens(word)
+                .into_iter()
+                .filter(|t| !PROMPT_FILLER.contains(&t.as_str()))
+                .filter(|t| !t.chars().all(|c| c.is_ascii_digit()))
+                .collect();
+            if terms.is_empty() || words.contains(&terms) {
+                continue;
+            }
+            words.push(terms);
+            if words.len() == MAX_PROMPT_WORDS {
+                break;
+            }
+        }
+        PromptWords { words }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The query recall searches for: every term of every word, once.
+    pub fn query(&self) -> String {
+        let mut seen = std::collections::BTreeSet::new();
+        self.words
+            .iter()
+            .flatten()
+            .filter(|t| seen.insert(t.as_str()))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// How many words a hit must hold to clear the floor.
+    pub fn needed(&self) -> usize {
+        let share = (self.words.len() as f64 * FLOOR_WORD_SHARE).ceil() as usize;
+        FLOOR_MIN_WORDS.min(self.words.len()).max(share)
+    }
+
+    /// How many of the prompt's words a record holding `terms` holds (a word counts when
+    /// any of its terms matched).
+    pub fn held(&self, terms: &[String]) -> usize {
+        self.words
+            .iter()
+            .filter(|w| w.iter().any(|t| terms.contains(t)))
+            .count()
+    }
+
+    /// The floor (docs/RECALL.md): a hit clears it when it cites or changed a file the
+    /// prompt names, or when it holds [`needed`](Self::needed) of the prompt's words with
+    /// a lexical relevance at least [`FLOOR_LEXICAL_SHARE`] of the best match's.
+    pub fn clears(&self, terms: &[String], lexical_share: f64, names_path: bool) -> bool {
+        if names_path {
+            return true;
+        }
+        !self.is_empty()
+            && self.held(terms) >= self.needed()
+            && lexical_share + 1e-9 >= FLOOR_LEXICAL_SHARE
+    }
+}
+
+/// The path-like words of a prompt (`src/parser/mod.rs`, `Cargo.toml`, `./docs/`), as
+/// written, in order, each once: a word with a `/`, or a name with an extension. Whether
+/// each names a file of the repository is for the caller to check.
+pub fn path_words(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in prompt.split(|c: char| c.is_whitespace() || "`'\"()[]{}<>,;".contains(c)) {
+        let word = word.trim_end_matches(['.', ':', '!', '?']);
+        let word = word.strip_prefix("./").unwrap_or(word);
+        let word = word.split('#').next().unwrap_or(word);
+        let word = word.split(':').next().unwrap_or(word);
+        if word.len() < 3 || word.len() > 512 || word.contains("://") || word.starts_with('-') {
+            continue;
+        }
+        let named = word.contains('/')
+            || word.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=8).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && ext.chars().any(|c| c.is_ascii_alphabetic())
+                    && (stem.len() >= 2 || ext.len() >= 2)
+            });
+        let plain = word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "/._-+@".contains(c));
+        if named && plain && !out.iter().any(|o| o == word) {
+            out.push(word.to_owned());
+        }
+    }
+    out
+}
+
+/// What one client tool call is about, when it is one of the tools that edit files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The tool as the client names it.
+    pub tool: String,
+    /// The files, as the payload names them (absolute, or relative to its `cwd`).
+    pub paths: Vec<String>,
+}
+
+/// The editing tools of the clients majordomus wires (docs/HOOKS.md): Claude Code's
+/// `Edit`, `Write`, `MultiEdit`, `NotebookEdit`; Codex's `apply_patch`; Gemini CLI's
+/// `write_file` and `replace`. Any other tool (a read, a search, a shell) is not an edit.
+pub const EDIT_TOOLS: &[&str] = &[
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "apply_patch",
+    "write_file",
+    "replace",
+];
+
+/// The keys an editing tool's input names its file under.
+const PATH_KEYS: &[&str] = &[
+    "file_path",
+    "notebook_path",
+    "absolute_path",
+    "filePath",
+    "path",
+];
+
+/// The lines of a Codex patch that name a file.
+const PATCH_HEADERS: &[&str] = &[
+    "*** Add File: ",
+    "*** Update File: ",
+    "*** Delete File: ",
+    "*** Move to: ",
+];
+
+/// The files a client's tool call edits, from its hook payload: `tool_name` and
+/// `tool_input` (Claude Code, Codex, Gemini CLI), or Cursor's `afterFileEdit` (its
+/// `file_path`). `None` when the call edits nothing majordomus knows of.
+pub fn edit_of(payload: &Value) -> Option<Edit> {
+    let event = payload
+        .get("hook_event_name")
+        .or_else(|| payload.get("hookEventName"))
+        .and_then(Value::as_str);
+    if event == Some("afterFileEdit") {
+        let path = payload.get("file_path").and_then(Value::as_str)?;
+        return Some(Edit {
+            tool: "afterFileEdit".into(),
+            paths: vec![path.to_owned()],
+        });
+    }
+    let tool = payload.get("tool_name").and_then(Value::as_str)?;
+    if !EDIT_TOOLS.contains(&tool) {
+        return None;
+    }
+    let input = payload.get("tool_input").unwrap_or(&Value::Null);
+    let mut paths: Vec<String> = Vec::new();
+    let mut add = |p: &str| {
+        let p = p.trim();
+        if !p.is_empty() && !paths.iter().any(|q| q == p) {
+            paths.push(p.to_owned());
+        }
+    };
+    for key in PATH_KEYS {
+        if let Some(p) = input.get(key).and_then(Value::as_str) {
+            add(p);
+        }
+    }
+    // A patch (Codex's `apply_patch`, its input a string or a command's arguments).
+    let mut texts = Vec::new();
+    strings(input, &mut texts);
+    for text in texts {
+        for line in text.lines() {
+            if let Some(p) = PATCH_HEADERS.iter().find_map(|h| line.strip_prefix(h)) {
+                add(p);
+            }
+        }
+    }
+    (!paths.is_empty()).then(|| Edit {
+        tool: tool.to_owned(),
+        paths,
+    })
+}
+
+fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+/// A moment of work a hook answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    Prompt,
+    Edit,
+}
+
+/// The hook event a client names each moment by, when its payload does not say.
+fn default_event(provider: &str, moment: Moment) -> &'static str {
+    match (provider, moment) {
+        ("gemini-cli", Moment::Prompt) => "BeforeAgent",
+        ("gemini-cli", Moment::Edit) => "AfterTool",
+        (_, Moment::Prompt) => "UserPromptSubmit",
+        (_, Moment::Edit) => "PreToolUse",
+    }
+}
+
+/// What the hook prints for `provider` to add `context` to the model's context: the
+/// `hookSpecificOutput.additionalContext` Claude Code, Codex and Gemini CLI read (under
+/// the event the payload named); nothing for Cursor, whose prompt and edit hooks cannot
+/// add context; the text itself for any other client. Nothing when there is no context.
+pub fn client_output(provider: &str, event: Option<&str>, moment: Moment, context: &str) -> String {
+    if context.is_empty() {
+        return String::new();
+    }
+    match provider {
+        "claude-code" | "codex" | "gemini-cli" => {
+            let event = event.unwrap_or_else(|| default_event(provider, moment));
+            let mut out = json!({
+                "hookSpecificOutput": {"hookEventName": event, "additionalContext": context}
+            })
+            .to_string();
+            out.push('\n');
+            out
+        }
+        "cursor" => String::new(),
+        _ => context.to_owned(),
+    }
+}
+
+/// How many records reached the model in an episode, each counted once (by its status
+/// when first shown), and how many times each place put records before it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ShownSummary {
+    pub records: usize,
+    pub verified: usize,
+    pub candidate: usize,
+    pub stale: usize,
+    pub superseded: usize,
+    /// Showings by where: `briefing`, `prompt`, `edit`, `tool`.
+    pub by_where: BTreeMap<String, usize>,
+}
+
+impl ShownSummary {
+    pub fn of(entries: &[Shown]) -> ShownSummary {
+        let mut out = ShownSummary::default();
+        let mut seen = std::collections::BTreeSet::new();
+        for entry in entries {
+            *out.by_where
+                .entry(entry.place.name().to_owned())
+                .or_default() += 1;
+            for record in &entry.records {
+                if !seen.insert(record.id.as_str()) {
+                    continue;
+                }
+                out.records += 1;
+                match record.status {
+                    HitStatus::Verified => out.verified += 1,
+                    HitStatus::Candidate => out.candidate += 1,
+                    HitStatus::Stale => out.stale += 1,
+                    HitStatus::Superseded => out.superseded += 1,
+                }
+            }
+        }
+        out
+    }
+
+    /// One line: `3 record(s) (2 verified, 1 candidate) in 3 showing(s): briefing 1, prompt 1, edit 1`.
+    pub fn line(&self) -> String {
+        if self.records == 0 {
+            return "nothing from the memory reached the agent through a hook or a tool".into();
+        }
+        let statuses: Vec<String> = [
+            (self.verified, "verified"),
+            (self.candidate, "candidate"),
+            (self.stale, "stale"),
+            (self.superseded, "superseded"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, name)| format!("{n} {name}"))
+        .collect();
+        let places: Vec<String> = ShownWhere::ALL
+            .iter()
+            .filter_map(|w| {
+                self.by_where
+                    .get(w.name())
+                    .map(|n| format!("{} {n}", w.name()))
+            })
+            .collect();
+        let showings: usize = self.by_where.values().sum();
+        format!(
+            "{} record(s) ({}) in {showings} showing(s): {}",
+            self.records,
+            statuses.join(", "),
+            places.join(", ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(prompt: &str) -> Vec<Vec<String>> {
+        PromptWords::of(prompt).words
+    }
+
+    #[test]
+    fn a_prompt_ranks_by_its_content_words_not_its_filler() {
+        assert_eq!(
+            words("Please fix the retry logic in the HttpClient, thanks!"),
+            [
+                vec!["retry"],
+                vec!["logic"],
+                vec!["httpclient", "http", "client"]
+            ]
+        );
+        assert!(PromptWords::of("Can you please do it now?").is_empty());
+        assert!(PromptWords::of("").is_empty());
+        assert!(PromptWords::of("42 1999").is_empty());
+        // Each word once.
+        assert_eq!(words("parser Parser PARSER"), [vec!["parser"]]);
+        let long: String = (0..100).map(|i| format!("word{i} ")).collect();
+        assert_eq!(PromptWords::of(&long).words.len(), MAX_PROMPT_WORDS);
+    }
+
+    #[test]
+    fn the_floor_needs_two_words_or_a_share_of_a_long_prompt() {
+        let p = |s: &str| PromptWords::of(s);
+        assert_eq!(p("parser").needed(), 1);
+        assert_eq!(p("parser errors").needed(), 2);
+        assert_eq!(p("parser errors column line").needed(), 2);
+        // 20 content words: 3 (15 %, rounded up).
+        let twenty: String = (0..20).map(|i| format!("alpha{i} ")).collect();
+        assert_eq!(p(&twenty).needed(), 3);
+    }
+
+    #[test]
+    fn a_hit_clears_the_floor_with_enough_words_and_lexical_weight() {
+        let p = PromptWords::of("Why does the parser reject a trailing comma in arrays?");
+        // parser, reject, trailing, comma, arrays: needs 2.
+        assert_eq!(p.needed(), 2);
+        let t = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(p.clears(&t(&["parser", "comma"]), 1.0, false));
+        assert!(p.clears(&t(&["parser", "comma"]), 0.5, false));
+        // One word is not enough, however strong.
+        assert!(!p.clears(&t(&["parser"]), 1.0, false));
+        // Two words, but weak next to the best match.
+        assert!(!p.clears(&t(&["parser", "arrays"]), 0.3, false));
+        // Filler never counts: "the" is not one of the prompt's words.
+        assert!(!p.clears(&t(&["the", "parser"]), 1.0, false));
+        // Citing a file the prompt names clears it by itself.
+        assert!(p.clears(&[], 0.0, true));
+        // A compound's parts are one word: `httpclient` and `http` count once.
+        let q = PromptWords::of("HttpClient timeout");
+        assert_eq!(q.held(&t(&["httpclient", "http", "client"])), 1);
+        assert!(!q.clears(&t(&["httpclient", "http"]), 1.0, false));
+        assert!(q.clears(&t(&["http", "timeout"]), 1.0, false));
+    }
+
+    #[test]
+    fn paths_named_in_a_prompt_are_found() {
+        assert_eq!(
+            path_words(
+                "Look at `src/parser/mod.rs` and ./docs/RECALL.md, then Cargo.toml: line 3. See https://x.y/z, e.g. v1.2 or README.md#usage or src/lib.rs:40."
+            ),
+            [
+                "src/parser/mod.rs",
+                "docs/RECALL.md",
+                "Cargo.toml",
+                "README.md",
+                "src/lib.rs"
+            ]
+        );
+        assert!(path_words("no paths here, just words. And 3.14").is_empty());
+    }
+
+    #[test]
+    fn the_edit_tools_of_each_client_name_their_files() {
+        let claude = json!({"hook_event_name": "PreToolUse", "tool_name": "Edit",
+            "tool_input": {"file_path": "/r/src/a.rs", "old_string": "x", "new_string": "y"}});
+        assert_eq!(
+            edit_of(&claude),
+            Some(Edit {
+                tool: "Edit".into(),
+                paths: vec!["/r/src/a.rs".into()]
+            })
+        );
+        let notebook =
+            json!({"tool_name": "NotebookEdit", "tool_input": {"notebook_path": "n.ipynb"}});
+        assert_eq!(edit_of(&notebook).unwrap().paths, ["n.ipynb"]);
+        let gemini = json!({"hook_event_name": "AfterTool", "tool_name": "replace",
+            "tool_input": {"file_path": "src/b.rs"}});
+        assert_eq!(edit_of(&gemini).unwrap().paths, ["src/b.rs"]);
+        let codex = json!({"tool_name": "apply_patch", "tool_input": {"command":
+            "*** Begin Patch\n*** Update File: src/c.rs\n@@\n-a\n+b\n*** Add File: src/d.rs\n+x\n*** Update File: src/e.rs\n*** Move to: src/f.rs\n*** End Patch\n"}});
+        assert_eq!(
+            edit_of(&codex).unwrap().paths,
+            ["src/c.rs", "src/d.rs", "src/e.rs", "src/f.rs"]
+        );
+        let cursor =
+            json!({"hook_event_name": "afterFileEdit", "file_path": "/r/g.rs", "edits": []});
+        assert_eq!(edit_of(&cursor).unwrap().paths, ["/r/g.rs"]);
+        // A read names a file, and is not an edit.
+        let read = json!({"tool_name": "Read", "tool_input": {"file_path": "/r/src/a.rs"}});
+        assert_eq!(edit_of(&read), None);
+        assert_eq!(
+            edit_of(&json!({"tool_name": "Edit", "tool_input": {}})),
+            None
+        );
+        assert_eq!(edit_of(&json!({})), None);
+    }
+
+    #[test]
+    fn what_reached_the_model_is_counted_once_a_record() {
+        use crate::model::event::ShownItem;
+        let shown = |seq: u64, place: ShownWhere, ids: &[(&str, HitStatus)]| Shown {
+            seq,
+            ts: "2026-12-06T10:00:00Z".into(),
+            place,
+            records: ids
+                .iter()
+                .map(|(id, status)| ShownItem {
+                    id: (*id).into(),
+                    status: *status,
+                })
+                .collect(),
+            files: Vec::new(),
+            tool: None,
+        };
+        let entries = [
+            shown(
+                1,
+                ShownWhere::Briefing,
+                &[
+                    ("knowledge:a", HitStatus::Verified),
+                    ("decision:b", HitStatus::Candidate),
+                ],
+            ),
+            shown(2, ShownWhere::Prompt, &[("knowledge:c", HitStatus::Stale)]),
+            // A tool answer repeats the briefing's record: counted once.
+            shown(3, ShownWhere::Tool, &[("knowledge:a", HitStatus::Verified)]),
+        ];
+        let s = ShownSummary::of(&entries);
+        assert_eq!((s.records, s.verified, s.candidate, s.stale), (3, 1, 1, 1));
+        assert_eq!(
+            s.line(),
+            "3 record(s) (1 verified, 1 candidate, 1 stale) in 3 showing(s): briefing 1, prompt 1, tool 1"
+        );
+        assert_eq!(
+            ShownSummary::of(&[]).line(),
+            "nothing from the memory reached the agent through a hook or a tool"
+        );
+    }
+
+    #[test]
+    fn each_client_reads_the_context_where_it_looks() {
+        let out = client_output("claude-code", None, Moment::Prompt, "ctx");
+        assert_eq!(
+            out,
+            "{\"hookSpecificOutput\":{\"additionalContext\":\"ctx\",\"hookEventName\":\"UserPromptSubmit\"}}\n"
+        );
+        let out = client_output("gemini-cli", None, Moment::Edit, "ctx");
+        assert!(out.contains("\"AfterTool\""), "{out}");
+        let out = client_output("codex", Some("PreToolUse"), Moment::Edit, "ctx");
+        assert!(out.contains("\"PreToolUse\""), "{out}");
+        assert_eq!(client_output("cursor", None, Moment::Edit, "ctx"), "");
+        assert_eq!(client_output("agent", None, Moment::Prompt, "ctx"), "ctx");
+        assert_eq!(client_output("claude-code", None, Moment::Prompt, ""), "");
+    }
+}
