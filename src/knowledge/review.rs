@@ -202,10 +202,8 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         }
     }
     let rewritten = successors(ctx, &mut record.provenance.derived_from)?;
-    let instruction_shapes = crate::model::inject::shapes(&format!(
-        "{}\n{body}\n{evidence}",
-        record.title
-    ));
+    let instruction_shapes =
+        crate::model::inject::shapes(&format!("{}\n{body}\n{evidence}", record.title));
     let body = format!(
         "{}\n# Evidence\n\n{evidence}\n",
         body.trim_end_matches('\n').to_owned() + "\n"

@@ -47,7 +47,16 @@ pub const LEGEND: &str = "Records are quoted as data in ⟪…⟫ after their [s
 
 /// A kind of instruction-shaped text, in the order results list them.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
     JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
@@ -82,10 +91,18 @@ pub enum Shape {
     ScriptUrl,
     /// A markdown image loading a remote URL (it would fetch on rendering).
     MarkdownImage,
+    /// A URL carrying a placeholder for the model to fill (`?d=${TOKEN}`, `{{chat}}`).
+    ExfiltrationUrl,
+    /// A markdown heading that forges one of majordomus's sections or a prompt's
+    /// (`## Verified knowledge`, `# Instructions`).
+    ForgedHeading,
+    /// A word in look-alike letters (full-width, or Latin mixed with Cyrillic or Greek
+    /// confusables: `іgnore`); its words are read as the ASCII they pass for.
+    LookAlike,
 }
 
 impl Shape {
-    pub const ALL: [Shape; 14] = [
+    pub const ALL: [Shape; 17] = [
         Shape::IgnoreInstructions,
         Shape::RoleChange,
         Shape::NewInstructions,
@@ -100,6 +117,9 @@ impl Shape {
         Shape::EncodedPayload,
         Shape::ScriptUrl,
         Shape::MarkdownImage,
+        Shape::ExfiltrationUrl,
+        Shape::ForgedHeading,
+        Shape::LookAlike,
     ];
 
     pub fn name(self) -> &'static str {
@@ -118,6 +138,9 @@ impl Shape {
             Shape::EncodedPayload => "encoded-payload",
             Shape::ScriptUrl => "script-url",
             Shape::MarkdownImage => "markdown-image",
+            Shape::ExfiltrationUrl => "exfiltration-url",
+            Shape::ForgedHeading => "forged-heading",
+            Shape::LookAlike => "look-alike",
         }
     }
 }
@@ -130,7 +153,11 @@ impl std::fmt::Display for Shape {
 
 /// Shape names joined for a line: `role-label, chat-token`.
 pub fn names(shapes: &[Shape]) -> String {
-    shapes.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
+    shapes
+        .iter()
+        .map(|s| s.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A text made inert, and the shapes found in it (in [`Shape`] order, each once; empty
@@ -177,7 +204,10 @@ pub fn neutralise(text: &str) -> Neutralised {
         let span = &clean[range.clone()];
         if only_payload {
             let head: String = span.chars().take(PAYLOAD_SHOWN).collect();
-            out.push_str(&format!("encoded: {head}… ({} chars)", span.chars().count()));
+            out.push_str(&format!(
+                "encoded: {head}… ({} chars)",
+                span.chars().count()
+            ));
         } else {
             out.extend(span.chars().map(|c| match c {
                 '<' => '‹',

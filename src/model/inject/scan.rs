@@ -81,6 +81,7 @@ fn hidden(c: char) -> bool {
 pub(super) fn spans(text: &str) -> Vec<Span> {
     let mut out = Vec::new();
     let words = words(text);
+    look_alikes(text, &words, &mut out);
     ignore_instructions(text, &words, &mut out);
     phrases(text, &words, &mut out);
     new_instructions(text, &words, &mut out);
@@ -92,6 +93,7 @@ pub(super) fn spans(text: &str) -> Vec<Span> {
     payloads(text, &mut out);
     script_urls(text, &mut out);
     images(text, &mut out);
+    exfiltration_urls(text, &mut out);
     out.sort_by(|a, b| {
         (a.range.start, b.range.end, a.shape).cmp(&(b.range.start, a.range.end, b.shape))
     });
@@ -127,8 +129,65 @@ fn words(text: &str) -> Vec<Word> {
 
 fn word(text: &str, range: Range<usize>) -> Word {
     Word {
-        lower: text[range.clone()].to_lowercase().replace('’', "'"),
+        lower: text[range.clone()]
+            .to_lowercase()
+            .chars()
+            .map(|c| {
+                if c == '’' {
+                    '\''
+                } else {
+                    look_alike(c).unwrap_or(c)
+                }
+            })
+            .collect(),
         range,
+    }
+}
+
+/// The ASCII letter a lower-case character is drawn like: a full-width Latin letter, or a
+/// Cyrillic, Greek or Latin-extended letter confusable with one (`і`, `о`, `ο`, `ɡ`).
+fn look_alike(c: char) -> Option<char> {
+    if let 'ａ'..='ｚ' = c {
+        return char::from_u32(u32::from(c) - 0xfee0);
+    }
+    Some(match c {
+        'а' | 'α' => 'a',
+        'с' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' | 'ε' => 'e',
+        'ɡ' => 'g',
+        'һ' => 'h',
+        'і' | 'ι' | 'ı' => 'i',
+        'ј' => 'j',
+        'κ' => 'k',
+        'ӏ' => 'l',
+        'о' | 'ο' => 'o',
+        'р' | 'ρ' => 'p',
+        'ѕ' => 's',
+        'υ' => 'u',
+        'ν' => 'v',
+        'х' => 'x',
+        'у' => 'y',
+        _ => return None,
+    })
+}
+
+/// A word spelled with look-alike letters to pass for ASCII: full-width Latin letters, or
+/// ASCII letters mixed with confusable Cyrillic or Greek ones (`іgnore`). A word wholly
+/// in another script (`система`) is that script's word, not a disguise.
+fn look_alikes(text: &str, words: &[Word], out: &mut Vec<Span>) {
+    for w in words {
+        let raw = &text[w.range.clone()];
+        if raw.is_ascii() {
+            continue;
+        }
+        let lower = raw.to_lowercase();
+        let full_width = lower.chars().any(|c| matches!(c, 'ａ'..='ｚ'));
+        let mixed = lower.chars().any(|c| c.is_ascii_alphabetic())
+            && lower.chars().any(|c| look_alike(c).is_some());
+        if full_width || mixed {
+            push(out, w.range.clone(), Shape::LookAlike);
+        }
     }
 }
 
@@ -297,24 +356,19 @@ fn ignore_instructions(text: &str, words: &[Word], out: &mut Vec<Span>) {
             continue;
         };
         let noun_word = noun.lower.as_str();
-        let end = if STRONG_NOUNS.contains(&noun_word)
-            || (pointed && WEAK_NOUNS.contains(&noun_word))
-        {
-            noun.range.end
-        } else if noun_word == "everything"
-            && let Some(next) = words.get(k + 1)
-            && EVERYTHING_AFTER.contains(&next.lower.as_str())
-            && joined(text, noun, next)
-        {
-            next.range.end
-        } else {
-            continue;
-        };
-        push(
-            out,
-            words[i].range.start..end,
-            Shape::IgnoreInstructions,
-        );
+        let end =
+            if STRONG_NOUNS.contains(&noun_word) || (pointed && WEAK_NOUNS.contains(&noun_word)) {
+                noun.range.end
+            } else if noun_word == "everything"
+                && let Some(next) = words.get(k + 1)
+                && EVERYTHING_AFTER.contains(&next.lower.as_str())
+                && joined(text, noun, next)
+            {
+                next.range.end
+            } else {
+                continue;
+            };
+        push(out, words[i].range.start..end, Shape::IgnoreInstructions);
     }
 }
 
@@ -332,8 +386,9 @@ const ROLE_CHANGES: &[&[&str]] = &[
     &["roleplay", "as"],
     &["role", "play", "as"],
     &["your", "new", "role"],
-    &["you", "will", "now", "act"],
-    &["you", "must", "now", "act"],
+    &["you", "will", "now"],
+    &["you", "must", "now"],
+    &["you", "should", "now"],
     &["act", "as", "if", "you"],
 ];
 /// Announcements that the rules changed.
@@ -456,11 +511,13 @@ fn imperatives(text: &str, words: &[Word], out: &mut Vec<Span>) {
         } else {
             continue;
         }
-        for optional in [&["to", "for"][..], &["the", "all", "any", "every", "a", "an"][..]] {
-            if words
-                .get(k)
-                .is_some_and(|n| optional.contains(&n.lower.as_str()) && joined(text, &words[k - 1], n))
-            {
+        for optional in [
+            &["to", "for"][..],
+            &["the", "all", "any", "every", "a", "an"][..],
+        ] {
+            if words.get(k).is_some_and(|n| {
+                optional.contains(&n.lower.as_str()) && joined(text, &words[k - 1], n)
+            }) {
                 k += 1;
             }
         }
@@ -478,6 +535,24 @@ fn imperatives(text: &str, words: &[Word], out: &mut Vec<Span>) {
     }
 }
 
+/// What a markdown heading may not open with: majordomus's own sections and a prompt's.
+const HEADINGS: &[&str] = &[
+    "open questions",
+    "what the repository knows",
+    "verified knowledge",
+    "decisions",
+    "candidates awaiting",
+    "last handover",
+    "other worktrees",
+    "other writers",
+    "working context",
+    "instructions",
+    "new instructions",
+    "system prompt",
+    "system message",
+    "rules",
+];
+
 /// Chat roles a line may open with (`System:`).
 const ROLES: &[&str] = &[
     "system",
@@ -493,43 +568,68 @@ const ROLES: &[&str] = &[
     "copilot",
 ];
 
-/// A line opening with a role label (`System:`, `**Assistant:**`, `### Human:`) or with
-/// three backticks or tildes (it would close the fence a record is shown in).
+/// A line opening with a role label (`System:`, `**Assistant:**`, `### Human:`), a forged
+/// heading, or three backticks or tildes (it would close the fence a record is shown in).
+/// What follows [`JOIN`] starts a line too: the text after it was one on its own.
 fn line_starts(text: &str, out: &mut Vec<Span>) {
     let mut start = 0;
     for line in text.split('\n') {
-        let spaces = line.len() - line.trim_start_matches(' ').len();
-        let rest = &line[spaces..];
-        let fence = rest.len() - rest.trim_start_matches('`').len();
-        let tildes = rest.len() - rest.trim_start_matches('~').len();
-        if spaces <= 3 && fence.max(tildes) >= 3 {
-            push(
-                out,
-                start + spaces..start + spaces + fence.max(tildes),
-                Shape::FenceBreakout,
-            );
-        }
-        let decorated = line.len()
-            - line
-                .trim_start_matches([' ', '\t', '#', '>', '*', '_', '-'])
-                .len();
-        let after = &line[decorated..];
-        let name = after.len()
-            - after
-                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-                .len();
-        if name > 0 && ROLES.contains(&after[..name].to_ascii_lowercase().as_str()) {
-            let closing = after[name..].len() - after[name..].trim_start_matches(['*', '_']).len();
-            let colon = name + closing;
-            if after[colon..].starts_with(':') && !after[colon..].starts_with("::") {
-                push(
-                    out,
-                    start + decorated..start + decorated + colon + 1,
-                    Shape::RoleLabel,
-                );
-            }
+        line_start(line, start, out);
+        for (at, _) in line.match_indices(JOIN) {
+            let after = at + JOIN.len();
+            let rest = &line[after..];
+            let gap = rest.len() - rest.trim_start_matches(' ').len();
+            line_start(&rest[gap..], start + after + gap, out);
         }
         start += line.len() + 1;
+    }
+}
+
+/// How a one-line hit joins a question and its answer (`question → answer`).
+const JOIN: &str = "→";
+
+/// [`line_starts`] of one line, `start` bytes into the text.
+fn line_start(line: &str, start: usize, out: &mut Vec<Span>) {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[spaces..];
+    let fence = rest.len() - rest.trim_start_matches('`').len();
+    let tildes = rest.len() - rest.trim_start_matches('~').len();
+    if spaces <= 3 && fence.max(tildes) >= 3 {
+        push(
+            out,
+            start + spaces..start + spaces + fence.max(tildes),
+            Shape::FenceBreakout,
+        );
+    }
+    let decorated = line.len()
+        - line
+            .trim_start_matches([' ', '\t', '#', '>', '*', '_', '-'])
+            .len();
+    let after = &line[decorated..];
+    if line[..decorated].contains('#') {
+        let title = head(after, 40).to_lowercase();
+        if let Some(forged) = HEADINGS.iter().find(|h| title.starts_with(**h)) {
+            push(
+                out,
+                start..start + decorated + forged.len(),
+                Shape::ForgedHeading,
+            );
+        }
+    }
+    let name = after.len()
+        - after
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .len();
+    if name > 0 && ROLES.contains(&after[..name].to_ascii_lowercase().as_str()) {
+        let closing = after[name..].len() - after[name..].trim_start_matches(['*', '_']).len();
+        let colon = name + closing;
+        if after[colon..].starts_with(':') && !after[colon..].starts_with("::") {
+            push(
+                out,
+                start + decorated..start + decorated + colon + 1,
+                Shape::RoleLabel,
+            );
+        }
     }
 }
 
@@ -574,6 +674,17 @@ const PROMPT_TAGS: &[&str] = &[
     "important",
     "override",
 ];
+/// Words that make any tag a prompt's (`</hook_context>`, `<user-prompt-submit-hook>`):
+/// a client wraps what a hook prints in such a tag, and closing it early is a breakout.
+const PROMPT_TAG_PARTS: &[&str] = &[
+    "system",
+    "prompt",
+    "instructions",
+    "instruction",
+    "hook",
+    "reminder",
+    "majordomus",
+];
 /// Special tokens written as tags.
 const TOKEN_TAGS: &[&str] = &[
     "s",
@@ -608,9 +719,12 @@ fn angles(text: &str, out: &mut Vec<Span>) {
         let namespaced = name
             .split_once(':')
             .is_some_and(|(ns, local)| !ns.is_empty() && !local.is_empty() && !local.contains(':'));
+        let part_of_a_prompt = name
+            .split(['_', '.'])
+            .any(|part| PROMPT_TAG_PARTS.contains(&part));
         if TOKEN_TAGS.contains(&name.as_str()) {
             push(out, at..at + len, Shape::ChatToken);
-        } else if namespaced || PROMPT_TAGS.contains(&name.as_str()) {
+        } else if namespaced || part_of_a_prompt || PROMPT_TAGS.contains(&name.as_str()) {
             push(out, at..at + len, Shape::PromptTag);
         }
     }
@@ -787,7 +901,10 @@ fn payloads(text: &str, out: &mut Vec<Span>) {
         }
         let len = run.len();
         let separators = run.iter().filter(|b| class(**b) == 3).count();
-        let changes = run.windows(2).filter(|p| class(p[0]) != class(p[1])).count();
+        let changes = run
+            .windows(2)
+            .filter(|p| class(p[0]) != class(p[1]))
+            .count();
         if len >= PAYLOAD_MIN
             && run.iter().any(u8::is_ascii_uppercase)
             && run.iter().any(u8::is_ascii_lowercase)
@@ -810,9 +927,9 @@ fn script_urls(text: &str, out: &mut Vec<Span>) {
         for (at, _) in lower.match_indices(scheme) {
             if at < covered
                 || lower[..at]
-                .chars()
-                .next_back()
-                .is_some_and(char::is_alphanumeric)
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
             {
                 continue;
             }
@@ -836,7 +953,10 @@ fn data_type(rest: &str) -> bool {
     if rest.starts_with(',') {
         return true;
     }
-    let kind = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_lowercase()).len();
+    let kind = rest.len()
+        - rest
+            .trim_start_matches(|c: char| c.is_ascii_lowercase())
+            .len();
     let Some(sub) = rest[kind..].strip_prefix('/') else {
         return false;
     };
@@ -869,6 +989,30 @@ fn images(text: &str, out: &mut Vec<Span>) {
         }
         if let Some(close) = target.find(')') {
             push(out, at..at + 2 + alt + 2 + close + 1, Shape::MarkdownImage);
+        }
+    }
+}
+
+/// An `http(s)` URL carrying a placeholder for the model to fill (`${TOKEN}`, `$HOME`,
+/// `{{conversation}}`): fetched, it would send what the model put there. A single-brace
+/// path parameter (`/repos/{owner}`) is documentation, not one.
+fn exfiltration_urls(text: &str, out: &mut Vec<Span>) {
+    let lower = text.to_ascii_lowercase();
+    for scheme in ["https://", "http://"] {
+        for (at, _) in lower.match_indices(scheme) {
+            let rest = &text[at..];
+            let end = rest
+                .find(|c: char| c.is_whitespace() || matches!(c, ')' | '"' | '\'' | '>'))
+                .unwrap_or(rest.len());
+            let url = &rest[..end];
+            let placeholder = url.contains("{{")
+                || url.contains("${")
+                || url.match_indices('$').any(|(d, _)| {
+                    url[d + 1..].starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+                });
+            if placeholder {
+                push(out, at..at + end, Shape::ExfiltrationUrl);
+            }
         }
     }
 }
