@@ -226,7 +226,7 @@ fn a_question_from_an_earlier_episode_can_be_resolved_in_a_later_one() {
     let context = repo.run(&["session", "context"]).success();
     assert!(
         context.stdout().contains(&format!(
-            "- resolved {qid}: Carry this over? -> Yes, resolved later"
+            "- resolved {qid}: [unverified] ⟪Carry this over?⟫ -> [unverified] ⟪Yes, resolved later⟫"
         )),
         "{context}"
     );

@@ -1376,7 +1376,7 @@ fn provider_session_start_opens_an_episode_and_prints_the_briefing() {
     assert!(
         json["briefing"]
             .as_str()
-            .is_some_and(|b| b.starts_with("## Open questions (1)")),
+            .is_some_and(|b| b.starts_with(&format!("{LEGEND}\n## Open questions (1)"))),
         "{json}"
     );
     assert_eq!(repo.ledger_events("session.opened").len(), 2);

@@ -1343,7 +1343,7 @@ fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
             );
         }
         assert!(
-            text.contains("decided: comments go to the side table (+1 more)"),
+            text.contains("decided: ⟪comments go to the side table⟫ (+1 more)"),
             "{text}"
         );
     }

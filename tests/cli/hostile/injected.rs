@@ -226,10 +226,10 @@ fn walk(case: &HostileText) -> (Vec<String>, bool) {
             case.name
         ));
     }
-    let ledger = repo.ledger_text();
-    if !ledger.contains(&serde_json::to_string(&text).expect("a string serialises")[1..10]) {
+    let recorded = repo.ledger_events("decision.recorded");
+    if recorded.last().map(|l| &l["data"]["text"]) != Some(&json!(text)) {
         problems.push(format!(
-            "{}: the ledger does not hold the text as said",
+            "{}: the ledger does not hold the text as said: {recorded:?}",
             case.name
         ));
     }
