@@ -1039,7 +1039,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("- working tree: dirty"), "{text}");
-        assert!(text.contains("- 2026-11-30T10:01:00Z use gix"), "{text}");
+        // What the agent wrote is quoted as data, labelled unverified.
+        assert!(
+            text.contains("- 2026-11-30T10:01:00Z [unverified] ⟪use gix⟫"),
+            "{text}"
+        );
         assert!(text.contains("## Questions (1 open, 0 resolved)"), "{text}");
         assert!(
             text.contains("## Tasks (0)\n- no task started in this episode yet"),
