@@ -17,6 +17,7 @@ use crate::model::cited::{CitedFile, Via};
 use crate::model::event::{
     CheckpointRecorded, DecisionRecorded, Event, QuestionAsked, QuestionResolved,
 };
+use crate::model::inject::{Shape, shapes};
 use crate::model::input::{TEXT_LIMIT, check_size};
 use crate::model::redact::redact;
 use crate::model::{Payload, ids};
@@ -126,6 +127,11 @@ pub struct Recorded {
     /// absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<CitedFile>,
+    /// Instruction-shaped text in what was written (`ignore-instructions`, `role-label`
+    /// ...: docs/HOSTILE.md). It is written as said; wherever majordomus puts it before a
+    /// model it is quoted and neutralised. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instruction_shapes: Vec<Shape>,
 }
 
 /// What the repository already holds that `text` nearly repeats (the question `except`
@@ -171,6 +177,7 @@ fn write<P: Payload>(
         index_rebuilt: None,
         near_duplicates: Vec::new(),
         files: Vec::new(),
+        instruction_shapes: Vec::new(),
     })
 }
 
@@ -241,6 +248,7 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
     recorded.index_rebuilt = rebuilt;
     recorded.near_duplicates = near_duplicates(ctx, &text, None);
     recorded.files = files;
+    recorded.instruction_shapes = shapes(&text);
     Ok(recorded)
 }
 
@@ -293,6 +301,7 @@ pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Record
     )?;
     let session = ctx.episode()?.map(|e| e.id);
     let task = active_task(ctx, session.as_deref())?;
+    let instruction_shapes = shapes(&text);
     let mut recorded = write(
         ctx,
         session,
@@ -305,6 +314,7 @@ pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Record
         redacted,
     )?;
     recorded.files = files;
+    recorded.instruction_shapes = instruction_shapes;
     Ok(recorded)
 }
 
@@ -343,6 +353,7 @@ pub fn ask_question(ctx: &Ctx, request: QuestionRequest) -> Result<Recorded, Err
     )?;
     recorded.near_duplicates = near_duplicates(ctx, &text, Some(&id));
     recorded.files = files;
+    recorded.instruction_shapes = shapes(&text);
     Ok(recorded)
 }
 
@@ -391,6 +402,7 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
                 .map(|p| (p, Via::Question)),
         ),
     );
+    let instruction_shapes = shapes(&answer);
     let payload = QuestionResolved {
         id: id.clone(),
         question: question.text.clone(),
@@ -402,5 +414,6 @@ pub fn resolve_question(ctx: &Ctx, request: ResolveRequest) -> Result<Recorded, 
     let mut recorded = write(ctx, session, task, &payload, Some(id), redacted)?;
     recorded.index_rebuilt = index.rebuilt().cloned();
     recorded.files = files;
+    recorded.instruction_shapes = instruction_shapes;
     Ok(recorded)
 }

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::{Briefing, decisions_request, knowledge_request};
+use crate::model::inject::{LEGEND, Label, fence};
 use crate::recall::{Hit, command};
 
 /// The fewest lines a briefing shows besides its items: headings, blanks, count lines.
@@ -65,31 +66,40 @@ fn knowledge_line(hit: &Hit) -> String {
     } else {
         format!(" — why: {};", reasons.join("; "))
     };
+    // The section says what they are.
+    let label = Label {
+        kind: None,
+        ..hit.label()
+    };
     format!(
-        "- [{}] {}{}{why} read: `{}`",
-        hit.status.name(),
-        hit.line,
-        from_writer(hit),
+        "- {}{why} read: `{}`",
+        fence(&label, &hit.line).text,
         hit.read.command
     )
 }
 
 fn decision_line(hit: &Hit) -> String {
     let day = hit.date.get(..10).unwrap_or(&hit.date);
+    // The section names the branch.
+    let label = Label {
+        branch: None,
+        ..hit.label()
+    };
     format!(
-        "- {day} {}{} — read: `{}`",
-        hit.line,
-        from_writer(hit),
+        "- {day} {} — read: `{}`",
+        fence(&label, &hit.line).text,
         hit.read.command
     )
 }
 
-/// ` (writer <id>)` for another writer's record (a fetched journal's), else nothing.
-fn from_writer(hit: &Hit) -> String {
-    hit.writer
-        .as_ref()
-        .map(|w| format!(" (writer {w})"))
-        .unwrap_or_default()
+/// Whether the briefing quotes a record (and so opens with [`LEGEND`]).
+fn quotes_any(b: &Briefing) -> bool {
+    !b.knowledge.hits.is_empty()
+        || !b.open_questions.is_empty()
+        || !b.decisions.hits.is_empty()
+        || (b.last_handover.is_some() && !b.next_action.is_empty())
+        || b.worktrees_total > 0
+        || b.writers_total > 0
 }
 
 /// Renders the briefing and keeps in it only the hits it shows, with the commands that
@@ -114,7 +124,9 @@ pub fn render(b: &mut Briefing) -> String {
         1
     };
     let decisions_head = usize::from(b.branch.is_some() && b.decisions.total > 0);
+    let legend = quotes_any(b);
     let base = 1
+        + usize::from(legend)
         + usize::from(b.open_questions.is_empty())
         + 1
         + 1
@@ -167,12 +179,26 @@ pub fn render(b: &mut Briefing) -> String {
     }
 
     let mut out = String::new();
+    if legend {
+        let _ = writeln!(out, "{LEGEND}");
+    }
     let _ = writeln!(out, "## Open questions ({})", b.open_questions.len());
     if b.open_questions.is_empty() {
         out.push_str("- none open\n");
     }
     for q in b.open_questions.iter().take(alloc[1]) {
-        let _ = writeln!(out, "- {}: {} (asked {})", q.id, q.text, q.asked);
+        let label = Label {
+            status: "open",
+            episode: q.session.as_deref(),
+            ..Label::default()
+        };
+        let _ = writeln!(
+            out,
+            "- {}: {} (asked {})",
+            q.id,
+            fence(&label, &q.text).text,
+            q.asked
+        );
     }
     if b.open_questions.len() > alloc[1] {
         let _ = writeln!(
@@ -342,8 +368,13 @@ pub fn render(b: &mut Briefing) -> String {
     match &b.last_handover {
         Some(path) => {
             let _ = writeln!(out, "- {path}");
+            let label = Label {
+                status: "candidate",
+                kind: Some("handover"),
+                ..Label::default()
+            };
             for line in &b.next_action {
-                let _ = writeln!(out, "  next: {line}");
+                let _ = writeln!(out, "  next: {}", fence(&label, line).text);
             }
         }
         None => out.push_str("- none\n"),
@@ -388,6 +419,7 @@ mod tests {
             }],
             read: read_hint(kind, &id),
             superseded_by: None,
+            instruction_shapes: Vec::new(),
             weighed: Default::default(),
         }
     }

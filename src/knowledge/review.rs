@@ -77,6 +77,11 @@ pub struct Promoted {
     /// only finished it (the evidence given to this run is then not used).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed: Option<String>,
+    /// Instruction-shaped text in the record now verified, its claim or the evidence
+    /// (docs/HOSTILE.md): the person verifying it is told; it is still neutralised
+    /// wherever it is injected. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instruction_shapes: Vec<crate::model::inject::Shape>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -197,6 +202,8 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         }
     }
     let rewritten = successors(ctx, &mut record.provenance.derived_from)?;
+    let instruction_shapes =
+        crate::model::inject::shapes(&format!("{}\n{body}\n{evidence}", record.title));
     let body = format!(
         "{}\n# Evidence\n\n{evidence}\n",
         body.trim_end_matches('\n').to_owned() + "\n"
@@ -230,6 +237,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         redacted: cleaned.shapes.iter().map(|s| (*s).to_owned()).collect(),
         cited,
         resumed: None,
+        instruction_shapes,
     })
 }
 
@@ -312,6 +320,7 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
         warnings: Vec::new(),
         redacted: Vec::new(),
         cited: Vec::new(),
+        instruction_shapes: Vec::new(),
         resumed: Some(format!(
             "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
             curated.rel,

@@ -42,6 +42,24 @@ fn inline(text: &str) -> String {
     text.trim().replace('\n', "\n  ")
 }
 
+impl Tense {
+    /// Authored text as this document shows it: a closed episode's record keeps it as it
+    /// was said ([`inline`]); the working context, which an agent reads, quotes it as
+    /// unverified data with its instruction-shaped text made inert (docs/SECURITY.md).
+    fn authored(self, text: &str) -> String {
+        match self {
+            Tense::Closed => inline(text),
+            Tense::Now => {
+                let label = super::inject::Label {
+                    status: "unverified",
+                    ..super::inject::Label::default()
+                };
+                super::inject::fence(&label, text).text
+            }
+        }
+    }
+}
+
 /// How long a list may grow: at most `max` items, the newest; the older ones are named by
 /// one line with the command that lists them all (SPEC §3.2).
 #[derive(Debug, Clone, Copy)]
@@ -233,6 +251,7 @@ pub fn compose_context(src: EpisodeSources<'_>, max_items: usize) -> String {
         "\nDerived now from this episode's record, git and the episode's ledger lines; \
          run again to see it change.\n",
     );
+    let _ = writeln!(out, "{}", super::inject::LEGEND);
 
     out.push_str("\n## Episode\n");
     let _ = writeln!(out, "- provider: {}", episode.provider);
@@ -368,10 +387,10 @@ fn write_decisions(out: &mut String, window: &EpisodeWindow, tense: Tense, bound
     for d in decisions {
         match &d.task {
             Some(task) => {
-                let _ = writeln!(out, "- {} {} (task {task})", d.ts, inline(&d.text));
+                let _ = writeln!(out, "- {} {} (task {task})", d.ts, tense.authored(&d.text));
             }
             None => {
-                let _ = writeln!(out, "- {} {}", d.ts, inline(&d.text));
+                let _ = writeln!(out, "- {} {}", d.ts, tense.authored(&d.text));
             }
         }
     }
@@ -390,7 +409,7 @@ fn write_questions(out: &mut String, window: &EpisodeWindow, tense: Tense, bound
                     out,
                     "- open {}: {} (resolve with `majordomus question resolve {} \"<answer>\"`)",
                     q.id,
-                    inline(&q.text),
+                    tense.authored(&q.text),
                     q.id
                 );
             }
@@ -399,8 +418,8 @@ fn write_questions(out: &mut String, window: &EpisodeWindow, tense: Tense, bound
                     out,
                     "- resolved {}: {} -> {}",
                     q.id,
-                    inline(&q.text),
-                    inline(answer)
+                    tense.authored(&q.text),
+                    tense.authored(answer)
                 );
             }
         }
@@ -414,7 +433,7 @@ fn write_checkpoints(out: &mut String, window: &EpisodeWindow, tense: Tense, bou
     }
     let (checkpoints, left_out) = bound.newest(&window.checkpoints);
     for c in checkpoints {
-        let _ = writeln!(out, "- {} {}", c.ts, inline(&c.text));
+        let _ = writeln!(out, "- {} {}", c.ts, tense.authored(&c.text));
     }
     bound.more(out, "", left_out, &bound.history("checkpoint.recorded"));
 }
@@ -434,10 +453,15 @@ fn write_tasks(out: &mut String, window: &EpisodeWindow, tense: Tense, bound: Bo
     for t in tasks {
         let status = match (&t.status, &t.reason) {
             (None, _) => "started, not finished".to_owned(),
-            (Some(s), Some(r)) => format!("{}: {}", s.name(), inline(r)),
+            (Some(s), Some(r)) => format!("{}: {}", s.name(), tense.authored(r)),
             (Some(s), None) => s.name().to_owned(),
         };
-        let _ = writeln!(out, "- {} {} ({status})", t.id, inline(&t.description));
+        let _ = writeln!(
+            out,
+            "- {} {} ({status})",
+            t.id,
+            tense.authored(&t.description)
+        );
     }
     bound.more(out, "", left_out, &bound.history("task.started"));
 }
@@ -1015,7 +1039,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("- working tree: dirty"), "{text}");
-        assert!(text.contains("- 2026-11-30T10:01:00Z use gix"), "{text}");
+        // What the agent wrote is quoted as data, labelled unverified.
+        assert!(
+            text.contains("- 2026-11-30T10:01:00Z [unverified] ⟪use gix⟫"),
+            "{text}"
+        );
         assert!(text.contains("## Questions (1 open, 0 resolved)"), "{text}");
         assert!(
             text.contains("## Tasks (0)\n- no task started in this episode yet"),

@@ -7,6 +7,7 @@ pub mod compose;
 pub mod episode;
 pub mod event;
 pub mod ids;
+pub mod inject;
 pub mod input;
 pub mod intent;
 pub mod journal;

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::{Error, Refusal, UsageError};
 use crate::model::ids::IdKind;
+use crate::model::inject::{Label, Shape, fence};
 use crate::model::input::{TEXT_LIMIT, check_size};
 use crate::model::recall::{
     HAND_LINK_FACTOR, HandSource, HitStatus, LinkKind, NEAR_DUPLICATE, PathHow, PathVia,
@@ -167,9 +168,29 @@ pub struct Hit {
     /// The record that replaced it (superseded hits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// Instruction-shaped text in `line` (`role-label`, `prompt-tag` ...: docs/HOSTILE.md),
+    /// neutralised wherever the line is put before a model; absent when none. `line` stays
+    /// as recorded: JSON is data for programs, and one that shows it to a model fences it
+    /// ([`crate::model::inject::fence`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instruction_shapes: Vec<Shape>,
     /// What the hooks at the moment of work weigh it by (not shown: `why` says it).
     #[serde(skip)]
     pub weighed: Weighed,
+}
+
+impl Hit {
+    /// Who stands behind the hit: its status and kind, and for what no person verified,
+    /// its episode, branch and writer.
+    pub fn label(&self) -> Label<'_> {
+        Label {
+            status: self.status.name(),
+            kind: Some(self.kind.name()),
+            episode: self.episode.as_deref(),
+            branch: self.branch.as_deref(),
+            writer: self.writer.as_deref(),
+        }
+    }
 }
 
 /// What prompt-time and edit-time recall check a hit against their floors by.
@@ -930,6 +951,7 @@ fn hits(
                 superseded_by: (f.status == HitStatus::Superseded)
                     .then(|| f.doc.superseded_by.clone())
                     .flatten(),
+                instruction_shapes: crate::model::inject::shapes(&f.doc.line),
                 weighed: Weighed {
                     terms: f.signals.terms.clone(),
                     lexical_share: f.signals.lexical() / crate::model::recall::LEXICAL_MAX,
@@ -1086,9 +1108,8 @@ impl Relevant {
         for hit in &self.hits {
             let _ = writeln!(
                 out,
-                "- [{}] {} — read: `{}`",
-                hit.status.name(),
-                hit.line,
+                "- {} — read: `{}`",
+                fence(&hit.label(), &hit.line).text,
                 hit.read.command
             );
         }

@@ -101,7 +101,10 @@ impl Report for Promoted {
         out
     }
     fn note(&self) -> Option<String> {
-        super::resumed_note(self.resumed.as_deref())
+        super::notes([
+            super::resumed_note(self.resumed.as_deref()),
+            super::instruction_note(&self.instruction_shapes),
+        ])
     }
 }
 

@@ -46,6 +46,17 @@ fn redacted_note(redacted: &[String]) -> Option<String> {
     })
 }
 
+/// The note of a write whose text holds instruction-shaped text: written as said, and
+/// neutralised wherever it is injected.
+fn instruction_note(shapes: &[crate::model::inject::Shape]) -> Option<String> {
+    (!shapes.is_empty()).then(|| {
+        format!(
+            "note: instruction-shaped text ({}): kept as written; quoted as data and neutralised wherever majordomus shows it to a model",
+            crate::model::inject::names(shapes)
+        )
+    })
+}
+
 /// The note of a write that finished what an interrupted (killed) run of it left.
 fn resumed_note(resumed: Option<&str>) -> Option<String> {
     resumed.map(|r| format!("note: resumed: {r}"))

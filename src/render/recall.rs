@@ -2,20 +2,27 @@
 
 use std::fmt::Write as _;
 
+use crate::model::inject::{LEGEND, names, quote};
 use crate::ops::Report;
 use crate::recall::{Hit, Recall, Shown};
 
-/// One hit: a numbered head line, its line of text, where it comes from, why it ranked
-/// and how to read it whole.
+/// One hit: a numbered head line (its status, kind and id, and the instruction shapes
+/// neutralised in it), its line of text quoted as data, where it comes from, why it
+/// ranked and how to read it whole.
 pub fn hit_lines(out: &mut String, n: usize, hit: &Hit, indent: &str) {
-    let _ = writeln!(
+    let quoted = quote(&hit.line);
+    let _ = write!(
         out,
         "{indent}{n}. [{}] {} {}",
         hit.status.name(),
         hit.kind.name(),
         hit.id
     );
-    let _ = writeln!(out, "{indent}   {}", hit.line);
+    if !quoted.shapes.is_empty() {
+        let _ = write!(out, " · neutralised: {}", names(&quoted.shapes));
+    }
+    out.push('\n');
+    let _ = writeln!(out, "{indent}   {}", quoted.text);
     let mut place = vec![hit.date.clone()];
     if let Some(e) = &hit.episode {
         match &hit.branch {
@@ -107,6 +114,9 @@ impl Report for Recall {
             } else {
                 "nothing matches\n"
             });
+        }
+        if !self.hits.is_empty() {
+            let _ = writeln!(out, "{LEGEND}");
         }
         for (i, hit) in self.hits.iter().enumerate() {
             out.push('\n');

@@ -363,6 +363,7 @@ impl Report for VendorUpdated {
 
 impl Report for crate::worktrees::WorktreesList {
     fn text(&self) -> String {
+        use crate::model::inject::{Label, fence};
         use std::fmt::Write as _;
         let mut out = String::new();
         if self.worktrees.is_empty() {
@@ -372,8 +373,18 @@ impl Report for crate::worktrees::WorktreesList {
             out.push_str(&crate::worktrees::line(w));
             out.push('\n');
             let Some(e) = &w.episode else { continue };
+            // What the episode's agent wrote is quoted as data (docs/SECURITY.md).
+            let open = Label {
+                status: "open",
+                ..Label::default()
+            };
             for q in &e.open_questions {
-                let _ = writeln!(out, "  open question {}: {}", q.id, q.text);
+                let _ = writeln!(
+                    out,
+                    "  open question {}: {}",
+                    q.id,
+                    fence(&open, &q.text).text
+                );
             }
             if e.open_questions_total > e.open_questions.len() {
                 let _ = writeln!(
@@ -383,8 +394,12 @@ impl Report for crate::worktrees::WorktreesList {
                 );
             }
             // The newest is on the worktree's line already.
+            let candidate = Label {
+                status: "candidate",
+                ..Label::default()
+            };
             for d in e.decisions.iter().skip(1) {
-                let _ = writeln!(out, "  decided: {d}");
+                let _ = writeln!(out, "  decided: {}", fence(&candidate, d).text);
             }
             if e.decisions_total > e.decisions.len() {
                 let _ = writeln!(

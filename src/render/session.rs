@@ -272,6 +272,7 @@ impl Report for Recorded {
     fn note(&self) -> Option<String> {
         super::notes([
             super::redacted_note(&self.redacted),
+            super::instruction_note(&self.instruction_shapes),
             self.session.is_none().then(|| {
                 "note: no episode is open; `majordomus session start` opens one".to_owned()
             }),
@@ -288,7 +289,7 @@ impl Report for Recorded {
                             "note: this nearly repeats {what} {} ({}% alike): {} — {}",
                             d.id,
                             (d.similarity * 100.0).round(),
-                            d.line,
+                            crate::model::inject::quote(&d.line).text,
                             d.read.command
                         )
                     })

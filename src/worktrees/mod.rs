@@ -229,7 +229,15 @@ pub fn summarise(
 
 /// What a line says of an episode: since when, its task and scope, its last checkpoint,
 /// its open questions and newest decision (the worktrees' and the other writers' lines).
+/// What the episode's agent wrote is quoted as data (`⟪…⟫`, instruction-shaped text made
+/// inert, docs/SECURITY.md); a last part names the shapes neutralised, if any.
 pub fn episode_parts(e: &OpenEpisode) -> Vec<String> {
+    let mut shapes = Vec::new();
+    let mut quoted = |text: &str| {
+        let q = crate::model::inject::quote(text);
+        shapes.extend(q.shapes);
+        q.text
+    };
     let mut parts = vec![format!(
         "episode {} ({}, since {})",
         e.id,
@@ -243,12 +251,13 @@ pub fn episode_parts(e: &OpenEpisode) -> Vec<String> {
             t.scope.join(", ")
         };
         parts.push(format!(
-            "task {} \"{}\" (scope {scope})",
-            t.id, t.description
+            "task {} {} (scope {scope})",
+            t.id,
+            quoted(&t.description)
         ));
     }
     if let Some(c) = &e.last_checkpoint {
-        parts.push(format!("checkpoint: {c}"));
+        parts.push(format!("checkpoint: {}", quoted(c)));
     }
     if e.open_questions_total > 0 {
         parts.push(format!("{} open question(s)", e.open_questions_total));
@@ -256,10 +265,18 @@ pub fn episode_parts(e: &OpenEpisode) -> Vec<String> {
     if let Some(d) = e.decisions.first() {
         let more = e.decisions_total - 1;
         if more > 0 {
-            parts.push(format!("decided: {d} (+{more} more)"));
+            parts.push(format!("decided: {} (+{more} more)", quoted(d)));
         } else {
-            parts.push(format!("decided: {d}"));
+            parts.push(format!("decided: {}", quoted(d)));
         }
+    }
+    if !shapes.is_empty() {
+        shapes.sort_unstable();
+        shapes.dedup();
+        parts.push(format!(
+            "neutralised: {}",
+            crate::model::inject::names(&shapes)
+        ));
     }
     parts
 }

@@ -96,7 +96,7 @@ fn decision_with_a_task_is_stamped_with_it() {
     assert!(
         context
             .stdout()
-            .contains("Parse with yaml_serde (task t-20261130-0042)"),
+            .contains("[unverified] ⟪Parse with yaml_serde⟫ (task t-20261130-0042)"),
         "{context}"
     );
 }
@@ -204,7 +204,7 @@ fn question_resolve_appends_the_answer() {
 #[test]
 fn a_question_from_an_earlier_episode_can_be_resolved_in_a_later_one() {
     let mut repo = TestRepo::initialised();
-    repo.start_episode();
+    let first = repo.start_episode();
     let qid = repo
         .run(&["question", "Carry this over?"])
         .success()
@@ -216,9 +216,9 @@ fn a_question_from_an_earlier_episode_can_be_resolved_in_a_later_one() {
     repo.start_episode();
     let briefing = repo.run(&["briefing"]).success();
     assert!(
-        briefing
-            .stdout()
-            .contains(&format!("{qid}: Carry this over?")),
+        briefing.stdout().contains(&format!(
+            "{qid}: [open · episode {first}] ⟪Carry this over?⟫"
+        )),
         "{briefing}"
     );
     repo.run(&["question", "resolve", &qid, "Yes, resolved later"])
@@ -226,7 +226,7 @@ fn a_question_from_an_earlier_episode_can_be_resolved_in_a_later_one() {
     let context = repo.run(&["session", "context"]).success();
     assert!(
         context.stdout().contains(&format!(
-            "- resolved {qid}: Carry this over? -> Yes, resolved later"
+            "- resolved {qid}: [unverified] ⟪Carry this over?⟫ -> [unverified] ⟪Yes, resolved later⟫"
         )),
         "{context}"
     );

@@ -41,7 +41,7 @@ fn demo_runs_a_full_episode_and_leaves_nothing_behind() {
         "schema: session/v1",
         "## Summary",
         "Added a whitespace tokenizer and settled how empty input behaves.",
-        "Tokens are split on Unicode whitespace; no quoting rules (task t-",
+        "Tokens are split on Unicode whitespace; no quoting rules⟫ (task t-",
         "outcome: completed",
         "issue tokenize is now active in .ai/repo/intents/tokenizer.yaml",
         "binding: bound, issue tokenize, intent tokenizer",

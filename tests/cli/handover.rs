@@ -324,15 +324,15 @@ fn the_briefing_shows_the_last_handover_and_its_next_action() {
     repo.run(&["handover", "--derive"]).success();
     let briefing = repo.run(&["briefing"]).success();
     assert!(
-        briefing
-            .stdout()
-            .contains(&format!("  next: continue task {task}: Port the parser")),
+        briefing.stdout().contains(&format!(
+            "  next: [candidate handover] ⟪continue task {task}: Port the parser"
+        )),
         "{briefing}"
     );
     assert!(
         briefing
             .stdout()
-            .contains("  next: where it stood: halfway through the lexer"),
+            .contains("  next: [candidate handover] ⟪where it stood: halfway through the lexer⟫"),
         "{briefing}"
     );
 }

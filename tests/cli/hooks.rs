@@ -8,6 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
+use majordomus::model::inject::LEGEND;
 use serde_json::{Value, json};
 
 use crate::common::{TestRepo, bin, changed_files};
@@ -1344,7 +1345,7 @@ fn provider_session_start_opens_an_episode_and_prints_the_briefing() {
     assert_eq!(state["provider"], "claude-code");
     assert!(
         run.stdout().starts_with(&format!(
-            "majordomus episode {episode}\n\n## Open questions (1)\n"
+            "majordomus episode {episode}\n\n{LEGEND}\n## Open questions (1)\n"
         )),
         "{run}"
     );
@@ -1375,7 +1376,7 @@ fn provider_session_start_opens_an_episode_and_prints_the_briefing() {
     assert!(
         json["briefing"]
             .as_str()
-            .is_some_and(|b| b.starts_with("## Open questions (1)")),
+            .is_some_and(|b| b.starts_with(&format!("{LEGEND}\n## Open questions (1)"))),
         "{json}"
     );
     assert_eq!(repo.ledger_events("session.opened").len(), 2);

@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 
 use crate::common::TestRepo;
 
+mod injected;
+
 /// What one run printed (decoded lossily: a hostile run may print anything) and its code.
 #[derive(Debug)]
 struct Raw {

@@ -1171,7 +1171,7 @@ fn recall_finds_another_clones_decisions_once_marked_with_their_writer_after_a_f
     let briefing = repo.run_in(&b, &["briefing"]).success().stdout().to_owned();
     assert!(
         briefing.contains(&format!(
-            "The tokenizer splits snake_case identifiers (writer {})",
+            "· writer {}] ⟪The tokenizer splits snake_case identifiers⟫",
             writer(&a)
         )),
         "{briefing}"
@@ -1295,9 +1295,9 @@ fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
     assert_eq!(occurrences(text, &line), 1, "{text}");
     for part in [
         "open at its last publish",
-        "checkpoint: lexer half done",
+        "checkpoint: ⟪lexer half done⟫",
         "1 open question(s)",
-        "decided: the parser keeps comments",
+        "decided: ⟪the parser keeps comments⟫",
     ] {
         assert!(text.contains(part), "{part}: {text}");
     }
@@ -1337,13 +1337,13 @@ fn the_briefing_and_the_cockpit_show_a_fetched_writer_marked_once() {
         );
         for decided in ["the parser keeps comments", "comments go to the side table"] {
             assert_eq!(
-                occurrences(text, &format!("{decided} (writer {theirs})")),
+                occurrences(text, &format!("· writer {theirs}] ⟪{decided}⟫")),
                 1,
                 "{text}"
             );
         }
         assert!(
-            text.contains("decided: comments go to the side table (+1 more)"),
+            text.contains("decided: ⟪comments go to the side table⟫ (+1 more)"),
             "{text}"
         );
     }

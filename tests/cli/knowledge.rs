@@ -3,6 +3,7 @@
 
 use std::os::unix::fs::MetadataExt;
 
+use majordomus::model::inject::LEGEND;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -1668,7 +1669,7 @@ fn status_answers_freshness_queue_and_outbox() {
 fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
     let mut repo = TestRepo::initialised();
     let (_, decision, answer) = closed_with_two_candidates(&mut repo);
-    repo.start_episode();
+    let episode = repo.start_episode();
     let qid = repo
         .run(&["question", "Is retention needed on CI?"])
         .success()
@@ -1692,7 +1693,7 @@ fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
     let text = run.stdout();
     assert!(
         text.starts_with(&format!(
-            "## Open questions (1)\n- {qid}: Is retention needed on CI? (asked 2026-11-30T10:00:00Z)\n"
+            "{LEGEND}\n## Open questions (1)\n- {qid}: [open · episode {episode}] ⟪Is retention needed on CI?⟫ (asked 2026-11-30T10:00:00Z)\n"
         )),
         "{run}"
     );

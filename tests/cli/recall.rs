@@ -1788,7 +1788,7 @@ fn the_briefing_says_a_record_is_stale_before_why_it_ranked() {
     let text = repo.run(&["briefing"]).success().stdout().to_owned();
     let line = text
         .lines()
-        .find(|l| l.starts_with("- [stale] A retries with backoff"))
+        .find(|l| l.starts_with("- [stale] ⟪A retries with backoff⟫"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
         line.contains(" — why: stale: src/a.rs changed since it was verified in "),

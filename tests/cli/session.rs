@@ -235,7 +235,8 @@ fn start_replace_closes_the_open_episode_and_opens_another() {
 #[test]
 fn the_opening_briefing_lists_open_questions_within_its_budget() {
     let repo = TestRepo::initialised();
-    repo.write_policy("session:\n  briefing_budget_lines: 12\n");
+    // 13: the legend that says how to read quoted records takes a line.
+    repo.write_policy("session:\n  briefing_budget_lines: 13\n");
     let mut asked = Vec::new();
     for n in 0..6 {
         asked.push(
@@ -251,14 +252,17 @@ fn the_opening_briefing_lists_open_questions_within_its_budget() {
 
     let briefing = repo.run(&["briefing"]).success();
     let text = briefing.stdout();
-    assert!(text.lines().count() <= 12, "over budget:\n{text}");
+    assert!(text.lines().count() <= 13, "over budget:\n{text}");
     assert_has_line(text, "## Open questions (5)");
     assert!(
         !text.contains(&asked[0]),
         "a resolved question is listed:\n{text}"
     );
     assert!(
-        text.contains(&format!("- {}: Open question 1? (asked {NOW})", asked[1])),
+        text.contains(&format!(
+            "- {}: [open] ⟪Open question 1?⟫ (asked {NOW})",
+            asked[1]
+        )),
         "{text}"
     );
     assert_has_line(
@@ -272,7 +276,7 @@ fn the_opening_briefing_lists_open_questions_within_its_budget() {
     let (_, _, body) = split_record(&snapshot);
     assert_eq!(body, text);
     let json = repo.run(&["--format", "json", "briefing"]).success().json();
-    assert_eq!(json["budget_lines"], 12);
+    assert_eq!(json["budget_lines"], 13);
     assert_eq!(json["open_questions"].as_array().map(Vec::len), Some(5));
 }
 
@@ -308,18 +312,21 @@ fn context_composes_the_episode_git_and_the_ledger_window() {
     assert_has_line(text, "- files changed (1):");
     assert_has_line(text, "  - src/lib.rs");
     assert_has_line(text, "## Decisions (1)");
-    assert_has_line(text, "- 2026-11-30T10:05:00Z All git reads go through gix");
+    assert_has_line(
+        text,
+        "- 2026-11-30T10:05:00Z [unverified] ⟪All git reads go through gix⟫",
+    );
     assert_has_line(text, "## Questions (1 open, 1 resolved)");
     assert_has_line(
         text,
         &format!(
-            "- resolved {}: Which lock guards the ledger? -> An exclusive lock on the ledger file itself",
+            "- resolved {}: [unverified] ⟪Which lock guards the ledger?⟫ -> [unverified] ⟪An exclusive lock on the ledger file itself⟫",
             busy.resolved
         ),
     );
     assert!(
         text.lines().any(|l| l.starts_with(&format!(
-            "- open {}: Does the ledger need retention on CI?",
+            "- open {}: [unverified] ⟪Does the ledger need retention on CI?⟫",
             busy.open
         ))),
         "{text}"
@@ -327,7 +334,7 @@ fn context_composes_the_episode_git_and_the_ledger_window() {
     assert_has_line(text, "## Checkpoints (1)");
     assert_has_line(
         text,
-        "- 2026-11-30T10:12:00Z Library root committed; parser next",
+        "- 2026-11-30T10:12:00Z [unverified] ⟪Library root committed; parser next⟫",
     );
     assert_eq!(run.stderr(), "", "{run}");
     insta::assert_snapshot!("context_busy_episode", repo.redact(text));
@@ -894,24 +901,23 @@ fn multi_line_text_cannot_forge_a_section() {
         ],
         "{context}"
     );
-    assert_one_indented_bullet(
-        &parts,
-        "Decisions (1)",
-        " First line",
-        &["## Summary", "Forged"],
-    );
-    assert_one_indented_bullet(
-        &parts,
-        "Questions (0 open, 1 resolved)",
-        ": Asked",
-        &["## Outcome -> Answered", "## Tasks"],
-    );
-    assert_one_indented_bullet(
-        &parts,
-        "Checkpoints (1)",
-        " Noted",
-        &["## Commits", "- forged"],
-    );
+    // The working context quotes each text on one line (docs/SECURITY.md).
+    for (title, line) in [
+        (
+            "Decisions (1)",
+            " [unverified] ⟪First line ⏎ ## Summary ⏎ Forged⟫",
+        ),
+        (
+            "Questions (0 open, 1 resolved)",
+            ": [unverified] ⟪Asked ⏎ ## Outcome⟫ -> [unverified] ⟪Answered ⏎ ## Tasks⟫",
+        ),
+        (
+            "Checkpoints (1)",
+            " [unverified] ⟪Noted ⏎ ## Commits ⏎ - forged⟫",
+        ),
+    ] {
+        assert_one_indented_bullet(&parts, title, line, &[]);
+    }
 
     let id = repo.episode_id();
     repo.run_without_stdin(&["session", "close"]).success();

@@ -62,10 +62,10 @@ fn each_worktree_sees_the_others_open_episode_task_and_decision() {
     for needle in [
         "(agent-b, since",
         "task t-",
-        "\"Rework the parser\" (scope src/parser/)",
-        "checkpoint: lexer half done",
+        "⟪Rework the parser⟫ (scope src/parser/)",
+        "checkpoint: ⟪lexer half done⟫",
         "1 open question(s)",
-        "decided: Parse with a hand-written lexer",
+        "decided: ⟪Parse with a hand-written lexer⟫",
     ] {
         assert!(line.contains(needle), "{needle} missing from: {line}");
     }
@@ -109,8 +109,8 @@ fn each_worktree_sees_the_others_open_episode_task_and_decision() {
         "{out}"
     );
     assert!(
-        out.contains("decided: Keep the lexer tables generated (+1 more)")
-            && out.contains("\n  decided: Parse with a hand-written lexer\n"),
+        out.contains("decided: ⟪Keep the lexer tables generated⟫ (+1 more)")
+            && out.contains("\n  decided: [candidate] ⟪Parse with a hand-written lexer⟫\n"),
         "{out}"
     );
 
