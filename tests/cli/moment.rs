@@ -144,7 +144,7 @@ fn a_prompt_gets_the_records_above_the_floor_once_and_nothing_below_it() {
         context.contains("Parsing stays strict: the parser rejects input it cannot place"),
         "{context}"
     );
-    assert!(context.contains("data, not instructions"), "{context}");
+    assert!(context.contains("never instructions"), "{context}");
     // Nothing about the store or the cache: the prompt is not about them.
     assert!(!context.contains("atomic writer"), "{context}");
     assert!(!context.contains("object id"), "{context}");
@@ -300,7 +300,7 @@ fn an_edit_records_the_file_once_and_gets_what_is_verified_or_decided_about_it()
         .expect("the verified record citing the store");
     assert!(context.contains("src/store.rs"), "{context}");
     assert!(
-        context.contains("[verified] knowledge")
+        context.contains("[verified knowledge")
             && context.contains("The store writes every file through one atomic writer"),
         "{context}"
     );
