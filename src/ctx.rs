@@ -228,9 +228,32 @@ pub(crate) fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<Window, E
     })
 }
 
-/// The files the agent's editing tools touched in `episode` (`agent.touched`), sorted: the
-/// work at hand counts them (docs/RECALL.md).
+/// The files the work at hand counts of those the agent's editing tools touched in
+/// `episode` (`agent.touched`): the [`TOUCHED_AT_HAND`] most recently touched, newest
+/// first (docs/RECALL.md). Each path asked about is weighed against every record it
+/// reaches, so an episode that touched hundreds of files must not make every read cost
+/// hundreds of paths.
 pub fn touched(ctx: &Ctx, episode: &EpisodeState) -> Result<Vec<String>, Error> {
     let window = read_window(ctx, episode)?;
-    Ok(crate::model::EpisodeWindow::from_lines(&episode.id, &window.lines).touched)
+    let mut recent: Vec<String> = Vec::new();
+    for line in window.lines.iter().rev() {
+        if line.event != Event::AgentTouched {
+            continue;
+        }
+        let Some(t) = line.payload::<crate::model::event::AgentTouched>() else {
+            continue;
+        };
+        for path in t.paths.into_iter().rev() {
+            if !recent.contains(&path) {
+                recent.push(path);
+            }
+            if recent.len() == TOUCHED_AT_HAND {
+                return Ok(recent);
+            }
+        }
+    }
+    Ok(recent)
 }
+
+/// How many of the files the agent touched the work at hand counts (the most recent).
+pub const TOUCHED_AT_HAND: usize = 8;

@@ -102,28 +102,34 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
         ));
     }
     let seen = Seen::read(ctx, &episode)?;
-    let found = crate::recall::recall(
+    // Ranked by the words, the files the prompt names, and the files the agent edited
+    // last (what is being touched now); the branch's commits, the task and the last
+    // handover are the briefing's: weighing every record they reach would cost a prompt
+    // what the whole store holds (docs/PERFORMANCE.md, "The moment of work").
+    let mut paths = named.clone();
+    for touched in crate::ctx::touched(ctx, &episode)? {
+        if !paths.contains(&touched) {
+            paths.push(touched);
+        }
+    }
+    let cleared = recall_unseen(
         ctx,
+        &episode,
+        &seen,
         RecallRequest {
             query: Some(words.query()).filter(|q| !q.is_empty()),
-            path: named.clone(),
+            path: paths,
             kind: KINDS.to_vec(),
-            at_hand: true,
-            limit: Some((MAX_LINES + seen.shown.len() + READ_AHEAD).min(crate::recall::MAX_LIMIT)),
             ..RecallRequest::default()
         },
-    )?;
-    let cleared: Vec<Hit> = found
-        .hits
-        .into_iter()
-        .filter(|h| {
+        |h| {
             words.clears(
                 &h.weighed.terms,
                 h.weighed.lexical_share,
                 h.weighed.exact.iter().any(|p| named.contains(p)),
             )
-        })
-        .collect();
+        },
+    )?;
     let heading = "majordomus recalled for this prompt";
     show(
         ctx,
@@ -223,30 +229,27 @@ pub fn edit(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
         out.touched = first;
         return Ok(out);
     }
-    let found = crate::recall::recall(
+    // About the file itself (it cites it, or its episode changed it), and verified or
+    // decided: a curated record, a decision or an answer, or a candidate stating a
+    // decision; a candidate that only observed is neither yet.
+    let about = recall_unseen(
         ctx,
+        &episode,
+        &seen,
         RecallRequest {
             path: first.clone(),
             kind: KINDS.to_vec(),
-            limit: Some((MAX_LINES + seen.shown.len() + READ_AHEAD).min(crate::recall::MAX_LIMIT)),
             ..RecallRequest::default()
         },
+        |h| {
+            !h.weighed.exact.is_empty()
+                && (matches!(h.status, HitStatus::Verified | HitStatus::Stale)
+                    || matches!(h.kind, RecallKind::Decision | RecallKind::Question)
+                    || (h.kind == RecallKind::Knowledge
+                        && h.status == HitStatus::Candidate
+                        && decided(ctx, &h.id)))
+        },
     )?;
-    // About the file itself (it cites it, or its episode changed it), and verified or
-    // decided: a curated record, a decision or an answer; a candidate knowledge record is
-    // neither yet.
-    let about: Vec<Hit> = found
-        .hits
-        .into_iter()
-        .filter(|h| !h.weighed.exact.is_empty())
-        .filter(|h| {
-            matches!(h.status, HitStatus::Verified | HitStatus::Stale)
-                || matches!(h.kind, RecallKind::Decision | RecallKind::Question)
-                || (h.kind == RecallKind::Knowledge
-                    && h.status == HitStatus::Candidate
-                    && decided(ctx, &h.id))
-        })
-        .collect();
     let heading = if first.len() == 1 {
         format!("majordomus: what is verified or decided about {}", first[0])
     } else {
@@ -267,6 +270,41 @@ pub fn edit(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
         first.clone(),
         first,
     )
+}
+
+/// The hits of `request` that `keep` keeps, read [`MAX_LINES`] + [`READ_AHEAD`] at a time
+/// and deeper (four times as many, at most [`crate::recall::MAX_LIMIT`]) only while records
+/// shown before this session take the places of new ones: the cost of a moment is what it
+/// shows, not what the session showed before it.
+fn recall_unseen(
+    ctx: &Ctx,
+    episode: &EpisodeState,
+    seen: &Seen,
+    mut request: RecallRequest,
+    keep: impl Fn(&Hit) -> bool,
+) -> Result<Vec<Hit>, Error> {
+    let mut limit = MAX_LINES + READ_AHEAD;
+    loop {
+        request.limit = Some(limit);
+        let found = crate::recall::recall(ctx, request.clone())?;
+        let total = found.total;
+        let kept: Vec<Hit> = found.hits.into_iter().filter(|h| keep(h)).collect();
+        let unseen = kept
+            .iter()
+            .filter(|h| {
+                h.episode.as_deref() != Some(episode.id.as_str())
+                    && !seen.shown.contains(&reference(h))
+            })
+            .count();
+        // Deeper only when records shown before stood in the way: what the floor or the
+        // file kept out would not come back by reading further.
+        let hidden = kept.len() - unseen;
+        if unseen >= MAX_LINES || hidden == 0 || total <= limit || limit >= crate::recall::MAX_LIMIT
+        {
+            return Ok(kept);
+        }
+        limit = (limit * 4).min(crate::recall::MAX_LIMIT);
+    }
 }
 
 /// Whether the candidate `id` states what an episode decided (a decision, an answer:
