@@ -839,12 +839,14 @@ fn section_moment(bin: &Path, runs: usize, records: usize, lines: u64) -> BenchR
     // `recall.` phase).
     for ((touched, shown), what, timing) in &early {
         println!(
-            "`hook {what}` early in the episode ({touched} file(s) touched, {shown} record(s) shown), its phases (`MAJORDOMUS_TIMING=1`, one run):"
+            "`hook {what}` early in the episode ({touched} file(s) touched, {shown} record(s) in its `context.shown` lines), its phases (`MAJORDOMUS_TIMING=1`, one run):"
         );
         print_phases(timing);
     }
     let (touched, shown) = episode_so_far(&root)?;
-    println!("After the runs: {touched} file(s) touched, {shown} record(s) shown.");
+    println!(
+        "After the runs: {touched} file(s) touched, {shown} record(s) in its `context.shown` lines (a record the briefing showed again counts again)."
+    );
     println!();
     for (what, p, no_index) in [
         ("`hook prompt`, words that match records", &prompt, false),
