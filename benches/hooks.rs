@@ -13,6 +13,15 @@
 //!    knowledge check of the tip and the secret scan of every pushed commit) against `git
 //!    rev-list --objects <tip> --not --remotes` (git listing the objects the same push
 //!    sends), and the scan's own phase (`MAJORDOMUS_TIMING`), with what it read.
+//! 3. **The moment of work** (issue "Step 14 of 16", item 7). The recall bench's store
+//!    (`common/store.rs`) of 10,000 records and a ledger of 100,000 lines, an open episode
+//!    and the index built: `hook prompt` with words that match records (twelve prompts in
+//!    turn: a run shows new records or finds them all shown already), with filler only,
+//!    `hook edit` of a file not touched yet this episode (one more file each run) and of a
+//!    `Read`, and `hook session-start` in the open episode, interleaved with `git rev-parse
+//!    HEAD` against the 15 ms target; whether the first runs put records before the model;
+//!    and each hook's phases (`MAJORDOMUS_TIMING`), the payloads with nothing to rank by
+//!    checked to open no index (no `recall.` phase).
 //!
 //! ```text
 //! CARGO_TARGET_DIR=/work/target-bench cargo bench -j2 --bench hooks
@@ -20,13 +29,17 @@
 //! MAJORDOMUS_BENCH_BIN=/path/to/majordomus                   # another binary
 //! MAJORDOMUS_BENCH_DIR=/mnt/disk                             # where the repositories go
 //! MAJORDOMUS_BENCH_BASELINE=/path/to/other/majordomus         # its rows too, interleaved
-//! MAJORDOMUS_BENCH_ONLY=cpu                                  # one section (cpu or push)
+//! MAJORDOMUS_BENCH_ONLY=cpu                                  # one section (cpu, push, moment)
+//! MAJORDOMUS_BENCH_KEEP=1                                    # keep the moment's store
 //! ```
 #![forbid(unsafe_code)]
 
 mod common;
+#[path = "common/store.rs"]
+mod store;
 
 use common::Stats;
+use std::cell::Cell;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -85,14 +98,26 @@ fn git(dir: &Path, args: &[&str]) -> BenchResult<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-/// A measured process: program, arguments, extra environment, stdin, the exit codes that
-/// are fine.
+/// A measured process: program, arguments, extra environment, stdin (one for every run, or
+/// several taken in turn), and whether its stdout is read or dropped.
 struct Proc {
     program: PathBuf,
     args: Vec<String>,
     dir: PathBuf,
     env: Vec<(String, String)>,
-    stdin: Vec<u8>,
+    stdins: Vec<Vec<u8>>,
+    /// How many runs took a stdin so far: the next one's is `stdins[next % len]`.
+    next: Cell<usize>,
+    capture: bool,
+}
+
+/// One run: its wall time, its CPU time (its own and its children's, user and system), its
+/// minor page faults, and what it printed (when its stdout is read).
+struct Run {
+    wall: Duration,
+    cpu: Duration,
+    faults: u64,
+    stdout: Vec<u8>,
 }
 
 impl Proc {
@@ -102,7 +127,9 @@ impl Proc {
             args: args.iter().map(|a| (*a).to_owned()).collect(),
             dir: dir.to_owned(),
             env: Vec::new(),
-            stdin: Vec::new(),
+            stdins: vec![Vec::new()],
+            next: Cell::new(0),
+            capture: false,
         }
     }
 
@@ -114,9 +141,28 @@ impl Proc {
         self
     }
 
-    fn stdin(mut self, bytes: &[u8]) -> Proc {
-        self.stdin = bytes.to_vec();
+    fn stdin(self, bytes: &[u8]) -> Proc {
+        self.stdins(vec![bytes.to_vec()])
+    }
+
+    /// A stdin a run, taken in turn.
+    fn stdins(mut self, each: Vec<Vec<u8>>) -> Proc {
+        assert!(!each.is_empty(), "a process reads at least one stdin");
+        self.stdins = each;
         self
+    }
+
+    /// Reads what each run prints (the runs that print nothing tell apart).
+    fn capturing(mut self) -> Proc {
+        self.capture = true;
+        self
+    }
+
+    /// The stdin of the next run.
+    fn next_stdin(&self) -> &[u8] {
+        let n = self.next.get();
+        self.next.set(n + 1);
+        &self.stdins[n % self.stdins.len()]
     }
 
     fn command(&self) -> Command {
@@ -129,22 +175,26 @@ impl Proc {
         cmd
     }
 
-    /// One run: its wall time and its CPU time (its own and its children's, user and
-    /// system), the process's exit code checked.
-    fn run(&self) -> BenchResult<(Duration, Duration, u64)> {
+    /// One run, the process's exit code checked.
+    fn run(&self) -> BenchResult<Run> {
         let before = children_usage();
         let start = Instant::now();
-        let mut child = self.command().spawn()?;
+        let mut cmd = self.command();
+        if self.capture {
+            cmd.stdout(Stdio::piped());
+        }
+        let mut child = cmd.spawn()?;
         child
             .stdin
             .take()
             .ok_or("no stdin")?
-            .write_all(&self.stdin)?;
-        let status = child.wait()?;
+            .write_all(self.next_stdin())?;
+        let out = child.wait_with_output()?;
         let wall = start.elapsed();
         let after = children_usage();
         let cpu = after.0.saturating_sub(before.0);
         let faults = after.1.saturating_sub(before.1);
+        let status = out.status;
         if !status.success() {
             return Err(format!(
                 "{} {} exited {status}",
@@ -153,7 +203,12 @@ impl Proc {
             )
             .into());
         }
-        Ok((wall, cpu, faults))
+        Ok(Run {
+            wall,
+            cpu,
+            faults,
+            stdout: out.stdout,
+        })
     }
 
     /// One run with `MAJORDOMUS_TIMING=1`: its stderr.
@@ -165,7 +220,7 @@ impl Proc {
             .stdin
             .take()
             .ok_or("no stdin")?
-            .write_all(&self.stdin)?;
+            .write_all(self.next_stdin())?;
         let out = child.wait_with_output()?;
         Ok(String::from_utf8_lossy(&out.stderr).into_owned())
     }
@@ -184,28 +239,35 @@ fn children_usage() -> (Duration, u64) {
     )
 }
 
-/// Each process once to warm up, then `runs` rounds of each in turn: wall and CPU stats,
-/// and the median of the minor page faults.
-fn interleaved(runs: usize, procs: &[&Proc]) -> BenchResult<Vec<(Stats, Stats, u64)>> {
+/// Each process once to warm up, then `runs` rounds of each in turn: every process's runs.
+fn interleaved_runs(runs: usize, procs: &[&Proc]) -> BenchResult<Vec<Vec<Run>>> {
     for p in procs {
         p.run()?;
     }
-    let mut samples = vec![(Vec::new(), Vec::new(), Vec::new()); procs.len()];
+    let mut samples: Vec<Vec<Run>> = procs.iter().map(|_| Vec::with_capacity(runs)).collect();
     for _ in 0..runs {
-        for (p, (walls, cpus, faults)) in procs.iter().zip(&mut samples) {
-            let (wall, cpu, fault) = p.run()?;
-            walls.push(wall);
-            cpus.push(cpu);
-            faults.push(fault);
+        for (p, runs) in procs.iter().zip(&mut samples) {
+            runs.push(p.run()?);
         }
     }
-    Ok(samples
-        .into_iter()
-        .map(|(w, c, mut f)| {
-            f.sort_unstable();
-            (Stats::of(w), Stats::of(c), f[f.len() / 2])
-        })
-        .collect())
+    Ok(samples)
+}
+
+/// Wall and CPU stats of some runs, and the median of their minor page faults.
+fn summary<'a>(runs: impl IntoIterator<Item = &'a Run>) -> (Stats, Stats, u64) {
+    let runs: Vec<&Run> = runs.into_iter().collect();
+    let mut faults: Vec<u64> = runs.iter().map(|r| r.faults).collect();
+    faults.sort_unstable();
+    (
+        Stats::of(runs.iter().map(|r| r.wall).collect()),
+        Stats::of(runs.iter().map(|r| r.cpu).collect()),
+        faults[faults.len() / 2],
+    )
+}
+
+/// [`interleaved_runs`], summed up a process.
+fn interleaved(runs: usize, procs: &[&Proc]) -> BenchResult<Vec<(Stats, Stats, u64)>> {
+    Ok(interleaved_runs(runs, procs)?.iter().map(summary).collect())
 }
 
 fn show(d: Duration) -> String {
@@ -231,20 +293,21 @@ fn hook_repository(bin: &Path) -> BenchResult<(tempfile::TempDir, PathBuf)> {
     std::fs::write(root.join("README.md"), "# bench\n")?;
     git(&root, &["add", "README.md"])?;
     git(&root, &["commit", "-q", "-m", "Initial commit"])?;
-    let m = |args: &[&str]| -> BenchResult<()> {
-        let ok = command(bin, args, &root).status()?.success();
-        if ok {
-            Ok(())
-        } else {
-            Err(format!("majordomus {}", args.join(" ")).into())
-        }
-    };
-    m(&["init"])?;
+    majordomus(bin, &root, &["init"])?;
     git(&root, &["add", ".ai", ".gitignore"])?;
     git(&root, &["commit", "-q", "-m", "majordomus: init"])?;
-    m(&["session", "start"])?;
-    m(&["hooks", "install"])?;
+    majordomus(bin, &root, &["session", "start"])?;
+    majordomus(bin, &root, &["hooks", "install"])?;
     Ok((dir, root))
+}
+
+/// One `majordomus` command that must succeed (setting up, not measured).
+fn majordomus(bin: &Path, root: &Path, args: &[&str]) -> BenchResult<()> {
+    if command(bin, args, root).status()?.success() {
+        Ok(())
+    } else {
+        Err(format!("majordomus {}", args.join(" ")).into())
+    }
 }
 
 /// Written back, then dropped from the page cache (GNU dd's `iflag=nocache`), so the next
@@ -497,13 +560,340 @@ fn section_push(bin: &Path, runs: usize, store: usize) -> BenchResult<()> {
     Ok(())
 }
 
+/// The 15 ms a hook at the moment of work may take, whole process (issue "Step 14 of 16").
+const MOMENT_TARGET: Duration = Duration::from_millis(15);
+
+/// A Claude Code payload for the repository at `root`: the common fields and `fields`.
+fn claude_payload(root: &Path, event: &str, fields: serde_json::Value) -> Vec<u8> {
+    let mut payload = serde_json::json!({"session_id": "s", "cwd": root, "hook_event_name": event});
+    if let (Some(all), serde_json::Value::Object(more)) = (payload.as_object_mut(), fields) {
+        all.extend(more);
+    }
+    payload.to_string().into_bytes()
+}
+
+/// A prompt whose two words of the store's vocabulary (middling ranks, about a percent of
+/// the records each pair) rank records above the floor; `k` picks the pair.
+fn matching_prompt(k: usize) -> String {
+    format!(
+        "Why does {} break when {} is empty?",
+        store::word(40 + 7 * k),
+        store::word(300 + 11 * k)
+    )
+}
+
+/// A call of Claude Code's `tool` on the file `path` of `root`.
+fn tool_payload(root: &Path, tool: &str, path: &str) -> Vec<u8> {
+    claude_payload(
+        root,
+        "PreToolUse",
+        serde_json::json!({
+            "tool_name": tool,
+            "tool_input": {"file_path": root.join(path), "old_string": "a", "new_string": "b"},
+        }),
+    )
+}
+
+/// The `timing:` lines of one run, without the prefix.
+fn phases(timing: &str) -> Vec<&str> {
+    timing
+        .lines()
+        .filter_map(|l| l.strip_prefix("timing: "))
+        .collect()
+}
+
+/// A run's phases, as a block.
+fn print_phases(timing: &str) {
+    println!();
+    println!("```text");
+    for phase in phases(timing) {
+        println!("{phase}");
+    }
+    println!("```");
+    println!();
+}
+
+/// The files the open episode touched and the records shown to its agent so far (the
+/// store's ledger has neither; every such line is the episode's).
+fn episode_so_far(root: &Path) -> BenchResult<(usize, usize)> {
+    let (mut touched, mut shown) = (0, 0);
+    for line in std::fs::read_to_string(root.join(".ai/local/ledger.jsonl"))?.lines() {
+        if !(line.contains("\"agent.touched\"") || line.contains("\"context.shown\"")) {
+            continue;
+        }
+        let event: serde_json::Value = serde_json::from_str(line)?;
+        let count = |key: &str| event["data"][key].as_array().map_or(0, Vec::len);
+        match event["event"].as_str() {
+            Some("agent.touched") => touched += count("paths"),
+            Some("context.shown") => shown += count("records"),
+            _ => {}
+        }
+    }
+    Ok((touched, shown))
+}
+
+/// Whether the runs met [`MOMENT_TARGET`], in wall time.
+fn target_met(wall: &Stats) -> &'static str {
+    if wall.p90 <= MOMENT_TARGET {
+        "met (median and p90)"
+    } else if wall.median <= MOMENT_TARGET {
+        "median met, p90 not"
+    } else {
+        "**not met**"
+    }
+}
+
+/// The moment of work (issue "Step 14 of 16", item 7): `hook prompt` and `hook edit` over
+/// the recall bench's store (`records` records, a ledger of `lines` lines) with an open
+/// episode and the index built, interleaved with `git rev-parse HEAD`.
+fn section_moment(bin: &Path, runs: usize, records: usize, lines: u64) -> BenchResult<()> {
+    let s = store::store(bin, records, lines)?;
+    let root = s.root.clone();
+    majordomus(bin, &root, &["session", "start"])?;
+    majordomus(bin, &root, &["recall", "x"])?;
+    // Stamps younger than 2 s are racy (the index looks at those files again, by their
+    // bytes): measure the steady state a store is in a moment after it was written.
+    std::thread::sleep(Duration::from_millis(2_500));
+    majordomus(bin, &root, &["recall", "x"])?;
+    let claude = |hook: &str| Proc::new(bin, &["hook", hook, "--provider", "claude-code"], &root);
+    const PROMPTS: usize = 12;
+    let prompt = claude("prompt")
+        .stdins(
+            (0..PROMPTS)
+                .map(|k| {
+                    let text = matching_prompt(k);
+                    claude_payload(
+                        &root,
+                        "UserPromptSubmit",
+                        serde_json::json!({"prompt": text}),
+                    )
+                })
+                .collect(),
+        )
+        .capturing();
+    let filler = claude("prompt").stdin(&claude_payload(
+        &root,
+        "UserPromptSubmit",
+        serde_json::json!({"prompt": "ok, thanks!"}),
+    ));
+    // A file not touched yet this episode each run: the first run, the early timed run, the
+    // warm-up, the runs and the late timed run.
+    let edited: Vec<String> = (0..store::SOURCE_FILES).map(store::source).collect();
+    let edit = claude("edit")
+        .stdins(
+            edited
+                .iter()
+                .map(|f| tool_payload(&root, "Edit", f))
+                .collect(),
+        )
+        .capturing();
+    let read = claude("edit").stdin(&tool_payload(&root, "Read", &edited[0]));
+    let session_start = claude("session-start")
+        .stdin(&claude_payload(
+            &root,
+            "SessionStart",
+            serde_json::json!({"source": "startup"}),
+        ))
+        .capturing();
+    let rev_parse = Proc::new("git", &["rev-parse", "HEAD"], &root);
+
+    // The first run of each hook that puts records before the model: did it?
+    let injected = |run: &Run| -> String {
+        let out: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
+        match out["hookSpecificOutput"]["additionalContext"].as_str() {
+            Some(context) => format!(
+                "yes, {} record(s)",
+                context.lines().filter(|l| l.starts_with("- ")).count()
+            ),
+            None => "**no** (it printed nothing)".to_owned(),
+        }
+    };
+    let first_prompt = injected(&prompt.run()?);
+    let first_edit = injected(&edit.run()?);
+    // Where the time goes early in the episode (one file touched, a few records shown).
+    let early = [
+        (episode_so_far(&root)?, "prompt", prompt.timing()?),
+        (episode_so_far(&root)?, "edit", edit.timing()?),
+    ];
+    if runs + 4 > edited.len() {
+        println!(
+            "note: {} runs of `hook edit` over {} files: the later ones touch a file again",
+            runs + 4,
+            edited.len()
+        );
+    }
+
+    let rows: Vec<(&str, &Proc)> = vec![
+        ("`git rev-parse HEAD` (the yardstick)", &rev_parse),
+        (
+            "`hook prompt`, words that match records (12 prompts in turn)",
+            &prompt,
+        ),
+        (
+            "`hook prompt`, filler only (\"ok, thanks!\"): no index",
+            &filler,
+        ),
+        (
+            "`hook edit`, `Edit` of a file not touched yet (append + recall)",
+            &edit,
+        ),
+        ("`hook edit`, a `Read` (not an edit): no index", &read),
+        (
+            "`hook session-start`, the episode open (the briefing)",
+            &session_start,
+        ),
+    ];
+    let procs: Vec<&Proc> = rows.iter().map(|(_, p)| *p).collect();
+    let all = interleaved_runs(runs, &procs)?;
+    let stats: Vec<(Stats, Stats, u64)> = all.iter().map(summary).collect();
+
+    println!(
+        "## The moment of work: `hook prompt` and `hook edit` ({} records, {} ledger lines, an open episode, the index built; {runs} runs each, interleaved)",
+        s.records, s.lines
+    );
+    println!();
+    println!(
+        "| run | wall median (p90) | vs git (wall) | CPU median (p90) | vs git (CPU) | runs that printed context | 15 ms (wall) |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | --- |");
+    let (git_wall, git_cpu) = (stats[0].0.median, stats[0].1.median);
+    for (((what, p), (wall, cpu, _)), runs) in rows.iter().zip(&stats).zip(&all) {
+        let printed = if p.capture {
+            format!(
+                "{} of {}",
+                runs.iter().filter(|r| !r.stdout.is_empty()).count(),
+                runs.len()
+            )
+        } else {
+            "-".to_owned()
+        };
+        println!(
+            "| {what} | {} ({}) | {:.2}x | {} ({}) | {:.2}x | {printed} | {} |",
+            show(wall.median),
+            show(wall.p90),
+            ratio(wall.median, git_wall),
+            show(cpu.median),
+            show(cpu.p90),
+            ratio(cpu.median, git_cpu),
+            target_met(wall),
+        );
+    }
+    println!();
+    println!("first run of `hook prompt` put records before the model: {first_prompt}");
+    println!("first run of `hook edit` put records before the model: {first_edit}");
+    // The prompt's runs that showed new records against those whose records were all shown
+    // earlier this session (the search still runs, nothing is appended).
+    for (what, runs) in [("prompt", &all[1]), ("edit", &all[3])] {
+        let (shown, quiet): (Vec<&Run>, Vec<&Run>) =
+            runs.iter().partition(|r| !r.stdout.is_empty());
+        for (which, some) in [
+            ("that printed context", shown),
+            ("that printed nothing", quiet),
+        ] {
+            if some.is_empty() {
+                continue;
+            }
+            let (wall, cpu, _) = summary(some.iter().copied());
+            println!(
+                "`hook {what}`, the {} runs {which}: wall {} ({}), CPU {} ({})",
+                some.len(),
+                show(wall.median),
+                show(wall.p90),
+                show(cpu.median),
+                show(cpu.p90)
+            );
+        }
+    }
+    // An episode's touched files and shown records grow run by run (each edit touches one
+    // more file, each run that prints shows up to five more): the runs by their order.
+    for (what, runs) in [("prompt", &all[1]), ("edit", &all[3])] {
+        let quarter = runs.len().div_ceil(4);
+        let parts: Vec<String> = runs
+            .chunks(quarter)
+            .enumerate()
+            .map(|(i, some)| {
+                let (wall, cpu, _) = summary(some);
+                format!(
+                    "runs {}–{}: wall {}, CPU {}",
+                    i * quarter + 1,
+                    i * quarter + some.len(),
+                    show(wall.median),
+                    show(cpu.median)
+                )
+            })
+            .collect();
+        println!(
+            "`hook {what}` by the episode's age (medians): {}",
+            parts.join("; ")
+        );
+    }
+    let failed = std::fs::read_to_string(root.join(".ai/local/ledger.jsonl"))?
+        .lines()
+        .filter(|l| l.contains("\"provider.event.failed\""))
+        .count();
+    println!("every run exited 0; `provider.event.failed` lines in the ledger: {failed}");
+    println!();
+
+    // Where the time goes: one run of each with `MAJORDOMUS_TIMING=1`, early in the episode
+    // and after the runs. The payloads with nothing to rank by must not open the index (no
+    // `recall.` phase).
+    for ((touched, shown), what, timing) in &early {
+        println!(
+            "`hook {what}` early in the episode ({touched} file(s) touched, {shown} record(s) in its `context.shown` lines), its phases (`MAJORDOMUS_TIMING=1`, one run):"
+        );
+        print_phases(timing);
+    }
+    let (touched, shown) = episode_so_far(&root)?;
+    println!(
+        "After the runs: {touched} file(s) touched, {shown} record(s) in its `context.shown` lines (a record the briefing showed again counts again)."
+    );
+    println!();
+    for (what, p, no_index) in [
+        ("`hook prompt`, words that match records", &prompt, false),
+        ("`hook prompt`, filler only", &filler, true),
+        (
+            "`hook edit`, `Edit` of a file not touched yet",
+            &edit,
+            false,
+        ),
+        ("`hook edit`, a `Read`", &read, true),
+        ("`hook session-start`", &session_start, false),
+    ] {
+        let timing = p.timing()?;
+        let phases = phases(&timing);
+        if no_index {
+            let recall: Vec<&&str> = phases.iter().filter(|l| l.starts_with("recall.")).collect();
+            println!(
+                "{what}: {}",
+                if recall.is_empty() {
+                    "no `recall.` phase: the index was not opened (check passed)".to_owned()
+                } else {
+                    format!("**the index was opened** (check failed): {recall:?}")
+                }
+            );
+        } else {
+            println!("{what}, after the runs, its phases (`MAJORDOMUS_TIMING=1`, one run):");
+        }
+        print_phases(&timing);
+    }
+    if std::env::var("MAJORDOMUS_BENCH_KEEP").is_ok_and(|v| !v.is_empty() && v != "0") {
+        eprintln!("  kept {}", s.dir.keep().display());
+    }
+    Ok(())
+}
+
 fn main() -> BenchResult<()> {
     let quick = std::env::var("MAJORDOMUS_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
     let bin = bench_bin();
-    let (runs, push_runs, store) = if quick {
+    let (runs, push_runs, remote_records) = if quick {
         (21, 5, 200)
     } else {
         (201, 21, 2_000)
+    };
+    let (moment_records, moment_lines) = if quick {
+        (1_000, 10_000)
+    } else {
+        (10_000, 100_000)
     };
     let started = Instant::now();
     eprintln!(
@@ -518,13 +908,16 @@ fn main() -> BenchResult<()> {
         std::thread::available_parallelism().map_or(0, usize::from)
     );
     println!();
-    // `MAJORDOMUS_BENCH_ONLY=cpu` or `=push`: one section.
+    // `MAJORDOMUS_BENCH_ONLY=cpu`, `=push` or `=moment`: one section.
     let only = std::env::var("MAJORDOMUS_BENCH_ONLY").unwrap_or_default();
     if only.is_empty() || only == "cpu" {
         section_hook_cpu(&bin, runs)?;
     }
     if only.is_empty() || only == "push" {
-        section_push(&bin, push_runs, store)?;
+        section_push(&bin, push_runs, remote_records)?;
+    }
+    if only.is_empty() || only == "moment" {
+        section_moment(&bin, runs, moment_records, moment_lines)?;
     }
     println!("{} in all", show(started.elapsed()));
     Ok(())
