@@ -13,11 +13,10 @@ use crate::{Ctx, Error};
 pub enum HooksCommand {
     /// Install the git hooks into the directory git uses, keeping what was there.
     ///
-    /// Install the hooks into the directory git uses (respects core.hooksPath).
-    ///
-    /// Where no hook is, majordomus writes its own: in .git/hooks a file whose first line
-    /// starts this binary directly (#!<binary> hook-script; rerun install after moving
-    /// majordomus), elsewhere a sh script. Where one is, it adds a marked block
+    /// The directory git uses is the one core.hooksPath names, when set. Where no hook is,
+    /// majordomus writes its own: in .git/hooks a file whose first line starts this binary
+    /// directly (#!<binary> hook-script; rerun install after moving majordomus), elsewhere
+    /// a sh script. Where one is, it adds a marked block
     /// (# >>> majordomus >>> ... # <<< majordomus <<<) after its first line: the hook
     /// keeps its name, its exit status and git's stdin. Under husky v9 the block goes into
     /// .husky/<hook>, the file husky runs; under husky v8 after its husky.sh line (it runs
@@ -35,7 +34,7 @@ pub enum HooksCommand {
     Install,
     /// Remove the git hooks: every hook file as it was before install, byte for byte.
     ///
-    /// Remove the hooks: every file is restored byte for byte (content and mode).
+    /// Both its content and its mode come back.
     ///
     /// Example:
     ///   majordomus hooks uninstall

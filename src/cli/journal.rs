@@ -55,11 +55,10 @@ pub enum JournalCommand {
     Publish,
     /// Rebuild this checkout's ledger from its own journal, byte for byte.
     ///
-    /// Rebuild this checkout's ledger from its own journal (after git clean -fdx).
-    ///
-    /// The lines come back byte for byte. A ledger holding lines the journal does not have
-    /// is left alone unless --force, which keeps them, merged by seq. On a new machine,
-    /// --writer <id> restores that writer's fetched journal and adopts its id.
+    /// For a ledger that is gone (after git clean -fdx, say). A ledger holding lines the
+    /// journal does not have is left alone unless --force, which keeps them, merged by seq.
+    /// On a new machine, --writer <id> restores that writer's fetched journal and adopts
+    /// its id.
     ///
     /// Examples:
     ///   majordomus journal restore
@@ -74,8 +73,6 @@ pub enum JournalCommand {
         writer: Option<String>,
     },
     /// Drop published segments older than ledger.retention_days from this writer's ref (dry run unless apply).
-    ///
-    /// Drop published segments older than ledger.retention_days (dry run by default).
     ///
     /// --apply rewrites this writer's own ref without them; the next push force-updates
     /// that ref (and only it) on the remote.

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::event::CommitRewritten;
-use crate::model::knowledge::{KNOWLEDGE_SCHEMA, KnowledgeRecord, Markers, Status};
+use crate::model::knowledge::{
+    KNOWLEDGE_SCHEMA, KnowledgeRecord, Markers, Status, evidence_section,
+};
 use crate::model::{Event, Verdict};
 use crate::store::frontmatter;
 use crate::store::outbox::{Outbox, Shelf, list_markdown};
@@ -544,12 +546,27 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
             );
         }
         if file.place == Place::Candidates && record.status == Status::Verified {
-            find(
-                "knowledge.candidate-verified",
-                blocking,
-                "a file under candidates/ claims `status: verified`: promote it, with the evidence on stdin".into(),
-                format!("majordomus knowledge promote {}", record.id),
-            );
+            // Promote takes the record's own `# Evidence` when nothing is on stdin; without
+            // one, the evidence must be written (docs/KNOWLEDGE.md, "Promote").
+            if evidence_section(body).is_some() {
+                find(
+                    "knowledge.candidate-verified",
+                    blocking,
+                    "a file under candidates/ claims `status: verified`: promote it, its `# Evidence` section the evidence".into(),
+                    format!("majordomus knowledge promote {}", record.id),
+                );
+            } else {
+                find(
+                    "knowledge.candidate-verified",
+                    blocking,
+                    "a file under candidates/ claims `status: verified` with no `# Evidence` section: promote it, with the evidence on stdin".into(),
+                    crate::error::Refusal::EvidenceRequired {
+                        id: record.id.clone(),
+                    }
+                    .fix()
+                    .expect("evidence required has a fix"),
+                );
+            }
         }
         if record.status == Status::Superseded
             && record.superseded_by.is_none()

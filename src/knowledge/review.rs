@@ -11,7 +11,7 @@ use crate::model::LedgerLine;
 use crate::model::event::{KnowledgePromoted, KnowledgeRejected, Rewrite};
 use crate::model::ids::IdKind;
 use crate::model::input::{INPUT_LIMIT, TEXT_LIMIT, check_size};
-use crate::model::knowledge::{Class, Markers, Status};
+use crate::model::knowledge::{Class, Markers, Status, evidence_section};
 use crate::model::redact::redact;
 use crate::store::index::LineQuery;
 use crate::store::records::{Place, StoredFile, stored_files};
@@ -141,8 +141,20 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         return Ok(finished);
     }
     let file = find_candidate(ctx, id)?;
+    let parsed = file.parse();
     let cleaned = redact(evidence.trim());
-    let evidence = cleaned.text.trim();
+    // A candidate that already claims `verified` under its own `# Evidence` (knowledge
+    // check's `knowledge.candidate-verified`, whose fix is this command with nothing on
+    // stdin): that section is the evidence, and it stays where it is.
+    let own = match &parsed {
+        Ok((record, body))
+            if cleaned.text.trim().is_empty() && record.status == Status::Verified =>
+        {
+            evidence_section(body).map(str::to_owned)
+        }
+        _ => None,
+    };
+    let evidence = own.as_deref().unwrap_or(cleaned.text.trim());
     if evidence.is_empty() {
         return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
     }
@@ -160,7 +172,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         }
         .into());
     }
-    let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
+    let (mut record, body) = parsed.map_err(|m| malformed(&file, m))?;
     if record.status == Status::Superseded {
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
     }
@@ -204,10 +216,14 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     let rewritten = successors(ctx, &mut record.provenance.derived_from)?;
     let instruction_shapes =
         crate::model::inject::shapes(&format!("{}\n{body}\n{evidence}", record.title));
-    let body = format!(
-        "{}\n# Evidence\n\n{evidence}\n",
+    let body = if own.is_some() {
         body.trim_end_matches('\n').to_owned() + "\n"
-    );
+    } else {
+        format!(
+            "{}\n# Evidence\n\n{evidence}\n",
+            body.trim_end_matches('\n').to_owned() + "\n"
+        )
+    };
     let path = ctx.layout.record_in(&ctx.layout.curated_dir(), id)?;
     // The curated record, then its ledger line, then the candidate goes: a crash between
     // any two leaves both files, which `knowledge promote <id>` finishes (never a line

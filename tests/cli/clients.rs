@@ -1041,18 +1041,44 @@ fn codex_servers(repo: &TestRepo, program: &Path) -> Result<Vec<Value>, String> 
 
 #[test]
 fn every_codex_config_setup_leaves_is_one_codex_reads() {
+    /// What `setup codex` must do with a `.codex/config.toml` of each shape.
+    #[derive(Debug, Clone, Copy)]
+    enum Expected {
+        /// `[mcp_servers.majordomus]` appended; Codex reads our server from it.
+        Added,
+        /// Our server is there as setup writes it; the file is left as it is.
+        Present,
+        /// The user's own majordomus server holds the place; left as it is, and Codex
+        /// reads theirs.
+        Kept,
+        /// Refused `setup.file` (exit 3): TOML allows no `[mcp_servers.majordomus]` after
+        /// an inline `mcp_servers = { ... }`; nothing is written.
+        RefusedInline,
+    }
     let Some(codex) = installed(CODEX) else {
         return;
     };
     let inline = "mcp_servers = { docs = { command = \"docs-mcp\" } }\n";
-    for before in [
-        "",
-        "model = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n",
-        inline,
-        "mcp_servers = { majordomus = { command = \"majordomus\", args = [\"mcp\"] } }\n",
-        "mcp_servers = { majordomus = { command = \"/opt/bin/majordomus\", args = [\"mcp\"] } }\n",
-        "[mcp_servers]\nmajordomus = { command = \"majordomus\", args = [\"mcp\"] }\n",
-        "mcp_servers.docs.command = \"docs-mcp\"\n",
+    for (before, expected) in [
+        ("", Expected::Added),
+        (
+            "model = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n",
+            Expected::Added,
+        ),
+        (inline, Expected::RefusedInline),
+        (
+            "mcp_servers = { majordomus = { command = \"majordomus\", args = [\"mcp\"] } }\n",
+            Expected::Present,
+        ),
+        (
+            "mcp_servers = { majordomus = { command = \"/opt/bin/majordomus\", args = [\"mcp\"] } }\n",
+            Expected::Kept,
+        ),
+        (
+            "[mcp_servers]\nmajordomus = { command = \"majordomus\", args = [\"mcp\"] }\n",
+            Expected::Present,
+        ),
+        ("mcp_servers.docs.command = \"docs-mcp\"\n", Expected::Added),
     ] {
         let repo = TestRepo::initialised();
         codex_home_config(&repo, None);
@@ -1060,8 +1086,14 @@ fn every_codex_config_setup_leaves_is_one_codex_reads() {
             repo.write(".codex/config.toml", before);
         }
         let run = repo.run(&["--format", "json", "setup", "codex"]);
-        if run.code() == 3 {
-            run.json_error(3, "setup.file");
+        if let Expected::RefusedInline = expected {
+            let error = run.json_error(3, "setup.file");
+            assert!(
+                error["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("is an inline table")),
+                "{before}: {error}"
+            );
             assert_eq!(
                 repo.read(".codex/config.toml"),
                 before,
@@ -1074,15 +1106,48 @@ fn every_codex_config_setup_leaves_is_one_codex_reads() {
             continue;
         }
         let report = run.success().json();
+        let config = report["files"]
+            .as_array()
+            .and_then(|files| files.iter().find(|f| f["path"] == ".codex/config.toml"))
+            .unwrap_or_else(|| panic!("{before}: no .codex/config.toml in {report}"));
+        let action = &config["entries"][0]["action"];
         let servers = codex_servers(&repo, &codex)
             .unwrap_or_else(|e| panic!("Codex cannot read what setup left ({report}):\n{e}"));
         let ours = servers
             .iter()
             .find(|s| s["name"] == "majordomus")
             .unwrap_or_else(|| panic!("no majordomus server: {servers:?}"));
-        if report["files"][0]["entries"][0]["action"] != "kept" {
-            assert_eq!(ours["transport"]["command"], "majordomus", "{before}");
-            assert_eq!(ours["transport"]["args"], json!(["mcp"]), "{before}");
+        match expected {
+            Expected::Added => {
+                assert_eq!(*action, "added", "{before}: {report}");
+                assert!(
+                    repo.read(".codex/config.toml").starts_with(before),
+                    "{before}: appended after what was there"
+                );
+            }
+            Expected::Present | Expected::Kept => {
+                let want = if matches!(expected, Expected::Present) {
+                    "present"
+                } else {
+                    "kept"
+                };
+                assert_eq!(*action, want, "{before}: {report}");
+                assert_eq!(repo.read(".codex/config.toml"), before, "left as it is");
+            }
+            Expected::RefusedInline => unreachable!("handled above"),
+        }
+        let command = if matches!(expected, Expected::Kept) {
+            "/opt/bin/majordomus"
+        } else {
+            "majordomus"
+        };
+        assert_eq!(ours["transport"]["command"], command, "{before}");
+        assert_eq!(ours["transport"]["args"], json!(["mcp"]), "{before}");
+        if before.contains("docs") {
+            assert!(
+                servers.iter().any(|s| s["name"] == "docs"),
+                "{before}: the user's server is still read: {servers:?}"
+            );
         }
     }
 

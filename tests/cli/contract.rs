@@ -93,6 +93,9 @@ struct Driver {
     passed: BTreeSet<&'static str>,
     /// Everything that went wrong, said once at the end.
     problems: Vec<String>,
+    /// On the CLI, when asked for: every run with `MAJORDOMUS_TIMING=1`, kept with the
+    /// operation it ran, in order (the timing test reads the phases each printed).
+    timed: Option<Vec<(&'static str, crate::common::Run)>>,
 }
 
 impl Driver {
@@ -112,6 +115,7 @@ impl Driver {
             output_schemas: BTreeMap::new(),
             passed: BTreeSet::new(),
             problems: Vec::new(),
+            timed: None,
             repo,
         };
         match surface {
@@ -154,15 +158,24 @@ impl Driver {
             Surface::Cli => {
                 let mut args = vec!["--format", "json"];
                 args.extend_from_slice(cli);
-                let run = self.repo.run_with_stdin(&args, stdin);
+                let run = match self.timed {
+                    Some(_) => self
+                        .repo
+                        .run_env(&args, &[("MAJORDOMUS_TIMING", "1")], stdin),
+                    None => self.repo.run_with_stdin(&args, stdin),
+                };
                 // A report whose verdict is not a pass exits 3, 10 or 11 and still prints
                 // its result; an error prints `{"error": ...}`.
-                match serde_json::from_str::<Value>(run.stdout()) {
+                let result = match serde_json::from_str::<Value>(run.stdout()) {
                     Ok(v) if v.get("error").is_none() && [0, 3, 10, 11].contains(&run.code()) => {
                         (Ok(v), Vec::new())
                     }
                     _ => (Err(format!("exit {}: {run}", run.code())), Vec::new()),
+                };
+                if let Some(timed) = &mut self.timed {
+                    timed.push((op_name, run));
                 }
+                result
             }
             Surface::Mcp => {
                 if !majordomus::mcp::exposed(operation) {
@@ -629,6 +642,25 @@ fn script(d: &mut Driver) {
         &["hook", "session-end", "--provider", "contract"],
         "{}",
     );
+}
+
+/// The script on the CLI with `MAJORDOMUS_TIMING=1`: each operation's run, in order, and
+/// the problems the script met (none: every run was a valid request whose result
+/// validated), with the operations that gave no validated result.
+pub(crate) fn timed_cli_runs() -> (Vec<(&'static str, crate::common::Run)>, Vec<String>) {
+    let mut driver = Driver::new(Surface::Cli);
+    driver.timed = Some(Vec::new());
+    script(&mut driver);
+    let missing: Vec<&str> = driver
+        .offered()
+        .difference(&driver.passed)
+        .copied()
+        .collect();
+    let mut problems = std::mem::take(&mut driver.problems);
+    if !missing.is_empty() {
+        problems.push(format!("no validated result of {}", missing.join(", ")));
+    }
+    (driver.timed.take().unwrap_or_default(), problems)
 }
 
 fn run_surface(surface: Surface) {

@@ -220,3 +220,81 @@ fn completions_for_every_shell() {
     }
     dir.run(&["completions", "tcsh"]).expect_code(2);
 }
+
+/// The lowercase words (runs of ASCII letters and digits) of `text`, parenthesised asides
+/// left out.
+fn summary_words(text: &str) -> Vec<String> {
+    let mut plain = String::new();
+    let mut depth = 0_usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    plain
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether a help page's second paragraph only restates its first: its first sentence
+/// (up to the first `.`, `!` or `?` followed by a space or the end), parenthesised asides
+/// left out, has at least 80 % of its words (counted with repetition) among the words of
+/// the first paragraph.
+fn restates(first: &str, second: &str) -> bool {
+    let end = second
+        .char_indices()
+        .find(|&(i, c)| {
+            matches!(c, '.' | '!' | '?')
+                && second[i + 1..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map_or(second.len(), |(i, _)| i);
+    let said: std::collections::BTreeSet<String> = summary_words(first).into_iter().collect();
+    let sentence = summary_words(&second[..end]);
+    let shared = sentence.iter().filter(|w| said.contains(*w)).count();
+    !sentence.is_empty() && shared * 5 >= sentence.len() * 4
+}
+
+/// A help page opens with one summary (the registry's, for an operation's command): its
+/// second paragraph says something new, for every command of the CLI.
+#[test]
+fn no_help_page_says_its_summary_twice() {
+    // The measure, on a page that said it twice and one that does not.
+    assert!(restates(
+        "Drop published segments older than ledger.retention_days from this writer's ref (dry run unless\napply).",
+        "Drop published segments older than ledger.retention_days (dry run by default)."
+    ));
+    assert!(!restates(
+        "Drop published segments older than ledger.retention_days from this writer's ref (dry run unless\napply).",
+        "--apply rewrites this writer's own ref without them; the next push force-updates\nthat ref (and only it) on the remote."
+    ));
+    let dir = TestRepo::unversioned();
+    let mut twice = Vec::new();
+    for command in commands() {
+        let mut args: Vec<&str> = command.iter().map(String::as_str).collect();
+        args.push("--help");
+        let run = dir.run(&args).success();
+        let mut paragraphs = run.stdout().split("\n\n");
+        let (Some(first), Some(second)) = (paragraphs.next(), paragraphs.next()) else {
+            continue;
+        };
+        if restates(first, second) {
+            twice.push(format!(
+                "majordomus {}:\n{first}\n\n{second}",
+                command.join(" ")
+            ));
+        }
+    }
+    assert!(
+        twice.is_empty(),
+        "help pages whose second paragraph restates the first:\n\n{}",
+        twice.join("\n\n")
+    );
+}

@@ -1050,6 +1050,90 @@ fn check_passes_a_clean_store() {
     assert_eq!(json, json!({"records": 2, "findings": []}));
 }
 
+/// `knowledge.candidate-verified`: a candidate that already claims `verified` under its own
+/// `# Evidence` is promoted by the printed fix as it stands (that section is the evidence,
+/// kept once); one without the section is told to write the evidence, and promote with
+/// nothing on stdin refuses it with the same fix (docs/KNOWLEDGE.md, "Promote").
+#[test]
+fn a_candidate_claiming_verified_is_promoted_by_the_printed_fix() {
+    let repo = TestRepo::initialised();
+    let episode = repo.start_episode();
+    let s = format!("session:{episode}");
+    let with = format!("{episode}-{:012x}", 1);
+    let without = format!("{episode}-{:012x}", 2);
+    let body = "The ledger is append-only.\n\n# Evidence\n\ntests/cli/ledger.rs::concurrent_appends shows it";
+    repo.write(
+        &candidate(&with),
+        &record(&with, "verified", &[&s], "", body),
+    );
+    repo.write(
+        &candidate(&without),
+        &record(
+            &without,
+            "verified",
+            &[&s],
+            "",
+            "The ledger is append-only.",
+        ),
+    );
+    let run = repo.run(&["--format", "json", "knowledge", "check"]);
+    assert_eq!(run.code(), 3, "{run}");
+    let report = run.json();
+    let fix_of = |id: &str| {
+        let findings = report["findings"].as_array().expect("findings");
+        let found: Vec<&Value> = findings
+            .iter()
+            .filter(|f| f["file"] == candidate(id).as_str())
+            .collect();
+        assert_eq!(found.len(), 1, "{report:#}");
+        assert_eq!(
+            found[0]["rule"], "knowledge.candidate-verified",
+            "{report:#}"
+        );
+        found[0]["fix"].as_str().expect("a fix").to_owned()
+    };
+    let fix = fix_of(&with);
+    assert_eq!(fix, format!("majordomus knowledge promote {with}"));
+    let written = fix_of(&without);
+
+    repo.run_printed(&fix);
+    assert!(!repo.exists(&candidate(&with)));
+    let promoted = repo.read(&curated(&with));
+    assert!(promoted.contains("status: verified\n"), "{promoted}");
+    assert_eq!(
+        promoted.matches("# Evidence").count(),
+        1,
+        "the record's own evidence, once: {promoted}"
+    );
+    assert!(promoted.ends_with(&format!("{body}\n")), "{promoted}");
+    let line = repo.ledger_events("knowledge.promoted");
+    assert_eq!(line.len(), 1);
+    assert_eq!(line[0]["data"]["id"], with.as_str());
+
+    // With no `# Evidence`, nothing on stdin is refused, and the fix says what to write.
+    let error = repo
+        .run(&["--format", "json", "knowledge", "promote", &without])
+        .json_error(3, "knowledge.evidence");
+    assert_eq!(error["fix"], written.as_str(), "{error}");
+    assert!(
+        written.contains(&format!("| majordomus knowledge promote {without}")),
+        "{written}"
+    );
+    assert!(repo.exists(&candidate(&without)));
+    // Done as it says, with the evidence written in: promoted, and check is clean of both.
+    let (_, command) = written.split_once("then run: ").expect("a command to run");
+    repo.run_printed(&command.replace(
+        "<what shows this holds: a test, a file, a command and its output>",
+        "tests/cli/ledger.rs::concurrent_appends shows it",
+    ));
+    assert!(repo.exists(&curated(&without)));
+    let run = repo.run(&["--format", "json", "knowledge", "check"]);
+    assert!(
+        !run.stdout().contains("knowledge.candidate-verified"),
+        "{run}"
+    );
+}
+
 #[test]
 fn check_names_each_finding_with_file_rule_and_fix() {
     let repo = TestRepo::initialised();

@@ -194,34 +194,31 @@ fn hooks_print_their_phase() {
 
 /// The CLI runs an operation through its registry entry: every command's last phase is the
 /// operation's name, timed by the registry, as it is when MCP calls the same operation.
+/// Every operation of the registry runs, from its CLI command, with a valid request, in
+/// the order of the contract test's script (tests/cli/contract.rs), where each finds what
+/// it needs; none is left out.
 #[test]
 fn every_command_is_timed_under_its_operation_name_as_over_mcp() {
-    let repo = worked();
-    for (args, operation) in [
-        (
-            &["decision", "Timed by the registry"][..],
-            "decision.record",
-        ),
-        (&["knowledge", "status"][..], "knowledge.status"),
-        (&["checkpoint", "timed"][..], "checkpoint.record"),
-        (&["history"][..], "history"),
-        (&["briefing"][..], "briefing"),
-        (&["session", "context"][..], "session.context"),
-        (&["session", "context", "--path"][..], "session.snapshot"),
-        (&["knowledge", "candidates"][..], "knowledge.candidates"),
-        (
-            &["reasoning", "plan", "--materiality", "low"][..],
-            "reasoning.plan",
-        ),
-        (&["task", "list"][..], "task.list"),
-    ] {
-        let phases = timed(&repo, args, "");
+    let registry = majordomus::ops::Registry::standard();
+    let (runs, problems) = crate::contract::timed_cli_runs();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let mut timed = std::collections::BTreeSet::new();
+    for (operation, run) in &runs {
+        let phases = phases(run);
         assert_eq!(
             phases.last().map(|(p, _)| p.as_str()),
-            Some(operation),
-            "majordomus {args:?}: {phases:?}"
+            Some(*operation),
+            "{run}"
         );
+        timed.insert(*operation);
     }
+    let every: std::collections::BTreeSet<&str> = registry.iter().map(|op| op.name).collect();
+    assert_eq!(
+        timed, every,
+        "every operation of the registry, timed by its name"
+    );
+
+    let repo = worked();
     let mut mcp = crate::mcp::Mcp::start_env(&repo, &[("MAJORDOMUS_TIMING", "1")]);
     let result = mcp.call(
         "majordomus_decision_record",

@@ -8,10 +8,8 @@ use crate::{Ctx, Error};
 
 /// What a task would serve: the binding, derived now from the plan, with its pins.
 ///
-/// What a task would serve: the binding, derived now from the plan (exit 3 when refused).
-///
 /// Read-only: nothing about the intent is stored. The answer is `bound`, `maintenance`,
-/// `exempt` or `refused` with its causes, and the two pins `plan_revision` and
+/// `exempt` or `refused` with its causes (exit 3), and the two pins `plan_revision` and
 /// `evidence_standing` a handover is later resolved against.
 ///
 /// Examples:

@@ -32,12 +32,12 @@ impl From<ClassArg> for Class {
 
 /// Promote a candidate to curated knowledge, with evidence (a human act).
 ///
-/// Promote a candidate to curated knowledge (a human act), with evidence on stdin.
-///
-/// Moves the record to curated/ as `verified`, appends the evidence under `# Evidence`.
-/// Refuses empty evidence and evidence that quotes a conversation. --file adds a `file:`
-/// reference for each file the evidence names: recall finds the record by it, and the
-/// record goes stale when the file changes after it was verified.
+/// Moves the record to curated/ as `verified`, appends the evidence on stdin under
+/// `# Evidence`. Refuses empty evidence and evidence that quotes a conversation; with nothing
+/// on stdin, a candidate that already claims `status: verified` under its own `# Evidence`
+/// keeps that as its evidence. --file adds a `file:` reference for each file the evidence
+/// names: recall finds the record by it, and the record goes stale when the file changes
+/// after it was verified.
 ///
 /// Examples:
 ///   echo "tests/cli/ledger.rs::concurrent_appends shows it" | majordomus knowledge promote <id>

@@ -8,13 +8,11 @@ use crate::{Ctx, Error};
 
 /// Plan an assessment and consult the selected advisors as child processes, under a deadline.
 ///
-/// Plan an assessment and consult the selected advisors, concurrently, under a deadline.
-///
-/// Each advisor runs as a child process (its executable, the question on stdin, one JSON
-/// answer on stdout); one that outlives the deadline is killed with its process group and
-/// recorded as `timeout`. Outcomes are recorded in plan order; when completed stances
-/// diverge, the disagreement is recorded and a conclusion is refused until a resolution
-/// with evidence settles it.
+/// The advisors run concurrently, each as a child process (its executable, the question on
+/// stdin, one JSON answer on stdout); one that outlives the deadline is killed with its
+/// process group and recorded as `timeout`. Outcomes are recorded in plan order; when
+/// completed stances diverge, the disagreement is recorded and a conclusion is refused
+/// until a resolution with evidence settles it.
 ///
 /// Examples:
 ///   majordomus reasoning consult --assessment assessment-0123456789ab

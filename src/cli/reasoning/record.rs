@@ -10,15 +10,13 @@ use crate::{Ctx, Error, UsageError};
 
 /// Record a typed reasoning record (assessment, disagreement, resolution, conclusion, validation, attempt).
 ///
-/// Record a typed reasoning record (JSON from --file or stdin).
-///
-/// The record is a JSON object with `kind` (assessment, disagreement, resolution,
-/// conclusion, validation, attempt) and the kind's fields (docs/REASONING.md). The writer
-/// validates it, computes what is computed (id, task, episode, recorded_at, reviewed_by
-/// and independent_review_count of a conclusion), redacts secret shapes and control
-/// characters from every string, and stores one JSON file. Plans are the writer's own
-/// (`reasoning plan --assessment`), and consultations `reasoning consult`'s, from what
-/// the advisors answered: a consultation given here is refused.
+/// The record is a JSON object, from --file or stdin, with `kind` (assessment,
+/// disagreement, resolution, conclusion, validation, attempt) and the kind's fields
+/// (docs/REASONING.md). The writer validates it, computes what is computed (id, task,
+/// episode, recorded_at, reviewed_by and independent_review_count of a conclusion), redacts
+/// secret shapes and control characters from every string, and stores one JSON file. Plans
+/// are the writer's own (`reasoning plan --assessment`), and consultations `reasoning
+/// consult`'s, from what the advisors answered: a consultation given here is refused.
 ///
 /// Examples:
 ///   majordomus reasoning record --file assessment.json

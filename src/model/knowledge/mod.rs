@@ -34,6 +34,27 @@ pub fn placeholder(text: &str) -> Option<&str> {
         .then_some(first)
 }
 
+/// The text of a record body's `# Evidence` section (from its heading line to the next
+/// `# ` heading or the end), trimmed; `None` when there is no such section or it is empty.
+pub fn evidence_section(body: &str) -> Option<&str> {
+    let mut offset = 0;
+    let mut start = None;
+    for line in body.split_inclusive('\n') {
+        let heading = line.trim_end();
+        match start {
+            None if heading == "# Evidence" => start = Some(offset + line.len()),
+            Some(from) if heading.starts_with("# ") => {
+                return Some(body[from..offset].trim()).filter(|t| !t.is_empty());
+            }
+            _ => {}
+        }
+        offset += line.len();
+    }
+    start
+        .map(|from| body[from..].trim())
+        .filter(|t| !t.is_empty())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
@@ -119,6 +140,32 @@ pub struct KnowledgeRecord {
     pub superseded_by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relations: Option<Vec<String>>,
+}
+
+#[cfg(test)]
+mod evidence_section_tests {
+    use super::evidence_section;
+
+    #[test]
+    fn the_evidence_section_runs_to_the_next_heading() {
+        assert_eq!(
+            evidence_section("Claim.\n\n# Evidence\n\nthe test passes\n\n# Rejected\n\nno\n"),
+            Some("the test passes")
+        );
+        assert_eq!(
+            evidence_section("Claim.\n\n# Evidence\n\na\nb\n"),
+            Some("a\nb")
+        );
+        assert_eq!(evidence_section("Claim.\n\n# Evidence\n\n"), None);
+        assert_eq!(
+            evidence_section("Claim.\n\n# Evidence\n# Rejected\nno\n"),
+            None
+        );
+        assert_eq!(
+            evidence_section("Claim: # Evidence is not a heading.\n"),
+            None
+        );
+    }
 }
 
 #[cfg(test)]
