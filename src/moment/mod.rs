@@ -239,6 +239,7 @@ pub fn edit(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
         RecallRequest {
             path: first.clone(),
             kind: KINDS.to_vec(),
+            exact_paths: true,
             ..RecallRequest::default()
         },
         |h| {

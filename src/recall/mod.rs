@@ -116,6 +116,11 @@ pub struct RecallRequest {
     /// Rank by the work at hand, as the briefing does.
     #[serde(default)]
     pub at_hand: bool,
+    /// Only records that reach a path asked about exactly (cite it, or their episode
+    /// changed it): edit-time recall, which shows nothing else, reads no directory's list.
+    /// Never part of a request from a surface.
+    #[serde(skip)]
+    pub exact_paths: bool,
 }
 
 /// Hits shown when the request names no limit.
@@ -529,6 +534,7 @@ fn resolve(
             since,
             all: request.all,
             limit,
+            exact_paths: request.exact_paths,
         },
         context,
     ))

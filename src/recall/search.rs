@@ -44,6 +44,8 @@ pub struct Query {
     /// Superseded records too.
     pub all: bool,
     pub limit: usize,
+    /// Only the lists of each path itself: no directory's (`RecallRequest::exact_paths`).
+    pub exact_paths: bool,
 }
 
 impl Query {
@@ -165,6 +167,7 @@ fn path_lists(
     paths: &[QueryPath],
     dirs: &HashMap<(String, bool), usize>,
     blobs: &HashMap<String, String>,
+    exact_only: bool,
 ) -> Vec<PathList> {
     let stale = HitStatus::Stale.factor() / HitStatus::Verified.factor();
     type Entry = (Vec<(usize, PathHow, usize)>, f64, bool);
@@ -187,6 +190,9 @@ fn path_lists(
         add(unknown, PathHow::Exact, 0, 1.0, false);
         let stale_ones = ReachGroup::Path(p.to_owned(), Cut::Other(at_head));
         add(stale_ones, PathHow::Exact, 0, stale, true);
+        if exact_only {
+            continue;
+        }
         add(
             ReachGroup::Under(p.to_owned()),
             PathHow::Prefix,
@@ -270,7 +276,7 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         db.reader().ranks().map_err(index_failed)?
     };
     git.end();
-    let lists = path_lists(&query.paths, &dirs, &blobs);
+    let lists = path_lists(&query.paths, &dirs, &blobs, query.exact_paths);
     let mut depth = Depth {
         lexical: LEXICAL_POOL.max(query.limit.saturating_mul(4)),
         lists: lists
