@@ -28,6 +28,8 @@ pub struct BriefingRequest {}
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PendingCandidate {
     pub id: String,
+    /// Its title (as the index keeps its first line).
+    pub title: String,
     /// The episode its id names, when this checkout knows that episode.
     pub episode: Option<String>,
     /// The branch that episode ran on (its session record's, else its `session.opened`
@@ -236,6 +238,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
             (
                 PendingCandidate {
                     id: d.key,
+                    title: d.line,
                     episode,
                     branch,
                     outbox: d.place.as_deref() == Some("outbox"),
@@ -244,7 +247,11 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
             )
         })
         .collect();
-    all.sort_by(|(a, _), (b, _)| (a.outbox, &a.id).cmp(&(b.outbox, &b.id)));
+    // The oldest first: an id starts with its episode's time; one episode's by title.
+    let time = |c: &PendingCandidate| c.id.get(..16).unwrap_or(&c.id).to_owned();
+    all.sort_by(|(a, _), (b, _)| {
+        (a.outbox, time(a), &a.title, &a.id).cmp(&(b.outbox, time(b), &b.title, &b.id))
+    });
     all.dedup_by(|(a, _), (b, _)| a.id == b.id && a.outbox == b.outbox);
     // A file git tracks in this tree is on this branch, whichever branch's episode derived
     // it (a merge, a fresh clone or worktree); only an untracked file left behind by an

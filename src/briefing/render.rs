@@ -277,20 +277,26 @@ pub fn render(b: &mut Briefing) -> String {
         "\n## Candidates awaiting review ({})",
         b.candidates.len()
     );
+    // The queue of this branch, the oldest first (an id starts with its episode's
+    // time), each by its title.
+    let queue = match &b.branch {
+        Some(branch) => format!("majordomus knowledge candidates --branch {branch}"),
+        None => "majordomus knowledge candidates".to_owned(),
+    };
     let parked = b.candidates.iter().filter(|c| c.outbox).count();
     if b.candidates.is_empty() {
         out.push_str("- none on this branch\n");
     } else if parked == 0 {
         let _ = writeln!(
             out,
-            "{} candidate(s) on this branch, {} unassigned",
+            "{} candidate(s) on this branch, {} unassigned; review: `{queue}`",
             b.candidates.len(),
             unassigned.len()
         );
     } else {
         let _ = writeln!(
             out,
-            "{} candidate(s) on this branch, {} unassigned, {parked} in the outbox (on the trunk: they move into the tree at the next episode boundary on a branch)",
+            "{} candidate(s) on this branch, {} unassigned, {parked} in the outbox (on the trunk: they move into the tree at the next episode boundary on a branch); review: `{queue}`",
             b.candidates.len() - parked,
             unassigned.len()
         );
@@ -303,26 +309,29 @@ pub fn render(b: &mut Briefing) -> String {
         );
     }
     for c in assigned.iter().take(alloc[3]) {
-        if c.outbox {
-            let _ = writeln!(out, "- {} (outbox)", c.id);
-        } else {
-            let _ = writeln!(out, "- {}", c.id);
-        }
+        let label = Label {
+            status: "candidate",
+            episode: c.episode.as_deref(),
+            ..Label::default()
+        };
+        let outbox = if c.outbox { " (outbox)" } else { "" };
+        let _ = writeln!(out, "- {}: {}{outbox}", c.id, fence(&label, &c.title).text);
     }
     if assigned.len() > alloc[3] {
-        let _ = writeln!(
-            out,
-            "- ... {} more: `majordomus knowledge candidates`",
-            assigned.len() - alloc[3]
-        );
+        let _ = writeln!(out, "- ... {} more: `{queue}`", assigned.len() - alloc[3]);
     }
     // Unassigned candidates are always named: a record the briefing cannot place is
     // still a record someone has to review.
     for c in &unassigned {
+        let label = Label {
+            status: "candidate",
+            ..Label::default()
+        };
         let _ = writeln!(
             out,
-            "- {} (unassigned: this checkout does not know its episode)",
-            c.id
+            "- {}: {} (unassigned: this checkout does not know its episode)",
+            c.id,
+            fence(&label, &c.title).text
         );
     }
 
@@ -448,6 +457,7 @@ mod tests {
             candidates: (0..candidates)
                 .map(|n| PendingCandidate {
                     id: format!("c-{n:02}"),
+                    title: format!("Claim {n}"),
                     episode: Some("E".into()),
                     branch: Some("feature".into()),
                     outbox: false,
@@ -534,6 +544,7 @@ mod tests {
         b.candidates = (0..30)
             .map(|n| PendingCandidate {
                 id: format!("c-{n:02}"),
+                title: format!("Claim {n}"),
                 episode: (n % 2 == 0).then(|| "E".to_owned()),
                 branch: None,
                 outbox: false,

@@ -1782,15 +1782,29 @@ fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
         "{run}"
     );
     // Those placed on this branch first, then every unassigned one, named.
-    let mut ids = [decision, answer];
-    ids.sort();
+    // One episode's, by title: "All git reads ..." before "Which lock ...".
+    let ids = [decision.clone(), answer];
+    // Each by its title, quoted as the unverified claim it is; the queue's command.
+    let first = repo
+        .ledger_events("session.opened")
+        .first()
+        .and_then(|l| l["session"].as_str().map(str::to_owned))
+        .expect("the first episode");
+    let titled = |id: &str| -> String {
+        let title = if *id == decision {
+            "All git reads go through gix"
+        } else {
+            "Which lock guards the ledger?"
+        };
+        format!("- {id}: [candidate · episode {first}] ⟪{title}⟫")
+    };
     let block: Vec<String> = std::iter::once("## Candidates awaiting review (3)".to_owned())
         .chain(std::iter::once(
-            "3 candidate(s) on this branch, 1 unassigned".to_owned(),
+            "3 candidate(s) on this branch, 1 unassigned; review: `majordomus knowledge candidates --branch main`".to_owned(),
         ))
-        .chain(ids.iter().map(|id| format!("- {id}")))
+        .chain(ids.iter().map(|id| titled(id)))
         .chain(std::iter::once(format!(
-            "- {foreign} (unassigned: this checkout does not know its episode)"
+            "- {foreign}: [candidate] ⟪The ledger is append-only⟫ (unassigned: this checkout does not know its episode)"
         )))
         .collect();
     assert!(
