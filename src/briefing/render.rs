@@ -555,8 +555,8 @@ mod tests {
         for c in b.candidates.iter().filter(|c| c.episode.is_none()) {
             assert!(
                 text.contains(&format!(
-                    "- {} (unassigned: this checkout does not know its episode)",
-                    c.id
+                    "- {}: [candidate] ⟪{}⟫ (unassigned: this checkout does not know its episode)",
+                    c.id, c.title
                 )),
                 "{} is hidden:\n{text}",
                 c.id
