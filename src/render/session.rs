@@ -185,6 +185,18 @@ impl Report for Closed {
                 pruned.lines, pruned.before
             );
         }
+        // On a branch the record and its candidates are in the tree, new: one commit
+        // shares them (on the trunk they wait in the outbox, untracked by design).
+        let wrote = self.write == crate::store::WriteOutcome::Written
+            || self.derived.as_ref().is_some_and(|d| !d.written.is_empty())
+            || self.drained.as_ref().is_some_and(|d| !d.is_empty());
+        if !self.outboxed && wrote {
+            let _ = writeln!(
+                out,
+                "next: git add .ai/repo/sessions .ai/repo/knowledge/candidates && git commit -m \"majordomus: episode {}\"",
+                self.episode
+            );
+        }
         out
     }
     fn note(&self) -> Option<String> {

@@ -1697,3 +1697,34 @@ fn recompose_of_a_record_that_lists_its_own_commits_is_unchanged() {
     assert_eq!(run["boundaries"], "reflog");
     assert_eq!(repo.read(&record_of(&episode)), before);
 }
+
+#[test]
+fn close_on_a_branch_ends_with_the_commit_that_shares_the_record_and_it_works() {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.git(&["checkout", "-q", "-b", "work"]);
+    let episode = repo.start_episode();
+    repo.run(&["decision", "Keep the parser strict"]).success();
+    let run = repo.run(&["session", "close"]).success();
+    let last = run.stdout().trim_end().lines().last().expect("a line");
+    let next = last.strip_prefix("next: ").expect("a next: line last");
+    assert_eq!(
+        next,
+        format!(
+            "git add .ai/repo/sessions .ai/repo/knowledge/candidates && git commit -m \"majordomus: episode {episode}\""
+        )
+    );
+    repo.run_printed(next);
+    assert_eq!(repo.git(&["status", "--porcelain", "--", ".ai/repo"]), "");
+    assert!(
+        repo.git(&["show", "--stat", "--format=%s", "HEAD"])
+            .contains(&format!(".ai/repo/sessions/{episode}.md")),
+    );
+
+    // On the trunk the record waits in the outbox: nothing to commit, no such line.
+    repo.git(&["checkout", "-q", "main"]);
+    repo.start_episode();
+    repo.run(&["decision", "Keep the lexer small"]).success();
+    let run = repo.run(&["session", "close"]).success();
+    assert!(!run.stdout().contains("next: git add"), "{run}");
+}
