@@ -12,7 +12,7 @@ use crate::error::{Error, Refusal};
 use crate::model::event::KnowledgeReverified;
 use crate::model::ids::IdKind;
 use crate::model::input::{INPUT_LIMIT, check_size};
-use crate::model::knowledge::{Markers, Status};
+use crate::model::knowledge::Status;
 use crate::model::redact::redact;
 use crate::store::records::parse_record;
 use crate::store::{KnowledgeLock, StoreError, frontmatter, write_atomic};
@@ -57,20 +57,7 @@ pub fn reverify(ctx: &Ctx, request: ReverifyRequest) -> Result<Reverified, Error
     let cleaned = redact(evidence.trim());
     let evidence = cleaned.text.trim();
     if !evidence.is_empty() {
-        if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
-            return Err(Refusal::EvidencePlaceholder {
-                id: id.to_owned(),
-                placeholder: placeholder.to_owned(),
-            }
-            .into());
-        }
-        if let Some(marker) = Markers::standard().find(evidence) {
-            return Err(Refusal::TranscriptMarker {
-                what: "evidence".into(),
-                marker,
-            }
-            .into());
-        }
+        super::review::check_evidence(id, evidence)?;
     }
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     let path = ctx.layout.record_in(&ctx.layout.curated_dir(), id)?;

@@ -113,6 +113,26 @@ fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
         .ok_or_else(|| Refusal::UnknownKnowledge { id: id.to_owned() }.into())
 }
 
+/// Refuses evidence that is only a template placeholder, or that quotes a conversation
+/// (promote and reverify).
+pub(super) fn check_evidence(id: &str, evidence: &str) -> Result<(), Error> {
+    if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
+        return Err(Refusal::EvidencePlaceholder {
+            id: id.to_owned(),
+            placeholder: placeholder.to_owned(),
+        }
+        .into());
+    }
+    if let Some(marker) = Markers::standard().find(evidence) {
+        return Err(Refusal::TranscriptMarker {
+            what: "evidence".into(),
+            marker,
+        }
+        .into());
+    }
+    Ok(())
+}
+
 fn malformed(file: &StoredFile, message: String) -> Error {
     StoreError::Malformed {
         path: file.path.clone(),
@@ -158,20 +178,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     if evidence.is_empty() {
         return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
     }
-    if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
-        return Err(Refusal::EvidencePlaceholder {
-            id: id.to_owned(),
-            placeholder: placeholder.to_owned(),
-        }
-        .into());
-    }
-    if let Some(marker) = Markers::standard().find(evidence) {
-        return Err(Refusal::TranscriptMarker {
-            what: "evidence".into(),
-            marker,
-        }
-        .into());
-    }
+    check_evidence(id, evidence)?;
     let (mut record, body) = parsed.map_err(|m| malformed(&file, m))?;
     if record.status == Status::Superseded {
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());

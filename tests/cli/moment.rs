@@ -115,6 +115,23 @@ fn claude(repo: &TestRepo, name: &str, payload: &str) -> Option<String> {
     )
 }
 
+/// What `hook prompt --provider claude-code --format json` did for `prompt`.
+fn prompt_json(repo: &TestRepo, prompt: &str) -> Value {
+    repo.run_with_stdin(
+        &[
+            "--format",
+            "json",
+            "hook",
+            "prompt",
+            "--provider",
+            "claude-code",
+        ],
+        &prompt_payload(repo, prompt),
+    )
+    .success()
+    .json()
+}
+
 /// Every file under `dir` whose bytes hold `needle` (the repository, its .git, HOME).
 fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -170,20 +187,7 @@ fn a_prompt_gets_the_records_above_the_floor_once_and_nothing_below_it() {
         claude(&repo, "prompt", &prompt_payload(&repo, &asked)),
         None
     );
-    let again = repo
-        .run_with_stdin(
-            &[
-                "--format",
-                "json",
-                "hook",
-                "prompt",
-                "--provider",
-                "claude-code",
-            ],
-            &prompt_payload(&repo, &asked),
-        )
-        .success()
-        .json();
+    let again = prompt_json(&repo, &asked);
     assert!(
         again["already_shown"].as_u64().expect("count") >= 1,
         "{again}"
@@ -200,20 +204,7 @@ fn a_prompt_gets_the_records_above_the_floor_once_and_nothing_below_it() {
         ),
         None
     );
-    let below = repo
-        .run_with_stdin(
-            &[
-                "--format",
-                "json",
-                "hook",
-                "prompt",
-                "--provider",
-                "claude-code",
-            ],
-            &prompt_payload(&repo, "Tidy the wording of the changelog headings"),
-        )
-        .success()
-        .json();
+    let below = prompt_json(&repo, "Tidy the wording of the changelog headings");
     assert_eq!(
         below["nothing"], "no record cleared the relevance floor",
         "{below}"
@@ -267,20 +258,7 @@ fn what_the_briefing_showed_is_not_put_before_the_model_again() {
         .collect();
     assert!(!briefed_ids.is_empty(), "{briefed:?}");
     let asked = "Why is the parser so strict about its input?";
-    let run = repo
-        .run_with_stdin(
-            &[
-                "--format",
-                "json",
-                "hook",
-                "prompt",
-                "--provider",
-                "claude-code",
-            ],
-            &prompt_payload(&repo, asked),
-        )
-        .success()
-        .json();
+    let run = prompt_json(&repo, asked);
     let shown: Vec<String> = run["shown"]
         .as_array()
         .expect("shown")
@@ -628,20 +606,7 @@ fn what_an_agent_reads_through_a_tool_is_logged_and_not_injected_again_while_a_p
     // The prompt about the same thing: the agent has it already.
     let asked = "Why is the parser so strict about its input?";
     assert_eq!(claude(&repo, "prompt", &prompt_payload(&repo, asked)), None);
-    let again = repo
-        .run_with_stdin(
-            &[
-                "--format",
-                "json",
-                "hook",
-                "prompt",
-                "--provider",
-                "claude-code",
-            ],
-            &prompt_payload(&repo, asked),
-        )
-        .success()
-        .json();
+    let again = prompt_json(&repo, asked);
     assert!(
         again["already_shown"].as_u64().expect("count") >= 1,
         "{again}"
