@@ -234,9 +234,13 @@ pub(crate) fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<Window, E
 /// reaches, so an episode that touched hundreds of files must not make every read cost
 /// hundreds of paths.
 pub fn touched(ctx: &Ctx, episode: &EpisodeState) -> Result<Vec<String>, Error> {
-    let window = read_window(ctx, episode)?;
+    Ok(touched_in(&read_window(ctx, episode)?.lines))
+}
+
+/// [`touched`] of an episode's lines already read.
+pub(crate) fn touched_in(lines: &[LedgerLine]) -> Vec<String> {
     let mut recent: Vec<String> = Vec::new();
-    for line in window.lines.iter().rev() {
+    for line in lines.iter().rev() {
         if line.event != Event::AgentTouched {
             continue;
         }
@@ -248,11 +252,11 @@ pub fn touched(ctx: &Ctx, episode: &EpisodeState) -> Result<Vec<String>, Error> 
                 recent.push(path);
             }
             if recent.len() == TOUCHED_AT_HAND {
-                return Ok(recent);
+                return recent;
             }
         }
     }
-    Ok(recent)
+    recent
 }
 
 /// How many of the files the agent touched the work at hand counts (the most recent).

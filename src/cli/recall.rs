@@ -159,7 +159,7 @@ pub fn run(ctx: &Ctx, args: &RecallArgs, dir: &Path) -> Result<Output, Error> {
             limit: args.limit,
             all: args.all,
             at_hand: args.at_hand,
-            exact_paths: false,
+            ..RecallRequest::default()
         },
     )
 }

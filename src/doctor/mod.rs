@@ -254,6 +254,8 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
                     );
                 } else if let Some(last) = index.last_episode_closed()
                     && let Some(episode) = &last.episode
+                    // An episode that closed empty had nothing to derive (SPEC §3.2).
+                    && !last.empty
                 {
                     let age = crate::model::time::parse(&last.ts)
                         .map(|t| (now - t).whole_minutes())

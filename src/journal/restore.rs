@@ -41,6 +41,14 @@ pub struct Restored {
     /// Journal lines that did not read as ledger lines (left out).
     pub unreadable: u64,
     pub write: WriteOutcome,
+    /// The episode the journal's lines leave open (opened, never closed), made this
+    /// worktree's open episode again: `git clean -fdx` removed it with the ledger.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reopened: Option<String>,
+    /// The episode the journal's lines leave open while another one is open now: left as
+    /// it is (it lists as never closed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_unclosed: Option<String>,
 }
 
 pub fn restore(ctx: &Ctx, request: RestoreRequest) -> Result<Restored, Error> {
@@ -135,7 +143,10 @@ pub fn restore(ctx: &Ctx, request: RestoreRequest) -> Result<Restored, Error> {
     let mut st = state::read(ctx)?;
     st.published = None;
     state::write(ctx, &st)?;
+    let (reopened, left_unclosed) = reopen(ctx)?;
     Ok(Restored {
+        reopened,
+        left_unclosed,
         writer,
         reference,
         commit,
@@ -144,6 +155,80 @@ pub fn restore(ctx: &Ctx, request: RestoreRequest) -> Result<Restored, Error> {
         unreadable,
         write,
     })
+}
+
+/// The episodes the restored ledger leaves open (a `session.opened` with no
+/// `session.closed` after it): with none open now, the last of them is made the open
+/// episode again; with one open now, its state is pointed at where its `session.opened`
+/// line is in the rewritten ledger (a `--force` merge renumbers and moves lines), and the
+/// last other one is named. `(reopened, left unclosed)`.
+fn reopen(ctx: &Ctx) -> Result<(Option<String>, Option<String>), Error> {
+    use crate::model::event::{Event, SessionOpened};
+    let _lock = crate::store::StateLock::acquire(&ctx.layout)?;
+    let path = ctx.layout.ledger();
+    let bytes = std::fs::read(&path).map_err(|e| crate::store::StoreError::io(&path, e))?;
+    // Opened and not closed, in ledger order: (line, its byte offset).
+    let mut unclosed: Vec<(crate::model::LedgerLine, u64)> = Vec::new();
+    let mut offset = 0u64;
+    for piece in bytes.split_inclusive(|&b| b == b'\n') {
+        let at = offset;
+        offset += piece.len() as u64;
+        let Ok(line) = serde_json::from_slice::<crate::model::LedgerLine>(piece) else {
+            continue;
+        };
+        let Some(id) = line.session.as_deref() else {
+            continue;
+        };
+        if crate::store::StoreError::check_id(crate::model::ids::IdKind::Episode, id).is_err() {
+            continue;
+        }
+        match line.event {
+            Event::SessionOpened => unclosed.push((line, at)),
+            Event::SessionClosed => unclosed.retain(|(open, _)| open.session != line.session),
+            _ => {}
+        }
+    }
+    let state = |line: &crate::model::LedgerLine, at: u64| {
+        line.payload::<SessionOpened>()
+            .map(|opened| crate::model::EpisodeState {
+                id: line.session.clone().unwrap_or_default(),
+                provider: opened.provider,
+                branch: opened.branch,
+                head_at_open: opened.head,
+                opened: line.ts.clone(),
+                ledger_offset: at,
+            })
+    };
+    match crate::store::episode::read(&ctx.layout)? {
+        Some(open) => {
+            if let Some((_, at)) = unclosed
+                .iter()
+                .find(|(l, _)| l.session.as_deref() == Some(open.id.as_str()))
+                && *at != open.ledger_offset
+            {
+                crate::store::episode::write(
+                    &ctx.layout,
+                    &crate::model::EpisodeState {
+                        ledger_offset: *at,
+                        ..open.clone()
+                    },
+                )?;
+            }
+            let other = unclosed
+                .iter()
+                .rev()
+                .find(|(l, _)| l.session.as_deref() != Some(open.id.as_str()))
+                .and_then(|(l, _)| l.session.clone());
+            Ok((None, other))
+        }
+        None => match unclosed.last().and_then(|(line, at)| state(line, *at)) {
+            Some(episode) => {
+                crate::store::episode::write(&ctx.layout, &episode)?;
+                Ok((Some(episode.id), None))
+            }
+            None => Ok((None, None)),
+        },
+    }
 }
 
 /// `line` with its `seq` set to `seq` (every other field as it was read).

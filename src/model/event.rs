@@ -100,6 +100,22 @@ impl Event {
         Event::ContextShown,
     ];
 
+    /// A line a person or an agent authored for an episode (SPEC §3.2): a decision, a
+    /// question or its answer, a checkpoint, a task, a reasoning record. An episode with
+    /// none of these and no commit closes empty.
+    pub fn authored(self) -> bool {
+        matches!(
+            self,
+            Event::DecisionRecorded
+                | Event::QuestionAsked
+                | Event::QuestionResolved
+                | Event::CheckpointRecorded
+                | Event::TaskStarted
+                | Event::TaskFinished
+                | Event::ReasoningRecorded
+        )
+    }
+
     /// The name as written in the ledger.
     pub fn name(self) -> &'static str {
         match self {
@@ -303,6 +319,10 @@ pub struct SessionClosed {
     /// `session.knowledge_on_end` as the close saw it (older lines lack it: on).
     #[serde(default = "yes")]
     pub knowledge_on_end: bool,
+    /// It closed empty (SPEC §3.2): no commit and no authored line, so no record was
+    /// written (`record` is empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub empty: bool,
 }
 
 /// `decision.recorded`.

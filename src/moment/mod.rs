@@ -107,9 +107,9 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
     // handover are the briefing's: weighing every record they reach would cost a prompt
     // what the whole store holds (docs/PERFORMANCE.md, "The moment of work").
     let mut paths = named.clone();
-    for touched in crate::ctx::touched(ctx, &episode)? {
-        if !paths.contains(&touched) {
-            paths.push(touched);
+    for touched in &seen.recent {
+        if !paths.contains(touched) {
+            paths.push(touched.clone());
         }
     }
     let cleared = recall_unseen(
@@ -120,6 +120,7 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
             query: Some(words.query()).filter(|q| !q.is_empty()),
             path: paths,
             kind: KINDS.to_vec(),
+            lean_pool: true,
             ..RecallRequest::default()
         },
         |h| {
@@ -240,6 +241,7 @@ pub fn edit(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
             path: first.clone(),
             kind: KINDS.to_vec(),
             exact_paths: true,
+            lean_pool: true,
             ..RecallRequest::default()
         },
         |h| {
@@ -273,39 +275,32 @@ pub fn edit(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error> {
     )
 }
 
-/// The hits of `request` that `keep` keeps, read [`MAX_LINES`] + [`READ_AHEAD`] at a time
-/// and deeper (four times as many, at most [`crate::recall::MAX_LIMIT`]) only while records
-/// shown before this session take the places of new ones: the cost of a moment is what it
-/// shows, not what the session showed before it.
+/// The hits of `request` that `keep` keeps, none shown to this session before and none of
+/// this episode's own (and how many shown before it matched), read [`MAX_LINES`] + [`READ_AHEAD`] (for what the floor drops): what
+/// was shown is left out of the search itself (`RecallRequest::leave_out`), so one search
+/// ranks what is new, and the cost of a moment is what it shows, not what the session was
+/// shown before it.
 fn recall_unseen(
     ctx: &Ctx,
     episode: &EpisodeState,
     seen: &Seen,
     mut request: RecallRequest,
     keep: impl Fn(&Hit) -> bool,
-) -> Result<Vec<Hit>, Error> {
-    let mut limit = MAX_LINES + READ_AHEAD;
-    loop {
-        request.limit = Some(limit);
-        let found = crate::recall::recall(ctx, request.clone())?;
-        let total = found.total;
-        let kept: Vec<Hit> = found.hits.into_iter().filter(|h| keep(h)).collect();
-        let unseen = kept
-            .iter()
-            .filter(|h| {
-                h.episode.as_deref() != Some(episode.id.as_str())
-                    && !seen.shown.contains(&reference(h))
-            })
-            .count();
-        // Deeper only when records shown before stood in the way: what the floor or the
-        // file kept out would not come back by reading further.
-        let hidden = kept.len() - unseen;
-        if unseen >= MAX_LINES || hidden == 0 || total <= limit || limit >= crate::recall::MAX_LIMIT
-        {
-            return Ok(kept);
-        }
-        limit = (limit * 4).min(crate::recall::MAX_LIMIT);
-    }
+) -> Result<(Vec<Hit>, usize), Error> {
+    request.leave_out = seen.shown.iter().cloned().collect();
+    request.leave_out_episode = Some(episode.id.clone());
+    request.limit = Some(MAX_LINES + READ_AHEAD);
+    let found = crate::recall::recall(ctx, request)?;
+    let hits = found
+        .hits
+        .into_iter()
+        .filter(|h| {
+            keep(h)
+                && h.episode.as_deref() != Some(episode.id.as_str())
+                && !seen.shown.contains(&reference(h))
+        })
+        .collect();
+    Ok((hits, found.shown_left_out))
 }
 
 /// Whether the candidate `id` states what an episode decided (a decision, an answer:
@@ -335,36 +330,31 @@ fn show(
     payload: &MomentPayload<'_>,
     episode: &EpisodeState,
     seen: &Seen,
-    hits: Vec<Hit>,
+    hits: (Vec<Hit>, usize),
     moment: Moment,
     heading: &str,
     files: Vec<String>,
     touched: Vec<String>,
 ) -> Result<Recalled, Error> {
-    // What this episode recorded itself, the agent already has.
-    let hits: Vec<Hit> = hits
-        .into_iter()
-        .filter(|h| h.episode.as_deref() != Some(episode.id.as_str()))
-        .collect();
-    let cleared = hits.len();
-    let already_shown = hits
-        .iter()
-        .filter(|h| seen.shown.contains(&reference(h)))
-        .count();
+    // What this episode recorded itself, the agent already has, and what this session was
+    // shown is not put before the model twice: both were left out of the search.
+    let (hits, already_shown) = hits;
     let fresh: Vec<Hit> = hits
         .into_iter()
-        .filter(|h| !seen.shown.contains(&reference(h)))
+        .filter(|h| {
+            h.episode.as_deref() != Some(episode.id.as_str())
+                && !seen.shown.contains(&reference(h))
+        })
         .take(MAX_LINES)
         .collect();
     if fresh.is_empty() {
         return Ok(Recalled {
-            nothing: Some(if cleared == 0 {
-                match moment {
-                    Moment::Prompt => "no record cleared the relevance floor".into(),
-                    Moment::Edit => "nothing is verified or decided about these files".into(),
-                }
-            } else {
-                "every record that cleared the floor was shown earlier this session".into()
+            nothing: Some(match (moment, already_shown) {
+                (Moment::Prompt, 0) => "no record cleared the relevance floor".into(),
+                (Moment::Edit, 0) => "nothing is verified or decided about these files".into(),
+                (_, n) => format!(
+                    "nothing new: {n} record(s) it matches were shown earlier this session"
+                ),
             }),
             already_shown,
             touched,
@@ -502,15 +492,20 @@ pub fn log_tool(ctx: &Ctx, tool: &str, hits: &[Hit]) -> Result<(), Error> {
 /// What the open episode already did: the files its agent touched, the records shown.
 struct Seen {
     touched: BTreeSet<String>,
+    /// The files it touched most recently, newest first (`ctx::touched`).
+    recent: Vec<String>,
     shown: BTreeSet<String>,
 }
 
 impl Seen {
+    /// One read of the episode's window for all of it.
     fn read(ctx: &Ctx, episode: &EpisodeState) -> Result<Seen, Error> {
-        let window = crate::session::read_window(ctx, episode)?;
-        let window = crate::model::EpisodeWindow::from_lines(&episode.id, &window.lines);
+        let read = crate::session::read_window(ctx, episode)?;
+        let recent = crate::ctx::touched_in(&read.lines);
+        let window = crate::model::EpisodeWindow::from_lines(&episode.id, &read.lines);
         Ok(Seen {
             touched: window.touched.iter().cloned().collect(),
+            recent,
             shown: window.shown_ids().into_iter().map(str::to_owned).collect(),
         })
     }

@@ -121,6 +121,21 @@ pub struct RecallRequest {
     /// Never part of a request from a surface.
     #[serde(skip)]
     pub exact_paths: bool,
+    /// One pass over four times the hits asked for (the best lexical matches by what they
+    /// could score, each path's best rows), not the usual pool of at least
+    /// [`search::LEXICAL_POOL`] read deeper until no record beyond it could rank: a hook at
+    /// the moment of work, which asks for few hits and must answer within its budget. Its
+    /// hits are the best of what that pass read (`total_exact` false when records were left
+    /// unread); `recall` ranks them all. Never part of a request from a surface.
+    #[serde(skip)]
+    pub lean_pool: bool,
+    /// Records left out, as `context.shown` names them (`kind:id`), and every record of
+    /// this episode (`leave_out_episode`): a moment's hits are those a session was not
+    /// shown yet, ranked in one search. Never part of a request from a surface.
+    #[serde(skip)]
+    pub leave_out: Vec<String>,
+    #[serde(skip)]
+    pub leave_out_episode: Option<String>,
 }
 
 /// Hits shown when the request names no limit.
@@ -259,6 +274,10 @@ pub struct Recall {
     /// paths asked about are (SPEC §12): what is being done there now, not yet recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elsewhere: Vec<crate::worktrees::Worktree>,
+    /// Records the request matched that it leaves out as shown already
+    /// (`RecallRequest::leave_out`): a moment's `already_shown`.
+    #[serde(skip)]
+    pub shown_left_out: usize,
 }
 
 /// `majordomus recall`.
@@ -319,6 +338,7 @@ fn recall_held(
         more,
         index_rebuilt: None,
         elsewhere: Vec::new(),
+        shown_left_out: outcome.left_out,
     })
 }
 
@@ -535,6 +555,16 @@ fn resolve(
             all: request.all,
             limit,
             exact_paths: request.exact_paths,
+            lean_pool: request.lean_pool,
+            leave_out: request
+                .leave_out
+                .iter()
+                .filter_map(|r| {
+                    let (kind, id) = r.split_once(':')?;
+                    Some((RecallKind::from_name(kind)?, id.to_owned()))
+                })
+                .collect(),
+            leave_out_episode: request.leave_out_episode.clone(),
         },
         context,
     ))

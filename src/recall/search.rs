@@ -46,6 +46,11 @@ pub struct Query {
     pub limit: usize,
     /// Only the lists of each path itself: no directory's (`RecallRequest::exact_paths`).
     pub exact_paths: bool,
+    /// Weigh first four times the hits asked for (`RecallRequest::lean_pool`).
+    pub lean_pool: bool,
+    /// Records left out, and every record of an episode (`RecallRequest::leave_out`).
+    pub leave_out: Vec<(RecallKind, String)>,
+    pub leave_out_episode: Option<String>,
 }
 
 impl Query {
@@ -118,6 +123,8 @@ pub struct Outcome {
     pub exact: bool,
     /// Lexical matches past the pool: counted in `total`, never ranked.
     pub unranked: usize,
+    /// Records the query matched that it leaves out (`Query::leave_out`).
+    pub left_out: usize,
 }
 
 /// How many of the best records of each list (the lexical matches, each path's records)
@@ -126,7 +133,7 @@ pub struct Outcome {
 /// times as many, so the hits are those of ranking everything the lists hold; usually the
 /// first pool settles it, and the cost follows the hits asked for, not the records that
 /// match.
-const LEXICAL_POOL: usize = 200;
+pub(crate) const LEXICAL_POOL: usize = 200;
 const PATH_POOL: usize = 32;
 const POOL_GROWTH: usize = 8;
 /// Records a listing reads past its limit, for the filters that apply after it.
@@ -239,7 +246,7 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     let path_pool = PATH_POOL.max(query.limit.saturating_mul(2));
     let mut passes = 1;
     // Every match's BM25, computed once for every pass.
-    let lexical = if query.relevance_asked() {
+    let mut lexical = if query.relevance_asked() {
         let mut phase = crate::timing::Phase::start("recall.lexical");
         let lexical = db.reader().lexical(&query.terms).map_err(index_failed)?;
         phase.count("matches", lexical.len());
@@ -247,6 +254,10 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     } else {
         Lexical::default()
     };
+    let phase_left_out = crate::timing::Phase::start("recall.left_out");
+    let (left_out, shown) = left_out(db, query)?;
+    phase_left_out.end();
+    let mut matched_left_out: HashSet<i64> = lexical.leave_out(&left_out).into_iter().collect();
     // How many files each directory between a path asked about and what records reach
     // holds at HEAD (what "beside it" and "under it" are worth).
     let git = crate::timing::Phase::start("recall.git");
@@ -278,7 +289,11 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
     git.end();
     let lists = path_lists(&query.paths, &dirs, &blobs, query.exact_paths);
     let mut depth = Depth {
-        lexical: LEXICAL_POOL.max(query.limit.saturating_mul(4)),
+        lexical: if query.lean_pool {
+            query.limit.saturating_mul(4)
+        } else {
+            LEXICAL_POOL.max(query.limit.saturating_mul(4))
+        },
         lists: lists
             .iter()
             .map(|l| if l.deferred { 0 } else { path_pool })
@@ -299,8 +314,11 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
             &depth,
             &mut judged,
             &caps,
+            &left_out,
+            &mut matched_left_out,
         )? {
-            Ok(outcome) => {
+            Ok(mut outcome) => {
+                outcome.left_out = matched_left_out.intersection(&shown).count();
                 if judged != before && !tree.is_empty() {
                     // Not kept, the next read judges them again: nothing else is lost.
                     let _ = db.write(|w| w.set_judged(&judged));
@@ -324,6 +342,37 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
             }
         }
     }
+}
+
+/// The documents `query` leaves out: the records it names (the second set), and every
+/// document of the episode it names.
+fn left_out(db: &mut RecallDb, query: &Query) -> Result<(HashSet<i64>, HashSet<i64>), Error> {
+    let mut ids = HashSet::new();
+    let r = db.reader();
+    if !query.leave_out.is_empty() {
+        let keys: Vec<String> = query
+            .leave_out
+            .iter()
+            .map(|(_, key)| key.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let wanted: HashSet<(&str, &str)> = query
+            .leave_out
+            .iter()
+            .map(|(kind, key)| (kind.name(), key.as_str()))
+            .collect();
+        for (id, kind, key) in r.ids_of_keys(&keys).map_err(index_failed)? {
+            if wanted.contains(&(kind.as_str(), key.as_str())) {
+                ids.insert(id);
+            }
+        }
+    }
+    let shown = ids.clone();
+    if let Some(episode) = &query.leave_out_episode {
+        ids.extend(r.ids_of_episode(episode).map_err(index_failed)?);
+    }
+    Ok((ids, shown))
 }
 
 /// What a word's match could score at most, against a verified record's: its stored
@@ -443,6 +492,8 @@ fn search_pool(
     depth: &Depth,
     judged: &mut Judged,
     caps: &Caps<'_>,
+    left_out: &HashSet<i64>,
+    matched_left_out: &mut HashSet<i64>,
 ) -> Result<Result<Outcome, Deeper>, Error> {
     let pool = depth.lexical;
     let r = db.reader();
@@ -751,6 +802,10 @@ fn search_pool(
 
     // Filters that do not depend on staleness.
     found.retain(|f| {
+        if left_out.contains(&f.doc.id) {
+            matched_left_out.insert(f.doc.id);
+            return false;
+        }
         (query.kinds.is_empty() || query.kinds.contains(&f.kind))
             && (query.all
                 || f.status != HitStatus::Superseded
@@ -907,7 +962,9 @@ fn search_pool(
     sorted.sort_by(|a, b| b.total_cmp(a));
     let bound_value = lexical_bound + decayed_sum(&sorted);
     let unread = floor.is_some() || !floors.is_empty();
-    if unread {
+    // A moment's search (`lean_pool`) ranks what its one pass read: its cost is bounded by
+    // the hits it asks for, and a record beyond the pool waits for `recall`.
+    if unread && !query.lean_pool {
         let bound = (bound_value * 1e6).round() as i64;
         let last = query.limit.max(1) - 1;
         let settled = match found.get(last) {
@@ -1008,6 +1065,7 @@ fn search_pool(
         total,
         exact: !unread,
         unranked: beyond_pool,
+        left_out: 0,
     }))
 }
 

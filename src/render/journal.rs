@@ -213,6 +213,18 @@ impl Report for Restored {
                 self.kept
             );
         }
+        if let Some(id) = &self.reopened {
+            let _ = writeln!(
+                out,
+                "episode {id} was open at the journal's last publish: it is the open episode again (`majordomus session close` closes it)"
+            );
+        }
+        if let Some(id) = &self.left_unclosed {
+            let _ = writeln!(
+                out,
+                "episode {id} was open at the journal's last publish, but another episode is open now: {id} stays unclosed (it lists as never closed; its lines stay in the ledger and `majordomus history --session {id}` reads them)"
+            );
+        }
         out
     }
 

@@ -107,6 +107,9 @@ impl Report for EpisodeList {
                 out.push(')');
             }
             match (&e.closed, e.outcome) {
+                (Some(at), Some(_)) if e.empty => {
+                    let _ = write!(out, " closed {at}, empty");
+                }
                 (Some(at), Some(outcome)) => {
                     let _ = write!(out, " closed {at}, {}", outcome.name());
                 }
@@ -123,6 +126,9 @@ impl Report for EpisodeList {
                 }
                 (Some(path), Some(error)) => {
                     let _ = writeln!(out, "  record: {path} (unreadable: {error})");
+                }
+                (None, _) if e.empty => {
+                    out.push_str("  record: none (it closed empty: no commit, no authored line)\n");
                 }
                 (None, _) if e.closed.is_some() => {
                     out.push_str("  record: not in this work tree (committed on another branch, closed in another clone or worktree, or never committed)\n");
@@ -146,6 +152,29 @@ impl Report for Snapshot {
 
 impl Report for Closed {
     fn text(&self) -> String {
+        if self.empty {
+            let mut out = format!(
+                "closed episode {} empty: no commit, no authored line, no summary, so no record was written (docs/SESSIONS.md)\n",
+                self.episode
+            );
+            if let Some(drained) = &self.drained {
+                out.push_str(&drained_lines(drained));
+            }
+            if let Some(pruned) = &self.pruned {
+                let _ = writeln!(
+                    out,
+                    "pruned {} ledger line(s) older than {} (ledger.retention_days)",
+                    pruned.lines, pruned.before
+                );
+            }
+            if self.drained.as_ref().is_some_and(|d| !d.is_empty()) {
+                let _ = writeln!(
+                    out,
+                    "next: git add .ai/repo/sessions .ai/repo/knowledge/candidates && git commit -m \"majordomus: records from the outbox\""
+                );
+            }
+            return out;
+        }
         let mut out = format!(
             "closed episode {} ({})\nrecord: {} ({})\n",
             self.episode,
@@ -286,7 +315,13 @@ impl Report for Recorded {
             super::redacted_note(&self.redacted),
             super::instruction_note(&self.instruction_shapes),
             self.session.is_none().then(|| {
-                "note: no episode is open; `majordomus session start` opens one".to_owned()
+                format!(
+                    "note: no episode is open, so no episode's close derives a candidate from this {kind} and it will not reach the review queue (recall finds it as it is); to put it up for review, record it in an episode: `majordomus session start`, then the same `majordomus {kind}` command again",
+                    kind = match self.event {
+                        Event::QuestionResolved => "question resolve",
+                        _ => self.kind(),
+                    }
+                )
             }),
             super::index_note(self.index_rebuilt.as_ref()),
             (!self.near_duplicates.is_empty()).then(|| {

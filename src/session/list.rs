@@ -32,6 +32,9 @@ pub struct EpisodeEntry {
     /// When it closed, and how.
     pub closed: Option<String>,
     pub outcome: Option<Outcome>,
+    /// It closed empty: no commit, no authored line, so no record (SPEC §3.2).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub empty: bool,
     /// It is the open episode.
     pub open: bool,
     /// Where its session record is now, relative to the root: `.ai/repo/sessions/` or the
@@ -123,6 +126,7 @@ fn fill(
             branch: None,
             closed: None,
             outcome: None,
+            empty: false,
             open: false,
             record: None,
             front: None,
@@ -154,6 +158,7 @@ fn fill(
         {
             e.closed = Some(line.ts.clone());
             e.outcome = Some(p.outcome);
+            e.empty = p.empty;
         }
     }
     Ok(())

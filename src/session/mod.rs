@@ -133,6 +133,11 @@ pub struct Closed {
     /// The journal's publish at this boundary, when sharing is on (SPEC §12).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal: Option<crate::journal::BoundaryPublish>,
+    /// It closed empty (SPEC §3.2): no commit, no authored line and no summary, so no
+    /// record was written (`path` and `text` are empty, `record` is what it would have
+    /// said) and nothing was derived.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub empty: bool,
 }
 
 /// The working context of the open episode, composed at this read.
@@ -486,6 +491,14 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         &policy.session.record_sections,
         usize::try_from(policy.session.record_section_max_items).unwrap_or(usize::MAX),
     );
+    // No commit, no authored line, no summary: nothing a record would hold that the
+    // ledger does not, so none is written and the tree stays clean (SPEC §3.2).
+    let empty = record.commits.is_empty()
+        && summary.is_none_or(|s| s.trim().is_empty())
+        && !lines.iter().any(|l| l.event.authored());
+    if empty {
+        return close_empty(ctx, &policy, episode, record, drained, skipped, index_rebuilt);
+    }
     let text = frontmatter::render(&record, &body);
     // On the trunk (and on a detached HEAD) the record waits in the outbox so the tree
     // stays clean (SPEC §5.7).
@@ -519,6 +532,7 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
             commits: record.commits.len(),
             outcome: record.outcome,
             knowledge_on_end: policy.session.knowledge_on_end,
+            empty: false,
         },
     )?;
     crate::store::episode::remove(&ctx.layout)?;
@@ -539,6 +553,51 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         index_rebuilt,
         resumed: None,
         redacted: redacted.shapes(),
+        empty: false,
+    })
+}
+
+/// Closes an episode that did nothing a record would hold: `session.closed` with `empty`,
+/// no record, nothing derived.
+fn close_empty(
+    ctx: &Ctx,
+    policy: &crate::model::Policy,
+    episode: EpisodeState,
+    record: SessionRecord,
+    drained: Option<Drained>,
+    skipped: Vec<Skipped>,
+    index_rebuilt: Option<IndexRebuilt>,
+) -> Result<Closed, Error> {
+    ctx.append(
+        Some(&episode.id),
+        None,
+        &SessionClosed {
+            record: String::new(),
+            commits: 0,
+            outcome: record.outcome,
+            knowledge_on_end: policy.session.knowledge_on_end,
+            empty: true,
+        },
+    )?;
+    crate::store::episode::remove(&ctx.layout)?;
+    let pruned = retention::prune(ctx, policy)?;
+    let journal = crate::journal::at_boundary(ctx, policy);
+    Ok(Closed {
+        journal,
+        episode: episode.id,
+        path: String::new(),
+        write: WriteOutcome::Unchanged,
+        record,
+        text: String::new(),
+        skipped,
+        outboxed: false,
+        derived: None,
+        drained,
+        pruned,
+        index_rebuilt,
+        resumed: None,
+        redacted: Vec::new(),
+        empty: true,
     })
 }
 
@@ -559,13 +618,37 @@ fn finish_interrupted_close(
             path: ctx.layout.ledger(),
             message: format!("line {}: session.closed without its data", line.seq),
         })?;
-    let path = ctx.layout.root().join(&closed.record);
-    let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
-    let (record, _) =
-        frontmatter::parse::<SessionRecord>(&text).map_err(|message| StoreError::Malformed {
-            path: path.clone(),
-            message,
+    let (record, text) = if closed.empty {
+        // What the close that was interrupted would have said: nothing but the episode.
+        let record = SessionRecord {
+            id: episode.id.clone(),
+            schema: compose::SESSION_SCHEMA.into(),
+            provider: episode.provider.clone(),
+            branch: episode.branch.clone(),
+            head_at_open: episode.head_at_open.clone(),
+            head: episode.head_at_open.clone(),
+            opened: episode.opened.clone(),
+            closed: line.ts.clone(),
+            commits: Vec::new(),
+            changed_files: Vec::new(),
+            tasks: Vec::new(),
+            outcome: closed.outcome,
+            touched_files: Vec::new(),
+            shown_records: 0,
+            shown_verified: 0,
+        };
+        (record, String::new())
+    } else {
+        let path = ctx.layout.root().join(&closed.record);
+        let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
+        let (record, _) = frontmatter::parse::<SessionRecord>(&text).map_err(|message| {
+            StoreError::Malformed {
+                path: path.clone(),
+                message,
+            }
         })?;
+        (record, text)
+    };
     crate::store::episode::remove(&ctx.layout)?;
     let pruned = retention::prune(ctx, policy)?;
     let journal = crate::journal::at_boundary(ctx, policy);
@@ -589,5 +672,6 @@ fn finish_interrupted_close(
         pruned,
         index_rebuilt: None,
         redacted: Vec::new(),
+        empty: closed.empty,
     })
 }

@@ -26,7 +26,7 @@ use lexical::{LENS_CHUNK, Lens, TermCounts, len_entry, lens_place};
 pub use reach::{Cut, ReachGroup, ReachRow, parent_dir};
 
 /// The schema's format; a database of another format is rebuilt.
-pub const FORMAT: i64 = 8;
+pub const FORMAT: i64 = 9;
 
 /// An index that could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]
@@ -71,7 +71,7 @@ CREATE TABLE docs(
   branch TEXT,
   folded INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX docs_key ON docs(key);
+CREATE INDEX docs_key ON docs(key, kind);
 CREATE INDEX docs_source ON docs(source);
 CREATE INDEX docs_episode ON docs(episode);
 CREATE INDEX docs_task ON docs(task);
@@ -1314,6 +1314,35 @@ impl Reader<'_> {
             format!("SELECT {DOC_COLUMNS} FROM docs WHERE id IN (SELECT value FROM json_each(?1))");
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         stmt.query_map(params![json_ids(ids)], doc_row)
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The documents whose key is one of `keys`: `(id, kind, key)`, read from the index of
+    /// keys alone (it holds the kind: no row is read), so thousands cost a few ms.
+    pub fn ids_of_keys(&self, keys: &[String]) -> Result<Vec<(i64, String, String)>, IndexError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let json = serde_json::to_string(keys).expect("strings serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, key FROM docs WHERE key IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![json], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The documents of `episode` (ids only, from the index of episodes).
+    pub fn ids_of_episode(&self, episode: &str) -> Result<Vec<i64>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM docs WHERE episode = ?1")
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![episode], |r| r.get(0))
             .and_then(Iterator::collect)
             .map_err(|e| self.err(e))
     }

@@ -120,12 +120,23 @@ fn without_an_episode_records_say_so_and_are_stamped_null() {
             run.stdout().contains(&said) || run.stderr().contains(&said),
             "{run}"
         );
-        assert!(
-            run.stderr()
-                .contains("note: no episode is open; `majordomus session start` opens one"),
-            "{run}"
+        // How it reaches review: it does not, and the note says what does.
+        let note = format!(
+            "note: no episode is open, so no episode's close derives a candidate from this {kind} and it will not reach the review queue (recall finds it as it is); to put it up for review, record it in an episode: `majordomus session start`, then the same `majordomus {kind}` command again"
         );
+        assert!(run.stderr().contains(&note), "{run}");
     }
+    // The next episode's close does not pick it up: only its own lines become candidates.
+    repo.start_episode();
+    repo.run(&["decision", "Decided in the episode"]).success();
+    repo.run_without_stdin(&["session", "close"]).success();
+    let derived = repo.ledger_events("knowledge.derived");
+    assert_eq!(derived.len(), 1, "{derived:?}");
+    let candidates = repo.record_ids(".ai/repo/knowledge/candidates");
+    assert_eq!(candidates.len(), 1, "{candidates:?}");
+    let text = repo.read(&format!(".ai/repo/knowledge/candidates/{}.md", candidates[0]));
+    assert!(text.contains("Decided in the episode"), "{text}");
+    assert!(!text.contains("between episodes"), "{text}");
     let json = repo
         .run(&["--format", "json", "checkpoint", "Still between"])
         .success()

@@ -468,6 +468,80 @@ fn git_clean_then_restore_gives_the_same_ledger_lines_back() {
 }
 
 #[test]
+fn restore_after_git_clean_reopens_the_episode_that_was_open() {
+    let repo = team();
+    let dir = clone(&repo, "clone");
+    repo.run_in(&dir, &["journal", "enable"]).success();
+    work(&repo, &dir, "closed before");
+    let open = repo
+        .run_in(&dir, &["--format", "json", "session", "start"])
+        .success()
+        .json();
+    let id = open["episode"]["id"].as_str().expect("id").to_owned();
+    let state = std::fs::read_to_string(dir.join(".ai/local/state/episode.json")).expect("state");
+    repo.run_in(&dir, &["decision", "made while it was open"])
+        .success();
+    repo.run_in(&dir, &["journal", "publish"]).success();
+    repo.git_in(&dir, &["clean", "-q", "-fdx"]);
+    assert!(!dir.join(".ai/local/state/episode.json").exists());
+
+    let restored = repo
+        .run_in(&dir, &["--format", "json", "journal", "restore"])
+        .success()
+        .json();
+    assert_eq!(restored["reopened"], id.as_str(), "{restored}");
+    // The episode is open again exactly as it was opened: same id, same offset.
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".ai/local/state/episode.json")).expect("state"),
+        state
+    );
+    let context = repo.run_in(&dir, &["session", "context"]).success();
+    assert!(context.stdout().contains("made while it was open"), "{context}");
+    let closed = repo
+        .run_in(&dir, &["--format", "json", "session", "close"])
+        .success()
+        .json();
+    assert_eq!(closed["episode"], id.as_str(), "{closed}");
+    let text = closed["text"].as_str().expect("the record");
+    assert!(text.contains("made while it was open"), "{text}");
+
+    // Restored again while another episode is open: the one the journal left open is
+    // named, and stays as it is.
+    repo.run_in(&dir, &["journal", "publish"]).success();
+    let other = repo
+        .run_in(&dir, &["--format", "json", "session", "start"])
+        .success()
+        .json();
+    repo.run_in(&dir, &["decision", "in the second"]).success();
+    repo.run_in(&dir, &["journal", "publish"]).success();
+    repo.git_in(&dir, &["clean", "-q", "-fdx"]);
+    let third = repo
+        .run_in(&dir, &["--format", "json", "session", "start"])
+        .success()
+        .json();
+    let human = repo
+        .run_in(&dir, &["journal", "restore", "--force"])
+        .success();
+    let second = other["episode"]["id"].as_str().expect("id");
+    assert!(
+        human.stdout().contains(&format!(
+            "episode {second} was open at the journal's last publish, but another episode is open now: {second} stays unclosed"
+        )),
+        "{human}"
+    );
+    let still = repo
+        .run_in(&dir, &["--format", "json", "session", "context"])
+        .success()
+        .json();
+    assert_eq!(still["episode"]["id"], third["episode"]["id"], "{still}");
+    // Its window is its own: the merge moved its opening line, and its state followed.
+    repo.run_in(&dir, &["decision", "in the third"]).success();
+    let context = repo.run_in(&dir, &["session", "context"]).success();
+    assert!(context.stdout().contains("in the third"), "{context}");
+    assert!(!context.stdout().contains("in the second"), "{context}");
+}
+
+#[test]
 fn a_journal_whose_tip_tree_holds_every_segment_still_restores_and_grows_by_its_own() {
     // Journals published before each commit held only its own segment have a tip tree of
     // every segment under segments/ beside a journal.json blob; each commit's journal.json

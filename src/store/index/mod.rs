@@ -100,6 +100,9 @@ pub struct ClosedMoment {
     pub episode: Option<String>,
     pub ts: String,
     pub knowledge_on_end: Option<bool>,
+    /// It closed empty (SPEC §3.2): nothing to derive.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub empty: bool,
 }
 
 /// A `provider.event.failed` line.
@@ -267,6 +270,7 @@ impl Folds {
                     episode: line.session.clone(),
                     ts: line.ts.clone(),
                     knowledge_on_end: closed.as_ref().map(|c| c.knowledge_on_end),
+                    empty: closed.as_ref().is_some_and(|c| c.empty),
                 };
                 if line.session.is_some() && closed.is_some() {
                     self.last_episode_closed = Some(moment.clone());
@@ -802,11 +806,11 @@ impl LedgerIndex {
                     entry.opened.get_or_insert(*at);
                 }
                 Event::SessionClosed => {
+                    let closed = line.payload::<SessionClosed>();
                     entry.closed = Some(ClosedMoment {
                         episode: line.session.clone(),
-                        knowledge_on_end: line
-                            .payload::<SessionClosed>()
-                            .map(|c| c.knowledge_on_end),
+                        knowledge_on_end: closed.as_ref().map(|c| c.knowledge_on_end),
+                        empty: closed.as_ref().is_some_and(|c| c.empty),
                         ts: line.ts,
                     })
                 }

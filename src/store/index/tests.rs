@@ -289,6 +289,7 @@ fn assert_matches_scan(fx: &Fixture, index: &LedgerIndex) {
         episode: l.session.clone(),
         ts: l.ts.clone(),
         knowledge_on_end: l.payload::<SessionClosed>().map(|c| c.knowledge_on_end),
+        empty: l.payload::<SessionClosed>().is_some_and(|c| c.empty),
     };
     let last_closed = lines
         .iter()

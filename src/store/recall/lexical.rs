@@ -147,6 +147,8 @@ impl Eq for Ranked {}
 pub struct Lexical {
     /// By id.
     by_id: Vec<(i64, f64)>,
+    /// The best BM25 of every match, once some were left out ([`Lexical::leave_out`]).
+    best_of_all: Option<f64>,
 }
 
 impl Lexical {
@@ -177,7 +179,10 @@ impl Lexical {
             parts.sort_by_key(|&(doc, _)| doc);
         }
         parts.dedup_by(merge_into_earlier);
-        Lexical { by_id: parts }
+        Lexical {
+            by_id: parts,
+            best_of_all: None,
+        }
     }
 
     /// The best `limit`, best first, ties by id: kept in a heap of `limit` while the
@@ -210,6 +215,7 @@ impl Lexical {
                 .iter()
                 .map(|&(id, bm25)| (id, bm25 * cap(id)))
                 .collect(),
+            best_of_all: None,
         };
         capped
             .top(limit)
@@ -218,9 +224,31 @@ impl Lexical {
             .collect()
     }
 
-    /// The best BM25 of every match (0 with none).
+    /// The best BM25 of every match (0 with none), those left out included.
     pub fn best(&self) -> f64 {
-        self.by_id.iter().map(|&(_, b)| b).fold(0.0, f64::max)
+        self.best_of_all
+            .unwrap_or_else(|| self.by_id.iter().map(|&(_, b)| b).fold(0.0, f64::max))
+    }
+
+    /// Leaves the documents `ids` out (records a session was shown already): they are
+    /// neither pooled nor counted, while relevance stays relative to the best match of the
+    /// query, theirs included.
+    /// Returns the matches left out.
+    pub fn leave_out(&mut self, ids: &std::collections::HashSet<i64>) -> Vec<i64> {
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        let best = self.best();
+        let mut out = Vec::new();
+        self.by_id.retain(|&(id, _)| {
+            let kept = !ids.contains(&id);
+            if !kept {
+                out.push(id);
+            }
+            kept
+        });
+        self.best_of_all = Some(best);
+        out
     }
 
     /// How many documents match.
