@@ -2,7 +2,10 @@
 //! project rules, `crate::rules`), each rule run by the check this build has for its id,
 //! grouped, exit 10 on a blocking finding; `watch` reruns the drift rules.
 
+mod fold;
 mod rules;
+
+pub use fold::{Folded, RuleFinding};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -49,7 +52,8 @@ pub struct RuleResult {
     pub status: RuleStatus,
     /// Why the rule was skipped, or a fact worth saying when it passed.
     pub note: Option<String>,
-    pub findings: Vec<Finding>,
+    /// Its findings; one a rule repeats over several files is folded into one (`folded`).
+    pub findings: Vec<RuleFinding>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -138,7 +142,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             RuleStatus::Fail
         },
         note: (!set.notes.is_empty()).then(|| set.notes.join("; ")),
-        findings: set_findings,
+        findings: set_findings.into_iter().map(RuleFinding::from).collect(),
     }];
     for (check, rule) in runnable {
         let decl = rule.decl;
@@ -192,7 +196,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
             declared_in,
             status,
             note,
-            findings: outcome.findings,
+            findings: fold::fold(outcome.findings),
         });
     }
     if !advisors_optional && !request.drift_only {
@@ -212,7 +216,7 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
         results
             .iter()
             .flat_map(|r| &r.findings)
-            .filter(|f| f.severity == sev && f.informational == informational)
+            .filter(|f| f.finding.severity == sev && f.finding.informational == informational)
             .count()
     };
     Ok(DoctorReport {
