@@ -667,3 +667,67 @@ fn a_record_of_an_episode_this_ledger_does_not_know_says_what_to_do_by_hand() {
     repo.run(&["--format", "json", "session", "recompose", id])
         .json_error(3, "session.known-episode");
 }
+
+#[test]
+fn sharing_the_journal_with_no_pre_push_hook_is_a_finding_whose_fix_works_as_printed() {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.run(&["journal", "enable"]).success();
+
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let pushed = rule(&report, "majordomus.journal-pushed");
+    assert_eq!(pushed["status"], "fail", "{pushed}");
+    let findings = pushed["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{pushed}");
+    let f = &findings[0];
+    assert_eq!(f["rule"], "majordomus.journal-pushed");
+    assert_eq!(f["severity"], "advisory");
+    assert_eq!(f["file"], ".git/hooks/pre-push");
+    let message = f["message"].as_str().expect("message");
+    assert!(
+        message.contains("publishes its journal to origin")
+            && message.contains("not installed")
+            && message.ends_with("the journal's pending lines will never be pushed"),
+        "{message}"
+    );
+    assert_eq!(f["fix"], "majordomus hooks install");
+    // Advisory: doctor passes, watch (which runs only the drift rules) is not stopped.
+    assert_eq!(report["blocking"], 0);
+
+    repo.run_printed(f["fix"].as_str().expect("fix"));
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        rule(&report, "majordomus.journal-pushed")["status"],
+        "pass",
+        "{report}"
+    );
+
+    // A hooks directory git uses that does not reach majordomus (core.hooksPath moved)
+    // is found the same way, with the fix the hooks rule gives.
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let pushed = rule(&report, "majordomus.journal-pushed");
+    assert_eq!(
+        pushed["findings"][0]["rule"], "majordomus.journal-pushed",
+        "{pushed}"
+    );
+    assert_eq!(
+        pushed["findings"][0]["file"], ".githooks/pre-push",
+        "{pushed}"
+    );
+    let hooks = rule(&report, "majordomus.hooks-reached");
+    let same_fix = hooks["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|h| h["file"] == ".githooks/pre-push")
+        .map(|h| h["fix"].clone());
+    assert_eq!(same_fix, Some(pushed["findings"][0]["fix"].clone()));
+
+    // Sharing off: nothing to push, nothing found.
+    repo.git(&["config", "--unset", "core.hooksPath"]);
+    repo.run(&["journal", "disable"]).success();
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(rule(&report, "majordomus.journal-pushed")["status"], "pass");
+}

@@ -7,6 +7,7 @@ mod candidates_reviewed;
 mod client_hooks;
 mod hooks_reached;
 mod intent_validated;
+mod journal_pushed;
 mod knowledge_integrity;
 mod knowledge_observed;
 mod knowledge_stale;
@@ -45,6 +46,7 @@ pub(crate) static RULES: &[&Rule] = &[
     &session_commits::RULE,
     &records_visible::RULE,
     &client_hooks::RULE,
+    &journal_pushed::RULE,
 ];
 
 /// The check for rule id `id`, if this build has one.
