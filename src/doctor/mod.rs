@@ -122,7 +122,10 @@ pub fn doctor(ctx: &Ctx, request: DoctorRequest) -> Result<DoctorReport, Error> 
     } else {
         None
     };
-    let hooks = reads(Input::GitHooks).then(|| crate::hooks::reach(ctx));
+    let hooks = reads(Input::GitHooks).then(|| {
+        let _phase = Phase::start("doctor.hooks");
+        crate::hooks::reach(ctx)
+    });
     let inputs = Inputs {
         ctx,
         now: ctx.clock.now(),
