@@ -75,10 +75,11 @@ fn render_rule(rule: &RuleResult) -> String {
         let rows: Vec<Vec<String>> = rule
             .findings
             .iter()
-            .map(|f| {
+            .map(|folded| {
+                let f = &folded.finding;
                 vec![
                     format!("<code>{}</code>", escape(&f.file)),
-                    escape(&f.message),
+                    escape(&folded.said()),
                     format!("<code>{}</code>", escape(&f.fix)),
                     label(&f.severity),
                 ]

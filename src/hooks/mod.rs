@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::knowledge::{CheckReport, DeriveReport, DeriveRequest};
+use crate::knowledge::{CheckReport, DeriveReport, DeriveRequest, Severity};
 use crate::model::Verdict;
 use crate::model::event::{CommitRecorded, ProviderEventFailed};
 use crate::store::ledger::Durability;
@@ -101,6 +101,10 @@ pub enum GitHookOutcome {
         report: CheckReport,
         /// What the secret scan of the pushed commits read.
         scanned: PushScan,
+        /// Advisory findings about records this push does not carry, left out (`knowledge
+        /// check` and `doctor` still list them).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        not_carried: usize,
         /// The journal pushed beside this push, when sharing is on and the push goes to
         /// the journal's remote (SPEC §12).
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,7 +165,11 @@ pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Er
     if let Some(aside) = step_aside(ctx) {
         return Ok(GitHookOutcome::SteppedAside(aside));
     }
-    let (scanned, secrets) = push::scan(ctx, &request.refs)?;
+    let push::Scanned {
+        scan: scanned,
+        secrets,
+        carried,
+    } = push::scan(ctx, &request.refs)?;
     let mut report = crate::knowledge::check_pushed(
         ctx,
         &request.refs,
@@ -172,6 +180,16 @@ pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Er
     report
         .findings
         .retain(|f| f.rule != "knowledge.secret" || !secrets.iter().any(|s| s.file == f.file));
+    // An advisory about a record this push does not carry was said by the push that
+    // carried it (and `knowledge check` and doctor say it still): each push says only its
+    // own. Blocking findings stay, whatever they are about.
+    let before = report.findings.len();
+    report.findings.retain(|f| {
+        f.severity == Severity::Blocking
+            || !f.file.starts_with(SCANNED_PREFIX)
+            || carried.contains(&f.file)
+    });
+    let not_carried = before - report.findings.len();
     report.findings.extend(secrets);
     report.findings.sort();
     report.findings.extend(scope_notes(ctx, &request.refs)?);
@@ -185,6 +203,7 @@ pub fn pre_push(ctx: &Ctx, request: PrePushRequest) -> Result<GitHookOutcome, Er
     Ok(GitHookOutcome::Checked {
         report,
         scanned,
+        not_carried,
         journal,
     })
 }
@@ -616,4 +635,9 @@ fn run_provider(
             })
         }
     }
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -3,7 +3,7 @@
 //! push sends, not only its tip. A secret added in one commit and removed in the next is
 //! still in the history the push sends, so the fix rewrites the commit that added it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -30,9 +30,19 @@ pub struct PushScan {
     pub blobs: usize,
 }
 
-/// Scans what `refs` send; one finding per file, naming the oldest pushed commit that
-/// brought a secret shape into it.
-pub fn scan(ctx: &Ctx, refs: &[PushedRef]) -> Result<(PushScan, Vec<Finding>), Error> {
+/// What a push sends under `.ai/repo/`, scanned.
+pub struct Scanned {
+    pub scan: PushScan,
+    /// One finding per file, naming the oldest pushed commit that brought a secret shape
+    /// into it.
+    pub secrets: Vec<Finding>,
+    /// The paths under `.ai/repo/` the pushed commits add or change: the records the push
+    /// carries.
+    pub carried: BTreeSet<String>,
+}
+
+/// Scans what `refs` send, in one traversal of the pushed commits.
+pub fn scan(ctx: &Ctx, refs: &[PushedRef]) -> Result<Scanned, Error> {
     let mut phase = Phase::start("pre-push.scan");
     let pushed: Vec<&PushedRef> = refs.iter().filter(|r| !r.is_deletion()).collect();
     let tips: Vec<String> = pushed.iter().map(|r| r.local_sha.clone()).collect();
@@ -55,9 +65,14 @@ pub fn scan(ctx: &Ctx, refs: &[PushedRef]) -> Result<(PushScan, Vec<Finding>), E
     };
     phase.count("commits", scan.commits);
     phase.count("blobs", scan.blobs);
-    let mut findings: Vec<Finding> = found.into_values().collect();
-    findings.sort();
-    Ok((scan, findings))
+    let mut secrets: Vec<Finding> = found.into_values().collect();
+    secrets.sort();
+    let carried = sent.blobs.into_iter().map(|b| b.path).collect();
+    Ok(Scanned {
+        scan,
+        secrets,
+        carried,
+    })
 }
 
 /// The finding for a secret shape in `blob`, with the way to take it out of history.

@@ -58,6 +58,7 @@ impl Report for GitHookOutcome {
                 report,
                 scanned,
                 journal,
+                ..
             } => {
                 let warning = journal
                     .as_deref()

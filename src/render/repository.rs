@@ -274,7 +274,7 @@ impl Report for DoctorReport {
             let blocking = rule
                 .findings
                 .iter()
-                .any(|f| f.severity == Severity::Blocking);
+                .any(|f| f.finding.severity == Severity::Blocking);
             let tag = match rule.status {
                 RuleStatus::Pass => "ok  ",
                 RuleStatus::Skipped => "skip",
@@ -285,13 +285,14 @@ impl Report for DoctorReport {
             if let Some(note) = &rule.note {
                 let _ = writeln!(out, "     {note}");
             }
-            for f in &rule.findings {
+            for folded in &rule.findings {
+                let f = &folded.finding;
                 let sev = match f.severity {
                     Severity::Blocking => "BLOCK",
                     Severity::Advisory if f.informational => "INFO",
                     Severity::Advisory => "WARN",
                 };
-                let _ = writeln!(out, "     {sev} {} [{}] {}", f.file, f.rule, f.message);
+                let _ = writeln!(out, "     {sev} {} [{}] {}", f.file, f.rule, folded.said());
                 let _ = writeln!(out, "       fix: {}", f.fix);
             }
         }

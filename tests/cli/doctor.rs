@@ -274,6 +274,75 @@ fn doctor_warns_about_an_untracked_candidate() {
 }
 
 #[test]
+fn doctor_folds_untracked_candidates_into_one_finding_whose_fix_works_as_printed() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    for n in 1..=5 {
+        repo.run(&[
+            "decision",
+            &format!("Parser stage {n} reads its input once"),
+        ])
+        .success();
+    }
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", ".ai/repo/sessions"]);
+    repo.git(&["commit", "-q", "-m", "Record the session only"]);
+    let dir = ".ai/repo/knowledge/candidates";
+    let ids = repo.record_ids(dir);
+    assert_eq!(ids.len(), 5, "{ids:?}");
+
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let reviewed = rule(&report, "majordomus.candidates-reviewed");
+    let findings = reviewed["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{reviewed}");
+    let f = &findings[0];
+    assert_eq!(f["rule"], "majordomus.candidates-reviewed");
+    assert_eq!(f["severity"], "advisory");
+    assert_eq!(f["file"], format!("{dir}/"));
+    assert_eq!(f["message"], "git does not track this candidate");
+    assert_eq!(f["folded"]["count"], 5);
+    let mut files: Vec<String> = f["folded"]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|p| p.as_str().expect("path").to_owned())
+        .collect();
+    files.sort();
+    let mut expected: Vec<String> = ids.iter().map(|id| format!("{dir}/{id}.md")).collect();
+    expected.sort();
+    assert_eq!(files, expected);
+    assert_eq!(f["fix"], format!("git add {dir}"));
+    // The count is of findings: one.
+    assert_eq!(report["advisory"], 1, "{report}");
+
+    let run = repo.run(&["doctor"]).success();
+    let names: Vec<String> = f["folded"]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .expect("path")
+                .trim_start_matches(&format!("{dir}/"))
+                .to_owned()
+        })
+        .collect();
+    assert!(
+        run.stdout().contains(&format!(
+            "     WARN {dir}/ [majordomus.candidates-reviewed] git does not track this candidate (5 files: {})\n       fix: git add {dir}\n",
+            names.join(", ")
+        )),
+        "{run}"
+    );
+
+    // The fix, run exactly as printed, clears the finding.
+    repo.run_printed(f["fix"].as_str().expect("fix"));
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let reviewed = rule(&report, "majordomus.candidates-reviewed");
+    assert_eq!(reviewed["status"], "pass", "{reviewed}");
+}
+
+#[test]
 fn doctor_warns_about_a_candidate_waiting_too_long_and_says_how_it_measured() {
     let (mut repo, _) = clean_repo();
     repo.now("2026-12-07T10:00:00Z");
@@ -597,4 +666,68 @@ fn a_record_of_an_episode_this_ledger_does_not_know_says_what_to_do_by_hand() {
     // The command it names is refused here, as the fix says.
     repo.run(&["--format", "json", "session", "recompose", id])
         .json_error(3, "session.known-episode");
+}
+
+#[test]
+fn sharing_the_journal_with_no_pre_push_hook_is_a_finding_whose_fix_works_as_printed() {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.run(&["journal", "enable"]).success();
+
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let pushed = rule(&report, "majordomus.journal-pushed");
+    assert_eq!(pushed["status"], "fail", "{pushed}");
+    let findings = pushed["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{pushed}");
+    let f = &findings[0];
+    assert_eq!(f["rule"], "majordomus.journal-pushed");
+    assert_eq!(f["severity"], "advisory");
+    assert_eq!(f["file"], ".git/hooks/pre-push");
+    let message = f["message"].as_str().expect("message");
+    assert!(
+        message.contains("publishes its journal to origin")
+            && message.contains("not installed")
+            && message.ends_with("the journal's pending lines will never be pushed"),
+        "{message}"
+    );
+    assert_eq!(f["fix"], "majordomus hooks install");
+    // Advisory: doctor passes, watch (which runs only the drift rules) is not stopped.
+    assert_eq!(report["blocking"], 0);
+
+    repo.run_printed(f["fix"].as_str().expect("fix"));
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(
+        rule(&report, "majordomus.journal-pushed")["status"],
+        "pass",
+        "{report}"
+    );
+
+    // A hooks directory git uses that does not reach majordomus (core.hooksPath moved)
+    // is found the same way, with the fix the hooks rule gives.
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let pushed = rule(&report, "majordomus.journal-pushed");
+    assert_eq!(
+        pushed["findings"][0]["rule"], "majordomus.journal-pushed",
+        "{pushed}"
+    );
+    assert_eq!(
+        pushed["findings"][0]["file"], ".githooks/pre-push",
+        "{pushed}"
+    );
+    let hooks = rule(&report, "majordomus.hooks-reached");
+    let same_fix = hooks["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|h| h["file"] == ".githooks/pre-push")
+        .map(|h| h["fix"].clone());
+    assert_eq!(same_fix, Some(pushed["findings"][0]["fix"].clone()));
+
+    // Sharing off: nothing to push, nothing found.
+    repo.git(&["config", "--unset", "core.hooksPath"]);
+    repo.run(&["journal", "disable"]).success();
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(rule(&report, "majordomus.journal-pushed")["status"], "pass");
 }

@@ -2720,3 +2720,93 @@ fn the_executable_git_starts_on_every_commit_needs_no_relocating() {
         env!("MAJORDOMUS_LINKED_PIE")
     );
 }
+
+/// Each push says the advisories about the records it carries, and only those: a record
+/// pushed before, unchanged, was said by the push that carried it (`knowledge check` and
+/// `doctor` still list it).
+#[test]
+fn pre_push_says_only_the_advisories_about_records_the_push_carries() {
+    let repo = TestRepo::initialised();
+    repo.add_origin();
+    repo.run(&["hooks", "install"]).success();
+    let episode = repo.start_episode();
+    // A rejected record whose target is gone: advisory (rejection is the way out).
+    let rejected = |id: &str, why: &str| {
+        crate::common::knowledge_record(
+            id,
+            "superseded",
+            &["file:src/gone.rs"],
+            "",
+            &format!("A claim.\n\n# Rejected\n\n{why}"),
+        )
+    };
+    let files: Vec<String> = (1..=2)
+        .map(|n| format!(".ai/repo/knowledge/candidates/{episode}-{n:012x}.md"))
+        .collect();
+    let ids: Vec<String> = (1..=2).map(|n| format!("{episode}-{n:012x}")).collect();
+    for (file, id) in files.iter().zip(&ids) {
+        repo.write(file, &rejected(id, "It no longer holds."));
+    }
+    repo.git(&["add", ".ai/repo/knowledge"]);
+    assert_git_ok(&git_with_hooks(
+        &repo,
+        &["commit", "-q", "-m", "Two rejected claims"],
+    ));
+    let warned = |stderr: &str, file: &str| {
+        stderr.contains(&format!("WARN {file} [knowledge.ref-resolves]"))
+    };
+
+    // The first push carries both: both are said.
+    let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);
+    assert_git_ok(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        warned(&stderr, &files[0]) && warned(&stderr, &files[1]),
+        "{stderr}"
+    );
+
+    // A commit that changes only the second: its push says only the second.
+    let upstream = repo.head();
+    repo.write(&files[1], &rejected(&ids[1], "It never held."));
+    repo.git(&["add", &files[1]]);
+    assert_git_ok(&git_with_hooks(
+        &repo,
+        &["commit", "-q", "-m", "Say why again"],
+    ));
+    let (code, json) = pre_push_json(&repo, &upstream);
+    assert_eq!(code, 0, "{json:#}");
+    let findings = json["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{json:#}");
+    assert_eq!(findings[0]["file"], files[1].as_str());
+    assert_eq!(findings[0]["rule"], "knowledge.ref-resolves");
+    assert_eq!(findings[0]["severity"], "advisory");
+    assert_eq!(json["not_carried"], 1, "{json:#}");
+    let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);
+    assert_git_ok(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(warned(&stderr, &files[1]), "{stderr}");
+    assert!(!warned(&stderr, &files[0]), "{stderr}");
+
+    // A push that carries no record says nothing about them.
+    repo.write("src/lib.rs", "//! lib\n");
+    repo.git(&["add", "src/lib.rs"]);
+    assert_git_ok(&git_with_hooks(
+        &repo,
+        &["commit", "-q", "-m", "Add the library"],
+    ));
+    let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);
+    assert_git_ok(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr.contains("[knowledge."), "{stderr}");
+
+    // Both are still findings where the whole store is judged.
+    let check = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
+    assert_eq!(
+        check["findings"].as_array().map(Vec::len),
+        Some(2),
+        "{check}"
+    );
+}

@@ -12,8 +12,26 @@
 
 use std::path::{Path, PathBuf};
 
+use super::{Input, Inputs, Outcome, Rule};
+use crate::error::Error;
+
+pub(super) const RULE: Rule = Rule {
+    id: "majordomus.client-hooks",
+    reads: &[Input::Files],
+    check: run,
+};
+
+fn run(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
+    let found = check(inputs.ctx.layout.root());
+    out.note = found.note();
+    for blocked in found.blocked {
+        out.find(&blocked.file, blocked.message, blocked.fix);
+    }
+    Ok(())
+}
+
 /// One thing that keeps the wired hooks from running.
-pub struct Blocked {
+struct Blocked {
     pub file: String,
     pub message: String,
     pub fix: String,
@@ -21,14 +39,14 @@ pub struct Blocked {
 
 /// What doctor found: the blocked hooks, and how many had their trust recorded.
 #[derive(Default)]
-pub struct Found {
+struct Found {
     pub blocked: Vec<Blocked>,
     pub trusted: usize,
 }
 
 impl Found {
     /// What the rule says when it took hooks on their recorded trust.
-    pub fn note(&self) -> Option<String> {
+    fn note(&self) -> Option<String> {
         (self.trusted > 0).then(|| {
             format!(
                 "Codex's config records trust for {} majordomus hook(s); whether its hash still matches each hook as .codex/hooks.json now has it, doctor cannot tell (Codex then says \"Hooks need review\")",
@@ -85,7 +103,7 @@ fn wired(root: &Path, hooks: &serde_json::Value) -> Vec<(String, String)> {
 
 /// The Codex hooks of `root` that cannot run, from `.codex/hooks.json` and Codex's
 /// config in its home.
-pub fn check(root: &Path) -> Found {
+fn check(root: &Path) -> Found {
     let mut found = Found::default();
     let Ok(text) = std::fs::read_to_string(root.join(".codex/hooks.json")) else {
         return found;

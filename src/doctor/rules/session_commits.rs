@@ -14,6 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::{Input, Inputs, Outcome, Rule};
 use crate::Ctx;
 use crate::error::Error;
 use crate::git::RefAt;
@@ -23,6 +24,19 @@ use crate::model::event::{CommitRecorded, CommitRewritten, Event};
 use crate::model::ids::IdKind;
 use crate::store::frontmatter;
 use crate::store::index::{LedgerIndex, LineQuery};
+
+pub(super) const RULE: Rule = Rule {
+    id: "majordomus.session-commits",
+    reads: &[Input::Records, Input::LedgerIndex, Input::Git],
+    check: run,
+};
+
+fn run(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
+    for claimed in check(inputs.ctx, inputs.index())? {
+        out.find(&claimed.file, claimed.message, claimed.fix);
+    }
+    Ok(())
+}
 
 /// Why a listed commit cannot be the episode's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,14 +58,14 @@ impl Reason {
 
 /// One finding: the record, what it claims, and the fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Claimed {
+struct Claimed {
     pub file: String,
     pub message: String,
     pub fix: String,
 }
 
 /// Every tracked session record that lists a commit that cannot be its episode's.
-pub(super) fn check(ctx: &Ctx, index: &LedgerIndex) -> Result<Vec<Claimed>, Error> {
+fn check(ctx: &Ctx, index: &LedgerIndex) -> Result<Vec<Claimed>, Error> {
     let records = tracked_records(ctx)?;
     let times = ctx.repo.commit_times(
         records

@@ -1,0 +1,59 @@
+//! `majordomus.knowledge-stale` (advisory, doctor only; SPEC §5.5): no verified record's
+//! `file:`/`test:` targets changed since the commit that verified it; a stale record is
+//! named with the commits that changed them, and the command that re-verifies it.
+
+use super::{Input, Inputs, Outcome, Rule};
+use crate::error::Error;
+use crate::knowledge::stale::StaleRecord;
+
+pub(super) const RULE: Rule = Rule {
+    id: "majordomus.knowledge-stale",
+    reads: &[Input::Records, Input::Git],
+    check,
+};
+
+fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
+    let report = crate::knowledge::stale(inputs.ctx)?;
+    if !report.not_judged.is_empty() {
+        let listed: Vec<String> = report
+            .not_judged
+            .iter()
+            .map(|n| format!("{} ({})", n.file, n.reason))
+            .collect();
+        out.note = Some(format!(
+            "{} verified record(s) not judged: {}",
+            listed.len(),
+            listed.join("; ")
+        ));
+    }
+    for record in &report.stale {
+        let (message, fix) = stale_finding(record);
+        out.find(&record.file, message, fix);
+    }
+    Ok(())
+}
+
+/// What a stale record's finding says, and the command that re-verifies it once a person
+/// checked it (a curated record cannot be promoted again).
+fn stale_finding(record: &StaleRecord) -> (String, String) {
+    let moved: Vec<String> = record
+        .targets
+        .iter()
+        .map(|t| {
+            if t.commits.is_empty() {
+                format!("{} {}", t.path, t.change.verb())
+            } else {
+                let by: Vec<String> = t.commits.iter().map(|c| c.short()).collect();
+                format!("{} {} by {}", t.path, t.change.verb(), by.join(", "))
+            }
+        })
+        .collect();
+    let message = format!(
+        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/KNOWLEDGE.md, \"Stale knowledge\")",
+        record.id,
+        record.verified_in.short(),
+        moved.join("; ")
+    );
+    let fix = format!("majordomus knowledge reverify {}", record.id);
+    (message, fix)
+}
