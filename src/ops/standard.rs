@@ -50,6 +50,7 @@ impl Registry {
             .register(op("knowledge.derive", "knowledge derive", "Derive knowledge candidates from an episode's ledger lines and commits, deterministically.", knowledge::derive).writes().idempotent())
             .register(op("knowledge.promote", "knowledge promote", "Promote a candidate to curated knowledge, with evidence (a human act).", knowledge::promote).human_act().http("/api/v1/knowledge/{id}/promote"))
             .register(op("knowledge.reject", "knowledge reject", "Reject a candidate with a reason; it stays, marked superseded (a human act).", knowledge::reject).human_act().http("/api/v1/knowledge/{id}/reject"))
+            .register(op("knowledge.review", "knowledge promote", "Promote or reject many candidates in one human act: by ids or by what knowledge candidates lists, each its own ledger act, optionally in one commit.", knowledge::review).human_act().http("/api/v1/knowledge/review"))
             .register(op("knowledge.reverify", "knowledge reverify", "Record that a verified record still holds at HEAD: the verifying commit and the evidence (a human act).", knowledge::reverify).human_act().http("/api/v1/knowledge/{id}/reverify"))
             .register(op("knowledge.check", "knowledge check", "Check every knowledge record: schema, ids, provenance, every reference resolving.", knowledge::check))
             .register(op("knowledge.candidates", "knowledge candidates", "List the candidates awaiting review, each marked tracked, untracked or outbox.", knowledge::candidates))

@@ -5,6 +5,7 @@
 mod conflict;
 mod derive;
 mod fast;
+mod fold;
 mod markers;
 
 pub use conflict::{Conflict, Side, conflict_of};
@@ -12,6 +13,7 @@ pub use derive::{
     Derived, EpisodeEvidence, SkippedSource, candidate_id, canonical_source, derive_candidates,
 };
 pub use fast::parse_front_fast;
+pub use fold::{Claim, Fold, claim_of, fold};
 pub use markers::Markers;
 
 use schemars::JsonSchema;
