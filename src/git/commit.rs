@@ -43,7 +43,9 @@ impl Repo {
         if head.is_detached() {
             return Ok(Some(CommitBlocker::Detached));
         }
-        if !matches!(self.repo.committer(), Some(Ok(_))) || !matches!(self.repo.author(), Some(Ok(_))) {
+        if !matches!(self.repo.committer(), Some(Ok(_)))
+            || !matches!(self.repo.author(), Some(Ok(_)))
+        {
             return Ok(Some(CommitBlocker::NoIdentity));
         }
         let tree = if head.is_unborn() {

@@ -144,7 +144,9 @@ pub struct Reviewed {
 pub enum ReviewError {
     #[error("--older-than {value:?}: not a span like 30m, 12h, 7d or 2w")]
     OlderThan { value: String },
-    #[error("ids and a selection (--all-listed, --episode, --branch, --class, --older-than) together: say one")]
+    #[error(
+        "ids and a selection (--all-listed, --episode, --branch, --class, --older-than) together: say one"
+    )]
     Mixed,
     #[error("nothing selected: give candidate ids, or --all-listed (with filters to narrow it)")]
     NoSelection { filters: String, act: Act },
@@ -195,15 +197,21 @@ impl ReviewError {
 
     pub fn fix(&self) -> Option<String> {
         Some(match self {
-            ReviewError::OlderThan { .. } => "give --older-than a whole number and a unit: 30m, 12h, 7d or 2w".into(),
-            ReviewError::Mixed => "give the ids alone, or --all-listed with its filters alone".into(),
+            ReviewError::OlderThan { .. } => {
+                "give --older-than a whole number and a unit: 30m, 12h, 7d or 2w".into()
+            }
+            ReviewError::Mixed => {
+                "give the ids alone, or --all-listed with its filters alone".into()
+            }
             ReviewError::NoSelection { filters, .. } => {
                 format!("majordomus knowledge candidates{filters}")
             }
             ReviewError::Field { .. } => "leave it out".into(),
             ReviewError::ByAndDuplicate => "give one of --by and --duplicate-of".into(),
             ReviewError::Empty { .. } => "majordomus knowledge candidates".into(),
-            ReviewError::Detached => "git switch <branch>, then run the review again (or leave out --commit)".into(),
+            ReviewError::Detached => {
+                "git switch <branch>, then run the review again (or leave out --commit)".into()
+            }
             ReviewError::NoIdentity => {
                 "git config user.name \"Your Name\" && git config user.email you@example.com".into()
             }
@@ -256,7 +264,11 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
                 ("duplicate_of", request.duplicate_of.is_some()),
             ] {
                 if given {
-                    return Err(ReviewError::Field { field, act: Act::Reject }.into());
+                    return Err(ReviewError::Field {
+                        field,
+                        act: Act::Reject,
+                    }
+                    .into());
                 }
             }
             check_size("evidence", &request.evidence, INPUT_LIMIT)?;
@@ -265,17 +277,28 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
             let evidence = cleaned.text.trim().to_owned();
             let first = request.ids.first().map_or("<id>", String::as_str);
             if evidence.is_empty() {
-                return Err(Refusal::EvidenceRequired { id: first.to_owned() }.into());
+                return Err(Refusal::EvidenceRequired {
+                    id: first.to_owned(),
+                }
+                .into());
             }
             check_evidence(first, &evidence)?;
             (evidence, String::new())
         }
         Act::Reject => {
             if request.class.is_some() {
-                return Err(ReviewError::Field { field: "class", act: Act::Promote }.into());
+                return Err(ReviewError::Field {
+                    field: "class",
+                    act: Act::Promote,
+                }
+                .into());
             }
             if !request.evidence.trim().is_empty() {
-                return Err(ReviewError::Field { field: "evidence", act: Act::Promote }.into());
+                return Err(ReviewError::Field {
+                    field: "evidence",
+                    act: Act::Promote,
+                }
+                .into());
             }
             if request.by.is_some() && request.duplicate_of.is_some() {
                 return Err(ReviewError::ByAndDuplicate.into());
@@ -400,10 +423,16 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
     for p in &planned_promotes {
         let to = ctx.layout.record_in(&curated_dir, &p.record.id)?;
         before.insert(ctx.layout.display(&to), None);
-        before.insert(p.file.rel.clone(), Some(ctx.repo.blob_id(p.file.text.as_bytes())?));
+        before.insert(
+            p.file.rel.clone(),
+            Some(ctx.repo.blob_id(p.file.text.as_bytes())?),
+        );
     }
     for p in &planned_rejects {
-        before.insert(p.file.rel.clone(), Some(ctx.repo.blob_id(p.file.text.as_bytes())?));
+        before.insert(
+            p.file.rel.clone(),
+            Some(ctx.repo.blob_id(p.file.text.as_bytes())?),
+        );
     }
     before.retain(|path, _| path.starts_with(KNOWLEDGE_DIR));
     if request.commit {
@@ -496,7 +525,13 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
             body.trim_end_matches('\n').to_owned() + "\n"
         );
         write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
-        append_rejected(ctx, &record.id, &reason, superseded_by.as_deref(), &file.rel)?;
+        append_rejected(
+            ctx,
+            &record.id,
+            &reason,
+            superseded_by.as_deref(),
+            &file.rel,
+        )?;
         rejected.push(ReviewedRecord {
             id: record.id,
             title: record.title,
@@ -624,7 +659,10 @@ fn message_of(promoted: &[ReviewedRecord], rejected: &[ReviewedRecord]) -> Strin
     }
     for r in rejected {
         match &r.duplicate_of {
-            Some(of) => out.push_str(&format!("reject {} {} (duplicate of {of})\n", r.id, r.title)),
+            Some(of) => out.push_str(&format!(
+                "reject {} {} (duplicate of {of})\n",
+                r.id, r.title
+            )),
             None => out.push_str(&format!("reject {} {}\n", r.id, r.title)),
         }
     }

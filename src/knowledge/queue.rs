@@ -342,9 +342,9 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
     let mut listing = listed(ctx, &request, &mut verified)?;
     if let Some(span) = older_than {
         let now = ctx.clock.now();
-        listing.candidates.retain(|c| {
-            crate::model::time::parse(&c.queued_at).is_some_and(|at| now - at > span)
-        });
+        listing
+            .candidates
+            .retain(|c| crate::model::time::parse(&c.queued_at).is_some_and(|at| now - at > span));
     }
     fold_listing(&mut listing, &verified);
     Ok(listing)
@@ -396,7 +396,9 @@ fn listed(
         request.class.is_none_or(|class| c.class == class)
             && request.episode.as_deref().is_none_or(|e| {
                 c.episode.as_deref() == Some(e)
-                    || c.derived_from.iter().any(|r| r.strip_prefix("session:") == Some(e))
+                    || c.derived_from
+                        .iter()
+                        .any(|r| r.strip_prefix("session:") == Some(e))
             })
     };
     let branch = request.branch.as_deref();
@@ -415,9 +417,9 @@ fn listed(
             let bytes = ctx.repo.branch_file(branch, &path)?.unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes);
             match frontmatter::parse::<KnowledgeRecord>(&text) {
-                Ok((record, body)) => listing.candidates.extend(
-                    entry(record, &body, path, CandidateState::Branch).filter(|c| keep(c)),
-                ),
+                Ok((record, body)) => listing
+                    .candidates
+                    .extend(entry(record, &body, path, CandidateState::Branch).filter(|c| keep(c))),
                 Err(_) => listing.unreadable.push(path),
             }
         }
@@ -454,9 +456,9 @@ fn listed(
             Place::Candidates => CandidateState::Untracked,
         };
         match file.parse() {
-            Ok((record, body)) => listing.candidates.extend(
-                entry(record, &body, file.rel.clone(), state).filter(|c| keep(c)),
-            ),
+            Ok((record, body)) => listing
+                .candidates
+                .extend(entry(record, &body, file.rel.clone(), state).filter(|c| keep(c))),
             Err(_) => listing.unreadable.push(file.rel.clone()),
         }
     }

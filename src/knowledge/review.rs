@@ -376,9 +376,8 @@ pub(super) fn successors_known(
         return Ok(Vec::new());
     }
     if known.is_none() {
-        *known = Some(
-            super::check::known_references(ctx, &super::check::LedgerRefs::default(), &[])?.0,
-        );
+        *known =
+            Some(super::check::known_references(ctx, &super::check::LedgerRefs::default(), &[])?.0);
     }
     let known = known.as_ref().expect("filled above");
     let wanted: Vec<(usize, String, String)> = refs

@@ -126,11 +126,19 @@ pub fn run(ctx: &Ctx, args: &PromoteArgs, dir: &Path) -> Result<Output, Error> {
             filters: CandidatesRequest {
                 branch: args.branch.clone(),
                 episode: args.episode.clone(),
-                class: if listed { args.class.map(Class::from) } else { None },
+                class: if listed {
+                    args.class.map(Class::from)
+                } else {
+                    None
+                },
                 older_than: args.older_than.clone(),
             },
             evidence: crate::cli::read_stdin()?,
-            class: if listed { None } else { args.class.map(Class::from) },
+            class: if listed {
+                None
+            } else {
+                args.class.map(Class::from)
+            },
             reason: None,
             by: None,
             duplicate_of: None,

@@ -97,9 +97,7 @@ pub fn fold(candidates: &[Claim<'_>], verified: &[Claim<'_>]) -> Vec<Fold> {
                 let s = similarity(mine, &verified_terms[v]);
                 let better = match restates[i] {
                     None => true,
-                    Some((best, at)) => {
-                        s > best || (s == best && verified[v].id < verified[at].id)
-                    }
+                    Some((best, at)) => s > best || (s == best && verified[v].id < verified[at].id),
                 };
                 if s >= NEAR_DUPLICATE && better {
                     restates[i] = Some((s, v));
@@ -116,15 +114,15 @@ pub fn fold(candidates: &[Claim<'_>], verified: &[Claim<'_>]) -> Vec<Fold> {
         .into_values()
         .map(|members| {
             let head = *members.last().expect("a group has a member");
-            let best = members
-                .iter()
-                .filter_map(|&m| restates[m])
-                .fold(None::<(f64, usize)>, |acc, (s, v)| match acc {
+            let best = members.iter().filter_map(|&m| restates[m]).fold(
+                None::<(f64, usize)>,
+                |acc, (s, v)| match acc {
                     Some((b, at)) if b > s || (b == s && verified[at].id <= verified[v].id) => {
                         Some((b, at))
                     }
                     _ => Some((s, v)),
-                });
+                },
+            );
             (
                 members[0],
                 Fold {
@@ -205,10 +203,7 @@ mod tests {
 
     #[test]
     fn the_claim_is_the_body_before_its_sections() {
-        assert_eq!(
-            claim_of("t", "Claim.\n\n# Evidence\n\nx\n"),
-            "Claim."
-        );
+        assert_eq!(claim_of("t", "Claim.\n\n# Evidence\n\nx\n"), "Claim.");
         assert_eq!(claim_of("t", "\n"), "t");
         assert_eq!(claim_of("t", "# Rejected\n\nno\n"), "t");
     }
