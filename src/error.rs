@@ -37,7 +37,7 @@ pub enum Error {
     #[error(transparent)]
     Journal(#[from] crate::model::journal::JournalError),
     #[error(transparent)]
-    Review(#[from] crate::knowledge::batch::ReviewError),
+    Review(#[from] crate::model::knowledge::ReviewError),
     /// A long-running operation stopped by a signal after recording what it had.
     #[error("{operation} interrupted by {signal}: {recorded}")]
     Interrupted {
@@ -486,7 +486,8 @@ impl Error {
             Error::Journal(j) if j.usage() => Class::Usage,
             Error::Journal(j) if j.refused() => Class::Refused,
             Error::Journal(_) => Class::Failed,
-            Error::Review(r) => r.class(),
+            Error::Review(r) if r.usage() => Class::Usage,
+            Error::Review(_) => Class::Refused,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,

@@ -17,7 +17,7 @@ use crate::git::{CommitBlocker, PathBefore};
 use crate::model::event::KnowledgePromoted;
 use crate::model::ids::IdKind;
 use crate::model::input::{INPUT_LIMIT, TEXT_LIMIT, check_size};
-use crate::model::knowledge::{Class, KnowledgeRecord, Status};
+use crate::model::knowledge::{Act, Class, KnowledgeRecord, ReviewError, Status};
 use crate::model::redact::redact;
 use crate::store::records::{Place, StoredFile, stored_files};
 use crate::store::{KnowledgeLock, StoreError, frontmatter, write_atomic};
@@ -27,23 +27,6 @@ const KNOWLEDGE_DIR: &str = ".ai/repo/knowledge/";
 
 /// Past this many paths, the `next:` line stages the knowledge directory instead.
 const NEXT_PATHS: usize = 12;
-
-/// What a review does to the candidates it selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Act {
-    Promote,
-    Reject,
-}
-
-impl Act {
-    pub fn name(self) -> &'static str {
-        match self {
-            Act::Promote => "promote",
-            Act::Reject => "reject",
-        }
-    }
-}
 
 /// `knowledge.review` (a human act): `knowledge promote` and `knowledge reject` given many
 /// ids, a selection, `--duplicate-of` or `--commit`; the cockpit's batch form.
@@ -137,94 +120,6 @@ pub struct Reviewed {
     /// What `knowledge check` says about the promoted records (they are promoted).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Finding>,
-}
-
-/// Why a review cannot be done as asked. Nothing has been written when one is returned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReviewError {
-    #[error("--older-than {value:?}: not a span like 30m, 12h, 7d or 2w")]
-    OlderThan { value: String },
-    #[error(
-        "ids and a selection (--all-listed, --episode, --branch, --class, --older-than) together: say one"
-    )]
-    Mixed,
-    #[error("nothing selected: give candidate ids, or --all-listed (with filters to narrow it)")]
-    NoSelection { filters: String, act: Act },
-    #[error("{field}: only `knowledge {}` takes it", act.name())]
-    Field { field: &'static str, act: Act },
-    #[error("--by and --duplicate-of together: a rejected record is superseded by one record")]
-    ByAndDuplicate,
-    #[error("the selection is empty: `knowledge candidates{filters}` lists no candidate")]
-    Empty { filters: String },
-    #[error("--commit: HEAD is detached, and a review commit goes on a branch")]
-    Detached,
-    #[error("--commit: git has no committer identity (user.name, user.email)")]
-    NoIdentity,
-    #[error(
-        "--commit: the index holds staged changes of its own to {}; the review commit would carry or drop them",
-        paths.join(", ")
-    )]
-    Staged { paths: Vec<String> },
-}
-
-impl ReviewError {
-    pub fn class(&self) -> crate::error::Class {
-        match self {
-            ReviewError::OlderThan { .. }
-            | ReviewError::Mixed
-            | ReviewError::NoSelection { .. }
-            | ReviewError::Field { .. }
-            | ReviewError::ByAndDuplicate => crate::error::Class::Usage,
-            ReviewError::Empty { .. }
-            | ReviewError::Detached
-            | ReviewError::NoIdentity
-            | ReviewError::Staged { .. } => crate::error::Class::Refused,
-        }
-    }
-
-    pub fn rule(&self) -> &'static str {
-        match self {
-            ReviewError::OlderThan { .. } => "knowledge.older-than",
-            ReviewError::Mixed => "knowledge.selection-mixed",
-            ReviewError::NoSelection { .. } => "knowledge.selection-required",
-            ReviewError::Field { .. } | ReviewError::ByAndDuplicate => "knowledge.review-field",
-            ReviewError::Empty { .. } => "knowledge.selection-empty",
-            ReviewError::Detached => "knowledge.commit-branch",
-            ReviewError::NoIdentity => "knowledge.commit-identity",
-            ReviewError::Staged { .. } => "knowledge.commit-staged",
-        }
-    }
-
-    pub fn fix(&self) -> Option<String> {
-        Some(match self {
-            ReviewError::OlderThan { .. } => {
-                "give --older-than a whole number and a unit: 30m, 12h, 7d or 2w".into()
-            }
-            ReviewError::Mixed => {
-                "give the ids alone, or --all-listed with its filters alone".into()
-            }
-            ReviewError::NoSelection { filters, .. } => {
-                format!("majordomus knowledge candidates{filters}")
-            }
-            ReviewError::Field { .. } => "leave it out".into(),
-            ReviewError::ByAndDuplicate => "give one of --by and --duplicate-of".into(),
-            ReviewError::Empty { .. } => "majordomus knowledge candidates".into(),
-            ReviewError::Detached => {
-                "git switch <branch>, then run the review again (or leave out --commit)".into()
-            }
-            ReviewError::NoIdentity => {
-                "git config user.name \"Your Name\" && git config user.email you@example.com".into()
-            }
-            ReviewError::Staged { paths } => format!(
-                "git restore --staged -- {}",
-                paths
-                    .iter()
-                    .map(|p| crate::model::shell::quote(p).into_owned())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-        })
-    }
 }
 
 /// One record to decide, read and checked before anything is written.

@@ -11,7 +11,8 @@ pub mod reverify;
 pub mod review;
 pub mod stale;
 
-pub use batch::{Act, ReviewRequest, Reviewed, review};
+pub use crate::model::knowledge::Act;
+pub use batch::{ReviewRequest, Reviewed, review};
 pub use check::{CheckReport, CheckRequest, Finding, PushedRef, Severity, check, check_pushed};
 pub use derive::{DeriveReport, DeriveRequest, derive};
 pub use graph::{EdgesRequest, KnowledgeGraph, ShowRequest, ShownRecord, edges, show};

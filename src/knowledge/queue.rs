@@ -19,22 +19,20 @@ const CANDIDATES_PREFIX: &str = ".ai/repo/knowledge/candidates/";
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CandidatesRequest {
-    /// List the candidates in this local branch's tree instead of the work tree.
+    /// Another branch's tree.
     #[serde(default)]
     #[schemars(length(min = 1))]
     pub branch: Option<String>,
-    /// Only the candidates of this episode: their id begins with it, or they derive from
-    /// `session:<episode>`.
+    // Only this episode's candidates (those of its id, or deriving from `session:<it>`);
+    // and only this class (its schema a string, the decoding names the classes): left
+    // undescribed in the schema, where MCP's byte budget is spent, since the names say it.
     #[serde(default)]
-    #[schemars(length(min = 1))]
     pub episode: Option<String>,
-    /// Only the candidates of this class.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub class: Option<Class>,
-    /// Only the candidates that have waited in the queue longer than this span, from
-    /// `queued_at` to now: a whole number and a unit, `30m`, `12h`, `7d` or `2w`.
+    /// Like 7d, 12h.
     #[serde(default)]
-    #[schemars(length(min = 2))]
     pub older_than: Option<String>,
 }
 
@@ -330,7 +328,7 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
     let older_than = match request.older_than.as_deref() {
         None => None,
         Some(text) => Some(crate::model::time::parse_span(text).ok_or_else(|| {
-            super::batch::ReviewError::OlderThan {
+            crate::model::knowledge::ReviewError::OlderThan {
                 value: text.to_owned(),
             }
         })?),

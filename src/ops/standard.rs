@@ -53,7 +53,7 @@ impl Registry {
             .register(op("knowledge.review", "knowledge promote", "Promote or reject many candidates in one human act: by ids or by what knowledge candidates lists, each its own ledger act, optionally in one commit.", knowledge::review).human_act().http("/api/v1/knowledge/review"))
             .register(op("knowledge.reverify", "knowledge reverify", "Record that a verified record still holds at HEAD: the verifying commit and the evidence (a human act).", knowledge::reverify).human_act().http("/api/v1/knowledge/{id}/reverify"))
             .register(op("knowledge.check", "knowledge check", "Check every knowledge record: schema, ids, provenance, every reference resolving.", knowledge::check))
-            .register(op("knowledge.candidates", "knowledge candidates", "List the candidates awaiting review, each marked tracked, untracked or outbox.", knowledge::candidates))
+            .register(op("knowledge.candidates", "knowledge candidates", "The review queue: candidates awaiting review, duplicates folded.", knowledge::candidates))
             .register(op("knowledge.status", "knowledge status", "Freshness, review queue length and ages, and the outbox.", knowledge::status))
             .register(op("knowledge.show", "knowledge show", "One knowledge record: front matter, body, and whether each reference resolves.", knowledge::show).http("/api/v1/knowledge/{id}"))
             .register(op("knowledge.edges", "knowledge edges", "The knowledge graph: records and typed edges; ledger and git targets are external.", knowledge::edges))

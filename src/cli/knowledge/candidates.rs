@@ -8,11 +8,12 @@ use crate::knowledge::CandidatesRequest;
 use crate::model::knowledge::Class;
 use crate::{Ctx, Error};
 
-/// List the candidates awaiting review, each marked tracked, untracked or outbox.
+/// The review queue: candidates awaiting review, duplicates folded.
 ///
-/// Oldest first. Candidates whose claims are near duplicates of each other are one review
-/// item, shown under the newest ("[+N folded]"); one restating a verified record says so.
-/// The filters are the selection `knowledge promote|reject --all-listed` acts on.
+/// Oldest first, each marked tracked, untracked or outbox. Candidates whose claims are
+/// near duplicates of each other are one review item, shown under the newest
+/// ("[+N folded]"); one restating a verified record says so. The filters are the
+/// selection `knowledge promote|reject --all-listed` acts on.
 ///
 /// Examples:
 ///   majordomus knowledge candidates

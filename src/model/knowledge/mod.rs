@@ -7,6 +7,7 @@ mod derive;
 mod fast;
 mod fold;
 mod markers;
+mod review;
 
 pub use conflict::{Conflict, Side, conflict_of};
 pub use derive::{
@@ -15,6 +16,7 @@ pub use derive::{
 pub use fast::parse_front_fast;
 pub use fold::{Claim, Fold, claim_of, fold};
 pub use markers::Markers;
+pub use review::{Act, ReviewError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
