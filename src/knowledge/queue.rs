@@ -31,8 +31,10 @@ pub struct CandidatesRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub class: Option<Class>,
-    /// Like 7d, 12h.
+    // A whole number and a unit: 30m, 12h, 7d, 2w (the pattern says it to a schema's
+    // reader, within MCP's byte budget).
     #[serde(default)]
+    #[schemars(regex(pattern = r"^[0-9]{1,6}[mhdw]$"))]
     pub older_than: Option<String>,
 }
 

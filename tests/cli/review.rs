@@ -308,7 +308,7 @@ fn a_review_that_cannot_be_done_whole_writes_nothing() {
         "--reason",
         "no",
     ])
-    .json_error(2, "knowledge.selection-mixed");
+    .json_error(3, "knowledge.selection-mixed");
     let required = repo.run(&[
         "--format",
         "json",
@@ -319,7 +319,7 @@ fn a_review_that_cannot_be_done_whole_writes_nothing() {
         "--reason",
         "no",
     ]);
-    let error = required.json_error(2, "knowledge.selection-required");
+    let error = required.json_error(3, "knowledge.selection-required");
     assert_eq!(
         error["fix"],
         format!("majordomus knowledge candidates --episode {EPISODE_A}")

@@ -50,16 +50,12 @@ pub enum ReviewError {
 }
 
 impl ReviewError {
-    /// A request that cannot be served as asked (usage), rather than a rule saying no.
+    /// A value that does not parse (usage), rather than a rule saying no.
     pub fn usage(&self) -> bool {
-        matches!(
-            self,
-            ReviewError::OlderThan { .. }
-                | ReviewError::Mixed
-                | ReviewError::NoSelection { .. }
-                | ReviewError::Field { .. }
-                | ReviewError::ByAndDuplicate
-        )
+        // A selection the schema cannot rule out (no ids and no `all_listed`, both, a field
+        // of the other act) is refused, not malformed: a schema-valid request never
+        // answers 400 (docs/HTTP.md).
+        matches!(self, ReviewError::OlderThan { .. })
     }
 
     /// The rule that refused.
