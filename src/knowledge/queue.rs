@@ -419,7 +419,7 @@ fn listed(
             match frontmatter::parse::<KnowledgeRecord>(&text) {
                 Ok((record, body)) => listing
                     .candidates
-                    .extend(entry(record, &body, path, CandidateState::Branch).filter(|c| keep(c))),
+                    .extend(entry(record, body, path, CandidateState::Branch).filter(|c| keep(c))),
                 Err(_) => listing.unreadable.push(path),
             }
         }
@@ -427,7 +427,7 @@ fn listed(
             if file.place == Place::Curated
                 && let Ok((record, body)) = file.parse()
             {
-                let claim = crate::model::knowledge::claim_of(&record.title, &body).to_owned();
+                let claim = crate::model::knowledge::claim_of(&record.title, body).to_owned();
                 verified.push((record.id, claim));
             }
         }
@@ -446,7 +446,7 @@ fn listed(
                 if let Ok((record, body)) = file.parse()
                     && record.status == Status::Verified
                 {
-                    let claim = crate::model::knowledge::claim_of(&record.title, &body).to_owned();
+                    let claim = crate::model::knowledge::claim_of(&record.title, body).to_owned();
                     verified.push((record.id, claim));
                 }
                 continue;
@@ -458,7 +458,7 @@ fn listed(
         match file.parse() {
             Ok((record, body)) => listing
                 .candidates
-                .extend(entry(record, &body, file.rel.clone(), state).filter(|c| keep(c))),
+                .extend(entry(record, body, file.rel.clone(), state).filter(|c| keep(c))),
             Err(_) => listing.unreadable.push(file.rel.clone()),
         }
     }
