@@ -101,6 +101,7 @@ pub struct ReviewCommit {
 
 /// `knowledge.review`'s result.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "KnowledgeReviewed")]
 pub struct Reviewed {
     pub act: Act,
     /// In the order they were written.

@@ -66,7 +66,10 @@ pub struct PromoteArgs {
     /// as a `file:` reference. It must exist in the work tree or at HEAD. One id only.
     #[arg(long = "file", value_name = "PATH")]
     pub files: Vec<String>,
-    /// Every candidate `knowledge candidates` lists with the same filters.
+    /// Review many candidates in one act: promote or reject them by ids or by the listed
+    /// selection, optionally in one commit (a human act).
+    ///
+    /// This flag selects every candidate `knowledge candidates` lists with the same filters.
     #[arg(long)]
     pub all_listed: bool,
     /// With --all-listed: the candidates in this local branch's tree.
