@@ -291,7 +291,15 @@ impl Report for CandidateListing {
         human.push('\n');
         let by_id: std::collections::HashMap<&str, &crate::knowledge::queue::CandidateEntry> =
             self.candidates.iter().map(|c| (c.id.as_str(), c)).collect();
-        for c in self.candidates.iter().filter(|c| c.folded_under.is_none()) {
+        // An item shows where its oldest candidate waits: the queue is oldest first.
+        let mut shown = std::collections::HashSet::new();
+        for c in self.candidates.iter().filter_map(|c| {
+            let head = c.folded_under.as_deref().unwrap_or(&c.id);
+            shown
+                .insert(head)
+                .then(|| by_id.get(head).copied())
+                .flatten()
+        }) {
             let _ = write!(
                 human,
                 "- {} [{}] {}: {} ({}; queued {}, {})",

@@ -445,6 +445,7 @@ fn near_duplicates_are_one_review_item_decided_by_one_act() {
         ),
         "{text}"
     );
+    insta::assert_snapshot!("review_candidates_folded", repo.redact(text.stdout()));
     assert!(text.stdout().contains("[+1 folded]"), "{text}");
     assert!(
         text.stdout().contains(&format!(
@@ -562,9 +563,24 @@ fn reject_duplicate_of_supersedes_by_the_other_record() {
     .json_error(3, "knowledge.replacement");
     assert!(repo.ledger_events_if_any("knowledge.rejected").is_empty());
 
+    // A pre-commit hook that refuses every commit: the review's commit is gix's, and git
+    // runs no hook for it (docs/KNOWLEDGE.md).
+    repo.git(&["add", ".ai"]);
+    repo.git(&["commit", "-q", "-m", "two candidates"]);
+    let hook = repo.path(".git/hooks/pre-commit");
+    std::fs::write(&hook, "#!/bin/sh\necho refused >&2\nexit 1\n").expect("write the hook");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
+            .expect("make the hook executable");
+    }
+    let before = repo.head();
     let run = repo
-        .run(&["knowledge", "reject", &a, "--duplicate-of", &b])
+        .run(&["knowledge", "reject", &a, "--duplicate-of", &b, "--commit"])
         .success();
+    insta::assert_snapshot!("review_reject_duplicate_of", repo.redact(run.stdout()));
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
+    assert_eq!(head_paths(&repo), BTreeSet::from([path(CANDIDATES, &a)]));
     assert!(
         run.stdout().contains(&format!(
             "  reject {a} The cockpit listens on loopback only (duplicate of {b})\n"
