@@ -606,3 +606,88 @@ fn reject_duplicate_of_supersedes_by_the_other_record() {
     );
     repo.run(&["knowledge", "check"]).success();
 }
+
+#[test]
+fn the_http_route_takes_the_same_selection_and_refuses_the_same_way() {
+    let repo = TestRepo::initialised();
+    let ids = committed_queue(&repo, 4);
+    let served = crate::http::Served::start(&repo);
+    // A field of the other act: schema-valid, refused (409) by the rule.
+    let answer = served.post(
+        "/api/v1/knowledge/review",
+        &serde_json::json!({"act": "promote", "ids": [ids[0]], "evidence": "x", "reason": "no"}),
+    );
+    assert_eq!(answer.status(), 409, "{}", answer.json());
+    assert_eq!(answer.json()["error"]["rule"], "knowledge.review-field");
+    let answer = served.post(
+        "/api/v1/knowledge/review",
+        &serde_json::json!({"act": "reject", "ids": [ids[0]], "by": ids[1], "duplicate_of": ids[2]}),
+    );
+    assert_eq!(answer.status(), 409, "{}", answer.json());
+    assert_eq!(answer.json()["error"]["rule"], "knowledge.review-field");
+    // Nothing selected.
+    let answer = served.post(
+        "/api/v1/knowledge/review",
+        &serde_json::json!({"act": "reject", "reason": "no", "filters": {"class": "fact"}}),
+    );
+    assert_eq!(answer.status(), 409, "{}", answer.json());
+    assert_eq!(
+        answer.json()["error"]["rule"],
+        "knowledge.selection-required"
+    );
+    // The selection the cockpit's "whole filtered queue" sends, in one commit.
+    let answer = served.post(
+        "/api/v1/knowledge/review",
+        &serde_json::json!({
+            "act": "promote",
+            "all_listed": true,
+            "filters": {"episode": EPISODE_A, "class": "fact"},
+            "evidence": "tests/cli/review.rs drives it over HTTP",
+            "commit": true,
+        }),
+    );
+    assert_eq!(answer.status(), 200, "{}", answer.json());
+    let json = answer.json();
+    let promoted: Vec<&str> = json["promoted"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|p| p["id"].as_str())
+        .collect();
+    assert_eq!(promoted, [ids[0].as_str(), ids[2].as_str()]);
+    assert_eq!(json["commit"]["id"], repo.head().as_str());
+    assert_eq!(repo.ledger_events("knowledge.promoted").len(), 2);
+}
+
+#[test]
+fn a_review_commit_needs_a_committer() {
+    let repo = TestRepo::initialised();
+    let ids = committed_queue(&repo, 2);
+    let mut command = repo.command_in(
+        repo.root(),
+        &[
+            "--format",
+            "json",
+            "knowledge",
+            "reject",
+            &ids[0],
+            &ids[1],
+            "--reason",
+            "no",
+            "--commit",
+        ],
+    );
+    for key in [
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+    ] {
+        command.env_remove(key);
+    }
+    let output = command.output().expect("run majordomus");
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["error"]["rule"], "knowledge.commit-identity", "{json}");
+    assert!(repo.ledger_events_if_any("knowledge.rejected").is_empty());
+}
