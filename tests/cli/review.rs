@@ -486,6 +486,11 @@ fn near_duplicates_are_one_review_item_decided_by_one_act() {
         head_paths(&repo),
         BTreeSet::from([path(CANDIDATES, &older), path(CURATED, &newer),])
     );
+    // The third candidate was untracked and stays so; the reviewed two are clean.
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", ".ai/repo/knowledge"]),
+        format!("?? {}", path(CANDIDATES, &other))
+    );
     let message = repo.git(&["log", "-1", "--format=%B"]);
     assert!(
         message.starts_with("majordomus: review — promote 1, reject 1\n\n"),
