@@ -36,6 +36,8 @@ pub enum Error {
     Usage(#[from] UsageError),
     #[error(transparent)]
     Journal(#[from] crate::model::journal::JournalError),
+    #[error(transparent)]
+    Review(#[from] crate::model::knowledge::ReviewError),
     /// A long-running operation stopped by a signal after recording what it had.
     #[error("{operation} interrupted by {signal}: {recorded}")]
     Interrupted {
@@ -484,6 +486,8 @@ impl Error {
             Error::Journal(j) if j.usage() => Class::Usage,
             Error::Journal(j) if j.refused() => Class::Refused,
             Error::Journal(_) => Class::Failed,
+            Error::Review(r) if r.usage() => Class::Usage,
+            Error::Review(_) => Class::Refused,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
@@ -498,6 +502,7 @@ impl Error {
         match self {
             Error::Refused(r) => r.rule(),
             Error::Journal(j) => j.rule(),
+            Error::Review(r) => r.rule(),
             Error::Usage(u) => u.rule(),
             Error::Policy(p) => p.rule(),
             Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
@@ -517,6 +522,7 @@ impl Error {
         match self {
             Error::Refused(r) => r.fix(),
             Error::Journal(j) => j.fix(),
+            Error::Review(r) => r.fix(),
             Error::Usage(u) => u.fix(),
             Error::Policy(p) => p.fix(),
             Error::Git(GitError::NotARepository { .. }) => {

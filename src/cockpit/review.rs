@@ -342,7 +342,14 @@ fn read(ops: Caller<'_>, filters: &Filters) -> Result<Queue, Error> {
             .map(|s| files_of(&s.record.provenance.derived_from))
             .unwrap_or_default();
         let by = if files.is_empty() {
-            ContextBy::Words(row.entry.title.clone())
+            // Its subject, stop words left out: "the" and "of" rank nothing (a title of
+            // nothing else is asked as it is).
+            let words = crate::model::recall::subject_query(&row.entry.title);
+            ContextBy::Words(if words.is_empty() {
+                row.entry.title.clone()
+            } else {
+                words
+            })
         } else {
             ContextBy::Files(files)
         };

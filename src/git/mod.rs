@@ -2,9 +2,10 @@
 //! HEAD and the trunk (`head`), history and changed paths (`history`), what an episode's
 //! commits are attributed from (`episode`), what a push sends
 //! (`push`), trees, blobs and the index (`tree`), the work tree's status (`status`), and
-//! the demo's commit writer (`write`), the journal's refs, commits and fetch refspec
+//! the demo's commit writer (`write`), the one commit of a review's paths (`commit`), the journal's refs, commits and fetch refspec
 //! (`journal`), and the one run of the git program, the journal's push (`program`).
 
+mod commit;
 mod episode;
 mod hand;
 mod head;
@@ -20,6 +21,7 @@ mod write;
 
 use std::path::{Path, PathBuf};
 
+pub use commit::{CommitBlocker, PathBefore, PathsCommit};
 pub use episode::{EpisodeHistory, RefAt, RefLog};
 pub use hand::{BranchCommits, ForkPoint, SeenDir};
 pub use head::{HeadState, Operation, Trunk, TrunkSource};

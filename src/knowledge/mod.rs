@@ -2,6 +2,7 @@
 //! candidates and status, stale knowledge (verified records whose targets moved), and
 //! the record and graph reads (show, edges).
 
+pub mod batch;
 pub mod check;
 pub mod derive;
 pub mod graph;
@@ -10,6 +11,8 @@ pub mod reverify;
 pub mod review;
 pub mod stale;
 
+pub use crate::model::knowledge::Act;
+pub use batch::{ReviewRequest, Reviewed, review};
 pub use check::{CheckReport, CheckRequest, Finding, PushedRef, Severity, check, check_pushed};
 pub use derive::{DeriveReport, DeriveRequest, derive};
 pub use graph::{EdgesRequest, KnowledgeGraph, ShowRequest, ShownRecord, edges, show};

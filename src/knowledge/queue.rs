@@ -19,10 +19,54 @@ const CANDIDATES_PREFIX: &str = ".ai/repo/knowledge/candidates/";
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CandidatesRequest {
-    /// List the candidates in this local branch's tree instead of the work tree.
+    /// Another branch's tree.
     #[serde(default)]
     #[schemars(length(min = 1))]
     pub branch: Option<String>,
+    // Only this episode's candidates (those of its id, or deriving from `session:<it>`);
+    // and only this class (its schema a string, the decoding names the classes): left
+    // undescribed in the schema, where MCP's byte budget is spent, since the names say it.
+    #[serde(default)]
+    pub episode: Option<String>,
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub class: Option<Class>,
+    // A whole number and a unit: 30m, 12h, 7d, 2w (the pattern says it to a schema's
+    // reader, within MCP's byte budget).
+    #[serde(default)]
+    #[schemars(regex(pattern = r"^[0-9]{1,6}[mhdw]$"))]
+    pub older_than: Option<String>,
+}
+
+impl CandidatesRequest {
+    /// Whether any filter narrows the queue (`branch` reads another tree: it counts).
+    pub fn narrows(&self) -> bool {
+        self.branch.is_some()
+            || self.episode.is_some()
+            || self.class.is_some()
+            || self.older_than.is_some()
+    }
+
+    /// The filters as `knowledge candidates` options, each quoted for sh.
+    pub fn options(&self) -> String {
+        let mut out = String::new();
+        let mut push = |flag: &str, value: &str| {
+            out.push_str(&format!(" --{flag} {}", crate::model::shell::quote(value)));
+        };
+        if let Some(b) = &self.branch {
+            push("branch", b);
+        }
+        if let Some(e) = &self.episode {
+            push("episode", e);
+        }
+        if let Some(c) = self.class {
+            push("class", c.name());
+        }
+        if let Some(o) = &self.older_than {
+            push("older-than", o);
+        }
+        out
+    }
 }
 
 /// `knowledge.status` takes nothing.
@@ -103,6 +147,25 @@ pub struct CandidateEntry {
     pub queued_at: String,
     /// What `queued_at` was measured from.
     pub queued_from: QueuedFrom,
+    /// The episode it was derived in (the start of its id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub episode: Option<String>,
+    /// The candidates folded under this one (near duplicates of its claim, older than
+    /// it): one review item, decided by one act. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub folded: Vec<String>,
+    /// The candidate this one is folded under (the newest of its review item).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folded_under: Option<String>,
+    /// The verified record whose claim this review item restates (a near duplicate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restates: Option<String>,
+    /// Its claim, for folding.
+    #[serde(skip)]
+    pub(crate) claim: String,
+    /// Its `derived_from`, for the episode filter.
+    #[serde(skip)]
+    derived_from: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -111,6 +174,9 @@ pub struct CandidateListing {
     /// Oldest first by their time in the queue (`queued_at`); those that entered it
     /// together by date, class, title, then id.
     pub candidates: Vec<CandidateEntry>,
+    /// Review items: candidates whose claims are near duplicates of each other count
+    /// once (SPEC §5.2).
+    pub items: usize,
     /// Files that could not be read as records (see `knowledge check`).
     pub unreadable: Vec<String>,
     /// Set when the lookup of the queue's ages rebuilt the ledger index (and why).
@@ -118,8 +184,26 @@ pub struct CandidateListing {
     pub index_rebuilt: Option<IndexRebuilt>,
 }
 
-fn entry(record: KnowledgeRecord, path: String, state: CandidateState) -> Option<CandidateEntry> {
+/// The episode a candidate id names: the id without its last `-<12 hex>`.
+pub fn episode_of(id: &str) -> Option<&str> {
+    let (episode, digest) = id.rsplit_once('-')?;
+    (digest.len() == 12 && digest.bytes().all(|b| b.is_ascii_hexdigit()) && !episode.is_empty())
+        .then_some(episode)
+}
+
+fn entry(
+    record: KnowledgeRecord,
+    body: &str,
+    path: String,
+    state: CandidateState,
+) -> Option<CandidateEntry> {
     (record.status == Status::Candidate).then(|| CandidateEntry {
+        episode: episode_of(&record.id).map(str::to_owned),
+        folded: Vec::new(),
+        folded_under: None,
+        restates: None,
+        claim: crate::model::knowledge::claim_of(&record.title, body).to_owned(),
+        derived_from: record.provenance.derived_from.clone(),
         id: record.id,
         title: record.title,
         class: record.class,
@@ -238,11 +322,90 @@ fn in_queue_order(
 
 /// Pending candidates: in the work tree (each marked tracked or untracked) and the
 /// outbox, or in branch `branch`'s tree.
+///
+/// The filters narrow the listing (`episode`, `class`, then `older_than`, measured from
+/// `queued_at` to now), and near duplicates among what is left fold into one review item
+/// under the newest (SPEC §5.2).
 pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateListing, Error> {
+    let older_than = match request.older_than.as_deref() {
+        None => None,
+        Some(text) => Some(crate::model::time::parse_span(text).ok_or_else(|| {
+            crate::model::knowledge::ReviewError::OlderThan {
+                value: text.to_owned(),
+            }
+        })?),
+    };
+    if let Some(episode) = request.episode.as_deref() {
+        crate::error::Refusal::check_id(crate::model::ids::IdKind::Episode, episode)?;
+    }
+    let mut verified = Vec::new();
+    let mut listing = listed(ctx, &request, &mut verified)?;
+    if let Some(span) = older_than {
+        let now = ctx.clock.now();
+        listing
+            .candidates
+            .retain(|c| crate::model::time::parse(&c.queued_at).is_some_and(|at| now - at > span));
+    }
+    fold_listing(&mut listing, &verified);
+    Ok(listing)
+}
+
+/// Folds the near duplicates of `listing` (in queue order) into review items, each under
+/// its newest; names the verified record an item restates.
+fn fold_listing(listing: &mut CandidateListing, verified: &[(String, String)]) {
+    use crate::model::knowledge::{Claim, fold};
+    let claims: Vec<Claim<'_>> = listing
+        .candidates
+        .iter()
+        .map(|c| Claim {
+            id: &c.id,
+            text: &c.claim,
+        })
+        .collect();
+    let verified: Vec<Claim<'_>> = verified
+        .iter()
+        .map(|(id, text)| Claim { id, text })
+        .collect();
+    let items = fold(&claims, &verified);
+    listing.items = items.len();
+    let at: HashMap<String, usize> = listing
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.clone(), i))
+        .collect();
+    for item in items {
+        for f in &item.folded {
+            let c = &mut listing.candidates[at[f]];
+            c.folded_under = Some(item.head.clone());
+        }
+        let head = &mut listing.candidates[at[&item.head]];
+        head.folded = item.folded;
+        head.restates = item.verified;
+    }
+}
+
+/// The pending candidates of the work tree or of `request.branch`'s tree, in queue order,
+/// narrowed by episode and class; `verified` gets each verified record's id and claim.
+fn listed(
+    ctx: &Ctx,
+    request: &CandidatesRequest,
+    verified: &mut Vec<(String, String)>,
+) -> Result<CandidateListing, Error> {
+    let keep = |c: &CandidateEntry| {
+        request.class.is_none_or(|class| c.class == class)
+            && request.episode.as_deref().is_none_or(|e| {
+                c.episode.as_deref() == Some(e)
+                    || c.derived_from
+                        .iter()
+                        .any(|r| r.strip_prefix("session:") == Some(e))
+            })
+    };
     let branch = request.branch.as_deref();
     let mut listing = CandidateListing {
         branch: branch.map(str::to_owned),
         candidates: Vec::new(),
+        items: 0,
         unreadable: Vec::new(),
         index_rebuilt: None,
     };
@@ -254,12 +417,18 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
             let bytes = ctx.repo.branch_file(branch, &path)?.unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes);
             match frontmatter::parse::<KnowledgeRecord>(&text) {
-                Ok((record, _)) => {
-                    listing
-                        .candidates
-                        .extend(entry(record, path, CandidateState::Branch))
-                }
+                Ok((record, body)) => listing
+                    .candidates
+                    .extend(entry(record, body, path, CandidateState::Branch).filter(|c| keep(c))),
                 Err(_) => listing.unreadable.push(path),
+            }
+        }
+        for file in stored_files(&ctx.layout)? {
+            if file.place == Place::Curated
+                && let Ok((record, body)) = file.parse()
+            {
+                let claim = crate::model::knowledge::claim_of(&record.title, body).to_owned();
+                verified.push((record.id, claim));
             }
         }
         let tip = ctx.repo.resolve_commit(&format!("refs/heads/{branch}"))?;
@@ -273,15 +442,23 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
         .collect();
     for file in stored_files(&ctx.layout)? {
         let state = match file.place {
-            Place::Curated => continue,
+            Place::Curated => {
+                if let Ok((record, body)) = file.parse()
+                    && record.status == Status::Verified
+                {
+                    let claim = crate::model::knowledge::claim_of(&record.title, body).to_owned();
+                    verified.push((record.id, claim));
+                }
+                continue;
+            }
             Place::Outbox => CandidateState::Outbox,
             Place::Candidates if tracked.contains(&file.rel) => CandidateState::Tracked,
             Place::Candidates => CandidateState::Untracked,
         };
         match file.parse() {
-            Ok((record, _)) => listing
+            Ok((record, body)) => listing
                 .candidates
-                .extend(entry(record, file.rel.clone(), state)),
+                .extend(entry(record, body, file.rel.clone(), state).filter(|c| keep(c))),
             Err(_) => listing.unreadable.push(file.rel.clone()),
         }
     }

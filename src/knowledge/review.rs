@@ -133,7 +133,7 @@ pub(super) fn check_evidence(id: &str, evidence: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn malformed(file: &StoredFile, message: String) -> Error {
+pub(super) fn malformed(file: &StoredFile, message: String) -> Error {
     StoreError::Malformed {
         path: file.path.clone(),
         message,
@@ -362,11 +362,24 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
 /// is still there (right after an amend it is, until git collects it); returns what it
 /// replaced.
 fn successors(ctx: &Ctx, refs: &mut [String]) -> Result<Vec<Rewrite>, Error> {
+    successors_known(ctx, &mut None, refs)
+}
+
+/// [`successors`], with the rewrites read once for many records (`known` is filled on
+/// the first record that names a commit).
+pub(super) fn successors_known(
+    ctx: &Ctx,
+    known: &mut Option<super::check::Known>,
+    refs: &mut [String],
+) -> Result<Vec<Rewrite>, Error> {
     if !refs.iter().any(|r| r.starts_with("commit:")) {
         return Ok(Vec::new());
     }
-    let (known, _) =
-        super::check::known_references(ctx, &super::check::LedgerRefs::default(), &[])?;
+    if known.is_none() {
+        *known =
+            Some(super::check::known_references(ctx, &super::check::LedgerRefs::default(), &[])?.0);
+    }
+    let known = known.as_ref().expect("filled above");
     let wanted: Vec<(usize, String, String)> = refs
         .iter()
         .enumerate()
@@ -456,7 +469,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     })
 }
 
-fn append_rejected(
+pub(super) fn append_rejected(
     ctx: &Ctx,
     id: &str,
     reason: &str,

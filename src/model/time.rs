@@ -44,6 +44,25 @@ pub fn since_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
+/// A span like `7d`, `12h`, `30m` or `2w` (a whole number and one unit: minutes, hours,
+/// days, weeks); `None` for anything else.
+pub fn parse_span(text: &str) -> Option<time::Duration> {
+    let text = text.trim();
+    let unit = text.chars().last()?;
+    let count: i64 = text[..text.len() - unit.len_utf8()].parse().ok()?;
+    if count < 0 {
+        return None;
+    }
+    let minutes = match unit {
+        'm' => 1,
+        'h' => 60,
+        'd' => 60 * 24,
+        'w' => 60 * 24 * 7,
+        _ => return None,
+    };
+    count.checked_mul(minutes).map(time::Duration::minutes)
+}
+
 /// Seconds since the Unix epoch as a UTC time (git's commit times).
 pub fn from_unix(seconds: i64) -> Option<OffsetDateTime> {
     OffsetDateTime::from_unix_timestamp(seconds).ok()
@@ -53,6 +72,17 @@ pub fn from_unix(seconds: i64) -> Option<OffsetDateTime> {
 mod tests {
     use super::*;
     use time::macros::datetime;
+
+    #[test]
+    fn spans_are_a_number_and_a_unit() {
+        assert_eq!(parse_span("7d"), Some(time::Duration::days(7)));
+        assert_eq!(parse_span("12h"), Some(time::Duration::hours(12)));
+        assert_eq!(parse_span("30m"), Some(time::Duration::minutes(30)));
+        assert_eq!(parse_span("2w"), Some(time::Duration::weeks(2)));
+        for bad in ["", "d", "7", "7 days", "-1d", "1.5d", "7y"] {
+            assert_eq!(parse_span(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn formats_and_parses() {

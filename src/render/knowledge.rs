@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::knowledge::batch::Reviewed;
 use crate::knowledge::check::{CheckReport, Severity};
 use crate::knowledge::derive::DeriveReport;
 use crate::knowledge::graph::{EdgeState, KnowledgeGraph, ShownRecord};
@@ -172,6 +173,70 @@ impl Report for Rejected {
     }
 }
 
+impl Report for Reviewed {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "reviewed {} candidate(s): {} promoted, {} rejected\n",
+            self.promoted.len() + self.rejected.len(),
+            self.promoted.len(),
+            self.rejected.len()
+        );
+        for p in &self.promoted {
+            let _ = writeln!(out, "  promote {} {} -> {}", p.id, p.title, p.path);
+        }
+        for r in &self.rejected {
+            let why = match (&r.duplicate_of, &r.superseded_by) {
+                (Some(of), _) => format!(" (duplicate of {of})"),
+                (None, Some(by)) => format!(" (superseded by {by})"),
+                (None, None) => String::new(),
+            };
+            let _ = writeln!(out, "  reject {} {}{why}", r.id, r.title);
+        }
+        if !self.redacted.is_empty() {
+            let _ = writeln!(out, "  removed from the text: {}", self.redacted.join(", "));
+        }
+        for f in &self.warnings {
+            let sev = match f.severity {
+                Severity::Blocking => "BLOCK",
+                Severity::Advisory => "WARN",
+            };
+            let _ = writeln!(
+                out,
+                "warning: {sev} {} [{}] {}\n  fix: {}",
+                f.file, f.rule, f.message, f.fix
+            );
+        }
+        if let Some(c) = &self.commit {
+            let _ = writeln!(
+                out,
+                "committed {} on {}: {} ({} path(s))",
+                short(&c.id),
+                c.branch,
+                self.message.lines().next().unwrap_or_default(),
+                c.paths.len()
+            );
+        }
+        if let Some(next) = &self.next {
+            let _ = writeln!(out, "next: {next}");
+        }
+        out
+    }
+    fn note(&self) -> Option<String> {
+        let shaped: Vec<&str> = self
+            .promoted
+            .iter()
+            .filter(|p| !p.instruction_shapes.is_empty())
+            .map(|p| p.id.as_str())
+            .collect();
+        (!shaped.is_empty()).then(|| {
+            format!(
+                "instruction-shaped text in {} now verified: it is neutralised wherever it is injected (docs/HOSTILE.md)",
+                shaped.join(", ")
+            )
+        })
+    }
+}
+
 impl Report for CheckReport {
     fn verdict(&self) -> Verdict {
         CheckReport::verdict(self)
@@ -215,9 +280,27 @@ impl Report for CheckReport {
 
 impl Report for CandidateListing {
     fn text(&self) -> String {
-        let mut human = format!("{} candidate(s) awaiting review\n", self.candidates.len());
-        for c in &self.candidates {
-            let _ = writeln!(
+        let mut human = format!("{} candidate(s) awaiting review", self.candidates.len());
+        if self.items != self.candidates.len() {
+            let _ = write!(
+                human,
+                " as {} review item(s): near duplicates fold under the newest",
+                self.items
+            );
+        }
+        human.push('\n');
+        let by_id: std::collections::HashMap<&str, &crate::knowledge::queue::CandidateEntry> =
+            self.candidates.iter().map(|c| (c.id.as_str(), c)).collect();
+        // An item shows where its oldest candidate waits: the queue is oldest first.
+        let mut shown = std::collections::HashSet::new();
+        for c in self.candidates.iter().filter_map(|c| {
+            let head = c.folded_under.as_deref().unwrap_or(&c.id);
+            shown
+                .insert(head)
+                .then(|| by_id.get(head).copied())
+                .flatten()
+        }) {
+            let _ = write!(
                 human,
                 "- {} [{}] {}: {} ({}; queued {}, {})",
                 c.id,
@@ -228,6 +311,17 @@ impl Report for CandidateListing {
                 c.queued_at,
                 c.queued_from.name()
             );
+            if !c.folded.is_empty() {
+                let _ = write!(human, " [+{} folded]", c.folded.len());
+            }
+            human.push('\n');
+            if let Some(v) = &c.restates {
+                let _ = writeln!(human, "    restates verified {v}");
+            }
+            for f in &c.folded {
+                let title = by_id.get(f.as_str()).map_or("", |e| e.title.as_str());
+                let _ = writeln!(human, "    folded: {f}: {title}");
+            }
         }
         for u in &self.unreadable {
             let _ = writeln!(

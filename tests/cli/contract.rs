@@ -521,6 +521,38 @@ fn script(d: &mut Driver) {
                 "",
             );
         }
+        // Two candidates written by hand, reviewed in one act and one commit.
+        let batch = [
+            "20261130T101500Z-c0ffee-00000000000a",
+            "20261130T101500Z-c0ffee-00000000000b",
+        ];
+        for (n, id) in batch.iter().enumerate() {
+            d.repo.write(
+                &format!(".ai/repo/knowledge/candidates/{id}.md"),
+                &format!(
+                    "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: candidate\nstance: observed\ntitle: Batch claim {n}\ndate: 2026-11-30\nprovenance:\n  origin: extracted\n  derived_from:\n  - file:src/lib.rs\n---\nUnit u{n}x keeps k{n}y inside v{n}z.\n"
+                ),
+            );
+        }
+        let reviewed = d.run(
+            "knowledge.review",
+            json!({"act": "reject", "ids": batch, "reason": "only a test", "commit": true}),
+            &[
+                "knowledge",
+                "reject",
+                batch[0],
+                batch[1],
+                "--reason",
+                "only a test",
+                "--commit",
+            ],
+            "",
+        );
+        d.require(
+            "knowledge.review",
+            reviewed.as_ref(),
+            &["/promoted", "/rejected", "/message", "/commit/id"],
+        );
     }
     let recalled = d.run(
         "recall",

@@ -985,11 +985,11 @@ fn schemathesis_finds_no_5xx_no_response_off_the_document_and_no_valid_request_r
     let work = repo.tmpdir();
     std::fs::create_dir_all(&work).expect("a directory for schemathesis");
     // A `file` or `branch` that names nothing in the repository is a usage error (400)
-    // that no schema can tell from a name that is there: those two operations may answer
+    // that no schema can tell from a name that is there: those three operations may answer
     // 400 to schema-valid data (docs/HTTP.md). Every other one may not.
     std::fs::write(
         work.join("schemathesis.toml"),
-        "[[operations]]\ninclude-operation-id = [\"handover.resolve\", \"knowledge.candidates\"]\n\
+        "[[operations]]\ninclude-operation-id = [\"handover.resolve\", \"knowledge.candidates\", \"knowledge.review\"]\n\
          checks.positive_data_acceptance.expected-statuses = [\"2xx\", 400, 404, 409]\n",
     )
     .expect("write schemathesis.toml");

@@ -1547,11 +1547,12 @@ fn queue(listing: &Value) -> Vec<(String, String, String)> {
 #[test]
 fn the_review_queue_is_oldest_first_by_time_in_the_queue_not_by_title() {
     let mut repo = TestRepo::initialised();
-    // Ten decisions of one day, each derived when its episode closed, a minute apart.
+    // Ten decisions of one day, each derived when its episode closed, a minute apart; each
+    // on its own area, so that none is a near duplicate of another (those fold).
     for n in 1..=10 {
         repo.now(&format!("2026-11-30T09:{:02}:00Z", 2 * n));
         repo.start_episode();
-        repo.run(&["decision", &format!("Bulk decision {n}")])
+        repo.run(&["decision", &format!("Bulk decision {n} on area{n}x")])
             .success();
         repo.now(&format!("2026-11-30T09:{:02}:00Z", 2 * n + 1));
         repo.run(&["session", "close"]).success();
@@ -1564,7 +1565,7 @@ fn the_review_queue_is_oldest_first_by_time_in_the_queue_not_by_title() {
     let want: Vec<(String, String, String)> = (1..=10)
         .map(|n| {
             (
-                format!("Bulk decision {n}"),
+                format!("Bulk decision {n} on area{n}x"),
                 format!("2026-11-30T09:{:02}:00Z", 2 * n + 1),
                 "derived".to_owned(),
             )
@@ -1574,7 +1575,7 @@ fn the_review_queue_is_oldest_first_by_time_in_the_queue_not_by_title() {
     let text = repo.run(&["knowledge", "candidates"]).success();
     assert!(
         text.stdout().lines().nth(1).is_some_and(|l| l.ends_with(
-            "convention: Bulk decision 1 (2026-11-30; queued 2026-11-30T09:03:00Z, derived)"
+            "convention: Bulk decision 1 on area1x (2026-11-30; queued 2026-11-30T09:03:00Z, derived)"
         )),
         "{text}"
     );

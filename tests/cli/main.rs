@@ -35,6 +35,7 @@ mod reasoning;
 mod recall;
 mod registry;
 mod retention;
+mod review;
 mod rules;
 mod session;
 mod setup;

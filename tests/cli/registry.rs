@@ -55,6 +55,7 @@ fn every_operation_has_object_schemas_and_a_unique_name() {
             "knowledge.promote",
             "knowledge.reject",
             "knowledge.reverify",
+            "knowledge.review",
             "session.recompose"
         ])
     );
@@ -470,6 +471,11 @@ const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
         "knowledge.reject",
         &["knowledge", "reject", "k-1", "--reason", "no"],
         "",
+    ),
+    (
+        "knowledge.review",
+        &["knowledge", "promote", "k-1", "k-2", "--commit"],
+        "evidence",
     ),
     ("knowledge.reverify", &["knowledge", "reverify", "k-1"], ""),
     ("knowledge.check", &["knowledge", "check"], ""),

@@ -5,7 +5,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use crate::cli::Output;
-use crate::knowledge::PromoteRequest;
+use crate::knowledge::{Act, CandidatesRequest, PromoteRequest, ReviewRequest};
 use crate::model::knowledge::Class;
 use crate::{Ctx, Error};
 
@@ -39,34 +39,113 @@ impl From<ClassArg> for Class {
 /// names: recall finds the record by it, and the record goes stale when the file changes
 /// after it was verified.
 ///
+/// Many at once: several ids, or --all-listed (what `knowledge candidates` lists with the
+/// same filters), take one evidence text for all; each record still gets its own ledger
+/// act and its own `# Evidence`, and every id is checked before anything is written. Each
+/// id decides its review item: its near duplicates are rejected as its duplicates.
+/// --commit writes one commit of exactly the reviewed records (through gix: no git hook
+/// runs). With ids, --class changes the class; with --all-listed it selects by class.
+///
 /// Examples:
 ///   echo "tests/cli/ledger.rs::concurrent_appends shows it" | majordomus knowledge promote <id>
 ///   majordomus knowledge promote <id> --class constraint < evidence.txt
 ///   echo "the lock test passes" | majordomus knowledge promote <id> --file tests/cli/ledger.rs
+///   echo "tests/cli/ledger.rs covers both" | majordomus knowledge promote <id> <id> --commit
+///   majordomus knowledge promote --all-listed --episode <episode> --class fact < evidence.txt
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct PromoteArgs {
-    /// The candidate id.
-    pub id: String,
-    /// Change the class the deriver wrote.
+    /// The candidate ids.
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+    /// Change the class the deriver wrote (with --all-listed: only candidates of this
+    /// class).
     #[arg(long, value_enum)]
     pub class: Option<ClassArg>,
     /// A file the evidence names (repeatable), relative to the current directory: added
-    /// as a `file:` reference. It must exist in the work tree or at HEAD.
+    /// as a `file:` reference. It must exist in the work tree or at HEAD. One id only.
     #[arg(long = "file", value_name = "PATH")]
     pub files: Vec<String>,
+    /// Review many candidates in one act: promote or reject them by ids or by the listed
+    /// selection, optionally in one commit (a human act).
+    ///
+    /// This flag selects every candidate `knowledge candidates` lists with the same filters.
+    #[arg(long)]
+    pub all_listed: bool,
+    /// With --all-listed: the candidates in this local branch's tree.
+    #[arg(long, value_name = "B")]
+    pub branch: Option<String>,
+    /// With --all-listed: only the candidates of this episode.
+    #[arg(long, value_name = "E")]
+    pub episode: Option<String>,
+    /// With --all-listed: only those waiting longer than this (30m, 12h, 7d, 2w).
+    #[arg(long, value_name = "D")]
+    pub older_than: Option<String>,
+    /// Write one commit on the current branch holding only the reviewed records.
+    #[arg(long)]
+    pub commit: bool,
+}
+
+impl PromoteArgs {
+    /// One id and nothing else: the single act `knowledge.promote`.
+    fn single(&self) -> bool {
+        self.ids.len() == 1
+            && !self.all_listed
+            && !self.commit
+            && self.branch.is_none()
+            && self.episode.is_none()
+            && self.older_than.is_none()
+    }
 }
 
 pub fn run(ctx: &Ctx, args: &PromoteArgs, dir: &Path) -> Result<Output, Error> {
+    if args.single() || !args.files.is_empty() {
+        if args.ids.len() != 1 || !args.single() {
+            return Err(crate::error::UsageError::Arguments(
+                "--file takes one candidate id and no selection".into(),
+            )
+            .into());
+        }
+        return crate::cli::call(
+            ctx,
+            "knowledge.promote",
+            PromoteRequest {
+                id: args.ids[0].clone(),
+                class: args.class.map(Class::from),
+                evidence: crate::cli::read_stdin()?,
+                files: args.files.clone(),
+                base: Some(dir.to_path_buf()),
+            },
+        );
+    }
+    let listed = args.all_listed;
     crate::cli::call(
         ctx,
-        "knowledge.promote",
-        PromoteRequest {
-            id: args.id.clone(),
-            class: args.class.map(Class::from),
+        "knowledge.review",
+        ReviewRequest {
+            act: Act::Promote,
+            ids: args.ids.clone(),
+            all_listed: listed,
+            filters: CandidatesRequest {
+                branch: args.branch.clone(),
+                episode: args.episode.clone(),
+                class: if listed {
+                    args.class.map(Class::from)
+                } else {
+                    None
+                },
+                older_than: args.older_than.clone(),
+            },
             evidence: crate::cli::read_stdin()?,
-            files: args.files.clone(),
-            base: Some(dir.to_path_buf()),
+            class: if listed {
+                None
+            } else {
+                args.class.map(Class::from)
+            },
+            reason: None,
+            by: None,
+            duplicate_of: None,
+            commit: args.commit,
         },
     )
 }

@@ -5,14 +5,18 @@
 mod conflict;
 mod derive;
 mod fast;
+mod fold;
 mod markers;
+mod review;
 
 pub use conflict::{Conflict, Side, conflict_of};
 pub use derive::{
     Derived, EpisodeEvidence, SkippedSource, candidate_id, canonical_source, derive_candidates,
 };
 pub use fast::parse_front_fast;
+pub use fold::{Claim, Fold, claim_of, fold};
 pub use markers::Markers;
+pub use review::{Act, ReviewError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -11,6 +11,6 @@ pub use rank::{
     SPREAD_FREE, Signals, compare, decayed_sum, dir_damping, order, score, spread_damping,
 };
 pub use tokens::{
-    MAX_QUERY_TERMS, MAX_TOKEN_CHARS, NEAR_DUPLICATE, content_terms, query_terms, similarity,
-    tokens,
+    MAX_QUERY_TERMS, MAX_TOKEN_CHARS, NEAR_DUPLICATE, STOPWORDS, content_terms, query_terms,
+    similarity, subject_query, tokens,
 };

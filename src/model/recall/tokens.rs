@@ -89,9 +89,12 @@ fn fold(chars: &[char]) -> String {
     chars.iter().flat_map(|c| c.to_lowercase()).collect()
 }
 
-/// Words too common to tell two statements apart; left out of [`similarity`] only
-/// (lexical ranking weighs common words down by itself).
-const STOPWORDS: &[&str] = &[
+/// Words too common to tell two statements apart (a small English list: articles,
+/// conjunctions, prepositions, the commonest auxiliaries and pronouns); left out of
+/// [`similarity`] (near duplicates: `decision`, `question`, the review queue's folding)
+/// and of [`subject_query`]. Lexical ranking weighs common words down by itself, but in a
+/// small store "the" and "of" can still decide a ranking by words alone.
+pub const STOPWORDS: &[&str] = &[
     "all", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "is",
     "it", "its", "no", "not", "of", "on", "or", "that", "the", "this", "to", "was", "we", "were",
     "will", "with",
@@ -103,6 +106,17 @@ pub fn content_terms(text: &str) -> BTreeSet<String> {
         .into_iter()
         .filter(|t| !STOPWORDS.contains(&t.as_str()))
         .collect()
+}
+
+/// The words of `text` to recall its subject by: its tokens in order, each once, stop
+/// words left out ("Also known on the same subject" in the cockpit).
+pub fn subject_query(text: &str) -> String {
+    let mut seen = BTreeSet::new();
+    tokens(text)
+        .into_iter()
+        .filter(|t| !STOPWORDS.contains(&t.as_str()) && seen.insert(t.clone()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How alike two statements are, 0 to 1: the Jaccard index of their content terms
@@ -194,6 +208,29 @@ mod tests {
         assert_eq!(terms.len(), MAX_QUERY_TERMS);
         assert_eq!(terms[0], "word0");
         assert_eq!(dropped, 100 - MAX_QUERY_TERMS);
+    }
+
+    #[test]
+    fn stop_words_never_make_two_statements_alike() {
+        let sim = |a: &str, b: &str| similarity(&content_terms(a), &content_terms(b));
+        // All they share is stop words.
+        assert_eq!(
+            sim(
+                "The owner of the cache is in the team",
+                "The end of the line is at the top"
+            ),
+            0.0
+        );
+        // Stop words added to one of two restatements change nothing.
+        assert_eq!(
+            sim("ledger appends take the lock", "ledger appends take lock"),
+            1.0
+        );
+        assert_eq!(
+            subject_query("The cache of the lexer is in the Lexer"),
+            "cache lexer"
+        );
+        assert_eq!(subject_query("the of and"), "");
     }
 
     #[test]
