@@ -358,7 +358,11 @@ fn files_named(line: &Value) -> Vec<String> {
             .unwrap_or_default()
     };
     match line["event"].as_str().unwrap_or_default() {
-        "session.closed" => string(&data["record"]).into_iter().collect(),
+        // An episode that closed empty names no record (`record: ""`).
+        "session.closed" => string(&data["record"])
+            .filter(|r| !r.is_empty())
+            .into_iter()
+            .collect(),
         "knowledge.derived" => names(&data["paths"]),
         "knowledge.promoted" | "knowledge.rejected" | "handover.derived" | "reasoning.recorded" => {
             string(&data["path"]).into_iter().collect()
@@ -668,6 +672,8 @@ fn outbox_drain_killed_at_every_step() {
     let parked = template.record_ids(".ai/local/state/outbox/candidates");
     assert_eq!(parked.len(), 1);
     template.start_episode();
+    // (A checkpoint: an episode with nothing authored closes empty and writes no record.)
+    template.run(&["checkpoint", "Opened on the trunk"]).success();
     template.git(&["checkout", "-q", "-b", "work"]);
     let mut scenario = Scenario::new(&["session", "close"], "", |crashed, run| {
         let json = ok(crashed, run);

@@ -234,6 +234,9 @@ fn every_command_works_in_a_shallow_clone_and_says_where_the_boundary_is() {
             "Claim.",
         ),
     );
+    // A checkpoint: an episode with nothing authored closes empty, with no record for
+    // the candidate's `session:` to resolve against in the clone.
+    repo.run(&["checkpoint", "Looked at the history"]).success();
     repo.run(&["session", "close"]).success();
     repo.git(&["add", ".ai/repo"]);
     repo.git(&["commit", "-q", "-m", "Records"]);

@@ -473,6 +473,10 @@ fn the_episode_says_what_the_memory_told_the_agent() {
         agent.contains(&format!("majordomus recall --shown --session {episode}")),
         "{agent}"
     );
+    // (An episode that only touched files and was shown records closes empty, with no
+    // record: SPEC §3.2. This one checkpointed.)
+    repo.run(&["checkpoint", "Looked at the parser and the store"])
+        .success();
     repo.run(&["session", "close"]).success();
     let record = repo.read(&format!(".ai/repo/sessions/{episode}.md"));
     assert!(

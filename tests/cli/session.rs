@@ -626,6 +626,12 @@ fn close_json_reports_the_record() {
 /// printed.
 fn close_empty_episode(stdin: Option<&str>) -> (TestRepo, String, String) {
     let repo = TestRepo::initialised();
+    // An episode before it that derived, so doctor judges freshness.
+    repo.start_episode();
+    repo.run(&["decision", "Parsing stays strict"]).success();
+    repo.run_without_stdin(&["session", "close"]).success();
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "the first episode"]);
     let id = repo.start_episode();
     let out = match stdin {
         Some(input) => repo.run_with_stdin(&["session", "close"], input),
@@ -651,39 +657,46 @@ fn assert_closed_empty(repo: &mut TestRepo, id: &str, out: &str) {
     let outbox = repo.path(&format!(".ai/local/state/outbox/sessions/{id}.md"));
     assert!(!outbox.exists());
     let closed = repo.ledger_events("session.closed");
-    assert_eq!(closed.len(), 1);
-    assert_eq!(closed[0]["session"], id);
-    assert_eq!(closed[0]["data"]["empty"], true, "{}", closed[0]);
-    assert_eq!(closed[0]["data"]["record"], "", "{}", closed[0]);
-    assert_eq!(closed[0]["data"]["commits"], 0, "{}", closed[0]);
+    assert_eq!(closed.len(), 2);
+    let closed = &closed[1];
+    assert_eq!(closed["session"], id);
+    assert_eq!(closed["data"]["empty"], true, "{closed}");
+    assert_eq!(closed["data"]["record"], "", "{closed}");
+    assert_eq!(closed["data"]["commits"], 0, "{closed}");
     // Nothing derived, nothing written under .ai/repo/.
-    assert!(repo.ledger_events_if_any("knowledge.derived").is_empty());
+    let derived = repo.ledger_events("knowledge.derived");
+    assert_eq!(derived.len(), 1, "only the first episode derived: {derived:?}");
     assert_eq!(repo.git(&["status", "--porcelain", "--", ".ai/repo"]), "");
-    let list = repo.run(&["session", "list"]).success().stdout();
-    assert!(list.contains(&format!("- {id} (cli, main) closed ")), "{list}");
-    assert!(list.contains(", empty\n"), "{list}");
+    let list = repo.run(&["session", "list"]).success().stdout().to_owned();
+    assert!(
+        list.contains(&format!("- {id} (cli, main) closed 2026-11-30T10:00:00Z, empty\n")),
+        "{list}"
+    );
     assert!(
         list.contains("  record: none (it closed empty: no commit, no authored line)\n"),
         "{list}"
     );
     let json = repo.run(&["--format", "json", "session", "list"]).success().json();
-    assert_eq!(json["episodes"][0]["empty"], true, "{json}");
+    let entry = json["episodes"]
+        .as_array()
+        .expect("episodes")
+        .iter()
+        .find(|e| e["id"] == id)
+        .expect("the empty episode listed");
+    assert_eq!(entry["empty"], true, "{json}");
     // Doctor counts it as closed and asks nothing of it: an hour later, no derivation is
     // missing.
     let doctor = repo
         .now("2026-12-01T10:00:00Z")
         .run(&["--format", "json", "doctor"])
         .json();
-    let rules: Vec<&str> = doctor["findings"]
+    let observed = doctor["rules"]
         .as_array()
-        .expect("findings")
+        .expect("rules")
         .iter()
-        .map(|f| f["rule"].as_str().expect("rule"))
-        .collect();
-    assert!(
-        !rules.iter().any(|r| r.contains("knowledge-observed") || r.contains("knowledge.observed")),
-        "{doctor}"
-    );
+        .find(|r| r["rule"] == "majordomus.knowledge-observed")
+        .expect("the freshness rule");
+    assert_eq!(observed["status"], "pass", "{observed}");
 }
 
 #[test]
