@@ -291,20 +291,29 @@ fn recall_unseen(
     mut request: RecallRequest,
     keep: impl Fn(&Hit) -> bool,
 ) -> Result<(Vec<Hit>, usize), Error> {
-    request.leave_out = seen.shown.iter().cloned().collect();
+    // An edit reads the few records of one file: what was shown is dropped from them
+    // after, at no cost; a prompt's words reach thousands, so it is left out of the
+    // search itself (a lookup of every record shown).
+    let in_search = !request.exact_paths || request.query.is_some();
+    if in_search {
+        request.leave_out = seen.shown.iter().cloned().collect();
+    }
     request.leave_out_episode = Some(episode.id.clone());
     request.limit = Some(MAX_LINES + READ_AHEAD);
     let found = crate::recall::recall(ctx, request)?;
+    let mut already_shown = found.shown_left_out;
     let hits = found
         .hits
         .into_iter()
         .filter(|h| {
-            keep(h)
-                && h.episode.as_deref() != Some(episode.id.as_str())
-                && !seen.shown.contains(&reference(h))
+            let shown = seen.shown.contains(&reference(h));
+            if shown && !in_search {
+                already_shown += 1;
+            }
+            keep(h) && h.episode.as_deref() != Some(episode.id.as_str()) && !shown
         })
         .collect();
-    Ok((hits, found.shown_left_out))
+    Ok((hits, already_shown))
 }
 
 /// Whether the candidate `id` states what an episode decided (a decision, an answer:
