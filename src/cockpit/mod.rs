@@ -212,7 +212,11 @@ pub fn pages() -> Router<AppState> {
         .route(ROOT, get(context::page))
         .route(&format!("{ROOT}/style.css"), get(style))
         .route(&format!("{ROOT}/episodes"), get(episodes::page))
-        .route(&format!("{ROOT}/review"), get(review::page))
+        .route(
+            &format!("{ROOT}/review"),
+            get(review::page).post(review::batch),
+        )
+        .route(&format!("{ROOT}/review/{{id}}"), get(review::card))
         .route(
             &format!("{ROOT}/knowledge/{{id}}/promote"),
             post(review::promote),
