@@ -212,10 +212,8 @@ pub fn pages() -> Router<AppState> {
         .route(ROOT, get(context::page))
         .route(&format!("{ROOT}/style.css"), get(style))
         .route(&format!("{ROOT}/episodes"), get(episodes::page))
-        .route(
-            &format!("{ROOT}/review"),
-            get(review::page).post(review::batch),
-        )
+        .route(&format!("{ROOT}/review"), get(review::page))
+        .route(&format!("{ROOT}/review"), post(review::batch))
         .route(&format!("{ROOT}/review/{{id}}"), get(review::card))
         .route(
             &format!("{ROOT}/knowledge/{{id}}/promote"),

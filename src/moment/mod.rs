@@ -342,8 +342,7 @@ fn show(
     let fresh: Vec<Hit> = hits
         .into_iter()
         .filter(|h| {
-            h.episode.as_deref() != Some(episode.id.as_str())
-                && !seen.shown.contains(&reference(h))
+            h.episode.as_deref() != Some(episode.id.as_str()) && !seen.shown.contains(&reference(h))
         })
         .take(MAX_LINES)
         .collect();
@@ -352,9 +351,9 @@ fn show(
             nothing: Some(match (moment, already_shown) {
                 (Moment::Prompt, 0) => "no record cleared the relevance floor".into(),
                 (Moment::Edit, 0) => "nothing is verified or decided about these files".into(),
-                (_, n) => format!(
-                    "nothing new: {n} record(s) it matches were shown earlier this session"
-                ),
+                (_, n) => {
+                    format!("nothing new: {n} record(s) it matches were shown earlier this session")
+                }
             }),
             already_shown,
             touched,

@@ -398,7 +398,6 @@ pub async fn reject(
     Ok(Redirect::to(&format!("{QUEUE}?done={key}")))
 }
 
-
 /// The batch form's fields (inside a `<form class="batch">` that holds the token): with
 /// `listed` (`(items, candidates)` the filters list), the choice between the checked
 /// rows and the whole filtered queue; one evidence, one reason, duplicate-of, the commit
@@ -469,10 +468,7 @@ pub fn controls(token: &str, filters: &Filters, typed: &Typed, ids: &[String]) -
 
 /// `POST /cockpit/review`: the batch form, one `knowledge.review` through the registry —
 /// the checked rows (`ids`) or the whole queue its hidden filters list (`select=all`).
-pub async fn batch(
-    State(state): State<AppState>,
-    request: Request,
-) -> Result<Redirect, PageError> {
+pub async fn batch(State(state): State<AppState>, request: Request) -> Result<Redirect, PageError> {
     let form = Form::read(request).await.map_err(refused)?;
     state
         .authorize(&form.headers, form.field("token"))
@@ -486,12 +482,26 @@ pub async fn batch(
         .collect();
     let filters = Filters::parse(&form.fields, "f_").map_err(refused)?;
     let again = |report: ErrorReport| {
-        refused(report)
-            .back(filters.href(1), "Back to the review queue")
-            .with(format!(
+        let page = refused(report).back(filters.href(1), "Back to the review queue");
+        if typed.all || !ids.is_empty() {
+            page.with(format!(
                 "<h2>Try again</h2>{}",
                 controls(state.token(), &filters, &typed, &ids)
             ))
+        } else {
+            // Nothing was selected: a form again could decide nothing; what was typed is
+            // kept to copy into the queue's form.
+            let typed_text: Vec<String> = [&typed.evidence, &typed.reason]
+                .into_iter()
+                .filter(|t| !t.trim().is_empty())
+                .map(|t| format!("<pre>{}</pre>", escape(t)))
+                .collect();
+            if typed_text.is_empty() {
+                page
+            } else {
+                page.with(format!("<h2>What you typed</h2>{}", typed_text.join("")))
+            }
+        }
     };
     let act = match form.field("act") {
         Some("promote") => Act::Promote,
@@ -502,7 +512,10 @@ pub async fn batch(
                     StatusCode::BAD_REQUEST,
                     ErrorClass::Usage,
                     "request.valid",
-                    format!("act {:?} is not promote or reject", other.unwrap_or_default()),
+                    format!(
+                        "act {:?} is not promote or reject",
+                        other.unwrap_or_default()
+                    ),
                     "press Promote or Reject",
                 )
                 .report,

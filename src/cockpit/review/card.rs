@@ -18,7 +18,9 @@ use crate::cockpit::{Page, PageError};
 use crate::error::{Error, ErrorReport, Refusal};
 use crate::http::AppState;
 use crate::knowledge::queue::{CandidateEntry, QueuedFrom};
-use crate::knowledge::{CandidateListing, CandidateState, CandidatesRequest, ShowRequest, ShownRecord};
+use crate::knowledge::{
+    CandidateListing, CandidateState, CandidatesRequest, ShowRequest, ShownRecord,
+};
 use crate::model::ids::IdKind;
 use crate::model::knowledge::{Class, Origin, Stance};
 use crate::ops::Caller;
@@ -167,7 +169,10 @@ fn read(ops: Caller<'_>, id: &str) -> Result<Option<Card>, Error> {
 
 /// `GET /cockpit/review/{id}`: the card of one candidate; a record that no longer waits
 /// for review is shown on its record page.
-pub async fn page(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, PageError> {
+pub async fn page(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, PageError> {
     // An id reaches the store only in the shape of one (SPEC §0).
     Refusal::check_id(IdKind::Knowledge, &id)
         .map_err(|refusal| PageError::from(Error::from(refusal).report()))?;
@@ -178,9 +183,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>) -> Resu
     let Some(card) = card else {
         return Ok(Redirect::to(&format!("/cockpit/knowledge/{}", encode(&id))).into_response());
     };
-    let mut out = format!(
-        "<p><a href=\"{QUEUE}\">← the review queue</a></p>"
-    );
+    let mut out = format!("<p><a href=\"{QUEUE}\">← the review queue</a></p>");
     out.push_str(&render(&card, state.token()));
     Ok(Page::new("/review", &card.row.entry.title, &out).into_response())
 }
@@ -429,4 +432,3 @@ fn context(context: &Context) -> String {
     }
     out
 }
-

@@ -13,8 +13,8 @@ mod card;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use axum::http::{StatusCode, Uri};
 use axum::extract::State;
+use axum::http::{StatusCode, Uri};
 
 pub use act::{Typed, acts, batch, promote, reject};
 pub use card::page as card;
@@ -301,9 +301,8 @@ fn filter_form(filters: &Filters) -> String {
         )
     };
     let selected = |on: bool| if on { " selected" } else { "" };
-    let mut out = String::from(
-        "<form class=\"filters\" method=\"get\" action=\"/cockpit/review\">",
-    );
+    let mut out =
+        String::from("<form class=\"filters\" method=\"get\" action=\"/cockpit/review\">");
     out.push_str(&text(
         "branch",
         "Branch",
@@ -429,7 +428,7 @@ fn pages(filters: &Filters, items: usize) -> String {
     out
 }
 
-/// The queue's page with `body` after the filter form, answered `status`.
+/// The queue's page with the filter form and `report` beside it (400).
 fn refused_filters(out: &mut String, filters: &Filters, report: &ErrorReport) -> Page {
     // A filter that does not parse: the form stays, with the error beside it.
     out.push_str(&filter_form(filters));
@@ -453,9 +452,13 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
         let asked = filters.clone();
         match state.call(move |ops| read(ops, &asked)).await {
             Ok(queue) => queue,
-            // A filter the operation cannot read (a span, a branch): beside the form.
-            Err(report) if report.class == ErrorClass::Usage => {
-                return Ok(refused_filters(&mut out, &filters, &report));
+            // A filter the operation cannot read or refuses (a span, a branch, an
+            // episode id's shape): beside the form, with the operation's status.
+            Err(report) if filters.narrowed() && report.class != ErrorClass::Failed => {
+                let status = ApiError::from_report(report.clone()).status;
+                let mut page = refused_filters(&mut out, &filters, &report);
+                page.status = status;
+                return Ok(page);
             }
             Err(report) => return Err(report.into()),
         }
@@ -501,7 +504,11 @@ pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageE
                 format!("{first}–{last}")
             },
             queue.items,
-            if filters.narrowed() { " (filtered)" } else { "" },
+            if filters.narrowed() {
+                " (filtered)"
+            } else {
+                ""
+            },
             filters.sort.label()
         );
         out.push_str(&rows_table(&queue.rows, &filters));
