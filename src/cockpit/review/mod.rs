@@ -391,11 +391,12 @@ fn rows_table(rows: &[Row], filters: &Filters) -> String {
              <td class=\"title\"><a href=\"{QUEUE}/{target}\">{title}</a>{state}</td>\
              <td data-label=\"class\">{class}</td><td data-label=\"branch\">{branch}</td>\
              <td data-label=\"episode\">{episode}</td><td data-label=\"waiting\" title=\"since {queued}\">{age}</td>\
-             <td data-label=\"folded\">{folded}</td></tr>",
+             <td data-label=\"folded\"{none}>{folded}</td></tr>",
             title = escape(&c.title),
             class = c.class.name(),
             queued = escape(&c.queued_at),
             age = short_age(row.age),
+            none = if c.folded.is_empty() { " class=\"none\"" } else { "" },
         );
     }
     out.push_str("</tbody></table></div>");
