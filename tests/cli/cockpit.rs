@@ -997,9 +997,12 @@ fn the_queue_shows_fifty_rows_a_page_and_the_page_links_keep_the_filters() {
 
 // --- The batch form: many candidates in one act ------------------------------------------
 
+/// Candidates as `(id, path)`.
+type Written = Vec<(String, String)>;
+
 /// Candidates of two episodes, `e1` (three) and `e2` (two), none committed; returns the
 /// repository and each episode's `(id, path)`s.
-fn two_episodes() -> (TestRepo, Vec<(String, String)>, Vec<(String, String)>) {
+fn two_episodes() -> (TestRepo, Written, Written) {
     let mut repo = TestRepo::initialised();
     let dir = ".ai/repo/knowledge/candidates";
     let titles = [
@@ -1009,7 +1012,7 @@ fn two_episodes() -> (TestRepo, Vec<(String, String)>, Vec<(String, String)>) {
         "Retries back off exponentially",
         "Sockets bind the loopback address",
     ];
-    let of = |episode: &str, range: std::ops::Range<usize>| -> Vec<(String, String)> {
+    let of = |episode: &str, range: std::ops::Range<usize>| -> Written {
         range
             .map(|n| {
                 let id = format!("{episode}-00000000000{n}");

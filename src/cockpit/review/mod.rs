@@ -396,7 +396,11 @@ fn rows_table(rows: &[Row], filters: &Filters) -> String {
             class = c.class.name(),
             queued = escape(&c.queued_at),
             age = short_age(row.age),
-            none = if c.folded.is_empty() { " class=\"none\"" } else { "" },
+            none = if c.folded.is_empty() {
+                " class=\"none\""
+            } else {
+                ""
+            },
         );
     }
     out.push_str("</tbody></table></div>");
