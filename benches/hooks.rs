@@ -19,9 +19,11 @@
 //!    turn: a run shows new records or finds them all shown already), with filler only,
 //!    `hook edit` of a file not touched yet this episode (one more file each run) and of a
 //!    `Read`, and `hook session-start` in the open episode, interleaved with `git rev-parse
-//!    HEAD` against the 15 ms target; whether the first runs put records before the model;
-//!    and each hook's phases (`MAJORDOMUS_TIMING`), the payloads with nothing to rank by
-//!    checked to open no index (no `recall.` phase).
+//!    HEAD` against the 15 ms target, in episodes of 25 moments of each kind (a long
+//!    working session: each closes and the next opens, untimed); whether the first runs put
+//!    records before the model; the same hooks in one long episode of 200 prompts and 200
+//!    edits; and each hook's phases (`MAJORDOMUS_TIMING`), the payloads with nothing to
+//!    rank by checked to open no index (no `recall.` phase).
 //!
 //! ```text
 //! CARGO_TARGET_DIR=/work/target-bench cargo bench -j2 --bench hooks
@@ -241,11 +243,24 @@ fn children_usage() -> (Duration, u64) {
 
 /// Each process once to warm up, then `runs` rounds of each in turn: every process's runs.
 fn interleaved_runs(runs: usize, procs: &[&Proc]) -> BenchResult<Vec<Vec<Run>>> {
+    interleaved_runs_with(runs, procs, usize::MAX, &mut || Ok(()))
+}
+
+/// [`interleaved_runs`], calling `between` (untimed) after every `every` rounds.
+fn interleaved_runs_with(
+    runs: usize,
+    procs: &[&Proc],
+    every: usize,
+    between: &mut dyn FnMut() -> BenchResult<()>,
+) -> BenchResult<Vec<Vec<Run>>> {
     for p in procs {
         p.run()?;
     }
     let mut samples: Vec<Vec<Run>> = procs.iter().map(|_| Vec::with_capacity(runs)).collect();
-    for _ in 0..runs {
+    for round in 0..runs {
+        if round > 0 && round % every == 0 {
+            between()?;
+        }
         for (p, runs) in procs.iter().zip(&mut samples) {
             runs.push(p.run()?);
         }
@@ -563,6 +578,13 @@ fn section_push(bin: &Path, runs: usize, store: usize) -> BenchResult<()> {
 /// The 15 ms a hook at the moment of work may take, whole process (issue "Step 14 of 16").
 const MOMENT_TARGET: Duration = Duration::from_millis(15);
 
+/// The moments of each kind one episode of the bench sees before it closes: a long working
+/// session (25 prompts, 25 file edits).
+const EPISODE_MOMENTS: usize = 25;
+
+/// The moments of each kind the long episode sees before its runs are timed.
+const LONG_EPISODE_MOMENTS: usize = 200;
+
 /// A Claude Code payload for the repository at `root`: the common fields and `fields`.
 fn claude_payload(root: &Path, event: &str, fields: serde_json::Value) -> Vec<u8> {
     let mut payload = serde_json::json!({"session_id": "s", "cwd": root, "hook_event_name": event});
@@ -613,15 +635,21 @@ fn print_phases(timing: &str) {
     println!();
 }
 
-/// The files the open episode touched and the records shown to its agent so far (the
-/// store's ledger has neither; every such line is the episode's).
+/// The files the open episode touched and the records shown to its agent so far.
 fn episode_so_far(root: &Path) -> BenchResult<(usize, usize)> {
+    let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+        root.join(".ai/local/state/episode.json"),
+    )?)?;
+    let open = state["id"].as_str().ok_or("no open episode")?.to_owned();
     let (mut touched, mut shown) = (0, 0);
     for line in std::fs::read_to_string(root.join(".ai/local/ledger.jsonl"))?.lines() {
         if !(line.contains("\"agent.touched\"") || line.contains("\"context.shown\"")) {
             continue;
         }
         let event: serde_json::Value = serde_json::from_str(line)?;
+        if event["session"].as_str() != Some(open.as_str()) {
+            continue;
+        }
         let count = |key: &str| event["data"][key].as_array().map_or(0, Vec::len);
         match event["event"].as_str() {
             Some("agent.touched") => touched += count("paths"),
@@ -744,7 +772,14 @@ fn section_moment(bin: &Path, runs: usize, records: usize, lines: u64) -> BenchR
         ),
     ];
     let procs: Vec<&Proc> = rows.iter().map(|(_, p)| *p).collect();
-    let all = interleaved_runs(runs, &procs)?;
+    // A working session: each episode sees `EPISODE_MOMENTS` prompts, edits and
+    // session-start re-entries, then closes and the next opens (untimed); an episode of
+    // hundreds of moments is measured on its own below.
+    let mut restart = || -> BenchResult<()> {
+        majordomus(bin, &root, &["session", "close"])?;
+        majordomus(bin, &root, &["session", "start"])
+    };
+    let all = interleaved_runs_with(runs, &procs, EPISODE_MOMENTS, &mut restart)?;
     let stats: Vec<(Stats, Stats, u64)> = all.iter().map(summary).collect();
 
     println!(
@@ -805,25 +840,30 @@ fn section_moment(bin: &Path, runs: usize, records: usize, lines: u64) -> BenchR
         }
     }
     // An episode's touched files and shown records grow run by run (each edit touches one
-    // more file, each run that prints shows up to five more): the runs by their order.
+    // more file, each run that prints shows up to five more): the runs by their place in
+    // their episode.
     for (what, runs) in [("prompt", &all[1]), ("edit", &all[3])] {
-        let quarter = runs.len().div_ceil(4);
-        let parts: Vec<String> = runs
-            .chunks(quarter)
-            .enumerate()
-            .map(|(i, some)| {
+        const BUCKET: usize = 5;
+        let parts: Vec<String> = (0..EPISODE_MOMENTS.div_ceil(BUCKET))
+            .map(|b| {
+                let some: Vec<&Run> = runs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| (i % EPISODE_MOMENTS) / BUCKET == b)
+                    .map(|(_, r)| r)
+                    .collect();
                 let (wall, cpu, _) = summary(some);
                 format!(
-                    "runs {}–{}: wall {}, CPU {}",
-                    i * quarter + 1,
-                    i * quarter + some.len(),
+                    "moments {}–{}: wall {}, CPU {}",
+                    b * BUCKET + 1,
+                    ((b + 1) * BUCKET).min(EPISODE_MOMENTS),
                     show(wall.median),
                     show(cpu.median)
                 )
             })
             .collect();
         println!(
-            "`hook {what}` by the episode's age (medians): {}",
+            "`hook {what}` by its place in its episode (medians): {}",
             parts.join("; ")
         );
     }
@@ -832,6 +872,42 @@ fn section_moment(bin: &Path, runs: usize, records: usize, lines: u64) -> BenchR
         .filter(|l| l.contains("\"provider.event.failed\""))
         .count();
     println!("every run exited 0; `provider.event.failed` lines in the ledger: {failed}");
+    println!();
+
+    // One long episode: `LONG_EPISODE_MOMENTS` prompts and edits first (untimed), then
+    // runs of each, interleaved with git.
+    majordomus(bin, &root, &["session", "close"])?;
+    majordomus(bin, &root, &["session", "start"])?;
+    for _ in 0..LONG_EPISODE_MOMENTS {
+        prompt.run()?;
+        edit.run()?;
+    }
+    let long_runs = runs.min(51);
+    let long = interleaved(long_runs, &[&rev_parse, &prompt, &edit])?;
+    let (touched, shown) = episode_so_far(&root)?;
+    println!(
+        "One long episode: after {LONG_EPISODE_MOMENTS} prompts and {LONG_EPISODE_MOMENTS} edits ({touched} file(s) touched, {shown} record(s) in its `context.shown` lines by the end), {long_runs} runs each:"
+    );
+    println!();
+    println!("| run | wall median (p90) | CPU median (p90) | 15 ms (wall) |");
+    println!("| --- | ---: | ---: | --- |");
+    for (what, (wall, cpu, _)) in [
+        "`git rev-parse HEAD`",
+        "`hook prompt`, words that match records",
+        "`hook edit`, a file not touched yet",
+    ]
+    .iter()
+    .zip(&long)
+    {
+        println!(
+            "| {what} | {} ({}) | {} ({}) | {} |",
+            show(wall.median),
+            show(wall.p90),
+            show(cpu.median),
+            show(cpu.p90),
+            target_met(wall)
+        );
+    }
     println!();
 
     // Where the time goes: one run of each with `MAJORDOMUS_TIMING=1`, early in the episode
@@ -843,9 +919,8 @@ fn section_moment(bin: &Path, runs: usize, records: usize, lines: u64) -> BenchR
         );
         print_phases(timing);
     }
-    let (touched, shown) = episode_so_far(&root)?;
     println!(
-        "After the runs: {touched} file(s) touched, {shown} record(s) in its `context.shown` lines (a record the briefing showed again counts again)."
+        "After the runs (the long episode): {touched} file(s) touched, {shown} record(s) in its `context.shown` lines (a record the briefing showed again counts again)."
     );
     println!();
     for (what, p, no_index) in [

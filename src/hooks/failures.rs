@@ -72,6 +72,9 @@ pub fn acknowledge(ctx: &Ctx, request: AcknowledgeRequest) -> Result<Acknowledge
 /// the warning has done its work once the same hook works again. Best effort: a hook that
 /// succeeded never fails because its bookkeeping could not be written.
 pub(super) fn clear_after_success(ctx: &Ctx, hook: ProviderHook, provider: &str) {
+    if !may_have_failures(ctx, hook, provider) {
+        return;
+    }
     let Ok(index) = ctx.index() else {
         return;
     };
@@ -95,4 +98,39 @@ pub(super) fn clear_after_success(ctx: &Ctx, hook: ProviderHook, provider: &str)
             by: ClearedBy::Success,
         },
     );
+}
+
+/// Whether the ledger may hold a failure of `hook` for `provider` not cleared yet, asked
+/// without bringing the ledger index up to date: the failures its manifest knew of, and
+/// the lines past what it covers searched for the event's name (most runs find neither
+/// and write nothing). Anything it cannot read answers "maybe".
+fn may_have_failures(ctx: &Ctx, hook: ProviderHook, provider: &str) -> bool {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let Some((failures, covered)) =
+        crate::store::index::LedgerIndex::peek_provider_failures(&ctx.layout)
+    else {
+        return true;
+    };
+    if failures
+        .iter()
+        .any(|f| f.hook == hook.name() && f.provider == provider)
+    {
+        return true;
+    }
+    let path = ctx.layout.ledger();
+    let Ok(mut file) = std::fs::File::open(&path) else {
+        return true;
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return true;
+    };
+    if len < covered || file.seek(SeekFrom::Start(covered)).is_err() {
+        return true;
+    }
+    let mut tail = Vec::new();
+    if file.take(len - covered).read_to_end(&mut tail).is_err() {
+        return true;
+    }
+    let name = crate::model::Event::ProviderEventFailed.name().as_bytes();
+    tail.windows(name.len()).any(|w| w == name)
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::model::EpisodeState;
+use crate::model::{EpisodeState, Event};
 use crate::model::event::{AgentTouched, ContextShown, ShownItem, ShownWhere};
 use crate::model::inject::{neutralise, quote};
 use crate::model::moment::{MAX_LINES, MAX_PROMPT_PATHS, Moment, PromptWords, edit_of, path_words};
@@ -497,17 +497,116 @@ struct Seen {
 }
 
 impl Seen {
-    /// One read of the episode's window for all of it.
+    /// One read of the episode's window for all of it: only its `agent.touched` and
+    /// `context.shown` lines are parsed (found by their event's name in the bytes), and
+    /// only the paths and record ids of those, so a long episode costs a moment a pass over
+    /// its bytes, not a parse of every line.
     fn read(ctx: &Ctx, episode: &EpisodeState) -> Result<Seen, Error> {
-        let read = crate::session::read_window(ctx, episode)?;
-        let recent = crate::ctx::touched_in(&read.lines);
-        let window = crate::model::EpisodeWindow::from_lines(&episode.id, &read.lines);
-        Ok(Seen {
-            touched: window.touched.iter().cloned().collect(),
-            recent,
-            shown: window.shown_ids().into_iter().map(str::to_owned).collect(),
-        })
+        let lines = match Seen::lines(ctx, episode) {
+            Some(lines) => lines,
+            // The offset no longer starts the episode's window (the ledger was replaced):
+            // the window as every other reader finds it.
+            None => crate::session::read_window(ctx, episode)?
+                .lines
+                .into_iter()
+                .filter_map(|l| {
+                    let data: SeenData = serde_json::from_value(l.data).ok()?;
+                    Some(SeenLine {
+                        session: l.session,
+                        event: l.event,
+                        data,
+                    })
+                })
+                .collect(),
+        };
+        let mut seen = Seen {
+            touched: BTreeSet::new(),
+            recent: Vec::new(),
+            shown: BTreeSet::new(),
+        };
+        for line in lines.iter().rev() {
+            match line.event {
+                Event::AgentTouched => {
+                    for path in line.data.paths.iter().rev() {
+                        if seen.recent.len() < crate::ctx::TOUCHED_AT_HAND
+                            && !seen.recent.contains(path)
+                        {
+                            seen.recent.push(path.clone());
+                        }
+                        seen.touched.insert(path.clone());
+                    }
+                }
+                Event::ContextShown => {
+                    seen.shown
+                        .extend(line.data.records.iter().map(|r| r.id.clone()));
+                }
+                _ => {}
+            }
+        }
+        Ok(seen)
     }
+
+    /// The episode's `agent.touched` and `context.shown` lines, read from the offset of
+    /// its `session.opened` line; `None` when that offset does not start it.
+    fn lines(ctx: &Ctx, episode: &EpisodeState) -> Option<Vec<SeenLine>> {
+        use std::io::{Read as _, Seek as _, SeekFrom};
+        let mut file = std::fs::File::open(ctx.layout.ledger()).ok()?;
+        if !ctx.ledger().is_line_start(episode.ledger_offset).ok()? {
+            return None;
+        }
+        file.seek(SeekFrom::Start(episode.ledger_offset)).ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
+        let mut pieces = bytes.split(|&b| b == b'\n');
+        let first: SeenLine = serde_json::from_slice(pieces.next()?).ok()?;
+        if first.event != Event::SessionOpened || first.session.as_deref() != Some(&episode.id) {
+            return None;
+        }
+        let wanted = [
+            Event::AgentTouched.name().as_bytes(),
+            Event::ContextShown.name().as_bytes(),
+        ];
+        let mut out = Vec::new();
+        for piece in pieces {
+            if !wanted
+                .iter()
+                .any(|name| piece.windows(name.len()).any(|w| w == *name))
+            {
+                continue;
+            }
+            // A torn or unreadable line is skipped, as every reader skips it.
+            if let Ok(line) = serde_json::from_slice::<SeenLine>(piece)
+                && line.session.as_deref() == Some(episode.id.as_str())
+                && matches!(line.event, Event::AgentTouched | Event::ContextShown)
+            {
+                out.push(line);
+            }
+        }
+        Some(out)
+    }
+}
+
+/// What [`Seen`] reads of a ledger line: its episode, its event, and of its data only the
+/// paths an `agent.touched` line names and the records a `context.shown` line lists.
+#[derive(serde::Deserialize)]
+struct SeenLine {
+    session: Option<String>,
+    event: Event,
+    #[serde(default)]
+    data: SeenData,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct SeenData {
+    #[serde(default)]
+    paths: Vec<String>,
+    #[serde(default)]
+    records: Vec<SeenRecord>,
+}
+
+#[derive(serde::Deserialize)]
+struct SeenRecord {
+    id: String,
 }
 
 // --- What an agent's tools put before the model -------------------------------------------

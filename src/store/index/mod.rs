@@ -418,6 +418,18 @@ impl LedgerIndex {
         LedgerIndex::open_paths(Paths::new(layout))
     }
 
+    /// The provider failures the index knew of when it was last brought up to date, and
+    /// the ledger offset it covers, from its manifest alone: no lock, no catch-up, no write
+    /// (a hook that only asks whether it has a failure to clear must not pay for a segment
+    /// and a manifest each run). `None` without a readable manifest.
+    pub fn peek_provider_failures(layout: &Layout) -> Option<(Vec<ProviderFailure>, u64)> {
+        let manifest = read_manifest(&Paths::new(layout)).ok()?;
+        Some((
+            manifest.folds.provider_failures.iter().cloned().collect(),
+            manifest.covered,
+        ))
+    }
+
     /// [`LedgerIndex::open`] for a ledger file elsewhere (a fetched journal materialized
     /// under `.ai/local/journals/`), its manifest and segments at the paths given.
     pub fn open_at(ledger: &Path, manifest: &Path, dir: &Path) -> Result<LedgerIndex, StoreError> {
