@@ -14,11 +14,11 @@ use serde::Serialize;
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::model::{EpisodeState, Event};
 use crate::model::event::{AgentTouched, ContextShown, ShownItem, ShownWhere};
 use crate::model::inject::{neutralise, quote};
 use crate::model::moment::{MAX_LINES, MAX_PROMPT_PATHS, Moment, PromptWords, edit_of, path_words};
 use crate::model::recall::HitStatus;
+use crate::model::{EpisodeState, Event};
 use crate::recall::{Hit, RecallKind, RecallRequest};
 use crate::store::ledger::Durability;
 
