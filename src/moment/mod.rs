@@ -106,20 +106,24 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
     // last (what is being touched now); the branch's commits, the task and the last
     // handover are the briefing's: weighing every record they reach would cost a prompt
     // what the whole store holds (docs/PERFORMANCE.md, "The moment of work").
-    let mut paths = named.clone();
-    for touched in &seen.recent {
-        if !paths.contains(touched) {
-            paths.push(touched.clone());
-        }
-    }
+    let touched: Vec<String> = seen
+        .recent
+        .iter()
+        .filter(|t| !named.contains(t))
+        .cloned()
+        .collect();
     let cleared = recall_unseen(
         ctx,
         &episode,
         &seen,
         RecallRequest {
             query: Some(words.query()).filter(|q| !q.is_empty()),
-            path: paths,
+            path: named.clone(),
+            touched,
             kind: KINDS.to_vec(),
+            // The files named themselves, not their directories; the files being worked
+            // on lift what the words found.
+            exact_paths: true,
             lean_pool: true,
             ..RecallRequest::default()
         },

@@ -134,6 +134,12 @@ pub struct RecallRequest {
     /// shown yet, ranked in one search. Never part of a request from a surface.
     #[serde(skip)]
     pub leave_out: Vec<String>,
+    /// Files the agent's tools touched this episode, weighed as the work at hand weighs
+    /// them (`HandSource::Touched`); in a `lean_pool` search they lift the records found
+    /// and add none of their own (a prompt's words find, the files being worked on rank).
+    /// Never part of a request from a surface.
+    #[serde(skip)]
+    pub touched: Vec<String>,
     #[serde(skip)]
     pub leave_out_episode: Option<String>,
 }
@@ -504,6 +510,14 @@ fn resolve(
             }
         }
         context.issue.get_or_insert(issue.clone());
+    }
+    for raw in &request.touched {
+        if let Ok(Some(path)) = normalise_path(ctx, raw) {
+            paths.push(QueryPath {
+                path,
+                source: HandSource::Touched,
+            });
+        }
     }
     if request.at_hand {
         let hand = at_hand(ctx, db)?;

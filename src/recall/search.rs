@@ -175,11 +175,16 @@ fn path_lists(
     dirs: &HashMap<(String, bool), usize>,
     blobs: &HashMap<String, String>,
     exact_only: bool,
+    lean: bool,
 ) -> Vec<PathList> {
     let stale = HitStatus::Stale.factor() / HitStatus::Verified.factor();
     type Entry = (Vec<(usize, PathHow, usize)>, f64, bool);
     let mut lists: BTreeMap<ReachGroup, Entry> = BTreeMap::new();
     for (i, q) in paths.iter().enumerate() {
+        // A moment's touched files lift what its words found; they read no list.
+        if lean && q.source == HandSource::Touched {
+            continue;
+        }
         let p = q.path.as_str();
         let mut add = |group: ReachGroup, how: PathHow, files: usize, cap: f64, deferred: bool| {
             lists
@@ -243,7 +248,12 @@ fn dirs_needed(paths: &[QueryPath]) -> Vec<(String, bool)> {
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
     let mut phase = crate::timing::Phase::start("recall.search");
-    let path_pool = PATH_POOL.max(query.limit.saturating_mul(2));
+    // A moment's one pass reads each path's best rows up to the hits it asks for.
+    let path_pool = if query.lean_pool {
+        query.limit
+    } else {
+        PATH_POOL.max(query.limit.saturating_mul(2))
+    };
     let mut passes = 1;
     // Every match's BM25, computed once for every pass.
     let mut lexical = if query.relevance_asked() {
@@ -287,7 +297,13 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         db.reader().ranks().map_err(index_failed)?
     };
     git.end();
-    let lists = path_lists(&query.paths, &dirs, &blobs, query.exact_paths);
+    let lists = path_lists(
+        &query.paths,
+        &dirs,
+        &blobs,
+        query.exact_paths,
+        query.lean_pool,
+    );
     let mut depth = Depth {
         lexical: if query.lean_pool {
             query.limit.saturating_mul(4)

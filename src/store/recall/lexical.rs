@@ -299,5 +299,21 @@ mod tests {
         assert_eq!(ranked.top(1)[0].0, 1, "the document with both terms");
         assert_eq!(ranked.top(0), []);
         assert!(ranked.of(2).is_none());
+
+        // Left out (records a session was shown): neither pooled nor counted, and the best
+        // match stays the measure of relevance.
+        let best = ranked.best();
+        let mut left = ranked.clone();
+        let out = left.leave_out(&[1].into_iter().collect());
+        assert_eq!(out, [1]);
+        assert_eq!(left.len(), 1);
+        assert_eq!(left.top(5)[0].0, 3);
+        assert!(left.of(1).is_none());
+        assert_eq!(left.best(), best, "relative to the best match, left out or not");
+        assert!(left.best() > left.of(3).expect("3 matches"));
+        // Leaving nothing out changes nothing.
+        let mut same = ranked.clone();
+        assert!(same.leave_out(&std::collections::HashSet::new()).is_empty());
+        assert_eq!(same.len(), 2);
     }
 }
