@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use axum::extract::State;
 
-use super::html::{self, badge, empty, escape, knowledge_link, or_dash, table};
+use super::html::{self, ROOT, badge, empty, encode, escape, or_dash, table};
 use super::{Page, PageError};
 use crate::context::{ContextRequest, RepositoryContext};
 use crate::http::AppState;
@@ -86,12 +86,15 @@ fn render(repo: &RepositoryContext, episode: Option<&EpisodeContext>) -> String 
     } else {
         out.push_str("<ul>");
         for c in &b.candidates {
+            // By title, linked to its card: an id says nothing to a reader.
             let _ = write!(
                 out,
-                "<li>{} <span class=\"muted\">episode {}, branch {}</span></li>",
-                knowledge_link(&c.id),
+                "<li><a href=\"{ROOT}/review/{}\">{}</a> <span class=\"muted\">episode {}, branch {}{}</span></li>",
+                escape(&encode(&c.id)),
+                escape(&c.title),
                 or_dash(c.episode.as_deref()),
-                or_dash(c.branch.as_deref())
+                or_dash(c.branch.as_deref()),
+                if c.outbox { ", in the outbox" } else { "" }
             );
         }
         out.push_str("</ul>");

@@ -36,6 +36,19 @@ pub enum Flash {
         /// does not see).
         commit: Vec<String>,
     },
+    /// A batch review (`knowledge.review`).
+    Reviewed {
+        /// `(id, title)` of each promoted record.
+        promoted: Vec<(String, String)>,
+        /// `(id, title, the record it duplicates)` of each rejected one.
+        rejected: Vec<(String, String, Option<String>)>,
+        /// The commit written: `(id, branch, how many paths)`.
+        commit: Option<(String, String, usize)>,
+        /// Without a commit: the one command that commits the review.
+        next: Option<String>,
+        warnings: Vec<String>,
+        redacted: Vec<String>,
+    },
 }
 
 /// One shelved message: its key, the token of the server run that shelved it.

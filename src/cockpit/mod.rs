@@ -213,6 +213,8 @@ pub fn pages() -> Router<AppState> {
         .route(&format!("{ROOT}/style.css"), get(style))
         .route(&format!("{ROOT}/episodes"), get(episodes::page))
         .route(&format!("{ROOT}/review"), get(review::page))
+        .route(&format!("{ROOT}/review"), post(review::batch))
+        .route(&format!("{ROOT}/review/{{id}}"), get(review::card))
         .route(
             &format!("{ROOT}/knowledge/{{id}}/promote"),
             post(review::promote),

@@ -65,6 +65,16 @@ pub fn for_browser(report: &ErrorReport) -> ErrorReport {
                 "Pick a candidate from the review queue: it may have been promoted or rejected since this page was loaded.",
             ),
         ),
+        "knowledge.selection-required" => (
+            String::from("No row is checked, and the whole filtered queue is not chosen."),
+            fix(
+                "Check the rows to decide on the review queue, or choose the whole filtered queue, then press Promote or Reject.",
+            ),
+        ),
+        "knowledge.selection-empty" => (
+            String::from("No candidate matches these filters."),
+            fix("Change or clear the filters on the review queue."),
+        ),
         "knowledge.already-promoted" | "knowledge.superseded" => (
             message,
             fix("Nothing to do: the record's page shows where it is now."),

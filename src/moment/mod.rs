@@ -14,11 +14,11 @@ use serde::Serialize;
 
 use crate::Ctx;
 use crate::error::Error;
-use crate::model::{EpisodeState, Event};
 use crate::model::event::{AgentTouched, ContextShown, ShownItem, ShownWhere};
 use crate::model::inject::{neutralise, quote};
 use crate::model::moment::{MAX_LINES, MAX_PROMPT_PATHS, Moment, PromptWords, edit_of, path_words};
 use crate::model::recall::HitStatus;
+use crate::model::{EpisodeState, Event};
 use crate::recall::{Hit, RecallKind, RecallRequest};
 use crate::store::ledger::Durability;
 
@@ -355,8 +355,7 @@ fn show(
     let fresh: Vec<Hit> = hits
         .into_iter()
         .filter(|h| {
-            h.episode.as_deref() != Some(episode.id.as_str())
-                && !seen.shown.contains(&reference(h))
+            h.episode.as_deref() != Some(episode.id.as_str()) && !seen.shown.contains(&reference(h))
         })
         .take(MAX_LINES)
         .collect();
@@ -365,9 +364,9 @@ fn show(
             nothing: Some(match (moment, already_shown) {
                 (Moment::Prompt, 0) => "no record cleared the relevance floor".into(),
                 (Moment::Edit, 0) => "nothing is verified or decided about these files".into(),
-                (_, n) => format!(
-                    "nothing new: {n} record(s) it matches were shown earlier this session"
-                ),
+                (_, n) => {
+                    format!("nothing new: {n} record(s) it matches were shown earlier this session")
+                }
             }),
             already_shown,
             touched,

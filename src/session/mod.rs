@@ -497,7 +497,15 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         && summary.is_none_or(|s| s.trim().is_empty())
         && !lines.iter().any(|l| l.event.authored());
     if empty {
-        return close_empty(ctx, &policy, episode, record, drained, skipped, index_rebuilt);
+        return close_empty(
+            ctx,
+            &policy,
+            episode,
+            record,
+            drained,
+            skipped,
+            index_rebuilt,
+        );
     }
     let text = frontmatter::render(&record, &body);
     // On the trunk (and on a detached HEAD) the record waits in the outbox so the tree

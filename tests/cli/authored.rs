@@ -134,7 +134,10 @@ fn without_an_episode_records_say_so_and_are_stamped_null() {
     assert_eq!(derived.len(), 1, "{derived:?}");
     let candidates = repo.record_ids(".ai/repo/knowledge/candidates");
     assert_eq!(candidates.len(), 1, "{candidates:?}");
-    let text = repo.read(&format!(".ai/repo/knowledge/candidates/{}.md", candidates[0]));
+    let text = repo.read(&format!(
+        ".ai/repo/knowledge/candidates/{}.md",
+        candidates[0]
+    ));
     assert!(text.contains("Decided in the episode"), "{text}");
     assert!(!text.contains("between episodes"), "{text}");
     let json = repo

@@ -150,18 +150,32 @@ fn every_page_answers_with_its_content_and_the_header_links_every_page() {
     assert!(context.contains(&repo.episode_id()), "{context}");
 
     let review = served.get("/cockpit/review").page();
-    assert!(review.contains("The ledger is append-only"), "{review}");
     assert!(
-        review.contains(&format!("action=\"/cockpit/knowledge/{id}/promote\"")),
+        review.contains(&format!(
+            "<a href=\"/cockpit/review/{id}\">The ledger is append-only</a>"
+        )),
         "{review}"
     );
     assert!(
-        review.contains(&format!("action=\"/cockpit/knowledge/{id}/reject\"")),
+        review.contains(&format!("name=\"ids\" value=\"{id}\"")),
+        "{review}"
+    );
+    assert!(
+        review.contains("<form class=\"batch\" method=\"post\" action=\"/cockpit/review\">"),
         "{review}"
     );
     assert!(review.contains("name=\"evidence\""), "{review}");
     assert!(review.contains("name=\"reason\""), "{review}");
     assert_eq!(hidden_token(&review), served.token);
+    let card = served.get(&format!("/cockpit/review/{id}")).page();
+    assert!(
+        card.contains(&format!("action=\"/cockpit/knowledge/{id}/promote\"")),
+        "{card}"
+    );
+    assert!(
+        card.contains(&format!("action=\"/cockpit/knowledge/{id}/reject\"")),
+        "{card}"
+    );
 
     let shown = served.get(&format!("/cockpit/knowledge/{id}")).page();
     assert!(
@@ -261,6 +275,7 @@ fn every_cockpit_page_is_sent_with_the_security_headers() {
     let token = served.token.clone();
     let promote = format!("/cockpit/knowledge/{id}/promote");
     let reject = format!("/cockpit/knowledge/{id}/reject");
+    let batch = "/cockpit/review".to_owned();
     // Each route of the router, with what it answers: its page, and its error pages (a
     // refused form, a usage error, an unknown record).
     let mut cases: Vec<(&str, String, Answer)> = Vec::new();
@@ -280,6 +295,15 @@ fn every_cockpit_page_is_sent_with_the_security_headers() {
         (
             "GET /cockpit/review",
             "/cockpit/review?class=rumour".to_owned(),
+        ),
+        ("GET /cockpit/review/{id}", format!("/cockpit/review/{id}")),
+        (
+            "GET /cockpit/review/{id}",
+            "/cockpit/review/..%2Fx".to_owned(),
+        ),
+        (
+            "GET /cockpit/review",
+            "/cockpit/review?older_than=soon".to_owned(),
         ),
         (
             "GET /cockpit/knowledge/{id}",
@@ -344,6 +368,18 @@ fn every_cockpit_page_is_sent_with_the_security_headers() {
             "POST /cockpit/knowledge/{id}/reject",
             &reject,
             vec![("token", token.as_str())],
+            true,
+        ),
+        (
+            "POST /cockpit/review",
+            &batch,
+            vec![("ids", id.as_str()), ("act", "reject"), ("reason", "r")],
+            true,
+        ),
+        (
+            "POST /cockpit/review",
+            &batch,
+            vec![("token", token.as_str()), ("act", "promote")],
             true,
         ),
     ] {
@@ -561,13 +597,15 @@ fn block_lines(html: &str) -> String {
         "<input",
         "<button",
         "<nav",
+        "<fieldset",
+        "<tr",
     ] {
         out = out.replace(tag, &format!("\n{tag}"));
     }
     out.replace("\n\n", "\n")
 }
 
-/// The card of the candidate titled `title` on a review page.
+/// The card of the candidate titled `title` on its page.
 #[track_caller]
 fn card<'a>(html: &'a str, title: &str) -> &'a str {
     let heading = format!("<h2>{title}</h2>");
@@ -579,11 +617,53 @@ fn card<'a>(html: &'a str, title: &str) -> &'a str {
     &html[start..end]
 }
 
-/// The titles of `titles` in the order the page shows their cards (absent ones left out).
+/// The href of the row titled `title` in the queue: its card's page.
+#[track_caller]
+fn card_href(queue: &str, title: &str) -> String {
+    let end = queue
+        .find(&format!("\">{title}</a>"))
+        .unwrap_or_else(|| panic!("no row {title}: {queue}"));
+    let start = queue[..end].rfind("<a href=\"").expect("its link") + "<a href=\"".len();
+    queue[start..end].to_owned()
+}
+
+/// The card page of the candidate titled `title`, reached from its row in `queue`.
+#[track_caller]
+fn card_page(served: &Served, queue: &str, title: &str) -> String {
+    served.get(&card_href(queue, title)).page()
+}
+
+/// The row of the candidate titled `title` in the queue.
+#[track_caller]
+fn row<'a>(queue: &'a str, title: &str) -> &'a str {
+    let at = queue
+        .find(&format!("\">{title}</a>"))
+        .unwrap_or_else(|| panic!("no row {title}: {queue}"));
+    let start = queue[..at].rfind("<tr>").expect("the row's start");
+    let end = at + queue[at..].find("</tr>").expect("the row's end");
+    &queue[start..end]
+}
+
+/// The ids checked by each row of the queue, in its order.
+fn row_ids(queue: &str) -> Vec<String> {
+    let marker = "name=\"ids\" value=\"";
+    queue
+        .match_indices(marker)
+        .map(|(at, _)| {
+            queue[at + marker.len()..]
+                .split('"')
+                .next()
+                .expect("a closing quote")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The titles of `titles` in the order the queue shows their rows (absent ones left out).
 fn order<'a>(html: &str, titles: &[&'a str]) -> Vec<&'a str> {
     let mut found: Vec<(usize, &str)> = titles
         .iter()
-        .filter_map(|t| html.find(&format!("<h2>{t}</h2>")).map(|at| (at, *t)))
+        .filter_map(|t| html.find(&format!("\">{t}</a>")).map(|at| (at, *t)))
         .collect();
     found.sort();
     found.into_iter().map(|(_, t)| t).collect()
@@ -683,8 +763,19 @@ fn each_candidate_shows_its_body_its_provenance_and_what_else_is_known() {
     for (name, value) in SECURITY_HEADERS {
         assert_eq!(answer.header(name), Some(value), "{name}");
     }
-    let html = answer.page();
+    let queue = answer.page();
+    // One row a candidate: title (a link to its card), class, branch, episode, age.
+    let finished_row = row(&queue, "Completed: Split input into tokens");
+    for needle in [
+        "<td data-label=\"class\">fact</td>".to_owned(),
+        "<td data-label=\"branch\"><code>main</code></td>".to_owned(),
+        format!("<code>{episode}</code></a></td>"),
+        ">10 days</td>".to_owned(),
+    ] {
+        assert!(finished_row.contains(&needle), "{needle}: {finished_row}");
+    }
 
+    let html = card_page(&served, &queue, "Completed: Split input into tokens");
     let finished = card(&html, "Completed: Split input into tokens");
     for needle in [
         "<h3>The claim</h3><pre class=\"body\">Split input into tokens</pre>".to_owned(),
@@ -707,7 +798,15 @@ fn each_candidate_shows_its_body_its_provenance_and_what_else_is_known() {
     }
     assert!(!finished.contains("does not resolve"), "{finished}");
 
-    let question = card(&html, "Should empty input yield an empty list or an error?");
+    let question_page = card_page(
+        &served,
+        &queue,
+        "Should empty input yield an empty list or an error?",
+    );
+    let question = card(
+        &question_page,
+        "Should empty input yield an empty list or an error?",
+    );
     for needle in [
         "<h3>The answer</h3><pre class=\"body\">An empty list: callers iterate, nobody matches on errors</pre>".to_owned(),
         format!("<a href=\"/cockpit/history?session={episode}\">"),
@@ -728,12 +827,13 @@ fn each_candidate_shows_its_body_its_provenance_and_what_else_is_known() {
         .page();
     assert!(history.contains("task.finished"), "{history}");
 
-    let stable = repo.redact(&html).replace(&served.token, "[TOKEN]");
-    insta::assert_snapshot!("cockpit_review_queue", block_lines(&stable));
+    let stable = |html: &str| block_lines(&repo.redact(html).replace(&served.token, "[TOKEN]"));
+    insta::assert_snapshot!("cockpit_review_queue", stable(&queue));
+    insta::assert_snapshot!("cockpit_review_card", stable(&html));
 }
 
 #[test]
-fn the_queue_filters_and_orders_by_episode_class_age_and_where_it_waits() {
+fn the_queue_filters_by_branch_episode_class_and_age_and_orders() {
     let mut repo = TestRepo::initialised();
     let (e1, e2) = ("20261101T090000Z-aaaaaa", "20261120T090000Z-bbbbbb");
     let dir = ".ai/repo/knowledge/candidates";
@@ -749,7 +849,7 @@ fn the_queue_filters_and_orders_by_episode_class_age_and_where_it_waits() {
     write(2, "convention", "2026-11-25", "Beta claim", e2);
     write(3, "lesson", "2026-11-28", "Gamma claim", e1);
     // Alpha waits from the commit that added it (no ledger line derived it), the others
-    // from their dates.
+    // from their dates; only Alpha is in main's tree.
     repo.now("2026-11-10T09:00:00Z");
     repo.git(&["add", &format!("{dir}/{alpha}.md")]);
     repo.git(&["commit", "-q", "-m", "Alpha"]);
@@ -776,14 +876,13 @@ fn the_queue_filters_and_orders_by_episode_class_age_and_where_it_waits() {
             vec!["Alpha claim", "Gamma claim", "Beta claim"],
         ),
         ("class=convention", vec!["Beta claim"]),
-        ("state=tracked", vec!["Alpha claim"]),
-        ("state=untracked", vec!["Beta claim", "Gamma claim"]),
-        ("state=outbox", vec![]),
+        ("branch=main", vec!["Alpha claim"]),
         (of_e1.as_str(), vec!["Alpha claim", "Gamma claim"]),
         (of_e1_newest.as_str(), vec!["Gamma claim", "Alpha claim"]),
-        ("older=10", vec!["Alpha claim"]),
-        ("older=3", vec!["Alpha claim", "Beta claim"]),
-        ("older=0&class=lesson", vec!["Gamma claim"]),
+        ("older_than=10d", vec!["Alpha claim"]),
+        ("older_than=3d", vec!["Alpha claim", "Beta claim"]),
+        ("older_than=1d&class=lesson", vec!["Gamma claim"]),
+        ("class=memory", vec![]),
     ] {
         let html = served.get(&format!("/cockpit/review?{query}")).page();
         assert_eq!(order(&html, &all), expected, "{query}");
@@ -797,44 +896,50 @@ fn the_queue_filters_and_orders_by_episode_class_age_and_where_it_waits() {
                 html.contains(&format!("of {} shown", expected.len())),
                 "{query}: {html}"
             );
+            assert_eq!(row_ids(&html).len(), expected.len(), "{query}");
         }
     }
-    // The form says what is in use, and lists the episodes with their counts.
+    // The form says what is in use: text fields for branch, episode and age (no list of
+    // every id), and the batch form carries the same filters for "the whole queue".
     let html = served
         .get(&format!(
-            "/cockpit/review?episode={e1}&class=fact&state=tracked&older=5&sort=newest"
+            "/cockpit/review?branch=main&episode={e1}&class=fact&older_than=5d&sort=newest"
         ))
         .page();
     for needle in [
-        format!("<option value=\"{e1}\" selected>{e1} (2)</option>"),
-        format!("<option value=\"{e2}\">{e2} (1)</option>"),
+        "<input type=\"text\" id=\"branch\" name=\"branch\" value=\"main\"".to_owned(),
+        format!("<input type=\"text\" id=\"episode\" name=\"episode\" value=\"{e1}\""),
         "<option value=\"fact\" selected>".to_owned(),
-        "<option value=\"tracked\" selected>".to_owned(),
-        "name=\"older\" value=\"5\"".to_owned(),
+        "name=\"older_than\" value=\"5d\"".to_owned(),
         "<option value=\"newest\" selected>".to_owned(),
         "1–1 of 1 shown (filtered), newest first.".to_owned(),
+        format!("<input type=\"hidden\" name=\"f_episode\" value=\"{e1}\">"),
+        "<input type=\"hidden\" name=\"f_branch\" value=\"main\">".to_owned(),
+        "the whole filtered queue (1 item(s))".to_owned(),
     ] {
         assert!(html.contains(&needle), "{needle}: {html}");
     }
-    // An episode filter is echoed escaped; a value the form does not offer is a usage
+    assert!(!html.contains("<select id=\"episode\""), "{html}");
+    // An episode filter is echoed escaped; a value the queue cannot read is a usage
     // error beside the form.
-    let hostile = served
-        .get("/cockpit/review?episode=%22%3E%3Cscript%3E")
-        .page();
+    let hostile = served.get("/cockpit/review?episode=%22%3E%3Cscript%3E");
+    assert_eq!(hostile.status, 409, "{}", hostile.text());
+    let hostile = hostile.text();
+    assert!(hostile.contains("<code>id.shape</code>"), "{hostile}");
+    assert!(hostile.contains("<form class=\"filters\""), "{hostile}");
     assert!(hostile.contains("&quot;&gt;&lt;script&gt;"), "{hostile}");
     assert!(!hostile.contains("<script>"), "{hostile}");
-    for query in [
-        "class=rumour",
-        "state=everywhere",
-        "older=soon",
-        "sort=up",
-        "page=0",
+    for (query, rule) in [
+        ("class=rumour", "request.valid"),
+        ("sort=up", "request.valid"),
+        ("page=0", "request.valid"),
+        ("older_than=soon", "knowledge.older-than"),
     ] {
         let answer = served.get(&format!("/cockpit/review?{query}"));
         assert_eq!(answer.status, 400, "{query}: {}", answer.text());
         let text = answer.text();
         assert!(
-            text.contains("<code>request.valid</code>"),
+            text.contains(&format!("<code>{rule}</code>")),
             "{query}: {text}"
         );
         assert!(text.contains("<form class=\"filters\""), "{query}: {text}");
@@ -843,43 +948,470 @@ fn the_queue_filters_and_orders_by_episode_class_age_and_where_it_waits() {
 }
 
 #[test]
-fn the_queue_shows_a_page_of_candidates_at_a_time() {
+fn the_queue_shows_fifty_rows_a_page_and_the_page_links_keep_the_filters() {
     let mut repo = TestRepo::initialised();
     let dir = ".ai/repo/knowledge/candidates";
-    for n in 0..11 {
+    for n in 0..60 {
         let id = format!("20261101T090000Z-aaaaaa-0000000000{n:02}");
         repo.write(
             &format!("{dir}/{id}.md"),
-            &candidate_record(
-                &id,
-                "fact",
-                &format!("2026-11-{:02}", n + 1),
-                &format!("Claim {n:02}"),
-                &[],
-            ),
+            &candidate_record(&id, "fact", "2026-11-01", &format!("Claim {n:02}"), &[]),
         );
     }
     repo.now("2026-11-30T10:00:00Z");
     let served = Served::start(&repo);
     let first = served.get("/cockpit/review?class=fact").page();
-    assert_eq!(first.matches("<article class=\"candidate\"").count(), 10);
-    assert!(first.contains("1–10 of 11 shown (filtered)"), "{first}");
+    let ids = row_ids(&first);
+    assert_eq!(ids.len(), 50, "{first}");
+    assert!(
+        first.contains(
+            "<a href=\"/cockpit/review/20261101T090000Z-aaaaaa-000000000000\">Claim 00</a>"
+        ),
+        "{first}"
+    );
+    assert!(first.contains("1–50 of 60 shown (filtered)"), "{first}");
     assert!(first.contains("page 1 of 2"), "{first}");
     assert!(
         first.contains("<a href=\"/cockpit/review?class=fact&amp;page=2\">next →</a>"),
         "{first}"
     );
+    assert!(
+        first.contains("the whole filtered queue (60 item(s))"),
+        "{first}"
+    );
     let second = served.get("/cockpit/review?class=fact&page=2").page();
-    assert_eq!(second.matches("<article class=\"candidate\"").count(), 1);
-    assert!(second.contains("<h2>Claim 10</h2>"), "{second}");
+    let rest = row_ids(&second);
+    assert_eq!(rest.len(), 10, "{second}");
+    assert!(second.contains("\">Claim 50</a>"), "{second}");
+    assert!(second.contains("\">Claim 59</a>"), "{second}");
+    assert!(!second.contains("\">Claim 49</a>"), "{second}");
     assert!(
         second.contains("<a href=\"/cockpit/review?class=fact\">← previous</a>"),
         "{second}"
     );
-    // A candidate that names no file is recalled by its words.
+    assert!(ids.iter().all(|id| !rest.contains(id)), "no row twice");
+    // A candidate that names no file is recalled by its words on its card.
+    let card = card_page(&served, &second, "Claim 55");
+    assert!(card.contains("Also known on the same subject"), "{card}");
+}
+
+// --- The batch form: many candidates in one act ------------------------------------------
+
+/// Candidates as `(id, path)`.
+type Written = Vec<(String, String)>;
+
+/// Candidates of two episodes, `e1` (three) and `e2` (two), none committed; returns the
+/// repository and each episode's `(id, path)`s.
+fn two_episodes() -> (TestRepo, Written, Written) {
+    let mut repo = TestRepo::initialised();
+    let dir = ".ai/repo/knowledge/candidates";
+    let titles = [
+        "Parse the policy with yaml_serde",
+        "Append the ledger under a lock",
+        "Cache keys carry the schema version",
+        "Retries back off exponentially",
+        "Sockets bind the loopback address",
+    ];
+    let of = |episode: &str, range: std::ops::Range<usize>| -> Written {
+        range
+            .map(|n| {
+                let id = format!("{episode}-00000000000{n}");
+                let path = format!("{dir}/{id}.md");
+                repo.write(
+                    &path,
+                    &candidate_record(
+                        &id,
+                        "convention",
+                        "2026-11-20",
+                        titles[n],
+                        &[&format!("session:{episode}")],
+                    ),
+                );
+                (id, path)
+            })
+            .collect()
+    };
+    let e1 = of("20261101T090000Z-aaaaaa", 0..3);
+    let e2 = of("20261120T090000Z-bbbbbb", 3..5);
+    repo.now("2026-11-30T10:00:00Z");
+    (repo, e1, e2)
+}
+
+#[test]
+fn the_batch_form_without_the_token_or_from_another_origin_is_refused() {
+    let (repo, e1, _) = two_episodes();
+    let served = Served::start(&repo);
+    let (id, path) = &e1[0];
+    let act = [("ids", id.as_str()), ("act", "reject"), ("reason", "no")];
+    let token = served.token.clone();
+    for fields in [
+        act.to_vec(),
+        [
+            act.as_slice(),
+            &[("token", "00000000000000000000000000000000")],
+        ]
+        .concat(),
+    ] {
+        let answer = served.form_from_page("/cockpit/review", &fields);
+        assert_eq!(answer.status, 401, "{}", answer.text());
+        assert!(
+            answer.text().contains("<code>http.token</code>"),
+            "{}",
+            answer.text()
+        );
+        assert!(!answer.text().contains(&token), "no fresh token handed out");
+    }
+    let with_token = [act.as_slice(), &[("token", token.as_str())]].concat();
+    for foreign in [
+        ("Origin", "http://evil.example"),
+        ("Origin", "http://127.0.0.1:1"),
+        ("Sec-Fetch-Site", "cross-site"),
+    ] {
+        let answer = served.form("/cockpit/review", &with_token, &[foreign]);
+        assert_eq!(answer.status, 403, "{foreign:?}: {}", answer.text());
+        assert!(
+            answer.text().contains("<code>http.same-origin</code>"),
+            "{}",
+            answer.text()
+        );
+        for (name, value) in SECURITY_HEADERS {
+            assert_eq!(answer.header(name), Some(value), "{name}");
+        }
+    }
+    let whole = served.form(
+        "/cockpit/review",
+        &[
+            ("token", token.as_str()),
+            ("select", "all"),
+            ("act", "promote"),
+            ("evidence", "e"),
+        ],
+        &[("Origin", "http://evil.example")],
+    );
+    assert_eq!(whole.status, 403, "{}", whole.text());
     assert!(
-        second.contains("Also known on the same subject"),
-        "{second}"
+        !repo.read(path).contains("superseded"),
+        "nothing was rejected"
+    );
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", ".ai/repo/knowledge/curated"]),
+        "",
+        "nothing was promoted"
+    );
+    // No row checked and not the whole queue: refused, in the form's words.
+    let none = served.form_from_page(
+        "/cockpit/review",
+        &[
+            ("token", token.as_str()),
+            ("act", "reject"),
+            ("reason", "kept"),
+        ],
+    );
+    assert_eq!(none.status, 409, "{}", none.text());
+    let html = none.text();
+    assert!(
+        html.contains("<code>knowledge.selection-required</code>"),
+        "{html}"
+    );
+    assert!(html.contains("Check the rows to decide"), "{html}");
+    assert!(
+        html.contains("<pre>kept</pre>"),
+        "what was typed is kept: {html}"
+    );
+}
+
+#[test]
+fn the_whole_filtered_queue_is_promoted_in_one_act_and_the_rest_left() {
+    let (repo, e1, e2) = two_episodes();
+    let served = Served::start(&repo);
+    let episode = "20261101T090000Z-aaaaaa";
+    let queue = served
+        .get(&format!("/cockpit/review?episode={episode}"))
+        .page();
+    assert_eq!(row_ids(&queue).len(), 3, "{queue}");
+    assert!(
+        queue.contains("the whole filtered queue (3 item(s))"),
+        "{queue}"
+    );
+    let answer = served.form_from_page(
+        "/cockpit/review",
+        &[
+            ("token", served.token.as_str()),
+            ("f_episode", episode),
+            ("select", "all"),
+            ("act", "promote"),
+            ("evidence", "tests/cli/cockpit.rs passes"),
+            ("reason", ""),
+            ("duplicate_of", ""),
+        ],
+    );
+    assert_eq!(answer.status, 303, "{}", answer.text());
+    let location = answer.header("location").expect("a redirect").to_owned();
+    assert!(
+        location.starts_with("/cockpit/review?done=")
+            && location.ends_with(&format!("&episode={episode}")),
+        "back to the filtered queue: {location}"
+    );
+    for (id, path) in &e1 {
+        assert!(!repo.exists(path), "{id} left the queue");
+        let curated = repo.read(&format!(".ai/repo/knowledge/curated/{id}.md"));
+        assert!(curated.contains("tests/cli/cockpit.rs passes"), "{curated}");
+    }
+    for (id, path) in &e2 {
+        assert!(
+            repo.read(path).contains("status: candidate"),
+            "{id} is left as it was"
+        );
+    }
+    assert_eq!(
+        repo.ledger_events("knowledge.promoted").len(),
+        3,
+        "one act each"
+    );
+    let page = served.get(&location).page();
+    assert!(page.contains("Reviewed 3 record(s): promoted 3."), "{page}");
+    assert!(
+        page.contains("No candidate matches these filters."),
+        "{page}"
+    );
+    // Without the commit option, the one command that commits the review, working as shown.
+    let command = commit_command(&page);
+    let run = repo.sh_in(repo.root(), &command);
+    assert!(run.status.success(), "{command}: {run:?}");
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", ".ai/repo/knowledge/curated"]),
+        ""
+    );
+    let rest = served.get("/cockpit/review").page();
+    assert_eq!(row_ids(&rest).len(), 2, "{rest}");
+}
+
+#[test]
+fn the_checked_rows_are_rejected_together_and_the_rest_left() {
+    let (repo, e1, e2) = two_episodes();
+    let served = Served::start(&repo);
+    let queue = served.get("/cockpit/review").page();
+    assert_eq!(row_ids(&queue).len(), 5, "{queue}");
+    let (a, b) = (&e1[1], &e2[0]);
+    let answer = served.form_from_page(
+        "/cockpit/review",
+        &[
+            ("token", served.token.as_str()),
+            ("select", "checked"),
+            ("ids", a.0.as_str()),
+            ("ids", b.0.as_str()),
+            ("act", "reject"),
+            ("evidence", ""),
+            ("reason", "not what the code does"),
+            ("duplicate_of", ""),
+        ],
+    );
+    assert_eq!(answer.status, 303, "{}", answer.text());
+    for (_, path) in [a, b] {
+        let text = repo.read(path);
+        assert!(text.contains("status: superseded"), "{text}");
+        assert!(text.contains("not what the code does"), "{text}");
+    }
+    for (id, path) in e1
+        .iter()
+        .chain(&e2)
+        .filter(|(id, _)| id != &a.0 && id != &b.0)
+    {
+        assert!(
+            repo.read(path).contains("status: candidate"),
+            "{id} as it was"
+        );
+    }
+    let page = served.get(&done_location(&answer)).page();
+    assert!(page.contains("Reviewed 2 record(s): rejected 2."), "{page}");
+    assert_eq!(row_ids(&page).len(), 3, "{page}");
+    // The checked rows and a duplicate-of: superseded by that record.
+    let (c, keep) = (&e1[2], &e1[0]);
+    let answer = served.form_from_page(
+        "/cockpit/review",
+        &[
+            ("token", served.token.as_str()),
+            ("ids", c.0.as_str()),
+            ("act", "reject"),
+            ("duplicate_of", keep.0.as_str()),
+        ],
+    );
+    assert_eq!(answer.status, 303, "{}", answer.text());
+    let text = repo.read(&c.1);
+    assert!(
+        text.contains(&format!("superseded_by: {}", keep.0)),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_commit_option_writes_one_commit_of_exactly_the_reviewed_paths() {
+    let (repo, e1, e2) = two_episodes();
+    repo.git(&["add", ".ai/repo/knowledge/candidates"]);
+    repo.git(&["commit", "-q", "-m", "candidates"]);
+    // Something else staged and something else modified: neither joins the commit.
+    repo.write("notes.txt", "staged\n");
+    repo.git(&["add", "notes.txt"]);
+    repo.write(
+        &e2[0].1,
+        &repo.read(&e2[0].1).replace("as claimed", "as edited"),
+    );
+    let before = repo.git(&["rev-parse", "HEAD"]);
+    let served = Served::start(&repo);
+    let answer = served.form_from_page(
+        "/cockpit/review",
+        &[
+            ("token", served.token.as_str()),
+            ("ids", e1[0].0.as_str()),
+            ("ids", e1[1].0.as_str()),
+            ("act", "promote"),
+            ("evidence", "tests/cli/cockpit.rs passes"),
+            ("commit", "1"),
+        ],
+    );
+    assert_eq!(answer.status, 303, "{}", answer.text());
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]), before, "one commit");
+    let mut expected: Vec<String> = e1[..2]
+        .iter()
+        .flat_map(|(id, path)| [format!(".ai/repo/knowledge/curated/{id}.md"), path.clone()])
+        .collect();
+    expected.sort();
+    let held = repo.git(&["show", "--no-renames", "--name-only", "--format=", "HEAD"]);
+    let mut held: Vec<String> = held.lines().map(str::to_owned).collect();
+    held.sort();
+    assert_eq!(held, expected);
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(
+        message.starts_with("majordomus: review — promote 2"),
+        "{message}"
+    );
+    let page = served.get(&done_location(&answer)).page();
+    assert!(
+        page.contains(&format!(
+            "One commit, <code class=\"commit\">{head}</code> on branch <code>main</code>, holds the 4 reviewed path(s)"
+        )),
+        "{page}"
+    );
+    assert!(
+        !page.contains("<pre class=\"command\">"),
+        "nothing left to commit: {page}"
+    );
+    // The rest as it was: notes.txt still staged, the edited candidate still modified.
+    assert_eq!(repo.git(&["diff", "--cached", "--name-only"]), "notes.txt");
+    assert_eq!(repo.git(&["diff", "--name-only"]), e2[0].1);
+    let status = repo.git(&["status", "--porcelain"]);
+    assert!(!status.contains(&e1[0].0), "{status}");
+}
+
+#[test]
+fn a_review_item_is_one_row_and_its_card_lists_what_is_folded_under_it() {
+    let mut repo = TestRepo::initialised();
+    let dir = ".ai/repo/knowledge/candidates";
+    let write = |n: u32, date: &str, title: &str| {
+        let id = format!("20261101T090000Z-aaaaaa-00000000000{n}");
+        let path = format!("{dir}/{id}.md");
+        repo.write(
+            &path,
+            &candidate_record(&id, "convention", date, title, &[]),
+        );
+        (id, path)
+    };
+    let older = write(
+        1,
+        "2026-11-10",
+        "Parse the policy file with yaml_serde, never by hand",
+    );
+    let newer = write(
+        2,
+        "2026-11-12",
+        "Parse the policy file with yaml_serde and never by hand",
+    );
+    let other = write(
+        3,
+        "2026-11-11",
+        "Sockets bind the loopback address unless told",
+    );
+    repo.now("2026-11-30T10:00:00Z");
+    let served = Served::start(&repo);
+    let queue = served.get("/cockpit/review").page();
+    assert_eq!(
+        row_ids(&queue),
+        vec![other.0.clone(), newer.0.clone()],
+        "{queue}"
+    );
+    assert!(
+        row(
+            &queue,
+            "Parse the policy file with yaml_serde and never by hand"
+        )
+        .contains("<td data-label=\"folded\">+1</td>"),
+        "{queue}"
+    );
+    assert!(
+        queue.contains("the whole filtered queue (2 item(s), 3 candidates)"),
+        "{queue}"
+    );
+    let html = card_page(
+        &served,
+        &queue,
+        "Parse the policy file with yaml_serde and never by hand",
+    );
+    let item = card(
+        &html,
+        "Parse the policy file with yaml_serde and never by hand",
+    );
+    for needle in [
+        "<h3>Folded under it (1)</h3>".to_owned(),
+        format!(
+            "<a href=\"/cockpit/review/{0}\">Parse the policy file with yaml_serde, never by hand</a>",
+            older.0
+        ),
+        format!("<input type=\"hidden\" name=\"ids\" value=\"{}\">", newer.0),
+        "<h3>The claim</h3>".to_owned(),
+    ] {
+        assert!(item.contains(&needle), "{needle}: {item}");
+    }
+    // The folded one's card says where it is decided.
+    let folded = served.get(&format!("/cockpit/review/{}", older.0)).page();
+    assert!(folded.contains("A near duplicate folded under"), "{folded}");
+    // An id is checked against its shape before use; a record no longer waiting is shown
+    // on its record page.
+    let bad = served.get("/cockpit/review/..%2F..%2Fetc");
+    assert!(bad.status >= 400, "{}", bad.text());
+    assert!(
+        bad.text().contains("<code>id.shape</code>"),
+        "{}",
+        bad.text()
+    );
+    // Deciding the item promotes the one and rejects the folded one as its duplicate.
+    let answer = served.form_from_page(
+        "/cockpit/review",
+        &[
+            ("token", served.token.as_str()),
+            ("ids", newer.0.as_str()),
+            ("act", "promote"),
+            ("evidence", "tests/cli/cockpit.rs passes"),
+        ],
+    );
+    assert_eq!(answer.status, 303, "{}", answer.text());
+    assert!(repo.exists(&format!(".ai/repo/knowledge/curated/{}.md", newer.0)));
+    assert!(
+        repo.read(&older.1)
+            .contains(&format!("superseded_by: {}", newer.0)),
+        "{}",
+        repo.read(&older.1)
+    );
+    let page = served.get(&done_location(&answer)).page();
+    assert!(
+        page.contains("Reviewed 2 record(s): promoted 1, rejected 1 (1 as near duplicates)."),
+        "{page}"
+    );
+    let gone = served.get(&format!("/cockpit/review/{}", newer.0));
+    assert_eq!(gone.status, 303, "{}", gone.text());
+    assert_eq!(
+        gone.header("location"),
+        Some(format!("/cockpit/knowledge/{}", newer.0).as_str())
     );
 }
 
@@ -1394,6 +1926,7 @@ fn a_browser_promotes_a_candidate_through_the_form() {
     );
     let mut pages: Vec<String> = PAGES.iter().map(|(p, _)| (*p).to_owned()).collect();
     pages.push(format!("/cockpit/knowledge/{id}"));
+    pages.push(format!("/cockpit/review/{id}"));
     pages.push("/cockpit/recall?q=ledger".to_owned());
     for page in &pages {
         tab.call(
@@ -1421,23 +1954,28 @@ fn a_browser_promotes_a_candidate_through_the_form() {
     tab.call("Page.navigate", json!({"url": review}));
     tab.wait_for("Page.loadEventFired");
 
+    // Check the candidate's row, type the evidence once, press Promote.
+    let click = |tab: &mut DevTools, selector: &str| {
+        let node = tab.query(selector);
+        tab.call("DOM.scrollIntoViewIfNeeded", json!({"nodeId": node}));
+        let quad = tab.call("DOM.getBoxModel", json!({"nodeId": node}))["model"]["content"].clone();
+        let corner = |i: usize| quad[i].as_f64().expect("a coordinate");
+        let (x, y) = ((corner(0) + corner(4)) / 2.0, (corner(1) + corner(5)) / 2.0);
+        for kind in ["mousePressed", "mouseReleased"] {
+            tab.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            );
+        }
+    };
+    click(&mut tab, &format!("input[name=ids][value=\"{id}\"]"));
     let evidence = tab.query("textarea[name=evidence]");
     tab.call("DOM.focus", json!({"nodeId": evidence}));
     tab.call(
         "Input.insertText",
         json!({"text": "typed in a real browser: tests/cli/cockpit.rs"}),
     );
-    let button = tab.query("button.promote");
-    tab.call("DOM.scrollIntoViewIfNeeded", json!({"nodeId": button}));
-    let quad = tab.call("DOM.getBoxModel", json!({"nodeId": button}))["model"]["content"].clone();
-    let corner = |i: usize| quad[i].as_f64().expect("a coordinate");
-    let (x, y) = ((corner(0) + corner(4)) / 2.0, (corner(1) + corner(5)) / 2.0);
-    for kind in ["mousePressed", "mouseReleased"] {
-        tab.call(
-            "Input.dispatchMouseEvent",
-            json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
-        );
-    }
+    click(&mut tab, "button.promote");
     tab.wait_for("Page.loadEventFired");
 
     let curated = format!(".ai/repo/knowledge/curated/{id}.md");
@@ -1456,5 +1994,5 @@ fn a_browser_promotes_a_candidate_through_the_form() {
     );
     let after = tab.html();
     assert!(after.contains("class=\"flash\""), "{after}");
-    assert!(after.contains("The queue is empty."), "{after}");
+    assert!(after.contains("promoted 1"), "{after}");
 }

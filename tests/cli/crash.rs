@@ -673,7 +673,9 @@ fn outbox_drain_killed_at_every_step() {
     assert_eq!(parked.len(), 1);
     template.start_episode();
     // (A checkpoint: an episode with nothing authored closes empty and writes no record.)
-    template.run(&["checkpoint", "Opened on the trunk"]).success();
+    template
+        .run(&["checkpoint", "Opened on the trunk"])
+        .success();
     template.git(&["checkout", "-q", "-b", "work"]);
     let mut scenario = Scenario::new(&["session", "close"], "", |crashed, run| {
         let json = ok(crashed, run);

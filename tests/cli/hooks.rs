@@ -2760,8 +2760,14 @@ fn relative_relocations(elf: &[u8]) -> usize {
             19 => {
                 count += (offset..offset + size)
                     .step_by(8)
-                    .map(|at| u64_at(at))
-                    .map(|w| if w & 1 == 0 { 1 } else { (w >> 1).count_ones() as usize })
+                    .map(&u64_at)
+                    .map(|w| {
+                        if w & 1 == 0 {
+                            1
+                        } else {
+                            (w >> 1).count_ones() as usize
+                        }
+                    })
                     .sum::<usize>();
             }
             _ => {}

@@ -496,7 +496,10 @@ fn restore_after_git_clean_reopens_the_episode_that_was_open() {
         state
     );
     let context = repo.run_in(&dir, &["session", "context"]).success();
-    assert!(context.stdout().contains("made while it was open"), "{context}");
+    assert!(
+        context.stdout().contains("made while it was open"),
+        "{context}"
+    );
     let closed = repo
         .run_in(&dir, &["--format", "json", "session", "close"])
         .success()

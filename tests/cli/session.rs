@@ -665,18 +665,27 @@ fn assert_closed_empty(repo: &mut TestRepo, id: &str, out: &str) {
     assert_eq!(closed["data"]["commits"], 0, "{closed}");
     // Nothing derived, nothing written under .ai/repo/.
     let derived = repo.ledger_events("knowledge.derived");
-    assert_eq!(derived.len(), 1, "only the first episode derived: {derived:?}");
+    assert_eq!(
+        derived.len(),
+        1,
+        "only the first episode derived: {derived:?}"
+    );
     assert_eq!(repo.git(&["status", "--porcelain", "--", ".ai/repo"]), "");
     let list = repo.run(&["session", "list"]).success().stdout().to_owned();
     assert!(
-        list.contains(&format!("- {id} (cli, main) closed 2026-11-30T10:00:00Z, empty\n")),
+        list.contains(&format!(
+            "- {id} (cli, main) closed 2026-11-30T10:00:00Z, empty\n"
+        )),
         "{list}"
     );
     assert!(
         list.contains("  record: none (it closed empty: no commit, no authored line)\n"),
         "{list}"
     );
-    let json = repo.run(&["--format", "json", "session", "list"]).success().json();
+    let json = repo
+        .run(&["--format", "json", "session", "list"])
+        .success()
+        .json();
     let entry = json["episodes"]
         .as_array()
         .expect("episodes")
@@ -725,7 +734,8 @@ fn an_episode_with_a_summary_a_commit_or_an_authored_line_writes_its_record() {
             repo.run(&["checkpoint", "halfway"]).success();
         }),
         ("question", |repo| {
-            repo.run(&["question", "Why is the parser strict?"]).success();
+            repo.run(&["question", "Why is the parser strict?"])
+                .success();
         }),
     ];
     for (what, fill) in fills {
@@ -740,10 +750,20 @@ fn an_episode_with_a_summary_a_commit_or_an_authored_line_writes_its_record() {
         .success()
         .stdout()
         .to_owned();
-        assert!(out.starts_with(&format!("closed episode {id} (")), "{what}: {out}");
-        assert!(repo.path(&format!(".ai/repo/sessions/{id}.md")).exists(), "{what}");
+        assert!(
+            out.starts_with(&format!("closed episode {id} (")),
+            "{what}: {out}"
+        );
+        assert!(
+            repo.path(&format!(".ai/repo/sessions/{id}.md")).exists(),
+            "{what}"
+        );
         let closed = repo.ledger_events("session.closed");
-        assert!(closed[0]["data"].get("empty").is_none(), "{what}: {}", closed[0]);
+        assert!(
+            closed[0]["data"].get("empty").is_none(),
+            "{what}: {}",
+            closed[0]
+        );
     }
 }
 

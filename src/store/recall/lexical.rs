@@ -309,7 +309,11 @@ mod tests {
         assert_eq!(left.len(), 1);
         assert_eq!(left.top(5)[0].0, 3);
         assert!(left.of(1).is_none());
-        assert_eq!(left.best(), best, "relative to the best match, left out or not");
+        assert_eq!(
+            left.best(),
+            best,
+            "relative to the best match, left out or not"
+        );
         assert!(left.best() > left.of(3).expect("3 matches"));
         // Leaving nothing out changes nothing.
         let mut same = ranked.clone();
