@@ -557,6 +557,26 @@ impl CheckFixture {
         Ok(took)
     }
 
+    /// [`CheckFixture::secret_scan`] in CPU time (user + system of this process, which
+    /// scans on this one thread).
+    fn secret_scan_cpu(
+        &self,
+        texts: &[String],
+        scan: fn(&str) -> Vec<&'static str>,
+    ) -> BenchResult<Duration> {
+        let before = cpu_of(nix::sys::resource::UsageWho::RUSAGE_SELF);
+        self.secret_scan(texts, scan)?;
+        Ok(cpu_of(nix::sys::resource::UsageWho::RUSAGE_SELF).saturating_sub(before))
+    }
+
+    /// [`CheckFixture::git_batch`] without reading the files, in git's CPU time (user +
+    /// system of the waited-for child).
+    fn git_batch_cpu(&self) -> BenchResult<Duration> {
+        let before = cpu_of(nix::sys::resource::UsageWho::RUSAGE_CHILDREN);
+        self.git_batch(false)?;
+        Ok(cpu_of(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).saturating_sub(before))
+    }
+
     /// Every record file's text.
     fn texts(&self) -> BenchResult<Vec<String>> {
         let mut texts = Vec::new();
@@ -604,6 +624,15 @@ impl CheckFixture {
         }
         Ok(took)
     }
+}
+
+/// User + system CPU time of `who`.
+fn cpu_of(who: nix::sys::resource::UsageWho) -> Duration {
+    let usage = nix::sys::resource::getrusage(who).expect("getrusage");
+    let tv = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec() as u64) + Duration::from_micros(t.tv_usec() as u64)
+    };
+    tv(usage.user_time()) + tv(usage.system_time())
 }
 
 fn section_check(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
@@ -654,6 +683,28 @@ fn section_check(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
                 &mut || fx.git_batch(false),
             ],
         )?;
+        // The same tax in CPU time (issue "Step 15 of 16", item 10): the scan's CPU
+        // against git's.
+        let cpu = interleaved(
+            runs,
+            &mut [
+                &mut || fx.secret_scan_cpu(&texts, find_shapes_bulk),
+                &mut || fx.git_batch_cpu(),
+            ],
+        )?;
+        rows.push(Row {
+            section: "check",
+            what: format!(
+                "secret scan of `knowledge check`, CPU, {} records (in-process, one core)",
+                show_count(records as u64)
+            ),
+            ours: cpu[0],
+            baseline: "`git cat-file --batch-check` of the same commit ids, its CPU".into(),
+            base: cpu[1],
+            target: 0.5,
+            target_from: "PERFORMANCE.md",
+            rss: "—".into(),
+        });
         for (what, ours, target) in [
             ("secret scan of `knowledge check`", stats[0], 0.5),
             (
