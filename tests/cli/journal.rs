@@ -545,6 +545,58 @@ fn restore_after_git_clean_reopens_the_episode_that_was_open() {
 }
 
 #[test]
+fn doctor_says_the_journal_holds_what_a_git_clean_removed_and_the_fix_restores_it() {
+    let repo = team();
+    let dir = clone(&repo, "clone");
+    repo.run_in(&dir, &["journal", "enable"]).success();
+    work(&repo, &dir, "kept by the journal");
+    repo.run_in(&dir, &["journal", "publish"]).success();
+    let restorable = |dir: &Path| {
+        let report = repo
+            .run_in(dir, &["--format", "json", "doctor"])
+            .json();
+        crate::doctor::rule(&report, "majordomus.journal-restorable")
+    };
+    assert_eq!(restorable(&dir)["status"], "pass");
+
+    for (opened_since, fix) in [
+        (false, "majordomus journal restore"),
+        (true, "majordomus journal restore --force"),
+    ] {
+        repo.git_in(&dir, &["clean", "-q", "-fdx"]);
+        if opened_since {
+            // An episode opened after the clean: its lines are kept, merged after.
+            repo.run_in(&dir, &["session", "start"]).success();
+        }
+        let rule = restorable(&dir);
+        assert_eq!(rule["status"], "fail", "{rule}");
+        let finding = &rule["findings"][0];
+        assert_eq!(finding["rule"], "majordomus.journal-restorable", "{finding}");
+        assert_eq!(finding["severity"], "advisory", "{finding}");
+        assert_eq!(finding["fix"], fix, "{finding}");
+        // The fix, run as printed, brings the lines back and the finding goes.
+        let out = repo.sh_in(&dir, fix);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(restorable(&dir)["status"], "pass");
+        let history = repo
+            .run_in(&dir, &["--format", "json", "history", "--event", "decision.recorded"])
+            .success()
+            .json();
+        assert_eq!(
+            history["lines"][0]["data"]["text"], "kept by the journal",
+            "{history}"
+        );
+        if opened_since {
+            repo.run_in(&dir, &["session", "close"]).success();
+        }
+    }
+}
+
+#[test]
 fn a_journal_whose_tip_tree_holds_every_segment_still_restores_and_grows_by_its_own() {
     // Journals published before each commit held only its own segment have a tip tree of
     // every segment under segments/ beside a journal.json blob; each commit's journal.json

@@ -8,6 +8,7 @@ mod client_hooks;
 mod hooks_reached;
 mod intent_validated;
 mod journal_pushed;
+mod journal_restorable;
 mod knowledge_integrity;
 mod knowledge_observed;
 mod knowledge_stale;
@@ -47,6 +48,7 @@ pub(crate) static RULES: &[&Rule] = &[
     &records_visible::RULE,
     &client_hooks::RULE,
     &journal_pushed::RULE,
+    &journal_restorable::RULE,
 ];
 
 /// The check for rule id `id`, if this build has one.
