@@ -103,6 +103,12 @@ pub enum Refusal {
     NoSessionRecord { id: String },
     #[error("knowledge {id}: no such candidate")]
     UnknownKnowledge { id: String },
+    #[error("knowledge {id}: {path} holds both acts of a merge ({sides}); keep one")]
+    ConflictedRecord {
+        id: String,
+        path: String,
+        sides: String,
+    },
     #[error("knowledge {id}: not a verified record (a candidate is verified by promoting it)")]
     NotVerified { id: String },
     #[error("knowledge {id}: no such verified record in curated/")]
@@ -241,6 +247,7 @@ impl Refusal {
             Refusal::EpisodeStillOpen { .. } => "session.closed",
             Refusal::NoSessionRecord { .. } => "session.record",
             Refusal::UnknownKnowledge { .. } => "knowledge.known-id",
+            Refusal::ConflictedRecord { .. } => "knowledge.conflict",
             Refusal::AlreadyPromoted { .. } => "knowledge.already-promoted",
             Refusal::NotVerified { .. } => "knowledge.reverify-verified",
             Refusal::UnknownVerified { .. } => "knowledge.known-id",
@@ -297,6 +304,8 @@ impl Refusal {
             }
             Refusal::EpisodeStillOpen { .. } => Some("majordomus session close".into()),
             Refusal::UnknownKnowledge { .. } => Some("majordomus knowledge candidates".into()),
+            // The check names each side's act and the checkout that keeps it.
+            Refusal::ConflictedRecord { .. } => Some("majordomus knowledge check".into()),
             Refusal::NotVerified { id } => Some(format!("majordomus knowledge show {id}")),
             Refusal::UnknownVerified { .. } => {
                 Some("majordomus recall --kind knowledge --status verified --status stale".into())

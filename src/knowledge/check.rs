@@ -149,6 +149,19 @@ impl Known {
     }
 }
 
+/// The two sides of a record git left with conflict markers, ours named by the branch
+/// checked out (git names it `HEAD`).
+pub(crate) fn conflict_in(ctx: &Ctx, text: &str) -> Option<crate::model::knowledge::Conflict> {
+    let mut conflict = crate::model::knowledge::conflict_of(text)?;
+    if conflict.ours.label == "HEAD"
+        && let Ok(head) = ctx.repo.head()
+        && let Some(branch) = head.branch
+    {
+        conflict.ours.label = branch;
+    }
+    Some(conflict)
+}
+
 /// A record git left with conflict markers: the two acts named, and how to keep one.
 fn conflict_finding(file: &StoredFile, conflict: &crate::model::knowledge::Conflict) -> Finding {
     let path = &file.rel;
@@ -412,14 +425,7 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 parsed.push((file, record, body));
             }
             Err(message) => {
-                if let Some(mut conflict) = crate::model::knowledge::conflict_of(&file.text) {
-                    // git names our side `HEAD`: the branch checked out says more.
-                    if conflict.ours.label == "HEAD"
-                        && let Ok(head) = ctx.repo.head()
-                        && let Some(branch) = head.branch
-                    {
-                        conflict.ours.label = branch;
-                    }
+                if let Some(conflict) = conflict_in(ctx, &file.text) {
                     findings.push(conflict_finding(file, &conflict));
                     if !shapes.is_empty() {
                         findings.push(secret_finding(file, &shapes));

@@ -170,12 +170,26 @@ pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<ShownRecord, Error> {
         .ok_or_else(|| Refusal::UnknownKnowledge {
             id: request.id.clone(),
         })?;
-    let (record, body) = file
-        .parse()
-        .map_err(|message| crate::store::StoreError::Malformed {
-            path: file.path.clone(),
-            message,
-        })?;
+    let (record, body) = file.parse().map_err(|message| -> Error {
+        // A merge's both acts in one file: said as the conflict it is, not a schema error.
+        match super::check::conflict_in(ctx, &file.text) {
+            Some(conflict) => Refusal::ConflictedRecord {
+                id: request.id.clone(),
+                path: file.rel.clone(),
+                sides: format!(
+                    "{} and {}",
+                    conflict.ours.describe(),
+                    conflict.theirs.describe()
+                ),
+            }
+            .into(),
+            None => crate::store::StoreError::Malformed {
+                path: file.path.clone(),
+                message,
+            }
+            .into(),
+        }
+    })?;
     let (resolver, _) = Resolver::gather(
         ctx,
         &files,

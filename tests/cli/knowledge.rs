@@ -2367,6 +2367,19 @@ fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_wor
     );
     assert!(fix.ends_with(&format!("then `git add {path}`")), "{fix}");
 
+    // Reading the record names the conflict too, and points at the check that says how to
+    // keep one act.
+    let shown = repo
+        .run(&["--format", "json", "knowledge", "show", &id])
+        .json_error(3, "knowledge.conflict");
+    assert_eq!(shown["fix"], "majordomus knowledge check", "{shown}");
+    assert!(
+        shown["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("rejected on work (status: superseded) and promoted on promoted (status: verified)")),
+        "{shown}"
+    );
+
     // Keeping the promote, as the fix says.
     repo.git(&["checkout", "--theirs", "--", &path]);
     repo.git(&["add", &path]);
