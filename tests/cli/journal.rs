@@ -552,9 +552,7 @@ fn doctor_says_the_journal_holds_what_a_git_clean_removed_and_the_fix_restores_i
     work(&repo, &dir, "kept by the journal");
     repo.run_in(&dir, &["journal", "publish"]).success();
     let restorable = |dir: &Path| {
-        let report = repo
-            .run_in(dir, &["--format", "json", "doctor"])
-            .json();
+        let report = repo.run_in(dir, &["--format", "json", "doctor"]).json();
         crate::doctor::rule(&report, "majordomus.journal-restorable")
     };
     assert_eq!(restorable(&dir)["status"], "pass");
@@ -571,7 +569,10 @@ fn doctor_says_the_journal_holds_what_a_git_clean_removed_and_the_fix_restores_i
         let rule = restorable(&dir);
         assert_eq!(rule["status"], "fail", "{rule}");
         let finding = &rule["findings"][0];
-        assert_eq!(finding["rule"], "majordomus.journal-restorable", "{finding}");
+        assert_eq!(
+            finding["rule"], "majordomus.journal-restorable",
+            "{finding}"
+        );
         assert_eq!(finding["severity"], "advisory", "{finding}");
         assert_eq!(finding["fix"], fix, "{finding}");
         // The fix, run as printed, brings the lines back and the finding goes.
@@ -583,7 +584,16 @@ fn doctor_says_the_journal_holds_what_a_git_clean_removed_and_the_fix_restores_i
         );
         assert_eq!(restorable(&dir)["status"], "pass");
         let history = repo
-            .run_in(&dir, &["--format", "json", "history", "--event", "decision.recorded"])
+            .run_in(
+                &dir,
+                &[
+                    "--format",
+                    "json",
+                    "history",
+                    "--event",
+                    "decision.recorded",
+                ],
+            )
             .success()
             .json();
         assert_eq!(

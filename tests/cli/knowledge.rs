@@ -2374,9 +2374,9 @@ fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_wor
         .json_error(3, "knowledge.conflict");
     assert_eq!(shown["fix"], "majordomus knowledge check", "{shown}");
     assert!(
-        shown["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("rejected on work (status: superseded) and promoted on promoted (status: verified)")),
+        shown["message"].as_str().is_some_and(|m| m.contains(
+            "rejected on work (status: superseded) and promoted on promoted (status: verified)"
+        )),
         "{shown}"
     );
 
