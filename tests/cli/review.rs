@@ -526,6 +526,105 @@ fn near_duplicates_are_one_review_item_decided_by_one_act() {
     repo.run(&["knowledge", "check"]).success();
 }
 
+/// One id and nothing else (`knowledge promote <id>`, `knowledge reject <id>`): the single
+/// act decides the whole review item too, the near duplicates folded with it rejected.
+#[test]
+fn one_id_alone_decides_its_whole_review_item() {
+    let repo = TestRepo::initialised();
+    let older = id(EPISODE_A, 1);
+    let newer = id(EPISODE_B, 2);
+    let other = id(EPISODE_B, 3);
+    candidate(
+        &repo,
+        &older,
+        "convention",
+        "2026-11-30",
+        "Parse the YAML policy with yaml_serde",
+    );
+    candidate(
+        &repo,
+        &newer,
+        "convention",
+        "2026-12-01",
+        "The YAML policy is parsed with yaml_serde.",
+    );
+    candidate(
+        &repo,
+        &other,
+        "fact",
+        "2026-12-01",
+        "Ledger appends take the exclusive lock",
+    );
+    // Promoting the folded one (the older): the item's other member is its duplicate.
+    let promoted = repo
+        .run_with_stdin(
+            &["knowledge", "promote", &older],
+            "src/policy.rs parses it so",
+        )
+        .success();
+    assert!(
+        promoted.stdout().contains(&format!(
+            "  rejected 1 near duplicate(s) folded with it, as its duplicates: {newer}\n"
+        )),
+        "{promoted}"
+    );
+    assert!(repo.exists(&path(CURATED, &older)));
+    let rejected = repo.read(&path(CANDIDATES, &newer));
+    assert!(rejected.contains("status: superseded\n"), "{rejected}");
+    assert!(
+        rejected.contains(&format!("superseded_by: {older}\n")),
+        "{rejected}"
+    );
+    // The unrelated candidate is left waiting.
+    assert!(
+        repo.read(&path(CANDIDATES, &other))
+            .contains("status: candidate\n")
+    );
+    // Each record its own act in the ledger.
+    assert_eq!(repo.ledger_events("knowledge.promoted").len(), 1);
+    assert_eq!(repo.ledger_events("knowledge.rejected").len(), 1);
+
+    // Rejecting one of a new pair rejects both, for the same reason.
+    let a = id(EPISODE_A, 4);
+    let b = id(EPISODE_B, 5);
+    candidate(
+        &repo,
+        &a,
+        "fact",
+        "2026-11-30",
+        "Backups keep seven daily copies",
+    );
+    candidate(
+        &repo,
+        &b,
+        "fact",
+        "2026-12-01",
+        "Backups keep the seven daily copies.",
+    );
+    let json = repo
+        .run(&[
+            "--format",
+            "json",
+            "knowledge",
+            "reject",
+            &b,
+            "--reason",
+            "not this code's",
+        ])
+        .success()
+        .json();
+    assert_eq!(json["also_rejected"], serde_json::json!([a]), "{json}");
+    for id in [&a, &b] {
+        let text = repo.read(&path(CANDIDATES, id));
+        assert!(text.contains("status: superseded\n"), "{text}");
+        assert!(text.ends_with("# Rejected\n\nnot this code's\n"), "{text}");
+    }
+    assert!(
+        repo.read(&path(CANDIDATES, &other))
+            .contains("status: candidate\n")
+    );
+}
+
 #[test]
 fn reject_duplicate_of_supersedes_by_the_other_record() {
     let repo = TestRepo::initialised();
