@@ -12,7 +12,8 @@ use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::knowledge::{Finding, Severity};
 use crate::model::intent::{
-    Binding, BindingRequest, BindingStatus, IssueStatus, PlanInput, bind, set_issue_status,
+    Binding, BindingRequest, BindingStatus, IssueStatus, PlanInput, bind, critique_again,
+    set_issue_status,
 };
 use crate::model::policy::Binding as BindingPolicy;
 use crate::model::{Verdict, redact};
@@ -79,6 +80,7 @@ pub fn ask(ctx: &Ctx, ask: &BindingAsk, changed: &[String]) -> Result<Binding, E
             .map(|b| redact::redact(b).text)
             .filter(|b| !b.trim().is_empty()),
         changed: changed.to_vec(),
+        critique_stale_refuses: policy.intent.binding == BindingPolicy::Required,
     };
     let exemptions = &policy.intent.exemptions;
     // The binding is pure and cheap; reading blob ids is not. A first pass learns which
@@ -214,8 +216,9 @@ impl IntentValidation {
 }
 
 /// `majordomus intent validate`: an unreadable plan, intents whose work began (an issue
-/// `active` or `done`) without a critique, and blocking critique findings still open on an
-/// intent with work under way.
+/// `active` or `done`) without a critique, blocking critique findings still open on an
+/// intent with work under way, and stale critiques (blocking under `required`, advisory
+/// otherwise).
 pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation, Error> {
     let mut findings = Vec::new();
     let plan = match crate::store::plan::read_plan(&ctx.layout)? {
@@ -245,6 +248,8 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
         }
         PlanInput::Plan(plan) => plan,
     };
+    // A stale critique refuses where the binding refuses it: under `required`.
+    let required = ctx.policy()?.intent.binding == BindingPolicy::Required;
     for intent in &plan.intents {
         let file = format!(".ai/repo/intents/{}.yaml", intent.id);
         let started: Vec<&str> = intent
@@ -267,6 +272,24 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
                 fix: format!(
                     "add a critique to {file} (critiques: [{{commit, plan_revision, findings: [...]}}]) before more work starts"
                 ),
+            });
+        }
+        if let Some(reviewed) = intent.stale_critique() {
+            findings.push(Finding {
+                informational: false,
+                file: file.clone(),
+                rule: "intent.critique-stale".into(),
+                severity: if required {
+                    Severity::Blocking
+                } else {
+                    Severity::Advisory
+                },
+                message: format!(
+                    "intent {}: the latest critique is stale: it reviewed plan revision {} and the plan has changed since",
+                    intent.id,
+                    &reviewed[..reviewed.len().min(12)]
+                ),
+                fix: critique_again(intent),
             });
         }
         let blocking = intent.blocking_findings();

@@ -45,7 +45,8 @@ pub struct TaskStartOutcome {
     pub task: TaskRecord,
     /// The binding's answer, when it was asked.
     pub binding: Option<Binding>,
-    /// Under `intent.binding: advisory`, a refusal the start went past.
+    /// Under `intent.binding: advisory`, a refusal the start went past; under any policy,
+    /// a cause the binding reported without refusing (`critique_stale`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advisory: Option<String>,
     /// What the repository knows about the task's scope, issue and intent (SPEC §11).
@@ -162,6 +163,20 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
         }
         advisory = Some(format!(
             "intent.binding is advisory: the binding refused ({}), and the task starts anyway: {}",
+            answer
+                .causes
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            answer.note
+        ));
+    } else if let Some(answer) = &binding
+        && !answer.causes.is_empty()
+    {
+        // Reported without refusing (a stale critique outside `required`).
+        advisory = Some(format!(
+            "intent.binding reports {} without refusing, and the task starts: {}",
             answer
                 .causes
                 .iter()

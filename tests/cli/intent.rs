@@ -387,6 +387,208 @@ fn critique_blocking_refuses_and_resolving_the_finding_binds() {
     binding(&repo, &["--issue", "index"], 0);
 }
 
+// --- Critique staleness ----------------------------------------------------------------------
+
+/// `plan_repo` under `intent.binding: LEVEL`, committed.
+fn plan_repo_under(level: &str) -> TestRepo {
+    let repo = plan_repo();
+    repo.write_policy(&format!("{POLICY}  binding: {level}\n"));
+    commit_all(&repo, &format!("intent.binding: {level}"));
+    repo
+}
+
+/// The `intent.critique-stale` finding `intent validate` reports for `auth`, if any.
+fn stale_finding(repo: &TestRepo, code: i32) -> Option<Value> {
+    let validation = repo
+        .run(&["--format", "json", "intent", "validate"])
+        .expect_code(code)
+        .json();
+    validation["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "intent.critique-stale")
+        .cloned()
+}
+
+/// The `majordomus.intent-validated` findings of `doctor` with the rule `intent.critique-stale`.
+fn doctor_stale(repo: &TestRepo) -> Vec<Value> {
+    let report = repo.run(&["--format", "json", "doctor"]).json();
+    let rule = report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "majordomus.intent-validated")
+        .expect("the rule runs")
+        .clone();
+    rule["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "intent.critique-stale")
+        .cloned()
+        .collect()
+}
+
+/// Does what a stale critique's printed fix says: a new entry under `critiques:` of
+/// `auth.yaml` (its last key) with the `plan_revision` the fix gives.
+fn critique_again_as_printed(repo: &TestRepo, fix: &str) {
+    let (_, rest) = fix
+        .split_once("`plan_revision: ")
+        .unwrap_or_else(|| panic!("no revision in the fix: {fix}"));
+    let revision = &rest[..64];
+    assert!(
+        revision.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{revision}"
+    );
+    assert!(
+        fix.starts_with(
+            "critique the plan again and record it as a new entry under `critiques:` in .ai/repo/intents/auth.yaml"
+        ),
+        "{fix}"
+    );
+    let text = repo.read(".ai/repo/intents/auth.yaml");
+    repo.write(
+        ".ai/repo/intents/auth.yaml",
+        &format!(
+            "{text}  - commit: 89abcdef0123456789abcdef0123456789abcdef\n    plan_revision: {revision}\n    findings: []\n"
+        ),
+    );
+}
+
+/// AUTH with its critique recorded at `revision`.
+fn auth_critiqued_at(revision: &str) -> String {
+    AUTH.replace(
+        "  - commit: 0123456789abcdef0123456789abcdef01234567\n",
+        &format!(
+            "  - commit: 0123456789abcdef0123456789abcdef01234567\n    plan_revision: {revision}\n"
+        ),
+    )
+}
+
+/// A critique carrying the revision it reviewed binds; once a criterion is edited the
+/// critique is stale: `required` refuses (`critique_stale`, exit 3, in `intent binding`,
+/// `task start` and `plan start`), `intent validate` and doctor name it with the fix, and
+/// doing what the fix says binds again.
+#[test]
+fn critique_stale_refuses_under_required_and_critiquing_again_binds() {
+    let repo = plan_repo_under("required");
+    // A critique of another revision: the fix gives the revision of the plan now.
+    repo.write(
+        ".ai/repo/intents/auth.yaml",
+        &auth_critiqued_at(&"0".repeat(64)),
+    );
+    let finding = stale_finding(&repo, 3).expect("a stale critique is named");
+    let fix = finding["fix"].as_str().expect("a fix").to_owned();
+    let (_, rest) = fix.split_once("`plan_revision: ").expect("a revision");
+    let now = rest[..64].to_owned();
+
+    // Recorded at the revision it reviewed: bound, nothing reported.
+    repo.write(".ai/repo/intents/auth.yaml", &auth_critiqued_at(&now));
+    let answer = binding(&repo, &["--issue", "login"], 0);
+    assert_eq!(answer["causes"], json!([]), "{answer}");
+    assert_eq!(stale_finding(&repo, 0), None);
+    // The critique's own findings never make it stale.
+    repo.write(
+        ".ai/repo/intents/auth.yaml",
+        &auth_critiqued_at(&now).replace("c1 covers lockout.", "c1 covers lockout and reset."),
+    );
+    binding(&repo, &["--issue", "login"], 0);
+    commit_all(&repo, "auth critiqued at its revision");
+
+    // The plan changes: a criterion edited.
+    let edited = auth_critiqued_at(&now).replace(
+        "text: A user signs in with a password.",
+        "text: A user signs in with a password or a passkey.",
+    );
+    repo.write(".ai/repo/intents/auth.yaml", &edited);
+    let answer = refused(&repo, &["--issue", "login"], &["critique_stale"]);
+    assert!(
+        note(&answer).contains(&format!(
+            "intent `auth`'s latest critique is stale: it reviewed plan revision {} and the plan has changed since; critique the plan again",
+            &now[..12]
+        )),
+        "{answer}"
+    );
+    repo.start_episode();
+    let run = repo.run(&["task", "start", "Passkeys", "--issue", "login"]);
+    run.assert_human_error(3, "the intent binding refuses this: critique_stale");
+    repo.run(&["--format", "json", "plan", "start", "login"])
+        .json_error(3, "intent.binding");
+
+    // intent validate names it (blocking under required), doctor names it with the fix.
+    let finding = stale_finding(&repo, 3).expect("validate names the stale critique");
+    assert_eq!(finding["severity"], "blocking", "{finding}");
+    assert_eq!(finding["file"], ".ai/repo/intents/auth.yaml");
+    let fix = finding["fix"].as_str().expect("a fix").to_owned();
+    assert!(!fix.contains(&now), "the fix gives the revision now: {fix}");
+    let doctored = doctor_stale(&repo);
+    assert_eq!(doctored.len(), 1, "{doctored:?}");
+    assert_eq!(doctored[0]["fix"], fix.as_str());
+    assert_eq!(doctored[0]["severity"], "blocking");
+    assert!(
+        repo.run(&["doctor"])
+            .stdout()
+            .contains("[intent.critique-stale] intent auth: the latest critique is stale"),
+    );
+
+    // The fix as printed clears it everywhere.
+    critique_again_as_printed(&repo, &fix);
+    let answer = binding(&repo, &["--issue", "login"], 0);
+    assert_eq!(answer["status"], "bound");
+    assert_eq!(answer["causes"], json!([]), "{answer}");
+    assert_eq!(stale_finding(&repo, 0), None);
+    assert!(doctor_stale(&repo).is_empty());
+    repo.run(&["task", "start", "Passkeys", "--issue", "login"])
+        .success();
+}
+
+/// Under `advisory` a stale critique is reported with the binding, which still binds, and
+/// the start goes on saying so; validate and doctor name it as advisory.
+#[test]
+fn critique_stale_is_reported_not_refused_under_advisory() {
+    let repo = plan_repo_under("advisory");
+    repo.write(
+        ".ai/repo/intents/auth.yaml",
+        &auth_critiqued_at(&"0".repeat(64)),
+    );
+    commit_all(&repo, "auth critiqued at an older revision");
+    let answer = binding(&repo, &["--issue", "login"], 0);
+    assert_eq!(answer["status"], "bound", "{answer}");
+    assert_eq!(answer["causes"], json!(["critique_stale"]), "{answer}");
+    assert!(answer["plan_revision"].is_string(), "{answer}");
+    assert!(
+        note(&answer).contains("reported, not refused: intent `auth`'s latest critique is stale"),
+        "{answer}"
+    );
+    repo.start_episode();
+    let json = repo
+        .run(&[
+            "--format", "json", "task", "start", "Passkeys", "--issue", "login",
+        ])
+        .success()
+        .json();
+    assert_eq!(json["binding"]["causes"], json!(["critique_stale"]));
+    assert!(
+        json["advisory"]
+            .as_str()
+            .is_some_and(|a| a.contains("critique_stale")),
+        "{json}"
+    );
+    // Advisory: named, and validate passes (exit 0).
+    let finding = stale_finding(&repo, 0).expect("validate names it");
+    assert_eq!(finding["severity"], "advisory", "{finding}");
+    let doctored = doctor_stale(&repo);
+    assert_eq!(doctored.len(), 1, "{doctored:?}");
+    assert_eq!(doctored[0]["severity"], "advisory");
+
+    // A critique without a plan_revision (written before critiques carried one) is never
+    // stale: there is nothing to compare.
+    repo.write(".ai/repo/intents/auth.yaml", AUTH);
+    let answer = binding(&repo, &["--issue", "login"], 0);
+    assert_eq!(answer["causes"], json!([]), "{answer}");
+}
+
 #[test]
 fn paths_outside_plan_refuses_and_claiming_them_in_a_milestone_makes_maintenance() {
     let repo = plan_repo();
@@ -603,6 +805,7 @@ fn every_cause_of_spec_section_6_has_a_test_above() {
         "issue_done",
         "intent_not_critiqued",
         "critique_blocking",
+        "critique_stale",
         "paths_outside_plan",
         "nothing_named",
         "unknown_intent",

@@ -60,11 +60,11 @@ pub mod pins;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-pub use binding::{Binding, BindingRequest, BindingStatus, Cause, bind};
+pub use binding::{Binding, BindingRequest, BindingStatus, Cause, bind, critique_again};
 pub use edit::{EditError, set_issue_status};
 pub use handover::{Answer, HandoverAnswer, resolve_handover};
 pub use parse::{Plan, PlanError, PlanFile, PlanInput, parse_intent, parse_milestones};
-pub use pins::{evidence_standing, plan_revision};
+pub use pins::{critique_revision, evidence_standing, plan_revision};
 
 /// One intent: `.ai/repo/intents/<id>.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -172,6 +172,15 @@ impl Intent {
             .filter(|f| f.blocks())
             .map(|f| f.id.as_str())
             .collect()
+    }
+
+    /// The revision the latest critique reviewed, when the plan has moved since: the last
+    /// critique carries a `plan_revision` and it differs from [`critique_revision`] now.
+    /// A critique without a `plan_revision` (written before critiques carried one) is
+    /// never stale: there is nothing to compare.
+    pub fn stale_critique(&self) -> Option<&str> {
+        let reviewed = self.critiques.last()?.plan_revision.as_deref()?;
+        (reviewed != critique_revision(self)).then_some(reviewed)
     }
 
     /// True when some issue is open or active.

@@ -110,6 +110,21 @@ pub fn plan_revision(served: &[Served]) -> String {
     pin("majordomus plan_revision v1", &forms)
 }
 
+/// The revision a critique of `intent` records and is compared against (SPEC §6): the
+/// `plan_revision` form over the whole intent (every issue, as `intent binding --intent`
+/// resolves them) with no critique findings, so a critique's own findings, and their
+/// resolutions, never make it stale. Anything else `plan_revision` covers moves it.
+pub fn critique_revision(intent: &Intent) -> String {
+    let unreviewed = Intent {
+        critiques: Vec::new(),
+        ..intent.clone()
+    };
+    plan_revision(&[Served {
+        intent: &unreviewed,
+        issues: unreviewed.issues.iter().collect(),
+    }])
+}
+
 /// sha256 hex over each served criterion's evidence refs, each paired with the state of
 /// its target: for `file:` and `test:` refs the blob id `evidence` returns for the path
 /// (an optional `:line` suffix stripped; `missing` when it returns none); other kinds
@@ -300,6 +315,35 @@ critiques:
             None
         });
         assert_eq!(*asked.borrow(), ["src/auth.rs", "tests/auth.rs"]);
+    }
+
+    #[test]
+    fn critique_revision_ignores_findings_and_moves_with_the_plan() {
+        let base = auth(str::to_owned);
+        let pinned = critique_revision(&base);
+        for edit in [
+            AUTH.replace("resolution: Added to c1.", "resolution: Won't fix."),
+            AUTH.replace("blocking: true", "blocking: false"),
+            AUTH.replace("commit: abc123", "commit: def456\n    plan_revision: x"),
+            format!(
+                "{AUTH}  - commit: def\n    findings: [{{id: f2, blocking: true, text: Why?}}]\n"
+            ),
+            AUTH.replacen("status: open", "status: active", 1),
+        ] {
+            let edited = auth(|_| edit.clone());
+            assert_eq!(critique_revision(&edited), pinned, "{edit}");
+        }
+        for (from, to) in [
+            ("text: Logout works.", "text: Logout always works."),
+            (
+                "statement: Users sign in once.",
+                "statement: Users sign in twice.",
+            ),
+            ("serves: [c2]", "serves: [c1, c2]"),
+        ] {
+            let edited = auth(|t| t.replace(from, to));
+            assert_ne!(critique_revision(&edited), pinned, "{from}");
+        }
     }
 
     #[test]

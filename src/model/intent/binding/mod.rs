@@ -28,13 +28,17 @@ pub struct BindingRequest {
     /// Files the task's commits changed (`task finish`, pre-push); those outside the
     /// scope are said in the note, never refused.
     pub changed: Vec<String>,
+    /// Whether a stale critique refuses (`intent.binding: required`); otherwise
+    /// `critique_stale` is reported on an answer that still binds.
+    pub critique_stale_refuses: bool,
 }
 
 /// The answer of the binding.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Binding {
     pub status: BindingStatus,
-    /// Why it is refused; empty unless `status` is `refused`.
+    /// Why it is refused. An answer that is not refused lists only what is reported
+    /// without refusing: `critique_stale` unless the policy is `required`.
     pub causes: Vec<Cause>,
     /// The named issue, or the one open issue the scope reaches.
     pub issue: Option<String>,
@@ -124,6 +128,7 @@ pub enum Cause {
     IssueDone,
     IntentNotCritiqued,
     CritiqueBlocking,
+    CritiqueStale,
     PathsOutsidePlan,
     NothingNamed,
     UnknownIntent,
@@ -138,13 +143,14 @@ pub enum Cause {
 
 impl Cause {
     /// Every cause, in answer order.
-    pub const ALL: [Cause; 16] = [
+    pub const ALL: [Cause; 17] = [
         Cause::NoPlan,
         Cause::PlanUnreadable,
         Cause::UnknownIssue,
         Cause::IssueDone,
         Cause::IntentNotCritiqued,
         Cause::CritiqueBlocking,
+        Cause::CritiqueStale,
         Cause::PathsOutsidePlan,
         Cause::NothingNamed,
         Cause::UnknownIntent,
@@ -166,6 +172,7 @@ impl Cause {
             Cause::IssueDone => "issue_done",
             Cause::IntentNotCritiqued => "intent_not_critiqued",
             Cause::CritiqueBlocking => "critique_blocking",
+            Cause::CritiqueStale => "critique_stale",
             Cause::PathsOutsidePlan => "paths_outside_plan",
             Cause::NothingNamed => "nothing_named",
             Cause::UnknownIntent => "unknown_intent",
@@ -193,6 +200,7 @@ pub fn bind(
         issue: ask.issue.clone(),
         intent: ask.intent.clone(),
         scope: ask.scope.clone(),
+        stale_refuses: ask.critique_stale_refuses,
         ..Draft::default()
     };
     if let Some(class) = &ask.exempt {
@@ -242,6 +250,10 @@ struct Draft<'p> {
     exemption: Option<String>,
     served: Vec<Served<'p>>,
     scope: Vec<String>,
+    /// `critique_stale` refuses (`required`) or is reported.
+    stale_refuses: bool,
+    /// Causes reported on an answer that still binds.
+    reported: Vec<(Cause, String)>,
 }
 
 impl<'p> Draft<'p> {
@@ -268,6 +280,19 @@ impl<'p> Draft<'p> {
                     intent_file(id)
                 ),
             );
+        }
+        if let Some(reviewed) = intent.stale_critique() {
+            let sentence = format!(
+                "intent `{id}`'s latest critique is stale: it reviewed plan revision {} and \
+                 the plan has changed since; {}",
+                &reviewed[..reviewed.len().min(12)],
+                critique_again(intent)
+            );
+            if self.stale_refuses {
+                self.refuse(Cause::CritiqueStale, sentence);
+            } else if !self.reported.iter().any(|(_, s)| *s == sentence) {
+                self.reported.push((Cause::CritiqueStale, sentence));
+            }
         }
         let blocking = intent.blocking_findings();
         if !blocking.is_empty() {
@@ -299,15 +324,21 @@ impl<'p> Draft<'p> {
                 .collect()
         };
         let mut remarks = self.remarks;
+        let mut causes = self.causes;
+        let refused = !causes.is_empty();
+        if !refused {
+            for (cause, sentence) in self.reported {
+                remarks.push(format!("reported, not refused: {sentence}"));
+                causes.push((cause, sentence));
+            }
+        }
         if !outside_scope.is_empty() {
             remarks.push(format!(
                 "changed outside the scope (advisory): {}",
                 outside_scope.join(", ")
             ));
         }
-        let mut causes = self.causes;
         causes.sort_by_key(|(cause, _)| *cause);
-        let refused = !causes.is_empty();
         let sentences: Vec<&str> = if refused {
             causes.iter().map(|(_, s)| s.as_str()).collect()
         } else {
@@ -728,6 +759,17 @@ fn quoted(ids: &[&str]) -> String {
         .map(|id| format!("`{id}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The fix for a stale critique: critique the plan again and record it with the revision
+/// it reviewed, given in full so the fix works as printed.
+pub fn critique_again(intent: &Intent) -> String {
+    format!(
+        "critique the plan again and record it as a new entry under `critiques:` in {} \
+         with `plan_revision: {}` and its findings",
+        intent_file(&intent.id),
+        super::critique_revision(intent)
+    )
 }
 
 fn intent_file(id: &str) -> String {

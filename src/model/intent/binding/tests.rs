@@ -336,6 +336,14 @@ fn every_cause_is_reachable() {
         ),
         (Cause::CritiqueBlocking, plan(), ask(Some("b1"), None, &[])),
         (
+            Cause::CritiqueStale,
+            critiqued_at("0123"),
+            BindingRequest {
+                critique_stale_refuses: true,
+                ..ask(Some("login"), None, &[])
+            },
+        ),
+        (
             Cause::PathsOutsidePlan,
             plan(),
             ask(None, None, &["nowhere/x.rs"]),
@@ -518,4 +526,62 @@ fn the_answer_serialises_as_spec_spells_it() {
     }
     let schema = serde_json::to_value(schemars::schema_for!(Binding)).expect("schema");
     assert!(schema.to_string().contains("intent_has_no_open_work"));
+}
+
+/// A plan whose one intent's critique records `revision`.
+fn critiqued_at(revision: &str) -> PlanInput {
+    let critique = format!(
+        "critiques:\n  - commit: abc\n    plan_revision: \"{revision}\"\n    findings: []\n"
+    );
+    let plan = PlanInput::read(Some(&[intent(
+        "auth",
+        "active",
+        &issue("login", "open", "[\"src/auth/**\"]", ""),
+        &critique,
+    )]));
+    assert!(matches!(plan, PlanInput::Plan(_)), "{plan:?}");
+    plan
+}
+
+#[test]
+fn a_stale_critique_refuses_only_when_asked_to_and_is_reported_otherwise() {
+    let PlanInput::Plan(fresh) = critiqued_at("x") else {
+        unreachable!("the fixture parses")
+    };
+    let now = crate::model::intent::critique_revision(&fresh.intents[0]);
+    // Recorded at the revision now: nothing to say.
+    let b = run(&critiqued_at(&now), &ask(Some("login"), None, &[]));
+    assert_eq!(b.status, BindingStatus::Bound);
+    assert!(b.causes.is_empty(), "{b:#?}");
+
+    // Another revision: reported on an answer that still binds, with its pins.
+    let stale = critiqued_at("0123");
+    let b = run(&stale, &ask(Some("login"), None, &[]));
+    assert_eq!(b.status, BindingStatus::Bound);
+    assert_eq!(b.causes, [Cause::CritiqueStale]);
+    assert!(b.plan_revision.is_some());
+    assert!(
+        b.note.contains(&format!(
+            "reported, not refused: intent `auth`'s latest critique is stale: it reviewed plan revision 0123 and the plan has changed since; critique the plan again and record it as a new entry under `critiques:` in .ai/repo/intents/auth.yaml with `plan_revision: {now}`"
+        )),
+        "{}",
+        b.note
+    );
+
+    // Refused when the request says so (`required`).
+    let strict = BindingRequest {
+        critique_stale_refuses: true,
+        ..ask(Some("login"), None, &[])
+    };
+    let b = refused(&stale, &strict);
+    assert_eq!(b.causes, [Cause::CritiqueStale]);
+
+    // A critique without a revision is never stale.
+    let legacy = PlanInput::read(Some(&[intent(
+        "auth",
+        "active",
+        &issue("login", "open", "[\"src/auth/**\"]", ""),
+        CRITIQUED,
+    )]));
+    assert!(run(&legacy, &strict).causes.is_empty());
 }
