@@ -82,10 +82,6 @@ pub struct Promoted {
     /// wherever it is injected. Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub instruction_shapes: Vec<crate::model::inject::Shape>,
-    /// The near duplicates folded with it in one review item (docs/KNOWLEDGE.md,
-    /// "Duplicates"), rejected by this act as its duplicates; absent when none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub duplicates_rejected: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -100,60 +96,6 @@ pub struct Rejected {
     /// Secret shapes removed from the reason before it was written.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
-    /// The near duplicates folded with it in one review item, rejected with it by this
-    /// act, for the same reason; absent when none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub also_rejected: Vec<String>,
-}
-
-/// The other candidates of `id`'s review item: the near duplicates folded with it in the
-/// queue (docs/KNOWLEDGE.md, "Duplicates"). One act decides them all.
-fn item_members(ctx: &Ctx, id: &str) -> Result<Vec<String>, Error> {
-    let listing = super::queue::candidates(ctx, super::queue::CandidatesRequest::default())?;
-    let Some(entry) = listing.candidates.iter().find(|c| c.id == id) else {
-        return Ok(Vec::new());
-    };
-    let head = entry.folded_under.as_deref().unwrap_or(id);
-    let mut members: Vec<String> = listing
-        .candidates
-        .iter()
-        .filter(|c| c.id == head || c.folded_under.as_deref() == Some(head))
-        .map(|c| c.id.clone())
-        .filter(|m| m != id)
-        .collect();
-    members.sort();
-    members.dedup();
-    Ok(members)
-}
-
-/// Rejects `members` (the rest of a review item) through the batch act, each with its own
-/// ledger line and `# Rejected`: as duplicates of `promoted`, or for `reason`.
-fn reject_members(
-    ctx: &Ctx,
-    members: Vec<String>,
-    duplicate_of: Option<&str>,
-    reason: Option<&str>,
-    by: Option<&str>,
-) -> Result<Vec<String>, Error> {
-    if members.is_empty() {
-        return Ok(Vec::new());
-    }
-    let reviewed = super::batch::review(
-        ctx,
-        super::batch::ReviewRequest {
-            act: crate::model::knowledge::Act::Reject,
-            ids: members,
-            all_listed: false,
-            filters: super::queue::CandidatesRequest::default(),
-            evidence: String::new(),
-            class: None,
-            reason: reason.map(str::to_owned),
-            by: by.map(str::to_owned),
-            duplicate_of: duplicate_of.map(str::to_owned),
-            commit: false,
-        },
-    )?;
-    Ok(reviewed.rejected.into_iter().map(|r| r.id).collect())
 }
 
 fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
@@ -212,7 +154,6 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     let id = id.as_str();
     Refusal::check_id(IdKind::Knowledge, id)?;
     check_size("evidence", &evidence, INPUT_LIMIT)?;
-    let members = item_members(ctx, id)?;
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     if let Some(mut finished) = finish_interrupted_promotion(ctx, id)? {
         drop(lock);
@@ -308,9 +249,6 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     )?;
     std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
     drop(lock);
-    // One act decides the review item: its near duplicates are rejected as duplicates of
-    // the record now verified.
-    let duplicates_rejected = reject_members(ctx, members, Some(id), None, None)?;
     let warnings = warnings_for(ctx, &rel)?;
     Ok(Promoted {
         id: id.to_owned(),
@@ -323,7 +261,6 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         cited,
         resumed: None,
         instruction_shapes,
-        duplicates_rejected,
     })
 }
 
@@ -407,7 +344,6 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
         redacted: Vec::new(),
         cited: Vec::new(),
         instruction_shapes: Vec::new(),
-        duplicates_rejected: Vec::new(),
         resumed: Some(format!(
             "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
             curated.rel,
@@ -486,8 +422,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     if reason.is_empty() {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
-    let members = item_members(ctx, id)?;
-    let lock = KnowledgeLock::acquire(&ctx.layout)?;
+    let _lock = KnowledgeLock::acquire(&ctx.layout)?;
     let file = find_candidate(ctx, id)?;
     if let Some(by) = by {
         let known = stored_files(&ctx.layout)?.iter().any(|f| f.stem == by);
@@ -513,7 +448,6 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
                     file.rel
                 )),
                 redacted,
-                also_rejected: Vec::new(),
             });
         }
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
@@ -526,16 +460,12 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     );
     write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
     append_rejected(ctx, id, reason, by, &file.rel)?;
-    drop(lock);
-    // One act decides the review item: its near duplicates go with it, for the same reason.
-    let also_rejected = reject_members(ctx, members, None, Some(reason), by)?;
     Ok(Rejected {
         id: id.to_owned(),
         path: file.rel,
         superseded_by: by.map(str::to_owned),
         resumed: None,
         redacted,
-        also_rejected,
     })
 }
 

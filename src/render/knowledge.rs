@@ -69,14 +69,6 @@ impl Report for DeriveReport {
 impl Report for Promoted {
     fn text(&self) -> String {
         let mut out = format!("promoted {} -> {} (verified)\n", self.id, self.path);
-        if !self.duplicates_rejected.is_empty() {
-            let _ = writeln!(
-                out,
-                "  rejected {} near duplicate(s) folded with it, as its duplicates: {}",
-                self.duplicates_rejected.len(),
-                self.duplicates_rejected.join(", ")
-            );
-        }
         for r in &self.rewritten {
             let _ = writeln!(
                 out,
@@ -167,14 +159,6 @@ impl Report for Rejected {
             .map(|b| format!(", superseded by {b}"))
             .unwrap_or_default();
         let mut out = format!("rejected {} ({}){by}\n", self.id, self.path);
-        if !self.also_rejected.is_empty() {
-            let _ = writeln!(
-                out,
-                "  rejected {} near duplicate(s) folded with it, for the same reason: {}",
-                self.also_rejected.len(),
-                self.also_rejected.join(", ")
-            );
-        }
         if !self.redacted.is_empty() {
             let _ = writeln!(
                 out,

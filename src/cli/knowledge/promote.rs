@@ -87,8 +87,7 @@ pub struct PromoteArgs {
 }
 
 impl PromoteArgs {
-    /// One id and nothing else: the single act `knowledge.promote` (which decides the
-    /// candidate's whole review item, as the batch does).
+    /// One id and nothing else: the single act `knowledge.promote`.
     fn single(&self) -> bool {
         self.ids.len() == 1
             && !self.all_listed
