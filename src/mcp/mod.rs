@@ -45,6 +45,11 @@ const RESOURCES: &[(&str, &str, &str)] = &[
         "majordomus://reasoning",
         "The reasoning of the work: assessments, consultations, conclusions, timeline.",
     ),
+    (
+        "reasoning.advisors",
+        "majordomus://reasoning/advisors",
+        "The advisor catalogue and each advisor's availability now.",
+    ),
 ];
 
 /// Resource templates: one record of each recall kind, read whole through `recall.show`

@@ -725,6 +725,27 @@ fn resources_list_and_read_the_context() {
 
     let unknown = mcp.request("resources/read", json!({"uri": "majordomus://nothing"}));
     assert!(unknown["error"].is_object(), "{unknown}");
+
+    // The advisors and their availability now, as `reasoning advisors` says them.
+    assert!(uris.contains("majordomus://reasoning/advisors"), "{listed}");
+    let read = mcp.request(
+        "resources/read",
+        json!({"uri": "majordomus://reasoning/advisors"}),
+    );
+    let contents = read["result"]["contents"].as_array().expect("contents");
+    assert_eq!(contents[0]["uri"], "majordomus://reasoning/advisors");
+    assert_eq!(
+        contents[0]["text"].as_str().expect("text"),
+        repo.run(&["reasoning", "advisors"]).success().stdout()
+    );
+    let json: Value =
+        serde_json::from_str(contents[1]["text"].as_str().expect("json text")).expect("JSON");
+    assert_eq!(
+        json,
+        repo.run(&["--format", "json", "reasoning", "advisors"])
+            .success()
+            .json()
+    );
     mcp.close();
 }
 
