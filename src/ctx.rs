@@ -239,21 +239,26 @@ pub fn touched(ctx: &Ctx, episode: &EpisodeState) -> Result<Vec<String>, Error> 
 
 /// [`touched`] of an episode's lines already read.
 pub(crate) fn touched_in(lines: &[LedgerLine]) -> Vec<String> {
+    most_recent(
+        lines
+            .iter()
+            .rev()
+            .filter(|l| l.event == Event::AgentTouched)
+            .filter_map(|l| l.payload::<crate::model::event::AgentTouched>())
+            .flat_map(|t| t.paths.into_iter().rev()),
+    )
+}
+
+/// The first [`TOUCHED_AT_HAND`] distinct paths of `newest_first`: the files the work at
+/// hand counts of those an episode touched.
+pub(crate) fn most_recent(newest_first: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut recent: Vec<String> = Vec::new();
-    for line in lines.iter().rev() {
-        if line.event != Event::AgentTouched {
-            continue;
+    for path in newest_first {
+        if !recent.contains(&path) {
+            recent.push(path);
         }
-        let Some(t) = line.payload::<crate::model::event::AgentTouched>() else {
-            continue;
-        };
-        for path in t.paths.into_iter().rev() {
-            if !recent.contains(&path) {
-                recent.push(path);
-            }
-            if recent.len() == TOUCHED_AT_HAND {
-                return recent;
-            }
+        if recent.len() == TOUCHED_AT_HAND {
+            break;
         }
     }
     recent

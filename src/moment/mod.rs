@@ -532,31 +532,22 @@ impl Seen {
                 })
                 .collect(),
         };
-        let mut seen = Seen {
-            touched: BTreeSet::new(),
-            recent: Vec::new(),
-            shown: BTreeSet::new(),
+        let touched_newest_first = || {
+            lines
+                .iter()
+                .rev()
+                .filter(|l| l.event == Event::AgentTouched)
+                .flat_map(|l| l.data.paths.iter().rev().cloned())
         };
-        for line in lines.iter().rev() {
-            match line.event {
-                Event::AgentTouched => {
-                    for path in line.data.paths.iter().rev() {
-                        if seen.recent.len() < crate::ctx::TOUCHED_AT_HAND
-                            && !seen.recent.contains(path)
-                        {
-                            seen.recent.push(path.clone());
-                        }
-                        seen.touched.insert(path.clone());
-                    }
-                }
-                Event::ContextShown => {
-                    seen.shown
-                        .extend(line.data.records.iter().map(|r| r.id.clone()));
-                }
-                _ => {}
-            }
-        }
-        Ok(seen)
+        Ok(Seen {
+            touched: touched_newest_first().collect(),
+            recent: crate::ctx::most_recent(touched_newest_first()),
+            shown: lines
+                .iter()
+                .filter(|l| l.event == Event::ContextShown)
+                .flat_map(|l| l.data.records.iter().map(|r| r.id.clone()))
+                .collect(),
+        })
     }
 
     /// The episode's `agent.touched` and `context.shown` lines, read from the offset of
