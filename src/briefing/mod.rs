@@ -1,4 +1,5 @@
-//! The opening briefing (SPEC §5.6, §11): open questions, what the repository knows about
+//! The opening briefing (SPEC §5.6, §11): how to work here (the practice: recall, record,
+//! reason about a material uncertainty), open questions, what the repository knows about
 //! the work at hand (the curated knowledge most relevant to it, then the decisions of
 //! earlier episodes on this branch), candidates awaiting review on this branch, the last
 //! handover; bounded by `session.briefing_budget_lines`, and every list that is cut says
@@ -6,6 +7,8 @@
 //! and the recall index: its cost grows with what it shows, not with the store.
 
 mod render;
+
+pub use render::PRACTICE;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

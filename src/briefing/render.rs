@@ -9,8 +9,21 @@ use super::{Briefing, decisions_request, knowledge_request};
 use crate::model::inject::{LEGEND, Label, fence};
 use crate::recall::{Hit, command};
 
-/// The fewest lines a briefing shows besides its items: headings, blanks, count lines.
-pub const ALWAYS_SHOWN: usize = 11;
+/// The fewest lines a briefing shows besides its items: headings, blanks, count lines,
+/// and the practice.
+pub const ALWAYS_SHOWN: usize = 11 + PRACTICE_LINES;
+
+/// How to work with the memory, the briefing's first section (the worker's bootstrap):
+/// what to ask before deciding, what to record, and the reasoning practice for a material
+/// uncertainty. Every agent client puts it before the model at session start.
+pub const PRACTICE: &str = "## How to work here
+- Before deciding an area, ask what is known there (majordomus_recall with its files or words); record each decision with the files it concerns (majordomus_decision_record).
+- On a material uncertainty: record an assessment with its evidence (majordomus_reasoning_record), let the plan choose optional advisors or the local review (majordomus_reasoning_consult), settle a disagreement by an experiment, record the conclusion, and continue.
+- A missing advisor is a reported state, never a reason to stop.
+";
+
+/// The lines [`PRACTICE`] takes, with the blank line after it.
+const PRACTICE_LINES: usize = 5;
 
 /// Shares `items` lines among lists of `(demand, weight)`, a round at a time in list
 /// order, never giving a list more than it has.
@@ -125,7 +138,8 @@ pub fn render(b: &mut Briefing) -> String {
     };
     let decisions_head = usize::from(b.branch.is_some() && b.decisions.total > 0);
     let legend = quotes_any(b);
-    let base = 1
+    let base = PRACTICE_LINES
+        + 1
         + usize::from(legend)
         + usize::from(b.open_questions.is_empty())
         + 1
@@ -179,6 +193,8 @@ pub fn render(b: &mut Briefing) -> String {
     }
 
     let mut out = String::new();
+    out.push_str(PRACTICE);
+    out.push('\n');
     if legend {
         let _ = writeln!(out, "{LEGEND}");
     }
@@ -605,6 +621,18 @@ mod tests {
                 )),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn the_practice_opens_every_briefing_and_counts_against_the_budget() {
+        assert_eq!(PRACTICE.lines().count() + 1, PRACTICE_LINES);
+        for budget in [24, 40] {
+            let mut b = briefing(2, 3, 1, 1);
+            b.budget_lines = budget;
+            let text = render(&mut b);
+            assert!(text.starts_with(&format!("{PRACTICE}\n")), "{text}");
+            assert!(text.lines().count() <= budget as usize, "{text}");
         }
     }
 

@@ -95,8 +95,10 @@ fn templated(uri: &str) -> Option<String> {
 }
 
 /// What the server says about itself when a client connects: the sentence that matters
-/// first, the whole under 300 bytes (a client may cut what is longer: Codex kept 312).
-pub const INSTRUCTIONS: &str = "Before you decide something or change an area, call majordomus_recall with its files or words: what earlier episodes decided and verified there. Record your decisions, questions and checkpoints with majordomus_decision_record, majordomus_question_ask and majordomus_checkpoint_record.";
+/// first, then where the rest of the practice is (the briefing's first section,
+/// [`crate::briefing::PRACTICE`]), the whole under 300 bytes (a client may cut what is
+/// longer: Codex kept 312).
+pub const INSTRUCTIONS: &str = "Before you decide something or change an area, call majordomus_recall with its files or words. Record each decision with the files it concerns (majordomus_decision_record). The session-start briefing's \"How to work here\" says the rest: material uncertainty, advisors (majordomus_briefing).";
 
 /// An operation an agent may run: neither a human act, nor an act on the repository's
 /// wiring, nor an entry point.
@@ -260,10 +262,10 @@ fn inline_defs(value: &mut Value, defs: &Map<String, Value>, depth: usize) {
     }
 }
 
-/// The operations whose tools carry an `outputSchema`: what the 16.5 KB budget of
-/// `tools/list` leaves room for (docs/MCP.md says which and why). None today: with the
-/// 40 tools the list is 16.4 KB without them, and the smallest useful one
-/// (`question.ask`'s, about 210 bytes) would leave no room for the next field.
+/// The operations whose tools carry an `outputSchema`: what the 16 KB budget of
+/// `tools/list` leaves room for (docs/MCP.md says which and why). None today: the 41
+/// tools are 15.4 KB without them, the two mesh tools take most of the rest, and the
+/// smallest useful one (`question.ask`'s, about 210 bytes) would leave no room for them.
 pub const OUTPUT_SCHEMAS: &[&str] = &[];
 
 /// A result schema as a tool's `outputSchema`: its top level, the fields always there

@@ -1,9 +1,9 @@
 //! The real agent clients, Claude Code, Gemini CLI and Codex from npm, each driven through
 //! one non-interactive session against a scripted model API on 127.0.0.1: `majordomus
 //! setup <client>` wires it, its session-start hook opens the episode and hands the model
-//! the briefing (what the repository knows about the branch's files first), the model's
-//! scripted `majordomus_decision_record` call lands in that episode, and session end
-//! closes it with a record. Also: every `.codex/config.toml` setup leaves is one Codex
+//! the briefing (the practice, then what the repository knows about the branch's files
+//! first), the model's scripted `majordomus_decision_record` call lands in that episode,
+//! and session end closes it with a record. Also: every `.codex/config.toml` setup leaves is one Codex
 //! reads.
 //!
 //! The clients are installed by `.ci/run` into `$MAJORDOMUS_CLIENTS_DIR` (default
@@ -472,7 +472,9 @@ fn recall_once(body: &Value) -> Option<Call> {
 }
 
 /// The tool named `majordomus_<suffix>` as a word of the request's text (a client that
-/// lists deferred tools by name only), when the request offers tools at all.
+/// lists deferred tools by name only), when the request offers tools at all: the client's
+/// own spelling (`mcp__majordomus__majordomus_recall`) before the bare name, which the
+/// briefing's practice and the server's instructions also say.
 fn deferred(body: &Value, suffix: &str) -> Option<(Option<String>, String)> {
     if offered(body).is_empty() {
         return None;
@@ -480,14 +482,19 @@ fn deferred(body: &Value, suffix: &str) -> Option<(Option<String>, String)> {
     let name = format!("majordomus_{suffix}");
     let mut texts = Vec::new();
     strings(body, &mut texts);
-    texts.iter().find_map(|t| {
-        t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .find(|w| {
-                w.strip_suffix(&name)
-                    .is_some_and(|before| before.is_empty() || before.ends_with('_'))
-            })
-            .map(|w| (None, w.to_owned()))
-    })
+    let words: Vec<&str> = texts
+        .iter()
+        .flat_map(|t| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|w| {
+            w.strip_suffix(&name)
+                .is_some_and(|before| before.is_empty() || before.ends_with('_'))
+        })
+        .collect();
+    words
+        .iter()
+        .find(|w| w.len() > name.len())
+        .or(words.first())
+        .map(|w| (None, (*w).to_owned()))
 }
 
 fn answer(method: &str, path: &str, body: &Value, call: Option<Call>) -> Answer {
@@ -714,10 +721,10 @@ impl Session<'_> {
         )
     }
 
-    /// The whole contract: the episode opened by the session-start hook, the briefing (its
-    /// knowledge section, the promoted record first) in the model's first request, the
-    /// scripted decision in that episode, and the episode closed with its record. Prints
-    /// what the client sent (docs/FIELD.md quotes it).
+    /// The whole contract: the episode opened by the session-start hook, the briefing (the
+    /// practice, its knowledge section, the promoted record first) in the model's first
+    /// request, the scripted decision in that episode, and the episode closed with its
+    /// record. Prints what the client sent (docs/FIELD.md quotes it).
     fn check(&self, briefing_names_episode: bool) {
         let context = self.context();
         assert!(self.output.status.success(), "{context}");
@@ -766,6 +773,14 @@ impl Session<'_> {
             assert!(
                 briefing.contains(&format!("majordomus episode {episode}")),
                 "{briefing}"
+            );
+        }
+        // The worker's bootstrap reaches the model with it, every line of it.
+        for line in majordomus::briefing::PRACTICE.lines() {
+            assert!(
+                briefing.contains(line),
+                "{}: the practice line {line:?} never reached the model:\n{briefing}",
+                self.client.setup
             );
         }
         // The tools it offered are every tool the server lists (none held back).

@@ -8,6 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
+use majordomus::briefing::PRACTICE;
 use majordomus::model::inject::LEGEND;
 use serde_json::{Value, json};
 
@@ -1462,7 +1463,7 @@ fn provider_session_start_opens_an_episode_and_prints_the_briefing() {
     assert_eq!(state["provider"], "claude-code");
     assert!(
         run.stdout().starts_with(&format!(
-            "majordomus episode {episode}\n\n{LEGEND}\n## Open questions (1)\n"
+            "majordomus episode {episode}\n\n{PRACTICE}\n{LEGEND}\n## Open questions (1)\n"
         )),
         "{run}"
     );
@@ -1493,7 +1494,7 @@ fn provider_session_start_opens_an_episode_and_prints_the_briefing() {
     assert!(
         json["briefing"]
             .as_str()
-            .is_some_and(|b| b.starts_with(&format!("{LEGEND}\n## Open questions (1)"))),
+            .is_some_and(|b| b.starts_with(&format!("{PRACTICE}\n{LEGEND}\n## Open questions (1)"))),
         "{json}"
     );
     assert_eq!(repo.ledger_events("session.opened").len(), 2);

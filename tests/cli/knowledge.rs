@@ -3,6 +3,7 @@
 
 use std::os::unix::fs::MetadataExt;
 
+use majordomus::briefing::PRACTICE;
 use majordomus::model::inject::LEGEND;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -1778,7 +1779,7 @@ fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
     let text = run.stdout();
     assert!(
         text.starts_with(&format!(
-            "{LEGEND}\n## Open questions (1)\n- {qid}: [open · episode {episode}] ⟪Is retention needed on CI?⟫ (asked 2026-11-30T10:00:00Z)\n"
+            "{PRACTICE}\n{LEGEND}\n## Open questions (1)\n- {qid}: [open · episode {episode}] ⟪Is retention needed on CI?⟫ (asked 2026-11-30T10:00:00Z)\n"
         )),
         "{run}"
     );

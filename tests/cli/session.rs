@@ -235,8 +235,9 @@ fn start_replace_closes_the_open_episode_and_opens_another() {
 #[test]
 fn the_opening_briefing_lists_open_questions_within_its_budget() {
     let repo = TestRepo::initialised();
-    // 13: the legend that says how to read quoted records takes a line.
-    repo.write_policy("session:\n  briefing_budget_lines: 13\n");
+    // 18: the practice takes five lines, the legend that says how to read quoted records
+    // one.
+    repo.write_policy("session:\n  briefing_budget_lines: 18\n");
     let mut asked = Vec::new();
     for n in 0..6 {
         asked.push(
@@ -252,7 +253,7 @@ fn the_opening_briefing_lists_open_questions_within_its_budget() {
 
     let briefing = repo.run(&["briefing"]).success();
     let text = briefing.stdout();
-    assert!(text.lines().count() <= 13, "over budget:\n{text}");
+    assert!(text.lines().count() <= 18, "over budget:\n{text}");
     assert_has_line(text, "## Open questions (5)");
     assert!(
         !text.contains(&asked[0]),
@@ -276,8 +277,44 @@ fn the_opening_briefing_lists_open_questions_within_its_budget() {
     let (_, _, body) = split_record(&snapshot);
     assert_eq!(body, text);
     let json = repo.run(&["--format", "json", "briefing"]).success().json();
-    assert_eq!(json["budget_lines"], 13);
+    assert_eq!(json["budget_lines"], 18);
     assert_eq!(json["open_questions"].as_array().map(Vec::len), Some(5));
+}
+
+#[test]
+fn every_briefing_opens_with_the_practice_and_the_mcp_instructions_point_at_it() {
+    let repo = TestRepo::initialised();
+    let practice = [
+        "## How to work here",
+        "- Before deciding an area, ask what is known there (majordomus_recall with its files or words); record each decision with the files it concerns (majordomus_decision_record).",
+        "- On a material uncertainty: record an assessment with its evidence (majordomus_reasoning_record), let the plan choose optional advisors or the local review (majordomus_reasoning_consult), settle a disagreement by an experiment, record the conclusion, and continue.",
+        "- A missing advisor is a reported state, never a reason to stop.",
+        "",
+    ];
+    // An empty store, then one with a decision to quote: the same opening lines.
+    let empty = repo.run(&["briefing"]).success();
+    repo.start_episode();
+    repo.run(&["decision", "Parsing stays strict"]).success();
+    let busy = repo.run(&["briefing"]).success();
+    for run in [&empty, &busy] {
+        let opening: Vec<&str> = run.stdout().lines().take(practice.len()).collect();
+        assert_eq!(opening, practice, "{run}");
+    }
+    // Inside the line budget: the practice counts against it, the lists share the rest.
+    repo.write_policy("session:\n  briefing_budget_lines: 20\n");
+    for n in 0..30 {
+        repo.run(&["question", &format!("Open question {n}?")])
+            .success();
+    }
+    let tight = repo.run(&["briefing"]).success();
+    assert!(tight.stdout().starts_with(majordomus::briefing::PRACTICE), "{tight}");
+    assert!(tight.stdout().lines().count() <= 20, "over budget:\n{tight}");
+    // The server's instructions send the agent to it.
+    assert!(
+        majordomus::mcp::INSTRUCTIONS.contains("\"How to work here\""),
+        "{}",
+        majordomus::mcp::INSTRUCTIONS
+    );
 }
 
 // --- context ---------------------------------------------------------------------------
