@@ -29,14 +29,14 @@ use crate::store::index::IndexRebuilt;
 pub struct DecisionRequest {
     /// The decision, one statement.
     pub text: String,
-    /// A task this ledger started (`task.started`); default: none.
+    /// A task this ledger started; default: none.
     #[serde(default)]
     pub task: Option<String>,
     /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
     /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
     /// file in HEAD's tree is cited too.
     #[serde(default)]
-    #[schemars(description = "Files it cites, from the repository root.")]
+    #[schemars(description = "Files it concerns, from the repo root.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.
@@ -54,7 +54,7 @@ pub struct QuestionRequest {
     /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
     /// file in HEAD's tree is cited too.
     #[serde(default)]
-    #[schemars(description = "Files it cites, from the repository root.")]
+    #[schemars(description = "Files it concerns, from the repo root.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.
@@ -67,7 +67,7 @@ pub struct QuestionRequest {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "QuestionResolveRequest")]
 pub struct ResolveRequest {
-    /// The question id `question.ask` returned.
+    /// The id `question.ask` returned.
     pub id: String,
     /// The answer.
     pub answer: String,
@@ -75,7 +75,7 @@ pub struct ResolveRequest {
     /// must be a file of the work tree or of HEAD's tree. The question's files are cited
     /// too, and a path the answer names that is a file in HEAD's tree.
     #[serde(default)]
-    #[schemars(description = "Files it cites, from the repository root.")]
+    #[schemars(description = "Files it concerns, from the repo root.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.
@@ -93,7 +93,7 @@ pub struct CheckpointRequest {
     /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
     /// file in HEAD's tree is cited too.
     #[serde(default)]
-    #[schemars(description = "Files it cites, from the repository root.")]
+    #[schemars(description = "Files it concerns, from the repo root.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.

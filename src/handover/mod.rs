@@ -26,7 +26,7 @@ pub const HANDOVER_SCHEMA: &str = "handover/v1";
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "HandoverDeriveRequest")]
 pub struct DeriveRequest {
-    /// The episode (default: the open one, else the last closed one).
+    /// Default: the open episode, else the last closed one.
     #[serde(default)]
     pub episode: Option<String>,
 }
@@ -36,7 +36,7 @@ pub struct DeriveRequest {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "HandoverResolveRequest")]
 pub struct ResolveRequest {
-    /// The handover file (default: the newest under `.ai/local/state/handovers/`).
+    /// The handover file (default: the newest).
     #[serde(default)]
     #[schemars(length(min = 1))]
     pub file: Option<String>,

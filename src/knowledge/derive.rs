@@ -23,10 +23,10 @@ use crate::timing::Phase;
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "KnowledgeDeriveRequest")]
 pub struct DeriveRequest {
-    /// The episode; default: the open one, else the last closed one.
+    /// Default: the open episode, else the last closed one.
     #[serde(default)]
     pub episode: Option<String>,
-    /// Say what would be written; write nothing, append nothing.
+    /// Say what would be written; write nothing.
     #[serde(default)]
     pub dry_run: bool,
 }

@@ -19,7 +19,7 @@ use crate::store::records::{Place, StoredFile, stored_files};
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "KnowledgeShowRequest")]
 pub struct ShowRequest {
-    /// The knowledge id (a candidate, curated or in the outbox).
+    /// A knowledge record's id (candidate, curated or outbox).
     pub id: String,
 }
 
@@ -27,7 +27,7 @@ pub struct ShowRequest {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EdgesRequest {
-    /// Only edges of this type (default: every type).
+    /// Only edges of this type.
     #[serde(default, rename = "type")]
     pub edge_type: Option<EdgeType>,
 }

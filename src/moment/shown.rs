@@ -20,7 +20,7 @@ use crate::store::index::LineQuery;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShownRequest {
-    /// The episode (default: the open one, else the newest this ledger knows).
+    /// Default: the open episode, else the newest.
     #[serde(default)]
     pub session: Option<String>,
 }

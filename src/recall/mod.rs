@@ -81,39 +81,39 @@ impl RecallKind {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecallRequest {
-    /// Words to search for (terms, never syntax).
+    /// Words (terms, never syntax).
     #[serde(default)]
     pub query: Option<String>,
-    /// Files or directories the work touches, from the repository root.
+    /// Files or directories, from the repository root.
     #[serde(default)]
     pub path: Vec<String>,
-    /// A task: rank by its scope, issue and intent.
+    /// Rank by this task's scope, issue and intent.
     #[serde(default)]
     pub task: Option<String>,
-    /// An issue: rank what serves it first.
+    /// Rank what serves this issue first.
     #[serde(default)]
     pub issue: Option<String>,
-    /// Only hits of these kinds.
+    /// Only these kinds.
     #[serde(default)]
     pub kind: Vec<RecallKind>,
-    /// Only hits with these statuses.
+    /// Only these statuses.
     #[serde(default)]
     pub status: Vec<HitStatus>,
-    /// Only hits of episodes that ran on this branch.
+    /// Only hits from episodes on this branch.
     #[serde(default)]
     pub branch: Option<String>,
-    /// Only hits dated at or after this (RFC 3339 or a date).
+    /// Only hits since this (RFC 3339 or a date).
     #[serde(default)]
     #[schemars(schema_with = "crate::model::time::since_schema")]
     pub since: Option<String>,
-    /// Hits to show (default 10, at most 1000).
+    /// Hits to show (default 10).
     #[serde(default)]
     #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<usize>,
     /// Superseded records too.
     #[serde(default)]
     pub all: bool,
-    /// Rank by the work at hand, as the briefing does.
+    /// Rank by the work at hand.
     #[serde(default)]
     pub at_hand: bool,
     /// Only records that reach a path asked about exactly (cite it, or their episode
@@ -1300,8 +1300,7 @@ pub fn near_duplicates(
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShowRequest {
-    /// `<kind>:<id>`, as a hit's read command names it (`knowledge:<id>`,
-    /// `decision:<id>`, `session:<episode>` ...).
+    /// `<kind>:<id>`, as a hit names it (`knowledge:<id>`).
     pub reference: String,
 }
 

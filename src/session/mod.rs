@@ -34,11 +34,10 @@ pub const DEFAULT_PROVIDER: &str = "cli";
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartRequest {
-    /// Who works in this episode (an agent client's name, or a person's tool); default `cli`.
+    /// Who works in it (an agent client's name); default `cli`.
     #[serde(default)]
     pub provider: Option<String>,
-    /// Close the open episode (without a summary) and open a new one; an unreadable
-    /// episode state is moved aside instead.
+    /// Close the open episode (no summary) and open a new one.
     #[serde(default)]
     pub replace: bool,
 }
@@ -52,7 +51,7 @@ pub struct EpisodeRequest {}
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CloseRequest {
-    /// The author's summary of the episode (the CLI reads it from stdin).
+    /// The episode's summary, by its author.
     #[serde(default)]
     pub summary: Option<String>,
 }

@@ -22,7 +22,7 @@ use crate::store::{StateLock, frontmatter, write_atomic};
 pub struct TaskStartRequest {
     /// What the task is, one line.
     pub description: String,
-    /// Paths the task touches (default: its issue's paths).
+    /// Paths it touches (default: its issue's).
     #[serde(default)]
     pub scope: Vec<String>,
     /// The issue it serves.
@@ -77,10 +77,10 @@ pub const START_KNOWLEDGE: usize = 5;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskFinishRequest {
-    /// `completed` (default) or `blocked` (which needs a reason).
+    /// `completed` (default) or `blocked` (with a reason).
     #[serde(default)]
     pub status: Option<TaskStatus>,
-    /// Why it is blocked (or a remark on how it ended).
+    /// Why it is blocked (or how it ended).
     #[serde(default)]
     pub reason: Option<String>,
 }

@@ -1,5 +1,5 @@
 //! `majordomus mcp` over real stdio: the handshake, the generated tool list (exactly the
-//! operations that are neither human acts nor entry points, under 16.5 KB), a call of each
+//! operations that are neither human acts nor entry points, under 16 KB), a call of each
 //! family, refusals and usage errors as tool errors, resources, a write racing the CLI,
 //! stdout carrying protocol lines only, and a clean exit when stdin closes.
 
@@ -234,14 +234,13 @@ fn text(result: &Value) -> &str {
 }
 
 #[test]
-fn tools_list_is_every_operation_but_human_acts_admin_acts_and_entry_points_under_16_and_a_half_kb()
-{
+fn tools_list_is_every_operation_but_human_acts_admin_acts_and_entry_points_under_16_kb() {
     let repo = TestRepo::initialised();
     let mut mcp = Mcp::start(&repo);
     mcp.send(&json!({"jsonrpc": "2.0", "id": 900, "method": "tools/list"}));
     let line = mcp.lines.recv_timeout(REPLY).expect("tools/list reply");
     assert!(
-        line.len() < 16 * 1024 + 512,
+        line.len() < 16 * 1024,
         "tools/list is {} bytes; agents pay for every byte",
         line.len()
     );
