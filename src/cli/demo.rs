@@ -21,14 +21,43 @@ use crate::{Clock, Ctx, Error};
 
 /// Run a full episode in a throwaway repository and show each step.
 ///
-/// Creates a git repository in a temporary directory, initialises majordomus, declares an
-/// intent, opens an episode, starts the issue and a task bound to it, records a decision,
-/// asks and answers a question, commits, checkpoints, finishes the task, shows the derived
-/// working context, closes the episode (its record, its derived knowledge candidates),
-/// hands over, promotes a candidate, opens the next session (whose briefing reads the
-/// promoted knowledge back), recalls by words and path, and runs `knowledge check` and
-/// `doctor`. Nothing outside the temporary directory is touched, and it is removed
-/// afterwards unless `--keep` is given. No network.
+/// In a git repository it creates in a temporary directory, the steps are:
+///   1. Set up majordomus in the repository
+///   2. Commit the tracked half of the store (.ai/repo and .gitignore)
+///   3. Declare what the work is for (an intent) and who may advise
+///   4. Open an episode: HEAD, branch and time recorded, the opening snapshot written
+///   5. Start the issue: the binding is checked, then only its status line edited
+///   6. Start a task bound to the issue it serves
+///   7. Record a decision (it belongs to the active task)
+///   8. Ask a question (stdout is its id)
+///   9. Answer it
+///   10. Uncertain? Record an assessment: the belief, how much it matters, its evidence
+///   11. Consult the advisors the plan selects (two prepared answers); they disagree
+///   12. Settle the disagreement by an experiment, never by a vote (a scripted one)
+///   13. Conclude, citing the consultations weighed (the review is computed)
+///   14. Work happens: a commit
+///   15. Record a checkpoint
+///   16. Finish the task: its note is written, and at the close it becomes a fact
+///   17. Read the working context: composed now from the episode, git and the ledger
+///   18. Close the episode: its record is composed, then knowledge candidates derived
+///   19. Hand over: what is done and what comes next, pinned to the plan
+///   20. The derived candidates await a person's review
+///   21. Derivation is deterministic: a rerun over the same evidence writes nothing
+///   22. A person promotes a candidate, with evidence
+///   23. Commit the record and the knowledge so they travel with the repository
+///   24. The next session opens
+///   25. Its briefing (what an agent client injects) reads back what is known
+///   26. Recall searches the whole memory by words and paths, saying why each ranked
+///   27. Every record is checked: schema, ids, provenance, every reference resolves
+///   28. doctor runs the whole rule package
+///
+/// A `$ majordomus ...` step runs that command's operation in this process and prints
+/// what the command prints. Lines starting with `demo:` are the demo's own: it commits
+/// through gix (no git program runs), its two advisors play answers prepared in advance
+/// (the `fixture` adapter: no model, no network), and the experiment it records is
+/// scripted.
+/// Nothing outside the temporary directory is touched, and it is removed afterwards
+/// unless `--keep` is given.
 ///
 /// Examples:
 ///   majordomus demo
@@ -41,21 +70,61 @@ pub struct DemoArgs {
     pub keep: bool,
 }
 
+/// How a step was done.
+enum Done {
+    /// A majordomus command: the demo runs its operation in this process and shows what
+    /// the command prints.
+    Command(String),
+    /// Done by the demo itself through gix, never the git program: what a person would
+    /// type to do the same.
+    Gix(String),
+}
+
 struct Step {
     title: &'static str,
-    command: String,
+    done: Done,
     output: Output,
+    /// The demo's own word on what the output shows, printed after it as `demo: ` lines.
+    notes: Vec<&'static str>,
 }
 
 impl Step {
+    /// A majordomus command's step.
     fn new(title: &'static str, command: impl Into<String>, output: Output) -> Step {
         Step {
             title,
-            command: command.into(),
+            done: Done::Command(command.into()),
             output,
+            notes: Vec::new(),
+        }
+    }
+
+    /// A step the demo did through gix; `by_hand` is what a person would type.
+    fn gix(title: &'static str, by_hand: impl Into<String>, output: Output) -> Step {
+        Step {
+            done: Done::Gix(by_hand.into()),
+            ..Step::new(title, "", output)
+        }
+    }
+
+    fn note(mut self, note: &'static str) -> Step {
+        self.notes.push(note);
+        self
+    }
+
+    /// What a person would type for this step.
+    fn command(&self) -> &str {
+        match &self.done {
+            Done::Command(c) | Done::Gix(c) => c,
         }
     }
 }
+
+/// What the demo says about itself, under its first line.
+const PREAMBLE: &str = "A `$ majordomus ...` step runs that command's operation in this process and prints what the command prints.
+Lines starting with `demo:` are the demo's own: it commits through gix (no git program runs), its two
+advisors play answers prepared in advance (no model, no network), and the experiment it records is scripted.
+";
 
 const INTENT: &str = "# What the tokenizer is for (see docs/INTENTS.md).
 id: tokenizer
@@ -82,37 +151,39 @@ critiques:
 ";
 
 /// Two advisors the demo consults: the `fixture` adapter plays their prepared answers, so
-/// no network and no model is involved.
-const ADVISORS: &str = "# Who may be consulted (see docs/REASONING.md).
+/// no network and no model is involved. Their ids say so wherever a line names them.
+const ADVISORS: &str = "# Who may be consulted (see docs/REASONING.md). These two are the demo's:
+# the fixture adapter plays an answer written in advance; a real advisor is a program
+# (adapter: process).
 advisors:
-  - id: reviewer-a
-    title: Reviewer A (a prepared answer)
+  - id: prepared-reviewer-a
+    title: Reviewer A (a prepared answer, no model)
     adapter: fixture
     capabilities: [independent_reasoning]
-  - id: reviewer-b
-    title: Reviewer B (a prepared answer)
+  - id: prepared-reviewer-b
+    title: Reviewer B (a prepared answer, no model)
     adapter: fixture
     capabilities: [independent_reasoning]
 ";
 
-/// What each demo advisor answers: they disagree.
+/// What each demo advisor answers: they disagree. Each answer says it was prepared.
 const ANSWERS: [(&str, &str); 2] = [
     (
-        "reviewer-a",
-        r#"{"answer": {"conclusion": "split_whitespace is enough: it splits on every Unicode whitespace", "stance": "supports", "falsifiers": ["a no-break space kept inside a token"]}}"#,
+        "prepared-reviewer-a",
+        r#"{"answer": {"conclusion": "(prepared) split_whitespace is enough: it splits on every Unicode whitespace", "stance": "supports", "falsifiers": ["a no-break space kept inside a token"]}}"#,
     ),
     (
-        "reviewer-b",
-        r#"{"answer": {"conclusion": "a no-break space will be kept inside a token; split on a regex", "stance": "opposes", "falsifiers": ["U+00A0 separates tokens in parse()"]}}"#,
+        "prepared-reviewer-b",
+        r#"{"answer": {"conclusion": "(prepared) a no-break space will be kept inside a token; split on a regex", "stance": "opposes", "falsifiers": ["U+00A0 separates tokens in parse()"]}}"#,
     ),
 ];
 
 const PARSER: &str = "//! A tiny parser.\n\npub fn parse(input: &str) -> Vec<&str> {\n    input.split_whitespace().collect()\n}\n";
 
-/// A commit the demo made, as `git commit` would say it.
+/// A commit the demo made through gix, in its own words (not git's).
 fn committed(sha: &str, subject: &str) -> Output {
     Output {
-        human: format!("[{}] {subject}\n", &sha[..12]),
+        human: format!("committed {} {subject}\n", &sha[..12]),
         json: serde_json::json!({ "commit": sha }),
         note: None,
         verdict: Verdict::Pass,
@@ -178,7 +249,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
     let sha = ctx
         .repo
         .commit_files(&files, "majordomus: init", t0 + 60, &identity)?;
-    steps.push(Step::new(
+    steps.push(Step::gix(
         "Commit the tracked half of the store (.ai/repo and .gitignore)",
         "git add .ai .gitignore && git commit -m \"majordomus: init\"",
         committed(&sha, "majordomus: init"),
@@ -192,11 +263,14 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         t0 + 120,
         &identity,
     )?;
-    steps.push(Step::new(
-        "Declare what the work is for (an intent with a criterion, an issue and a critique) and who may advise",
-        "$EDITOR .ai/repo/intents/tokenizer.yaml .ai/repo/advisors.yaml && git add .ai/repo && git commit -m \"Declare the tokenizer intent and who may advise\"",
-        committed(&sha, "Declare the tokenizer intent and who may advise"),
-    ));
+    steps.push(
+        Step::gix(
+            "Declare what the work is for (an intent) and who may advise",
+            "$EDITOR .ai/repo/intents/tokenizer.yaml .ai/repo/advisors.yaml && git add .ai/repo && git commit -m \"Declare the tokenizer intent and who may advise\"",
+            committed(&sha, "Declare the tokenizer intent and who may advise"),
+        )
+        .note("the intent has a criterion, an issue and a critique; the two advisors are fixtures that play prepared answers"),
+    );
 
     let started = via(
         &ctx,
@@ -208,7 +282,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         },
     )?;
     steps.push(Step::new(
-        "Open an episode: HEAD, branch and time are recorded, the opening snapshot written",
+        "Open an episode: HEAD, branch and time recorded, the opening snapshot written",
         "majordomus session start --provider demo",
         Output::report(&started),
     ));
@@ -221,7 +295,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         },
     )?;
     steps.push(Step::new(
-        "Start the issue: the binding is checked, then only its status line is edited",
+        "Start the issue: the binding is checked, then only its status line edited",
         "majordomus plan start tokenize",
         Output::report(&planned),
     ));
@@ -236,7 +310,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         },
     )?;
     steps.push(Step::new(
-        "Start a task bound to the issue it serves (names and pins, never the intent itself)",
+        "Start a task bound to the issue it serves",
         "majordomus task start \"Split input into tokens\" --issue tokenize",
         Output::report(&task),
     ));
@@ -252,11 +326,14 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
             base: None,
         },
     )?;
-    steps.push(Step::new(
-        "Record a decision (it belongs to the active task)",
-        format!("majordomus decision \"{decision}\""),
-        Output::report(&recorded),
-    ));
+    steps.push(
+        Step::new(
+            "Record a decision (it belongs to the active task)",
+            format!("majordomus decision \"{decision}\""),
+            Output::report(&recorded),
+        )
+        .note("the ledger seq is the line's number in this checkout's ledger, where every event takes one, not a count of decisions"),
+    );
     let question = "Should empty input yield an empty list or an error?";
     let asked = via(
         &ctx,
@@ -302,7 +379,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         ctx.clock.now().unix_timestamp(),
         &identity,
     )?;
-    steps.push(Step::new(
+    steps.push(Step::gix(
         "Work happens: a commit",
         "git add src/parser.rs && git commit -m \"Add a whitespace tokenizer\"",
         committed(&sha, "Add a whitespace tokenizer"),
@@ -354,7 +431,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         },
     )?;
     steps.push(Step::new(
-        "Close the episode: its record is composed (never empty, nothing invented), then knowledge is derived",
+        "Close the episode: its record is composed, then knowledge candidates derived",
         format!("echo \"{summary}\" | majordomus session close"),
         Output::report(&closed),
     ));
@@ -367,7 +444,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         },
     )?;
     steps.push(Step::new(
-        "Hand over: what is done and what comes next, pinned to the plan and its evidence",
+        "Hand over: what is done and what comes next, pinned to the plan",
         "majordomus handover --derive",
         Output::report(&handover),
     ));
@@ -414,16 +491,13 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
                 base: None,
             },
         )?;
-        let mut output = Output::report(&promoted);
-        // The demo commits the store itself in the next step.
-        output.human = format!("promoted {} -> {} (verified)\n", promoted.id, promoted.path);
         steps.push(Step::new(
             "A person promotes a candidate, with evidence",
             format!(
                 "echo \"{evidence}\" | majordomus knowledge promote {}",
                 decided.id
             ),
-            output,
+            Output::report(&promoted),
         ));
     }
     let tracked = files_under(&root, ".ai/repo")?;
@@ -437,7 +511,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         t0 + 660,
         &identity,
     )?;
-    steps.push(Step::new(
+    steps.push(Step::gix(
         "Commit the record and the knowledge so they travel with the repository",
         "git add .ai && git commit -m \"majordomus: session record and knowledge\"",
         committed(&sha, "majordomus: session record and knowledge"),
@@ -457,14 +531,21 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "majordomus session start --provider demo",
         Output::report(&next),
     ));
+    steps.push(
+        Step::new(
+            "Its briefing (what an agent client injects) reads back what is known",
+            "majordomus briefing",
+            Output::report(&via(
+                &ctx,
+                "briefing",
+                crate::briefing::briefing,
+                crate::briefing::BriefingRequest {},
+            )?),
+        )
+        .note("a record's status: [verified] a person promoted it with evidence; [candidate] nobody has reviewed it yet"),
+    );
     steps.push(Step::new(
-        "Its briefing (the opening snapshot, what an agent client injects) reads back what the repository knows",
-        "majordomus briefing",
-        Output::report(&via(&ctx, "briefing", crate::briefing::briefing, crate::briefing::BriefingRequest {},
-        )?),
-    ));
-    steps.push(Step::new(
-        "Recall searches the whole memory by words and paths, each hit saying why it ranked",
+        "Recall searches the whole memory by words and paths, saying why each ranked",
         "majordomus recall whitespace --path src/parser.rs",
         Output::report(&via(
             &ctx,
@@ -477,7 +558,8 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
                 ..Default::default()
             },
         )?),
-    ));
+    )
+    .note("a session record is always [candidate] (nobody reviews it); a conclusion turns [verified] when a validation of it passes (docs/RECALL.md, Statuses)"));
     steps.push(Step::new(
         "Every record is checked: schema, ids, provenance, every reference resolves",
         "majordomus knowledge check",
@@ -506,18 +588,29 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         drop(dir);
         "the temporary repository has been removed (use --keep to explore it)".to_owned()
     };
-    let mut human = format!("majordomus demo: a full episode in {}\n", root.display());
+    let mut human = format!(
+        "majordomus demo: a full episode in {}\n{PREAMBLE}",
+        root.display()
+    );
     for (n, step) in steps.iter().enumerate() {
-        let _ = write!(
-            human,
-            "\n== {}. {} ==\n$ {}\n{}",
-            n + 1,
-            step.title,
-            step.command,
-            step.output.human
-        );
+        let _ = writeln!(human, "\n== {}. {} ==", n + 1, step.title);
+        match &step.done {
+            Done::Command(command) => {
+                let _ = writeln!(human, "$ {command}");
+            }
+            Done::Gix(by_hand) => {
+                let _ = writeln!(
+                    human,
+                    "demo: committed through gix (no git program runs); by hand: {by_hand}"
+                );
+            }
+        }
+        human.push_str(&step.output.human);
         if let Some(note) = &step.output.note {
             let _ = writeln!(human, "{note}");
+        }
+        for note in &step.notes {
+            let _ = writeln!(human, "demo: {note}");
         }
     }
     let _ = writeln!(human, "\n{location}");
@@ -526,7 +619,12 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         "kept": args.keep,
         "steps": steps.iter().map(|s| serde_json::json!({
             "title": s.title,
-            "command": s.command,
+            "command": s.command(),
+            "through": match s.done {
+                Done::Command(_) => "majordomus",
+                Done::Gix(_) => "gix",
+            },
+            "notes": s.notes,
             "output": s.output.json,
         })).collect::<Vec<_>>(),
     });
@@ -539,6 +637,10 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         watching: false,
     })
 }
+
+/// The evidence the scripted experiment gives: a command nobody ran, marked as such.
+const SCRIPTED_EVIDENCE: &str =
+    "command:cargo test parser => a no-break space separates tokens (scripted by the demo)";
 
 /// The uncertainty path: an assessment, two advisors consulted who disagree, an
 /// experiment that settles it, and a conclusion citing what was weighed.
@@ -566,7 +668,7 @@ fn reason(ctx: &Ctx, steps: &mut Vec<Step>) -> Result<(), Error> {
     let assessed = record(assessment.clone())?;
     let aid = assessed.record.id.clone();
     steps.push(Step::new(
-        "Uncertain? Record an assessment: what is believed, how much it matters, on what evidence",
+        "Uncertain? Record an assessment: the belief, how much it matters, its evidence",
         format!("echo '{assessment}' | majordomus reasoning record"),
         Output::report(&assessed),
     ));
@@ -579,11 +681,14 @@ fn reason(ctx: &Ctx, steps: &mut Vec<Step>) -> Result<(), Error> {
             ..ConsultRequest::default()
         },
     )?;
-    steps.push(Step::new(
-        "Consult independent advisors within the plan's budget; they disagree, and that is recorded",
-        format!("majordomus reasoning consult --assessment {aid}"),
-        Output::report(&consulted),
-    ));
+    steps.push(
+        Step::new(
+            "Consult the advisors the plan selects (two prepared answers); they disagree",
+            format!("majordomus reasoning consult --assessment {aid}"),
+            Output::report(&consulted),
+        )
+        .note("both answers were written in advance (the fixture adapter plays them): no model ran; the disagreement is recorded"),
+    );
     let weighed: Vec<String> = consulted
         .consultations
         .iter()
@@ -593,33 +698,39 @@ fn reason(ctx: &Ctx, steps: &mut Vec<Step>) -> Result<(), Error> {
         let resolution = serde_json::json!({
             "kind": "resolution",
             "disagreement": disagreement.record.id,
-            "experiment": "parse(\"a\\u{a0}b\") in a unit test",
+            "experiment": "parse(\"a\\u{a0}b\") in a unit test (scripted)",
             "result": "two tokens: U+00A0 is White_Space, split_whitespace splits on it",
-            "favours": "reviewer-a",
-            "evidence": ["command:cargo test parser => a no-break space separates tokens"],
+            "favours": "prepared-reviewer-a",
+            "evidence": [SCRIPTED_EVIDENCE],
         });
         let resolved = record(resolution.clone())?;
-        steps.push(Step::new(
-            "A disagreement is settled by an experiment, never by a vote",
-            format!("echo '{resolution}' | majordomus reasoning record"),
-            Output::report(&resolved),
-        ));
+        steps.push(
+            Step::new(
+                "Settle the disagreement by an experiment, never by a vote (a scripted one)",
+                format!("echo '{resolution}' | majordomus reasoning record"),
+                Output::report(&resolved),
+            )
+            .note("this experiment and its result are scripted, recorded as an agent would after running it: no test ran"),
+        );
     }
     let conclusion = serde_json::json!({
         "kind": "conclusion",
         "assessment": aid,
         "decision": "Keep str::split_whitespace",
         "rationale": "the experiment showed it splits on a no-break space",
-        "evidence": ["command:cargo test parser => a no-break space separates tokens"],
+        "evidence": [SCRIPTED_EVIDENCE],
         "consultations": weighed,
         "validation_plan": "a unit test per Unicode whitespace class",
     });
     let concluded = record(conclusion.clone())?;
-    steps.push(Step::new(
-        "Conclude, citing the consultations weighed (who reviewed it is computed, not claimed)",
-        format!("echo '{conclusion}' | majordomus reasoning record"),
-        Output::report(&concluded),
-    ));
+    steps.push(
+        Step::new(
+            "Conclude, citing the consultations weighed (the review is computed)",
+            format!("echo '{conclusion}' | majordomus reasoning record"),
+            Output::report(&concluded),
+        )
+        .note("the reviews counted are the two prepared answers of step 11: who reviewed it is computed, not claimed"),
+    );
     Ok(())
 }
 

@@ -30,7 +30,7 @@ fn index_note(rebuilt: Option<&crate::store::index::IndexRebuilt>) -> Option<Str
             _ => "rebuilt",
         };
         format!(
-            "note: {verb} the ledger index (.ai/local/state/ledger-index.json): {}; read {} line(s)",
+            "note: {verb} the ledger index, a cache for reading the ledger fast (.ai/local/state/ledger-index.json): {}; read {} line(s)",
             r.detail, r.lines
         )
     })

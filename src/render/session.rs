@@ -293,9 +293,15 @@ impl Recorded {
 impl Report for Recorded {
     fn text(&self) -> String {
         let mut out = match &self.session {
-            Some(ep) => format!("recorded {} #{} in episode {ep}\n", self.kind(), self.seq),
+            // The seq is the line's number in the ledger, which every event takes: said as
+            // such, never as `#3`, which reads as a count of decisions.
+            Some(ep) => format!(
+                "recorded {} (ledger seq {}) in episode {ep}\n",
+                self.kind(),
+                self.seq
+            ),
             None => format!(
-                "recorded {} #{} with no open episode (session: null)\n",
+                "recorded {} (ledger seq {}) with no open episode (session: null)\n",
                 self.kind(),
                 self.seq
             ),

@@ -38,7 +38,7 @@ fn authored_records_append_one_line_each_stamped_with_the_episode() {
         assert_eq!(line["ts"], "2026-11-30T10:05:00Z");
         assert_eq!(line["data"]["text"], text);
         let kind = event.split('.').next().expect("kind");
-        let said = format!("recorded {kind} #{expected_lines} in episode {id}");
+        let said = format!("recorded {kind} (ledger seq {expected_lines}) in episode {id}");
         // A question's stdout is its id; where it went is on stderr.
         let where_ = if kind == "question" {
             run.stderr()
@@ -113,7 +113,7 @@ fn without_an_episode_records_say_so_and_are_stamped_null() {
         let line = repo.ledger().pop().expect("a line");
         assert!(line["session"].is_null(), "{line}");
         let said = format!(
-            "recorded {kind} #{} with no open episode (session: null)",
+            "recorded {kind} (ledger seq {}) with no open episode (session: null)",
             line["seq"]
         );
         assert!(
@@ -205,7 +205,7 @@ fn question_resolve_appends_the_answer() {
     let line = repo.ledger().pop().expect("a line");
     assert_eq!(
         run.stdout(),
-        format!("recorded answer #{} in episode {id}\n", line["seq"])
+        format!("recorded answer (ledger seq {}) in episode {id}\n", line["seq"])
     );
     assert_eq!(line["event"], "question.resolved");
     assert_eq!(line["session"], id.as_str());

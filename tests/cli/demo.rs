@@ -52,6 +52,28 @@ fn demo_runs_a_full_episode_and_leaves_nothing_behind() {
     ] {
         assert!(out.contains(needle), "missing {needle:?}:\n{out}");
     }
+    // It tells the truth about itself: git is never shown as if it ran, an advisor is
+    // never shown without saying its answer was prepared, the experiment says it is
+    // scripted.
+    for line in out.lines() {
+        assert!(!line.starts_with("$ git"), "git never runs: {line}");
+        if line.contains("reviewer-") {
+            assert!(
+                line.replace("prepared-reviewer-", "").find("reviewer-").is_none(),
+                "an advisor shown as if it were real: {line}"
+            );
+        }
+        if line.trim_start().starts_with("says: ") {
+            assert!(line.contains("(prepared)"), "{line}");
+        }
+    }
+    assert_eq!(
+        out.matches("demo: committed through gix (no git program runs); by hand: ")
+            .count(),
+        4,
+        "{out}"
+    );
+    assert!(out.contains("in a unit test (scripted) showed"), "{out}");
     // The demo's directory name is random; everything else is pinned.
     let name = Regex::new(r"majordomus-demo-[A-Za-z0-9]+").expect("valid regex");
     // How long a prepared answer took is measured, so it varies with the machine's load.
@@ -74,12 +96,29 @@ fn demo_json_parses() {
     // context, close, handover, candidates, rerun derive, promote, commit, the next
     // session, its briefing, recall, check, doctor.
     assert_eq!(steps.len(), 28);
-    for step in steps {
+    // `demo --help` lists every step by its title, in order.
+    let help = dir.run(&["demo", "--help"]).success();
+    for (n, step) in steps.iter().enumerate() {
         assert!(
             step["title"].is_string() && step["command"].is_string(),
             "{step}"
         );
         assert!(step["output"].is_object(), "{step}");
+        let title = step["title"].as_str().expect("a title");
+        assert!(
+            help.stdout()
+                .contains(&format!("  {}. {title}\n", n + 1)),
+            "demo --help does not list step {}, {title:?}:\n{help}",
+            n + 1
+        );
+        // What ran the step: a majordomus operation, or the demo's own gix commit.
+        let through = step["through"].as_str().expect("through");
+        let command = step["command"].as_str().expect("command");
+        match through {
+            "gix" => assert!(command.contains("git commit"), "{step}"),
+            "majordomus" => assert!(command.contains("majordomus "), "{step}"),
+            other => panic!("through {other}: {step}"),
+        }
     }
     let closed = &steps
         .iter()

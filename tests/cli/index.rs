@@ -38,7 +38,7 @@ fn a_deleted_index_is_rebuilt_and_the_rebuild_is_reported() {
     assert_eq!(run.stdout().lines().count(), 4, "{run}");
     assert!(
         run.stderr().starts_with(
-            "note: built the ledger index (.ai/local/state/ledger-index.json): no index yet; read 4 line(s)"
+            "note: built the ledger index, a cache for reading the ledger fast (.ai/local/state/ledger-index.json): no index yet; read 4 line(s)"
         ),
         "{run}"
     );
@@ -76,7 +76,7 @@ fn an_unreadable_index_is_rebuilt() {
     let run = repo.run(&["knowledge", "status"]).success();
     assert!(
         run.stderr().starts_with(
-            "note: rebuilt the ledger index (.ai/local/state/ledger-index.json): segment "
+            "note: rebuilt the ledger index, a cache for reading the ledger fast (.ai/local/state/ledger-index.json): segment "
         ),
         "{run}"
     );

@@ -118,7 +118,7 @@ fn a_torn_last_line_is_skipped_and_the_next_append_starts_a_new_line() {
     let run = repo.run(&["checkpoint", "After the crash"]).success();
     assert_eq!(
         run.stdout(),
-        format!("recorded checkpoint #3 in episode {id}\n")
+        format!("recorded checkpoint (ledger seq 3) in episode {id}\n")
     );
     let text = repo.ledger_text();
     let raw: Vec<&str> = text.lines().collect();
