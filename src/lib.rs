@@ -24,6 +24,7 @@ pub mod intent;
 pub mod journal;
 pub mod knowledge;
 pub mod mcp;
+pub mod mesh;
 pub mod model;
 pub mod moment;
 pub mod ops;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Written, catalogue, make_plan, refusal, store, work};
+use super::{Written, make_plan, refusal, store, work};
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::reasoning::record::FailureKind;
@@ -56,17 +56,21 @@ pub struct ConsultOutcome {
 pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Error> {
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
-    let plan = make_plan(ctx, &work, &records, &request.assessment)?;
+    let roster = super::roster(ctx)?;
+    let catalogue = &roster.advisors;
+    let plan = make_plan(ctx, &work, &records, &request.assessment, catalogue)?;
     let Record::Plan(p) = &plan.record.record else {
         unreachable!("make_plan stores a plan");
     };
     let assessment = super::find_assessment(&records, &request.assessment)?.clone();
-    let (catalogue, _) = catalogue(ctx)?;
     let question = transport::question(
         &assessment,
         request.question.as_deref(),
         request.prior_opinion.as_deref(),
     );
+    // What leaves the machine for a mesh peer carries no secret shape.
+    let redacted_question = crate::model::redact::redact(&question).text;
+    let own_runtime = crate::mesh::runtime_id(ctx);
     let deadline = Instant::now() + Duration::from_secs(request.timeout.unwrap_or(90));
     let cancel = Cancel::watch_signals();
     let selected: Vec<Advisor> = p
@@ -75,21 +79,46 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
         .filter_map(|id| catalogue.advisors.iter().find(|a| &a.id == id).cloned())
         .collect();
     // Concurrently, each under the same deadline; outcomes come back in plan order.
-    let outcomes: Vec<(Advisor, Result<Answer, Failure>, u64)> = std::thread::scope(|scope| {
+    type Outcome = (Advisor, Result<Answer, Failure>, Option<String>, u64);
+    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = selected
             .iter()
             .map(|advisor| {
                 let question = &question;
+                let redacted_question = &redacted_question;
+                let own_runtime = own_runtime.as_str();
                 let fixtures = ctx.advisor_fixtures.as_deref();
                 let cancel = &cancel;
                 scope.spawn(move || {
                     let started = Instant::now();
+                    let mut source = None;
                     let outcome = match advisor.adapter {
                         Adapter::Fixture => run_fixture(advisor, fixtures, deadline, cancel),
-                        Adapter::Process => run_process(advisor, question, deadline, cancel),
+                        Adapter::Process => match advisor.executable.as_deref() {
+                            Some(executable) => {
+                                run_command(executable, &advisor.args, question, deadline, &|| {
+                                    cancel.raised()
+                                })
+                            }
+                            None => Err(failure(
+                                FailureKind::Unavailable,
+                                "the catalogue names no executable for this advisor",
+                            )),
+                        },
+                        Adapter::Mesh => crate::mesh::ask(
+                            own_runtime,
+                            &advisor.id,
+                            redacted_question,
+                            deadline,
+                            &|| cancel.raised(),
+                        )
+                        .map(|(answer, from)| {
+                            source = Some(from);
+                            answer
+                        }),
                     };
                     let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                    (advisor.clone(), outcome, ms)
+                    (advisor.clone(), outcome, source, ms)
                 })
             })
             .collect();
@@ -101,8 +130,9 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
 
     let plan_id = plan.record.id.clone();
     let mut consultations = Vec::new();
-    for (advisor, outcome, ms) in outcomes {
-        let c = transport::consultation(&plan_id, &advisor.id, outcome, ms);
+    for (advisor, outcome, source, ms) in outcomes {
+        let mut c = transport::consultation(&plan_id, &advisor.id, outcome, ms);
+        c.source = source;
         let mut value = serde_json::to_value(Record::Consultation(c)).expect("records serialise");
         // Plans are the writer's; consultations go through the writer's rules like any.
         if let Some(map) = value.as_object_mut() {
@@ -271,7 +301,7 @@ fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
     }
 }
 
-fn cancelled() -> Failure {
+fn cancelled_failure() -> Failure {
     failure(
         FailureKind::Cancelled,
         "cancelled by a signal before it answered (a process advisor's group is killed)",
@@ -300,7 +330,7 @@ fn run_fixture(
     if let Some(ms) = fixture.delay_ms {
         let ready = Instant::now() + Duration::from_millis(ms);
         if wait_until(ready.min(deadline), cancel) {
-            return Err(cancelled());
+            return Err(cancelled_failure());
         }
         if ready > deadline {
             return Err(failure(
@@ -310,29 +340,25 @@ fn run_fixture(
         }
     }
     if cancel.raised() {
-        return Err(cancelled());
+        return Err(cancelled_failure());
     }
     fixture.outcome
 }
 
-/// The `process` adapter: the advisor's executable with its arguments, the question on
-/// stdin, one JSON answer (or `{"failure": {...}}`) on stdout. It runs in its own process
-/// group; past the deadline the whole group is killed.
-fn run_process(
-    advisor: &Advisor,
+/// The `process` adapter's contract (a catalogue advisor's executable, or a mesh
+/// runtime's `--answer-with` command): the question on stdin, one JSON answer (or
+/// `{"failure": {...}}`) on stdout. It runs in its own process group; past the deadline,
+/// or when `cancelled()`, the whole group is killed.
+pub(crate) fn run_command(
+    executable: &str,
+    args: &[String],
     question: &str,
     deadline: Instant,
-    cancel: &Cancel,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<Answer, Failure> {
-    let Some(executable) = advisor.executable.as_deref() else {
-        return Err(failure(
-            FailureKind::Unavailable,
-            "the catalogue names no executable for this advisor",
-        ));
-    };
     let mut command = Command::new(executable);
     command
-        .args(&advisor.args)
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -372,7 +398,7 @@ fn run_process(
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline || cancel.raised() => break None,
+            Ok(None) if Instant::now() >= deadline || cancelled() => break None,
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(_) => break None,
         }
@@ -384,8 +410,8 @@ fn run_process(
         let _ = writer.join();
         let err = err_reader.join().unwrap_or_default();
         let _ = out_reader.join();
-        if cancel.raised() {
-            return Err(cancelled());
+        if cancelled() {
+            return Err(cancelled_failure());
         }
         let diagnostic =
             transport::diagnostic(&String::from_utf8_lossy(&err)).unwrap_or_else(|| {

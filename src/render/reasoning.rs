@@ -83,15 +83,34 @@ impl Report for Advisors {
                 "- {} ({}, {}{}): {} [{}]",
                 a.advisor.id,
                 a.advisor.title,
-                match a.advisor.adapter {
-                    crate::model::reasoning::Adapter::Process => "process",
-                    crate::model::reasoning::Adapter::Fixture => "fixture",
+                match (a.advisor.adapter, &a.advisor.model) {
+                    (crate::model::reasoning::Adapter::Mesh, Some(source)) => {
+                        format!("mesh peer, answers as {source}")
+                    }
+                    (crate::model::reasoning::Adapter::Mesh, None) => "mesh peer".to_owned(),
+                    (adapter, _) => adapter.name().to_owned(),
                 },
                 if a.advisor.local { ", local" } else { "" },
                 a.availability.status.name(),
                 a.advisor.capabilities.join(", ")
             );
             let _ = writeln!(out, "  {}", a.availability.reason);
+        }
+        if let Some(mesh) = &self.mesh {
+            let _ = match &mesh.problem {
+                Some(problem) => writeln!(
+                    out,
+                    "mesh {}: no peers listed ({problem}); plans decide without them",
+                    mesh.server
+                ),
+                None => writeln!(
+                    out,
+                    "mesh {}: {} live peer{} offering reviews",
+                    mesh.server,
+                    mesh.peers,
+                    if mesh.peers == 1 { "" } else { "s" }
+                ),
+            };
         }
         out
     }
