@@ -187,6 +187,11 @@ fn stay_linked(ctx: &Ctx, request: LinkRequest) -> Result<Output, Error> {
     let mut next_beat = Instant::now() + beat;
     let mut failing = false;
     while !stop.load(Ordering::SeqCst) {
+        if crate::mesh::link_state(ctx).is_none() {
+            // `mesh unlink` ran elsewhere: the link is over, not to be renewed.
+            say("this checkout's link was removed (majordomus mesh unlink); stopping");
+            break;
+        }
         if Instant::now() >= next_beat {
             next_beat = Instant::now() + beat;
             match registry.call::<_, LinkOutcome>(ctx, "mesh.link", request.clone()) {

@@ -27,6 +27,8 @@ pub struct Server {
     host: String,
     port: u16,
     token: Option<String>,
+    connect_timeout: Duration,
+    io_timeout: Duration,
 }
 
 /// Why an exchange with the server failed.
@@ -84,7 +86,17 @@ impl Server {
             host,
             port,
             token: token.filter(|t| !t.trim().is_empty()),
+            connect_timeout: CONNECT_TIMEOUT,
+            io_timeout: IO_TIMEOUT,
         })
+    }
+
+    /// The same server with at most `limit` for connecting and for the exchange (a hook
+    /// that must not keep its client waiting).
+    pub fn quick(mut self, limit: Duration) -> Server {
+        self.connect_timeout = limit;
+        self.io_timeout = limit;
+        self
     }
 
     /// GETs `path` and reads its JSON answer.
@@ -129,7 +141,7 @@ impl Server {
         let mut last = None;
         let mut stream = None;
         for addr in addrs {
-            match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
+            match TcpStream::connect_timeout(&addr, self.connect_timeout) {
                 Ok(s) => {
                     stream = Some(s);
                     break;
@@ -140,8 +152,8 @@ impl Server {
         let mut stream = stream.ok_or_else(|| {
             self.unreachable(last.map_or_else(|| "no address".to_owned(), |e| e.to_string()))
         })?;
-        let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
-        let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
+        let _ = stream.set_read_timeout(Some(self.io_timeout));
+        let _ = stream.set_write_timeout(Some(self.io_timeout));
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}:{}\r\nAccept: application/json\r\nConnection: close\r\nUser-Agent: majordomus/{}\r\n",
             self.host,

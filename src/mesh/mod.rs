@@ -807,10 +807,11 @@ fn redact_value(value: &mut serde_json::Value, clean: &dyn Fn(&str) -> String) {
 }
 
 /// The briefing's line when review requests wait for this checkout's linked runtime; none
-/// when it is not linked or the server cannot be read within a second.
+/// when it is not linked or the server cannot be read within half a second each for
+/// connecting and answering (a session must not wait on the mesh).
 pub fn briefing_line(ctx: &Ctx) -> Option<String> {
     let link = link_state(ctx)?;
-    let server = server().ok()??;
+    let server = server().ok()??.quick(Duration::from_millis(500));
     let id = identity(ctx).ok()?;
     let waiting = poll(&server, &id.runtime, &id.key).ok()?;
     let n = waiting.requests.len();

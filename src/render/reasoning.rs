@@ -21,18 +21,24 @@ fn record_line(r: &StoredRecord) -> String {
             p.budget
         ),
         Record::Consultation(c) => format!(
-            "consultation: {} {}{}",
+            "consultation: {} {}{}{}",
             c.advisor,
             c.status.name(),
             c.stance
                 .map(|s| format!(", {}", s.name()))
+                .unwrap_or_default(),
+            c.source
+                .as_deref()
+                .map(|s| format!(" (source: {s})"))
                 .unwrap_or_default()
         ),
         Record::Disagreement(d) => format!("disagreement: {}", d.question),
         Record::Resolution(x) => format!("resolution: {} showed {}", x.experiment, x.result),
         Record::Conclusion(c) => format!(
-            "conclusion: {} (reviewed by {} advisor(s))",
-            c.decision, c.independent_review_count
+            "conclusion: {} (reviewed by {} advisor(s), {} independent source(s))",
+            c.decision,
+            c.reviewed_by.len(),
+            c.independent_review_count
         ),
         Record::Validation(v) => format!("validation: {} {:?}", v.check, v.outcome).to_lowercase(),
         Record::Attempt(a) => format!("attempt: {}", a.tried),
