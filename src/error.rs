@@ -39,7 +39,7 @@ pub enum Error {
     #[error(transparent)]
     Review(#[from] crate::model::knowledge::ReviewError),
     #[error(transparent)]
-    Mesh(#[from] crate::mesh::MeshError),
+    Mesh(#[from] crate::model::mesh::MeshError),
     /// A long-running operation stopped by a signal after recording what it had.
     #[error("{operation} interrupted by {signal}: {recorded}")]
     Interrupted {
@@ -499,7 +499,9 @@ impl Error {
             Error::Journal(_) => Class::Failed,
             Error::Review(r) if r.usage() => Class::Usage,
             Error::Review(_) => Class::Refused,
-            Error::Mesh(m) => m.class(),
+            Error::Mesh(m) if m.usage() => Class::Usage,
+            Error::Mesh(m) if m.refused() => Class::Refused,
+            Error::Mesh(_) => Class::Failed,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,

@@ -28,6 +28,7 @@ pub mod mesh;
 pub mod model;
 pub mod moment;
 pub mod ops;
+pub mod process;
 pub mod reasoning;
 pub mod recall;
 pub mod render;

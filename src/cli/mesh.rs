@@ -33,7 +33,7 @@ pub enum MeshCommand {
     /// majordomus_mesh_requests and majordomus_mesh_answer. Ctrl-C (or SIGTERM) unlinks.
     ///
     /// Examples:
-    ///   majordomus mesh link --offers reviews --answer-with ./review.sh --source claude/sonnet
+    ///   majordomus mesh link --offers reviews --answer-with ./review.sh --source team-reviewer/model-a
     ///   majordomus mesh link --offers reviews
     ///   majordomus mesh link --offers reviews --once
     #[command(verbatim_doc_comment)]
@@ -44,7 +44,7 @@ pub enum MeshCommand {
         /// The command that answers review requests (run with sh -c).
         #[arg(long, value_name = "CMD")]
         answer_with: Option<String>,
-        /// What answers behind this runtime: adapter and model (e.g. codex/gpt-5). Reviews
+        /// What answers behind this runtime: adapter and model (e.g. `team-reviewer/model-a`). Reviews
         /// are counted by source: two runtimes declaring one source are one review.
         #[arg(long, value_name = "SOURCE")]
         source: Option<String>,
@@ -77,7 +77,7 @@ pub enum MeshCommand {
     /// Answer a review request waiting for this runtime; the first answer counts.
     ///
     /// Example:
-    ///   majordomus mesh answer 3f0c... --conclusion "Use the forge's merge record" --stance opposes --falsifier "a landing the reflog misses"
+    ///   majordomus mesh answer 3f0c9a1d --conclusion "Use the merge record" --stance opposes
     #[command(verbatim_doc_comment)]
     Answer {
         /// The request's id, as mesh requests lists it.
@@ -85,8 +85,8 @@ pub enum MeshCommand {
         #[arg(long)]
         conclusion: String,
         /// supports, opposes, alternative or uncertain (relative to the asker's hypothesis).
-        #[arg(long)]
-        stance: Option<String>,
+        #[arg(long, value_parser = parse_stance)]
+        stance: Option<crate::model::reasoning::record::Stance>,
         #[arg(long = "assumption", value_name = "TEXT")]
         assumptions: Vec<String>,
         #[arg(long = "risk", value_name = "TEXT")]
@@ -96,8 +96,8 @@ pub enum MeshCommand {
         #[arg(long = "falsifier", value_name = "TEXT")]
         falsifiers: Vec<String>,
         /// low, medium or high.
-        #[arg(long)]
-        confidence: Option<String>,
+        #[arg(long, value_parser = parse_confidence)]
+        confidence: Option<crate::model::reasoning::record::Confidence>,
         /// What answered (adapter and model).
         #[arg(long)]
         source: Option<String>,
@@ -113,8 +113,12 @@ pub fn run(ctx: &Ctx, command: &MeshCommand) -> Result<Output, Error> {
             label,
             once,
         } => {
+            let offers = offers
+                .iter()
+                .map(|o| crate::mesh::Offer::parse(o))
+                .collect::<Result<Vec<_>, _>>()?;
             let request = LinkRequest {
-                offers: offers.clone(),
+                offers,
                 label: label.clone(),
                 source: source.clone(),
                 answer_with: answer_with.clone(),
@@ -143,16 +147,26 @@ pub fn run(ctx: &Ctx, command: &MeshCommand) -> Result<Output, Error> {
             MeshAnswerRequest {
                 request: request.clone(),
                 conclusion: conclusion.clone(),
-                stance: stance.clone(),
+                stance: *stance,
                 assumptions: assumptions.clone(),
                 risks: risks.clone(),
                 actions: actions.clone(),
                 falsifiers: falsifiers.clone(),
-                confidence: confidence.clone(),
+                confidence: *confidence,
                 source: source.clone(),
             },
         )?,
     })
+}
+
+fn parse_stance(text: &str) -> Result<crate::model::reasoning::record::Stance, String> {
+    serde_json::from_value(serde_json::Value::from(text.trim().to_ascii_lowercase()))
+        .map_err(|_| "one of supports, opposes, alternative, uncertain".to_owned())
+}
+
+fn parse_confidence(text: &str) -> Result<crate::model::reasoning::record::Confidence, String> {
+    serde_json::from_value(serde_json::Value::from(text.trim().to_ascii_lowercase()))
+        .map_err(|_| "one of low, medium, high".to_owned())
 }
 
 fn say(line: &str) {

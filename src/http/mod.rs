@@ -442,11 +442,7 @@ pub fn router(state: AppState, pages: Option<Router<AppState>>) -> Router {
 
 /// 32 hex digits from the system's random source.
 pub fn new_token() -> Result<String, Error> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| {
-        StoreError::io(Path::new("getrandom"), std::io::Error::other(e.to_string()))
-    })?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::store::random_hex()?)
 }
 
 /// A server bound to its port, not yet serving.

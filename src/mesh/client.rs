@@ -12,6 +12,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use crate::model::mesh::ClientError;
+
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long one exchange may take once connected.
@@ -29,29 +31,6 @@ pub struct Server {
     token: Option<String>,
     connect_timeout: Duration,
     io_timeout: Duration,
-}
-
-/// Why an exchange with the server failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ClientError {
-    /// The URL is not one this client speaks.
-    #[error("MAJORDOMUS_SERVER_URL={url}: {why}")]
-    Url { url: String, why: String },
-    /// Nothing answered: connection refused, timeout, reset.
-    #[error("{url} is unreachable: {why}")]
-    Unreachable { url: String, why: String },
-    /// The server answered with an error.
-    #[error("{url}: {message}")]
-    Refused {
-        url: String,
-        status: u16,
-        rule: String,
-        message: String,
-        fix: Option<String>,
-    },
-    /// The server answered with something that is not the expected JSON.
-    #[error("{url}: the answer does not read: {why}")]
-    Garbled { url: String, why: String },
 }
 
 impl Server {

@@ -33,21 +33,6 @@ const KEEP_MS: u64 = 10 * 60 * 1000;
 /// server without bound).
 const MAX_WAITING_PER_RUNTIME: usize = 64;
 
-/// Every rule the hub refuses by.
-pub const RULES: [&str; 11] = [
-    "mesh.runtime-key",
-    "mesh.runtime-unknown",
-    "mesh.runtime-id",
-    "mesh.runtime-gone",
-    "mesh.question",
-    "mesh.queue-full",
-    "mesh.request-unknown",
-    "mesh.not-addressed",
-    "mesh.expired",
-    "mesh.answered",
-    "mesh.answer-valid",
-];
-
 /// What the hub refused, with its HTTP status.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]

@@ -20,103 +20,24 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
-use crate::error::{Class, Error};
-use crate::model::reasoning::record::FailureKind;
+use crate::error::Error;
+use crate::model::mesh::ClientError;
+pub use crate::model::mesh::{MeshError, OFFERS};
+use crate::model::reasoning::record::{Confidence, FailureKind, Stance};
 use crate::model::reasoning::transport::{Answer, Failure};
 use crate::model::reasoning::{Adapter, Advisor};
 use crate::store::StoreError;
-use client::{ClientError, Server};
+use client::Server;
 use wire::{
     AnswerBody, KeyBody, LinkBody, Linked, RequestBody, RequestState, RequestView, RuntimeView,
     Runtimes, Submitted, Unlinked, Waiting,
 };
-
-/// What a runtime may offer; `reviews` is the one there is.
-pub const OFFERS: [&str; 1] = ["reviews"];
 
 /// The capabilities a runtime offering `reviews` serves as an advisor.
 pub const REVIEW_CAPABILITIES: [&str; 2] = ["independent_reasoning", "code_review"];
 
 /// The mesh routes' prefix.
 pub const API: &str = "/api/v1/mesh";
-
-/// Why a mesh operation failed. Each names its class, rule and fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MeshError {
-    #[error("MAJORDOMUS_SERVER_URL is not set: no mesh server is named")]
-    NoServer,
-    #[error(transparent)]
-    Client(#[from] ClientError),
-    #[error("this checkout's runtime ({runtime}) is not linked")]
-    NotLinked { runtime: String },
-    #[error("--offers {offer}: a runtime offers {}", OFFERS.join(", "))]
-    UnknownOffer { offer: String },
-    #[error("{what}: {problem}")]
-    Invalid { what: String, problem: String },
-}
-
-impl MeshError {
-    pub fn class(&self) -> Class {
-        match self {
-            MeshError::NoServer
-            | MeshError::UnknownOffer { .. }
-            | MeshError::Invalid { .. }
-            | MeshError::Client(ClientError::Url { .. }) => Class::Usage,
-            MeshError::NotLinked { .. } | MeshError::Client(ClientError::Refused { .. }) => {
-                Class::Refused
-            }
-            MeshError::Client(_) => Class::Failed,
-        }
-    }
-
-    pub fn rule(&self) -> &'static str {
-        match self {
-            MeshError::NoServer | MeshError::Client(ClientError::Url { .. }) => "mesh.server",
-            MeshError::Client(ClientError::Unreachable { .. }) => "mesh.unreachable",
-            MeshError::Client(ClientError::Garbled { .. }) => "mesh.protocol",
-            MeshError::Client(ClientError::Refused { rule, .. }) => hub::RULES
-                .iter()
-                .find(|r| *r == rule)
-                .copied()
-                .unwrap_or(match rule.as_str() {
-                    "http.token" => "http.token",
-                    "http.host" => "http.host",
-                    _ => "mesh.refused",
-                }),
-            MeshError::NotLinked { .. } => "mesh.linked",
-            MeshError::UnknownOffer { .. } => "mesh.offers",
-            MeshError::Invalid { .. } => "mesh.answer-valid",
-        }
-    }
-
-    pub fn fix(&self) -> Option<String> {
-        Some(match self {
-            MeshError::NoServer => "start `majordomus serve` and set MAJORDOMUS_SERVER_URL and MAJORDOMUS_SERVER_TOKEN to the address and token it prints (docs/MESH.md)".to_owned(),
-            MeshError::Client(ClientError::Url { .. }) => {
-                "set MAJORDOMUS_SERVER_URL to http://<host>:<port> (docs/MESH.md)".to_owned()
-            }
-            MeshError::Client(ClientError::Unreachable { .. }) => {
-                "start the server (majordomus serve), or correct MAJORDOMUS_SERVER_URL".to_owned()
-            }
-            MeshError::Client(ClientError::Garbled { .. }) => {
-                "point MAJORDOMUS_SERVER_URL at a majordomus serve of the same version".to_owned()
-            }
-            MeshError::Client(ClientError::Refused { fix, status, .. }) => match (fix, status) {
-                (_, 401) => {
-                    "set MAJORDOMUS_SERVER_TOKEN to the token the server printed (or its token file's)"
-                        .to_owned()
-                }
-                (Some(fix), _) => fix.clone(),
-                (None, _) => "majordomus mesh status".to_owned(),
-            },
-            MeshError::NotLinked { .. } => "majordomus mesh link --offers reviews".to_owned(),
-            MeshError::UnknownOffer { .. } => "majordomus mesh link --offers reviews".to_owned(),
-            MeshError::Invalid { .. } => {
-                "give the answer a conclusion (and a stance: supports, opposes, alternative or uncertain)".to_owned()
-            }
-        })
-    }
-}
 
 /// The server named by `MAJORDOMUS_SERVER_URL` (with `MAJORDOMUS_SERVER_TOKEN`), if any.
 pub fn server() -> Result<Option<Server>, MeshError> {
@@ -230,7 +151,7 @@ fn identity(ctx: &Ctx) -> Result<Identity, Error> {
     }
     let id = Identity {
         runtime,
-        key: crate::http::new_token()?,
+        key: crate::store::random_hex()?,
     };
     let bytes = serde_json::to_vec_pretty(&id).map_err(|e| store_err(&path, e))?;
     crate::store::atomic::write_atomic(&path, &bytes)?;
@@ -243,16 +164,43 @@ pub fn link_state(ctx: &Ctx) -> Option<LinkState> {
     serde_json::from_str(&text).ok()
 }
 
+/// What a runtime offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Offer {
+    /// It answers review requests: an advisor of the other checkouts' plans.
+    Reviews,
+}
+
+impl Offer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Offer::Reviews => "reviews",
+        }
+    }
+
+    /// The offer named `name` (`--offers`).
+    pub fn parse(name: &str) -> Result<Offer, MeshError> {
+        match name.trim() {
+            "reviews" => Ok(Offer::Reviews),
+            other => Err(MeshError::UnknownOffer {
+                offer: other.to_owned(),
+            }),
+        }
+    }
+}
+
 /// `mesh.link`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkRequest {
     /// What this runtime offers (`reviews`).
-    pub offers: Vec<String>,
+    #[schemars(length(min = 1))]
+    pub offers: Vec<Offer>,
     /// How others see it (default: the worktree's directory and the host).
     #[serde(default)]
     pub label: Option<String>,
-    /// What answers behind it, adapter and model (e.g. `codex/gpt-5`); reviews are counted
+    /// What answers behind it, adapter and model (e.g. `team-reviewer/model-a`); reviews are counted
     /// by source.
     #[serde(default)]
     pub source: Option<String>,
@@ -282,18 +230,13 @@ fn command_source(command: &str) -> String {
 /// `majordomus mesh link`: links this checkout's runtime to the server (or renews its
 /// heartbeat) and records the link.
 pub fn link(ctx: &Ctx, request: LinkRequest) -> Result<LinkOutcome, Error> {
-    if request.offers.is_empty() {
+    let mut offers: Vec<String> = request.offers.iter().map(|o| o.name().to_owned()).collect();
+    offers.dedup();
+    if offers.is_empty() {
         return Err(MeshError::UnknownOffer {
             offer: "(none)".into(),
         }
         .into());
-    }
-    if let Some(bad) = request
-        .offers
-        .iter()
-        .find(|o| !OFFERS.contains(&o.as_str()))
-    {
-        return Err(MeshError::UnknownOffer { offer: bad.clone() }.into());
     }
     let server = required_server()?;
     let id = identity(ctx)?;
@@ -325,7 +268,7 @@ pub fn link(ctx: &Ctx, request: LinkRequest) -> Result<LinkOutcome, Error> {
             &LinkBody {
                 runtime: id.runtime.clone(),
                 key: id.key.clone(),
-                offers: request.offers.clone(),
+                offers: offers.clone(),
                 label: label.clone(),
                 source: source.clone(),
             },
@@ -334,7 +277,7 @@ pub fn link(ctx: &Ctx, request: LinkRequest) -> Result<LinkOutcome, Error> {
     let state = LinkState {
         server: server.url.clone(),
         runtime: id.runtime.clone(),
-        offers: request.offers,
+        offers,
         label: label.clone(),
         source: source.clone(),
         answer_with: request.answer_with.clone(),
@@ -493,12 +436,14 @@ fn poll(server: &Server, runtime: &str, key: &str) -> Result<Waiting, MeshError>
 #[serde(deny_unknown_fields)]
 pub struct MeshAnswerRequest {
     /// The request's id, as `mesh requests` lists it.
+    #[schemars(length(min = 1))]
     pub request: String,
     /// Your answer in one paragraph.
+    #[schemars(length(min = 1))]
     pub conclusion: String,
-    /// Relative to the asker's hypothesis: supports, opposes, alternative, uncertain.
+    /// Relative to the asker's hypothesis.
     #[serde(default)]
-    pub stance: Option<String>,
+    pub stance: Option<Stance>,
     #[serde(default)]
     pub assumptions: Vec<String>,
     #[serde(default)]
@@ -508,10 +453,9 @@ pub struct MeshAnswerRequest {
     /// Experiments whose result would falsify the hypothesis.
     #[serde(default)]
     pub falsifiers: Vec<String>,
-    /// low, medium, high.
     #[serde(default)]
-    pub confidence: Option<String>,
-    /// What answered (client and model, e.g. `codex/gpt-5`); reviews are counted by source.
+    pub confidence: Option<Confidence>,
+    /// What answered (client and model, e.g. `team-reviewer/model-a`); reviews are counted by source.
     #[serde(default)]
     pub source: Option<String>,
 }
@@ -525,15 +469,18 @@ pub fn answer(ctx: &Ctx, request: MeshAnswerRequest) -> Result<RequestView, Erro
         |v: &[String]| serde_json::Value::from(v.iter().map(|s| clean(s)).collect::<Vec<_>>());
     let mut answer = serde_json::Map::new();
     answer.insert("conclusion".into(), clean(&request.conclusion).into());
-    if let Some(s) = &request.stance {
-        answer.insert("stance".into(), s.clone().into());
+    if let Some(s) = request.stance {
+        answer.insert("stance".into(), s.name().into());
     }
     answer.insert("assumptions".into(), list(&request.assumptions));
     answer.insert("risks".into(), list(&request.risks));
     answer.insert("actions".into(), list(&request.actions));
     answer.insert("falsifiers".into(), list(&request.falsifiers));
-    if let Some(c) = &request.confidence {
-        answer.insert("confidence".into(), c.clone().into());
+    if let Some(c) = request.confidence {
+        answer.insert(
+            "confidence".into(),
+            serde_json::to_value(c).expect("a confidence serialises"),
+        );
     }
     // Checked here too, so an agent learns what is wrong before anything is sent.
     crate::model::reasoning::transport::normalise_answer(&serde_json::Value::Object(
@@ -768,7 +715,7 @@ impl Answerer {
         let deadline = Instant::now() + Duration::from_millis(request.deadline_ms_left);
         let args = vec!["-c".to_owned(), self.command.clone()];
         let outcome =
-            crate::reasoning::run_command("sh", &args, &request.question, deadline, cancelled);
+            crate::process::run_command("sh", &args, &request.question, deadline, cancelled);
         let clean = |s: &str| crate::model::redact::redact(s).text;
         let (answer, failure) = match outcome {
             Ok(a) => {

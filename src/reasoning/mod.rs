@@ -11,7 +11,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use check::{CheckRequest, ReasoningCheck, check};
-pub(crate) use consult::run_command;
 pub use consult::{ConsultOutcome, ConsultRequest, consult};
 
 use crate::Ctx;

@@ -16,18 +16,32 @@ use serde_json::{Value, json};
 use crate::common::TestRepo;
 use crate::mcp::Mcp;
 
-/// Every advisor of the shipped catalogue, disabled: only mesh peers remain.
-const CATALOGUE_OFF: &str = "claude-code,gemini-cli,codex-cli,local-ollama";
+/// The asker's catalogue: one advisor, disabled by [`CATALOGUE_OFF`]: only mesh peers
+/// remain.
+const CATALOGUE: &str = "advisors:
+  - id: alpha
+    title: Alpha reviewer
+    adapter: fixture
+    capabilities: [independent_reasoning, code_review]
+";
+const CATALOGUE_OFF: &str = "alpha";
+
+/// A repository whose every catalogue advisor is disabled under [`CATALOGUE_OFF`].
+fn asker() -> TestRepo {
+    let repo = TestRepo::initialised();
+    repo.write(".ai/repo/advisors.yaml", CATALOGUE);
+    repo
+}
 
 /// A running `majordomus serve` (the mesh server).
-struct Server {
+pub(crate) struct Server {
     child: Child,
     addr: String,
     token: String,
 }
 
 impl Server {
-    fn start(repo: &TestRepo, window: u64) -> Server {
+    pub(crate) fn start(repo: &TestRepo, window: u64) -> Server {
         let mut child = repo
             .command_in(
                 repo.root(),
@@ -58,12 +72,16 @@ impl Server {
         }
     }
 
+    pub(crate) fn token(&self) -> &str {
+        &self.token
+    }
+
     fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// The environment every runtime of this mesh is given.
-    fn env(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn env(&self) -> Vec<(&'static str, String)> {
         vec![
             ("MAJORDOMUS_SERVER_URL", self.url()),
             ("MAJORDOMUS_SERVER_TOKEN", self.token.clone()),
@@ -72,7 +90,7 @@ impl Server {
     }
 
     /// One raw request: status and JSON body.
-    fn send(
+    pub(crate) fn send(
         &self,
         method: &str,
         path: &str,
@@ -121,7 +139,7 @@ impl Drop for Server {
     }
 }
 
-fn env_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+pub(crate) fn env_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
@@ -228,7 +246,7 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 
 #[test]
 fn a_linked_runtime_is_an_advisor_a_plan_selects_and_its_answer_is_a_consultation() {
-    let asker = TestRepo::initialised();
+    let asker = asker();
     let peer = TestRepo::initialised();
     let server = Server::start(&asker, 30);
     let env = server.env();
@@ -311,7 +329,7 @@ fn a_linked_runtime_is_an_advisor_a_plan_selects_and_its_answer_is_a_consultatio
 
 #[test]
 fn two_peers_behind_one_model_are_one_review_and_explain_shows_each_source() {
-    let asker = TestRepo::initialised();
+    let asker = asker();
     let (p1, p2) = (TestRepo::initialised(), TestRepo::initialised());
     let server = Server::start(&asker, 30);
     let env = server.env();
@@ -409,7 +427,7 @@ fn two_peers_behind_one_model_are_one_review_and_explain_shows_each_source() {
 
 #[test]
 fn a_runtime_answers_through_its_agents_mcp_tools_and_the_briefing_says_a_request_waits() {
-    let asker = TestRepo::initialised();
+    let asker = asker();
     let peer = TestRepo::initialised();
     let server = Server::start(&asker, 30);
     let env = server.env();
@@ -481,7 +499,7 @@ fn a_runtime_answers_through_its_agents_mcp_tools_and_the_briefing_says_a_reques
 
 #[test]
 fn a_peer_gone_disappears_and_the_same_plan_decides_locally() {
-    let asker = TestRepo::initialised();
+    let asker = asker();
     let (p1, p2) = (TestRepo::initialised(), TestRepo::initialised());
     let server = Server::start(&asker, 2);
     let env = server.env();
@@ -561,7 +579,7 @@ fn key_of(repo: &TestRepo) -> String {
 
 #[test]
 fn forged_answers_are_refused_and_every_mesh_route_needs_the_token() {
-    let asker = TestRepo::initialised();
+    let asker = asker();
     let (p1, p2) = (TestRepo::initialised(), TestRepo::initialised());
     let server = Server::start(&asker, 30);
     let env = server.env();
@@ -662,7 +680,7 @@ fn forged_answers_are_refused_and_every_mesh_route_needs_the_token() {
 
 #[test]
 fn a_server_that_is_down_is_unavailable_never_a_hang() {
-    let asker = TestRepo::initialised();
+    let asker = asker();
     let peer = TestRepo::initialised();
     // Nothing listens on a port bound and dropped.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -763,10 +781,10 @@ fn mesh_refusals_name_their_rule() {
     repo.run(&[
         "mesh", "link", "--offers", "reviews", "--once", "--format", "json",
     ])
-    .json_error(2, "mesh.server");
+    .json_error(3, "mesh.server");
     let env = [("MAJORDOMUS_SERVER_URL", "https://mesh.example:7788")];
     repo.run_env(&["mesh", "status", "--format", "json"], &env, "")
-        .json_error(2, "mesh.server");
+        .json_error(3, "mesh.server");
     let server = Server::start(&repo, 30);
     let env = server.env();
     repo.run_env(
