@@ -141,6 +141,7 @@ pub fn render(b: &mut Briefing) -> String {
     let base = PRACTICE_LINES
         + 1
         + usize::from(legend)
+        + usize::from(b.mesh.is_some())
         + usize::from(b.open_questions.is_empty())
         + 1
         + 1
@@ -197,6 +198,9 @@ pub fn render(b: &mut Briefing) -> String {
     out.push('\n');
     if legend {
         let _ = writeln!(out, "{LEGEND}");
+    }
+    if let Some(line) = &b.mesh {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "## Open questions ({})", b.open_questions.len());
     if b.open_questions.is_empty() {
@@ -487,6 +491,7 @@ mod tests {
             writers: Vec::new(),
             writers_total: 0,
             journal_error: None,
+            mesh: None,
             budget_lines: 40,
             text: String::new(),
             policy_error: None,
