@@ -29,14 +29,14 @@ use crate::store::index::IndexRebuilt;
 pub struct DecisionRequest {
     /// The decision, one statement.
     pub text: String,
-    /// A task this ledger started; default: none.
+    /// A task this ledger started.
     #[serde(default)]
     pub task: Option<String>,
     /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
     /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
     /// file in HEAD's tree is cited too.
     #[serde(default)]
-    #[schemars(description = "Files it concerns, from the repo root.")]
+    #[schemars(description = "Files it concerns.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.
@@ -48,13 +48,13 @@ pub struct DecisionRequest {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuestionRequest {
-    /// The question.
+    // The question (its name says it: no description to pay for).
     pub text: String,
     /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
     /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
     /// file in HEAD's tree is cited too.
     #[serde(default)]
-    #[schemars(description = "Files it concerns, from the repo root.")]
+    #[schemars(description = "Files it concerns.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.
@@ -69,13 +69,13 @@ pub struct QuestionRequest {
 pub struct ResolveRequest {
     /// The id `question.ask` returned.
     pub id: String,
-    /// The answer.
+    // The answer (its name says it).
     pub answer: String,
     /// Files it cites (the CLI's repeatable `--file`), from the repository root; each
     /// must be a file of the work tree or of HEAD's tree. The question's files are cited
     /// too, and a path the answer names that is a file in HEAD's tree.
     #[serde(default)]
-    #[schemars(description = "Files it concerns, from the repo root.")]
+    #[schemars(description = "Files it concerns.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.
@@ -93,7 +93,7 @@ pub struct CheckpointRequest {
     /// must be a file of the work tree or of HEAD's tree. A path its text names that is a
     /// file in HEAD's tree is cited too.
     #[serde(default)]
-    #[schemars(description = "Files it concerns, from the repo root.")]
+    #[schemars(description = "Files it concerns.")]
     pub files: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an MCP or
     /// HTTP request, whose paths are from the root.

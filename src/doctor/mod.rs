@@ -23,8 +23,7 @@ use rules::{Input, Inputs, Outcome, Rule};
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DoctorRequest {
-    /// Only the drift rules (knowledge observed and integrity), as `watch` runs them:
-    /// never the review queue, so a full queue does not fail `watch`.
+    /// Only the drift rules, as `watch` runs them (never the review queue).
     #[serde(default)]
     pub drift_only: bool,
 }

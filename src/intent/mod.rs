@@ -29,10 +29,10 @@ pub struct BindingAsk {
     /// The intent the work serves.
     #[serde(default)]
     pub intent: Option<String>,
-    /// Paths the work touches (a directory of the work tree counts as one).
+    /// Paths the work touches.
     #[serde(default)]
     pub scope: Vec<String>,
-    /// A declared exemption class (`intent.exemptions` in the policy).
+    /// A declared exemption class, with `because`.
     #[serde(default)]
     pub exempt: Option<String>,
     /// Why the exemption applies.

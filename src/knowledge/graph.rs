@@ -19,7 +19,7 @@ use crate::store::records::{Place, StoredFile, stored_files};
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "KnowledgeShowRequest")]
 pub struct ShowRequest {
-    /// A knowledge record's id (candidate, curated or outbox).
+    /// A knowledge id.
     pub id: String,
 }
 

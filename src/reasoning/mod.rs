@@ -373,10 +373,10 @@ fn refusal(r: validate::RecordRefusal) -> Error {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordRequest {
-    /// The record: a JSON object with `kind` and the kind's fields (SPEC §7).
+    /// A JSON object: `kind` and that kind's fields (SPEC §7).
     #[schemars(schema_with = "record_schema")]
     pub record: serde_json::Value,
-    /// The task the record belongs to (default: the active task, else the episode).
+    /// Default: the active task, else the episode.
     #[serde(default)]
     pub task: Option<String>,
 }
@@ -508,7 +508,7 @@ pub struct PlanRequest {
 pub struct PlanAssessmentRequest {
     /// The recorded assessment to plan.
     pub assessment: String,
-    /// The task whose records hold it (default: the active task, else the episode).
+    /// Default: the active task, else the episode.
     #[serde(default)]
     pub task: Option<String>,
 }
@@ -649,8 +649,7 @@ pub fn plan(ctx: &Ctx, request: PlanRequest) -> Result<Planned, Error> {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "ReasoningStatusRequest")]
 pub struct StatusRequest {
-    /// The task whose records to read (default: the active task or the open episode;
-    /// with nothing open, every record of this checkout).
+    /// Default: the active task, else the open episode, else every record.
     #[serde(default)]
     pub task: Option<String>,
 }

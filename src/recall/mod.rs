@@ -84,13 +84,13 @@ pub struct RecallRequest {
     /// Words (terms, never syntax).
     #[serde(default)]
     pub query: Option<String>,
-    /// Files or directories, from the repository root.
+    /// Files or directories.
     #[serde(default)]
     pub path: Vec<String>,
-    /// Rank by this task's scope, issue and intent.
+    /// Rank by this task.
     #[serde(default)]
     pub task: Option<String>,
-    /// Rank what serves this issue first.
+    /// Rank by this issue.
     #[serde(default)]
     pub issue: Option<String>,
     /// Only these kinds.
@@ -1300,7 +1300,7 @@ pub fn near_duplicates(
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShowRequest {
-    /// `<kind>:<id>`, as a hit names it (`knowledge:<id>`).
+    /// `<kind>:<id>`, as a hit names it.
     pub reference: String,
 }
 

@@ -34,10 +34,10 @@ pub const DEFAULT_PROVIDER: &str = "cli";
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartRequest {
-    /// Who works in it (an agent client's name); default `cli`.
+    /// Who works in it; default `cli`.
     #[serde(default)]
     pub provider: Option<String>,
-    /// Close the open episode (no summary) and open a new one.
+    /// Close the open episode first.
     #[serde(default)]
     pub replace: bool,
 }
@@ -51,7 +51,7 @@ pub struct EpisodeRequest {}
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CloseRequest {
-    /// The episode's summary, by its author.
+    /// The episode's summary.
     #[serde(default)]
     pub summary: Option<String>,
 }

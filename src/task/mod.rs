@@ -77,7 +77,7 @@ pub const START_KNOWLEDGE: usize = 5;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskFinishRequest {
-    /// `completed` (default) or `blocked` (with a reason).
+    /// `completed` (default) or `blocked`.
     #[serde(default)]
     pub status: Option<TaskStatus>,
     /// Why it is blocked (or how it ended).
