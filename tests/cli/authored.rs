@@ -205,7 +205,10 @@ fn question_resolve_appends_the_answer() {
     let line = repo.ledger().pop().expect("a line");
     assert_eq!(
         run.stdout(),
-        format!("recorded answer (ledger seq {}) in episode {id}\n", line["seq"])
+        format!(
+            "recorded answer (ledger seq {}) in episode {id}\n",
+            line["seq"]
+        )
     );
     assert_eq!(line["event"], "question.resolved");
     assert_eq!(line["session"], id.as_str());

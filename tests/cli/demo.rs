@@ -59,7 +59,9 @@ fn demo_runs_a_full_episode_and_leaves_nothing_behind() {
         assert!(!line.starts_with("$ git"), "git never runs: {line}");
         if line.contains("reviewer-") {
             assert!(
-                line.replace("prepared-reviewer-", "").find("reviewer-").is_none(),
+                line.replace("prepared-reviewer-", "")
+                    .find("reviewer-")
+                    .is_none(),
                 "an advisor shown as if it were real: {line}"
             );
         }
@@ -106,8 +108,7 @@ fn demo_json_parses() {
         assert!(step["output"].is_object(), "{step}");
         let title = step["title"].as_str().expect("a title");
         assert!(
-            help.stdout()
-                .contains(&format!("  {}. {title}\n", n + 1)),
+            help.stdout().contains(&format!("  {}. {title}\n", n + 1)),
             "demo --help does not list step {}, {title:?}:\n{help}",
             n + 1
         );

@@ -307,8 +307,14 @@ fn every_briefing_opens_with_the_practice_and_the_mcp_instructions_point_at_it()
             .success();
     }
     let tight = repo.run(&["briefing"]).success();
-    assert!(tight.stdout().starts_with(majordomus::briefing::PRACTICE), "{tight}");
-    assert!(tight.stdout().lines().count() <= 20, "over budget:\n{tight}");
+    assert!(
+        tight.stdout().starts_with(majordomus::briefing::PRACTICE),
+        "{tight}"
+    );
+    assert!(
+        tight.stdout().lines().count() <= 20,
+        "over budget:\n{tight}"
+    );
     // The server's instructions send the agent to it.
     assert!(
         majordomus::mcp::INSTRUCTIONS.contains("\"How to work here\""),
