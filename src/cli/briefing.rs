@@ -6,7 +6,7 @@ use super::Output;
 use crate::briefing::BriefingRequest;
 use crate::{Ctx, Error};
 
-/// The opening briefing: open questions, what is known about the work at hand, candidates, other worktrees, the last handover.
+/// The session-start briefing: how to work here, and what is known.
 ///
 /// It is also the body of each episode's opening snapshot and what `hook session-start`
 /// gives an agent client to inject. "What the repository knows" ranks curated knowledge

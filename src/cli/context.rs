@@ -6,7 +6,7 @@ use super::Output;
 use crate::context::ContextRequest;
 use crate::{Ctx, Error};
 
-/// The repository's context: the briefing, then REASONING, KNOWLEDGE, OUTBOX and INTENT.
+/// The briefing, then reasoning, knowledge, outbox and intent.
 ///
 /// Derived at every read. `session context` is the open episode's context instead.
 ///

@@ -8,7 +8,7 @@ use super::Output;
 use crate::authored::DecisionRequest;
 use crate::{Ctx, Error};
 
-/// Record a decision in the ledger, stamped with the open episode.
+/// Record a decision, with the files it concerns.
 ///
 /// Decisions show in the episode's working context and closed record, and become
 /// knowledge candidates when the episode closes. A decision cites the files given with

@@ -6,7 +6,7 @@ use super::Output;
 use crate::handover::{DeriveRequest, ResolveRequest};
 use crate::{Ctx, Error};
 
-/// Write the handover of an episode: what is done, what comes next, pinned to the plan and its evidence.
+/// Write an episode's handover: what is done, what comes next.
 ///
 /// `--derive` writes .ai/local/state/handovers/<episode>.md: the task's issue, intent or
 /// exemption with the two pins (plan_revision, evidence_standing) in its front matter, then
@@ -35,7 +35,7 @@ pub struct HandoverArgs {
     /// With --derive: the episode to hand over.
     #[arg(long, value_name = "ID", requires = "derive")]
     pub episode: Option<String>,
-    /// Re-ask the binding for a handover: unchanged, evidence_moved, plan_changed or unknown.
+    /// Whether a handover's plan or evidence moved since.
     ///
     /// FILE is the handover to resolve (default: the newest).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]

@@ -40,7 +40,7 @@ pub enum JournalCommand {
     ///   majordomus journal disable
     #[command(verbatim_doc_comment)]
     Disable,
-    /// This writer's journal (published, pending, last push) and every fetched writer's.
+    /// This writer's journal and every fetched writer's.
     ///
     /// Examples:
     ///   majordomus journal status

@@ -13,7 +13,7 @@ pub enum PlanCommand {
     Start(StartArgs),
 }
 
-/// Move an issue to active in its intent file, after the binding check.
+/// Set an issue active, after the binding check.
 ///
 /// Only that value is edited: comments and formatting of the rest of the file stay byte
 /// for byte. The check is the one `task start` makes; naming the issue is a question

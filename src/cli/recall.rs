@@ -9,7 +9,7 @@ use crate::model::recall::HitStatus;
 use crate::recall::{RecallKind, RecallRequest, ShowRequest};
 use crate::{Ctx, Error};
 
-/// Before deciding or changing an area, search what earlier episodes decided and verified: by words, paths, task or issue; each hit says why it ranked.
+/// Before deciding or changing an area: what earlier episodes decided and verified there.
 ///
 /// It searches curated knowledge and candidates, decisions, answered questions,
 /// checkpoints, session records, handovers and reasoning conclusions.
@@ -74,8 +74,7 @@ pub struct RecallArgs {
     /// the trunk, the active or last task, the last handover's files.
     #[arg(long)]
     pub at_hand: bool,
-    /// What the memory put before the model in one episode: each briefing, prompt, edit and
-    /// tool answer, its records and their status.
+    /// What the memory put before the model in an episode.
     ///
     /// Instead of a search; read from the episode's context.shown events. The open
     /// episode, else the newest.

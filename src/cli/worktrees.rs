@@ -6,7 +6,7 @@ use super::Output;
 use crate::worktrees::WorktreesRequest;
 use crate::{Ctx, Error};
 
-/// The other worktrees of this clone: each one's open episode, task and scope, checkpoint, questions, decisions.
+/// What the other worktrees of this clone are doing now.
 ///
 /// Read live from each worktree's own .ai/local/ (nothing is copied or written); a
 /// worktree that is gone, locked or unreadable is named, never an error.

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::intent::BindingAsk;
 use crate::{Ctx, Error};
 
-/// What a task would serve: the binding, derived now from the plan, with its pins.
+/// What a task would serve, derived now from the plan.
 ///
 /// Read-only: nothing about the intent is stored. The answer is `bound`, `maintenance`,
 /// `exempt` or `refused` with its causes (exit 3), and the two pins `plan_revision` and

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::CheckRequest;
 use crate::{Ctx, Error};
 
-/// Check every knowledge record: schema, ids, provenance, every reference resolving.
+/// Check every knowledge record and its references.
 ///
 /// Check the integrity of every knowledge record (exit 3 on a blocking finding).
 ///

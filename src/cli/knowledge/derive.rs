@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::DeriveRequest;
 use crate::{Ctx, Error};
 
-/// Derive knowledge candidates from an episode's ledger lines and commits, deterministically.
+/// Derive an episode's knowledge candidates.
 ///
 /// Deterministic, no model, no network: each decision becomes a convention, each resolved
 /// question a fact, each finished task a fact (completed) or a lesson (blocked). A rerun

@@ -7,7 +7,7 @@ use crate::knowledge::EdgesRequest;
 use crate::knowledge::graph::EdgeType;
 use crate::{Ctx, Error};
 
-/// The knowledge graph: records and typed edges; ledger and git targets are external.
+/// The knowledge graph: records and their typed edges.
 ///
 /// A relation or superseded_by naming no record is dangling; what only the ledger or git
 /// can resolve (session:, task:, decision:, commit:, file:, test:, issue:) is external,

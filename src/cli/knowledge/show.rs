@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::knowledge::ShowRequest;
 use crate::{Ctx, Error};
 
-/// One knowledge record: front matter, body, and whether each reference resolves.
+/// One knowledge record, whole.
 ///
 /// Example:
 ///   majordomus knowledge show 20261130T101500Z-1a2b3c-0123456789ab

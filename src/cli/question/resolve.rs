@@ -8,7 +8,7 @@ use crate::authored::ResolveRequest;
 use crate::cli::Output;
 use crate::{Ctx, Error};
 
-/// Resolve an open question with its answer.
+/// Answer an open question.
 ///
 /// The answer cites the files its question cited, those given with --file and each
 /// path its text names that is a file at HEAD.

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::reasoning::CheckRequest;
 use crate::{Ctx, Error};
 
-/// No provider-independent source names an advisor; no CI names a model credential.
+/// No provider-independent source names an advisor; no CI a model credential.
 ///
 /// Advisors are optional: no provider-independent source names one, no CI names a model credential
 /// (in a repository declaring project.advisors-are-optional; exit 3 on a finding). For adopters the

@@ -23,7 +23,7 @@ pub enum ConfidenceArg {
     High,
 }
 
-/// The dry run of a plan: which advisors a materiality and capabilities would get, and why the others not.
+/// Dry run of a plan: which advisors it would ask, and why.
 ///
 /// The plan for an assessment (stored), or a dry run for a materiality.
 ///
@@ -37,7 +37,7 @@ pub enum ConfidenceArg {
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct PlanArgs {
-    /// Plan a recorded assessment and store the plan: the advisors consult would ask, and why the others not.
+    /// Plan a recorded assessment: whom consult would ask, and why.
     #[arg(long, value_name = "ID", conflicts_with_all = ["materiality", "capabilities", "confidence"])]
     pub assessment: Option<String>,
     /// Dry run: the materiality.

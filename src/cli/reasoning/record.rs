@@ -8,7 +8,7 @@ use crate::cli::Output;
 use crate::reasoning::RecordRequest;
 use crate::{Ctx, Error, UsageError};
 
-/// Record a typed reasoning record (assessment, disagreement, resolution, conclusion, validation, attempt).
+/// Record an assessment, disagreement, resolution, conclusion, validation or attempt.
 ///
 /// The record is a JSON object, from --file or stdin, with `kind` (assessment,
 /// disagreement, resolution, conclusion, validation, attempt) and the kind's fields

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::reasoning::StatusRequest;
 use crate::{Ctx, Error};
 
-/// The reasoning of the work: assessments, consultations, disagreements, conclusions, timeline.
+/// The work's reasoning: assessments, consultations, conclusions.
 ///
 /// Examples:
 ///   majordomus reasoning status

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::session::CloseRequest;
 use crate::{Ctx, Error};
 
-/// Close the open episode: compose its record, derive knowledge, append session.closed.
+/// Close the open episode: its record, then candidates.
 ///
 /// A summary may be piped on stdin; without one the record is still composed from the
 /// episode's decisions, questions, checkpoints, commits, files and tasks. Closing never

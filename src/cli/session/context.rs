@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::session::EpisodeRequest;
 use crate::{Ctx, Error};
 
-/// Compose the open episode's working context now, from its record, git and its ledger window.
+/// The open episode's working context, composed now.
 ///
 /// Nothing is cached: every read composes again. Each empty kind names the command that
 /// fills it.
@@ -17,7 +17,7 @@ use crate::{Ctx, Error};
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ContextArgs {
-    /// The path of the open episode's frozen opening snapshot.
+    /// The path of the open episode's opening snapshot.
     ///
     /// Printed instead of composing the context.
     #[arg(long)]

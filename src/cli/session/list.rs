@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::session::ListRequest;
 use crate::{Ctx, Error};
 
-/// Every episode the ledger knows, newest first, with its session record where it is now.
+/// Every episode, newest first, with its session record.
 ///
 /// An episode is listed from its `session.opened` and `session.closed` lines; its record is
 /// found by its id under .ai/repo/sessions/ or, on the trunk, in the outbox (a record

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::session::StartRequest;
 use crate::{Ctx, Error};
 
-/// Open an episode: record HEAD, branch and time, write the opening snapshot.
+/// Open an episode where no client hook opened one.
 ///
 /// Starting while an episode is open prints it and opens nothing (provider hooks may
 /// fire twice); `--replace` closes it first.

@@ -13,7 +13,7 @@ pub enum StatusArg {
     Blocked,
 }
 
-/// Finish the active task: completed, or blocked with a reason.
+/// Finish the active task: completed, or blocked.
 ///
 /// Writes .ai/local/state/completed/<task>.md and `task.finished`; at the episode's close
 /// the finish is derived into a knowledge candidate (a fact, or a lesson when blocked).
