@@ -26,6 +26,7 @@ pub use crate::model::mesh::{MeshError, OFFERS};
 use crate::model::reasoning::record::{Confidence, FailureKind, Stance};
 use crate::model::reasoning::transport::{Answer, Failure};
 use crate::model::reasoning::{Adapter, Advisor};
+use crate::process::failure;
 use crate::store::StoreError;
 use client::Server;
 use wire::{
@@ -580,14 +581,6 @@ pub fn peers(ctx: &Ctx) -> Peers {
     }
 }
 
-fn failure(kind: FailureKind, diagnostic: String) -> Failure {
-    Failure {
-        kind,
-        retry_after_seconds: None,
-        diagnostic: Some(diagnostic),
-    }
-}
-
 /// Sends a review request to peer `runtime` and waits for its first answer, until
 /// `deadline` or `cancelled()`. The answer comes with its source (what answered behind
 /// the peer). Every failure is typed: a server down or a peer gone is `unavailable`, no
@@ -630,7 +623,7 @@ pub fn ask(
         if cancelled() {
             return Err(failure(
                 FailureKind::Cancelled,
-                "cancelled by a signal before the peer answered".into(),
+                "cancelled by a signal before the peer answered",
             ));
         }
         if Instant::now() >= deadline {
@@ -648,18 +641,15 @@ pub fn ask(
         match view.state {
             RequestState::Waiting => {}
             RequestState::Answered => {
-                let answer = view.answer.ok_or_else(|| {
-                    failure(FailureKind::Malformed, "answered without an answer".into())
-                })?;
+                let answer = view
+                    .answer
+                    .ok_or_else(|| failure(FailureKind::Malformed, "answered without an answer"))?;
                 let source = view.source.unwrap_or_else(|| format!("runtime:{runtime}"));
                 return Ok((answer, source));
             }
             RequestState::Failed => {
                 return Err(view.failure.unwrap_or_else(|| {
-                    failure(
-                        FailureKind::Error,
-                        "the peer failed without saying why".into(),
-                    )
+                    failure(FailureKind::Error, "the peer failed without saying why")
                 }));
             }
             RequestState::Expired => {

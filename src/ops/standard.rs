@@ -36,7 +36,7 @@ impl Registry {
             .register(op("reasoning.advisors", "reasoning advisors", "The advisor catalogue and each advisor's availability now.", reasoning::advisors))
             .register(op("reasoning.plan", "reasoning plan", "Dry run of a plan: which advisors it would ask, and why.", reasoning::plan))
             .register(op("reasoning.plan-assessment", "reasoning plan", "Plan a recorded assessment: whom consult would ask, and why.", reasoning::plan_assessment).writes().http("/api/v1/reasoning/plan"))
-            .register(op("reasoning.consult", "reasoning consult", "Consult the advisors an assessment's plan selects, under a deadline.", reasoning::consult).writes().open_world())
+            .register(op("reasoning.consult", "reasoning consult", "Consult the advisors an assessment's plan selects (programs, mesh peers), under a deadline.", reasoning::consult).writes().open_world())
             .register(op("mesh.link", "mesh link", "Link this checkout's runtime, offering reviews; stays linked until interrupted.", crate::mesh::link).writes().idempotent().admin().open_world().http("/api/v1/runtime/link"))
             .register(op("mesh.unlink", "mesh unlink", "Unlink this checkout's runtime; requests waiting for it fail as unavailable.", crate::mesh::unlink).writes().idempotent().admin().open_world().http("/api/v1/runtime/unlink"))
             .register(op("mesh.status", "mesh status", "The server, its linked runtimes (live or gone) and what they offer.", crate::mesh::status).open_world().http("/api/v1/runtime/status"))

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::process::run_command;
+use crate::process::{cancelled_failure, failure, run_command};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -291,21 +291,6 @@ fn write_value(ctx: &Ctx, work: &super::Work, value: &serde_json::Value) -> Resu
     let accepted =
         validate::validate(value, validate::Author::Consult, &context).map_err(refusal)?;
     store(ctx, accepted)
-}
-
-fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
-    Failure {
-        kind,
-        retry_after_seconds: None,
-        diagnostic: Some(diagnostic.into()),
-    }
-}
-
-fn cancelled_failure() -> Failure {
-    failure(
-        FailureKind::Cancelled,
-        "cancelled by a signal before it answered (a process advisor's group is killed)",
-    )
 }
 
 /// The `fixture` adapter: plays `$MAJORDOMUS_ADVISOR_FIXTURES/<id>.json` (an answer or a

@@ -236,6 +236,27 @@ fn assess(repo: &TestRepo, env: &[(&'static str, String)], materiality: &str) ->
     written["id"].as_str().expect("id").to_owned()
 }
 
+/// `reasoning consult` of `assessment` (30 s for every advisor), its JSON.
+fn consult(asker: &TestRepo, env: &[(&'static str, String)], assessment: &str) -> Value {
+    asker
+        .run_env(
+            &[
+                "reasoning",
+                "consult",
+                "--assessment",
+                assessment,
+                "--timeout",
+                "30",
+                "--format",
+                "json",
+            ],
+            &env_refs(env),
+            "",
+        )
+        .success()
+        .json()
+}
+
 fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
@@ -280,23 +301,7 @@ fn a_linked_runtime_is_an_advisor_a_plan_selects_and_its_answer_is_a_consultatio
 
     // A code-review plan selects it; consult sends the request and records the answer.
     let assessment = assess(&asker, &env, "material");
-    let consulted = asker
-        .run_env(
-            &[
-                "reasoning",
-                "consult",
-                "--assessment",
-                &assessment,
-                "--timeout",
-                "30",
-                "--format",
-                "json",
-            ],
-            &env_refs(&env),
-            "",
-        )
-        .success()
-        .json();
+    let consulted = consult(&asker, &env, &assessment);
     assert_eq!(consulted["plan"]["selected"], json!([b]));
     let c = &consulted["consultations"][0];
     assert_eq!(
@@ -354,23 +359,7 @@ fn two_peers_behind_one_model_are_one_review_and_explain_shows_each_source() {
         ],
     );
     let assessment = assess(&asker, &env, "high");
-    let consulted = asker
-        .run_env(
-            &[
-                "reasoning",
-                "consult",
-                "--assessment",
-                &assessment,
-                "--timeout",
-                "30",
-                "--format",
-                "json",
-            ],
-            &env_refs(&env),
-            "",
-        )
-        .success()
-        .json();
+    let consulted = consult(&asker, &env, &assessment);
     let ids: Vec<String> = consulted["consultations"]
         .as_array()
         .unwrap()

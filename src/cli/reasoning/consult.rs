@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::reasoning::ConsultRequest;
 use crate::{Ctx, Error};
 
-/// Consult the advisors an assessment's plan selects, under a deadline.
+/// Consult the advisors an assessment's plan selects (programs, mesh peers), under a deadline.
 ///
 /// The advisors run concurrently, each as a child process (its executable, the question on
 /// stdin, one JSON answer on stdout); one that outlives the deadline is killed with its
