@@ -8,7 +8,7 @@ use super::Output;
 use crate::authored::CheckpointRequest;
 use crate::{Ctx, Error};
 
-/// Record where the work stands, in one line.
+/// Record where the work stands.
 ///
 /// Like a decision, it cites the files given with --file and each path its text names
 /// that is a file at HEAD; recall finds it by them.

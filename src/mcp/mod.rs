@@ -264,7 +264,7 @@ fn inline_defs(value: &mut Value, defs: &Map<String, Value>, depth: usize) {
 
 /// The operations whose tools carry an `outputSchema`: what the 16 KB budget of
 /// `tools/list` leaves room for (docs/MCP.md says which and why). None today: the 44
-/// tools are 15.7 KB without them, and the smallest useful one (`question.ask`'s, about
+/// tools are 15.8 KB without them, and the smallest useful one (`question.ask`'s, about
 /// 210 bytes) would leave no room for the next field.
 pub const OUTPUT_SCHEMAS: &[&str] = &[];
 

@@ -8,7 +8,7 @@ use crate::knowledge::CandidatesRequest;
 use crate::model::knowledge::Class;
 use crate::{Ctx, Error};
 
-/// The review queue: candidates awaiting review.
+/// Candidates awaiting review.
 ///
 /// Oldest first, each marked tracked, untracked or outbox. Candidates whose claims are
 /// near duplicates of each other are one review item, shown under the newest

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::task::TaskListRequest;
 use crate::{Ctx, Error};
 
-/// Every task of this checkout and how it ended.
+/// Every task of this checkout.
 ///
 /// Example:
 ///   majordomus task list

@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::task::TaskStartRequest;
 use crate::{Ctx, Error};
 
-/// Start a task, bound to the plan as the policy requires.
+/// Start a task in the open episode.
 ///
 /// The task is bound to what it serves: its issue, its intent, or a declared exemption
 /// with a reason. `intent.binding` in the policy says how strictly: `off` asks nothing
