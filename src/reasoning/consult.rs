@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Written, make_plan, refusal, store, work};
+use super::{Written, make_plan, refusal, store};
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::reasoning::record::FailureKind;
@@ -54,7 +54,7 @@ pub struct ConsultOutcome {
 
 /// `majordomus reasoning consult --assessment <id>`.
 pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Error> {
-    let work = work(ctx, request.task.as_deref())?;
+    let work = super::work_of(ctx, request.task.as_deref(), &request.assessment)?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let roster = super::roster(ctx)?;
     let catalogue = &roster.advisors;
