@@ -6,7 +6,7 @@ use crate::cli::Output;
 use crate::reasoning::ConsultRequest;
 use crate::{Ctx, Error};
 
-/// Plan an assessment and consult the selected advisors as child processes, under a deadline.
+/// Plan an assessment and consult the selected advisors (child processes, mesh peers) under a deadline.
 ///
 /// The advisors run concurrently, each as a child process (its executable, the question on
 /// stdin, one JSON answer on stdout); one that outlives the deadline is killed with its
