@@ -93,6 +93,13 @@ impl Report for Advisors {
             );
             let _ = writeln!(out, "  {}", a.availability.reason);
         }
+        for c in &self.capacity {
+            let _ = writeln!(
+                out,
+                "capacity {}: {} advisor(s) offer it, {} admissible now",
+                c.capability, c.offered_by, c.admissible
+            );
+        }
         out
     }
 }

@@ -39,6 +39,12 @@ fn not_passing(report: &Value) -> Vec<(String, String)> {
 /// wrote is committed.
 fn clean_repo() -> (TestRepo, String) {
     let repo = TestRepo::initialised();
+    // A catalogue of the repository's own, so what is installed on this machine does not
+    // change the advisors' information line.
+    repo.write(
+        ".ai/repo/advisors.yaml",
+        "advisors:\n  - id: reviewer\n    title: Reviewer\n    adapter: fixture\n    capabilities: [independent_reasoning, code_review]\n",
+    );
     let episode = repo.start_episode();
     repo.run(&["decision", "All git reads go through gix"])
         .success();
@@ -730,4 +736,58 @@ fn sharing_the_journal_with_no_pre_push_hook_is_a_finding_whose_fix_works_as_pri
     repo.git(&["config", "core.hooksPath", ".githooks"]);
     let report = repo.run(&["--format", "json", "doctor"]).success().json();
     assert_eq!(rule(&report, "majordomus.journal-pushed")["status"], "pass");
+}
+
+/// Advisor availability is information: a line of its own rule, never a finding, whatever
+/// the advisors' states, and read without contacting any model.
+#[test]
+fn doctor_shows_advisor_availability_as_information() {
+    let repo = TestRepo::initialised();
+    repo.write(
+        ".ai/repo/advisors.yaml",
+        "advisors:
+  - id: alpha
+    title: Alpha
+    adapter: fixture
+    capabilities: [independent_reasoning, code_review]
+  - id: beta
+    title: Beta
+    adapter: process
+    executable: majordomus-no-such-advisor
+    capabilities: [independent_reasoning]
+  - id: gamma
+    title: Gamma
+    adapter: fixture
+    credential: MAJORDOMUS_TEST_NO_SUCH_KEY
+    capabilities: [code_review]
+",
+    );
+    let run = repo
+        .run_env(&["doctor"], &[("MAJORDOMUS_ADVISORS_DISABLE", "alpha")], "")
+        .success();
+    assert!(
+        run.stdout().contains(
+            "ok   majordomus.advisors-available\n     information: advisors: mode standard (policy); alpha disabled, beta unavailable, gamma not_configured; admissible/offering per capability: code_review 0/2, independent_reasoning 0/2\n"
+        ),
+        "{run}"
+    );
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let info = rule(&report, "majordomus.advisors-available");
+    assert_eq!(info["status"], "pass", "{info}");
+    assert_eq!(info["severity"], "advisory", "{info}");
+    assert_eq!(info["findings"], json!([]), "{info}");
+    assert!(
+        info["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("alpha available, beta unavailable")
+                && n.contains("code_review 1/2")),
+        "{info}"
+    );
+    assert_eq!(report["advisory"], 0);
+    // The catalogue cannot be read: said, skipped, never a finding here.
+    repo.write(".ai/repo/advisors.yaml", "advisors: [\n");
+    let report = repo.run(&["--format", "json", "doctor"]).json();
+    let info = rule(&report, "majordomus.advisors-available");
+    assert_eq!(info["status"], "skipped", "{info}");
+    assert_eq!(info["findings"], json!([]), "{info}");
 }

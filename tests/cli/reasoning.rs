@@ -1393,3 +1393,48 @@ fn the_records_of_a_closed_episode_are_reached_by_its_folder_name() {
         )
         .json_error(3, "id.shape");
 }
+
+/// `reasoning advisors` says, for each capability an advisor offers, how many advisors
+/// offer it and how many of them a plan may select now, in text and JSON.
+#[test]
+fn reasoning_advisors_reports_capacity_per_capability() {
+    let b = Bench::new(CATALOGUE);
+    let json = b
+        .repo
+        .run_env(
+            &["--format", "json", "reasoning", "advisors"],
+            &[
+                ("MAJORDOMUS_REASONING_MODE", "standard"),
+                ("MAJORDOMUS_ADVISORS_DISABLE", "beta"),
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(
+        json["capacity"],
+        json!([
+            {"capability": "code_review", "offered_by": 1, "admissible": 0},
+            {"capability": "independent_reasoning", "offered_by": 3, "admissible": 2},
+        ]),
+        "{json}"
+    );
+    let run = b
+        .repo
+        .run_env(
+            &["reasoning", "advisors"],
+            &[
+                ("MAJORDOMUS_REASONING_MODE", "standard"),
+                ("MAJORDOMUS_ADVISORS_DISABLE", "beta"),
+            ],
+            "",
+        )
+        .success();
+    assert!(
+        run.stdout().ends_with(
+            "capacity code_review: 1 advisor(s) offer it, 0 admissible now\n\
+             capacity independent_reasoning: 3 advisor(s) offer it, 2 admissible now\n"
+        ),
+        "{run}"
+    );
+}

@@ -2,6 +2,7 @@
 //! [`RULES`], the registry `doctor()` runs a declared rule id through (docs/RULES.md, "Adding
 //! a rule").
 
+mod advisors_available;
 mod advisors_optional;
 mod candidates_reviewed;
 mod client_hooks;
@@ -49,6 +50,7 @@ pub(crate) static RULES: &[&Rule] = &[
     &client_hooks::RULE,
     &journal_pushed::RULE,
     &journal_restorable::RULE,
+    &advisors_available::RULE,
 ];
 
 /// The check for rule id `id`, if this build has one.

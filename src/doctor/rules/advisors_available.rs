@@ -1,0 +1,42 @@
+//! `majordomus.advisors-available` (advisory, information only): the reasoning mode and each
+//! advisor's availability now, said in the rule's note. It never finds anything: a missing
+//! advisor is a state, never a fault (SPEC §7), and it contacts no model (availability is
+//! presence, mode, the disabled list, recorded consultations and the clock).
+
+use super::{Input, Inputs, Outcome, Rule};
+use crate::error::Error;
+
+pub(super) const RULE: Rule = Rule {
+    id: "majordomus.advisors-available",
+    reads: &[Input::Policy, Input::Records, Input::Files],
+    check,
+};
+
+fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
+    match crate::reasoning::advisors(inputs.ctx, crate::reasoning::AdvisorsRequest {}) {
+        Ok(advisors) => {
+            let capacity: Vec<String> = advisors
+                .capacity
+                .iter()
+                .map(|c| format!("{} {}/{}", c.capability, c.admissible, c.offered_by))
+                .collect();
+            out.note = Some(if capacity.is_empty() {
+                format!("information: advisors: {}", advisors.line())
+            } else {
+                format!(
+                    "information: advisors: {}; admissible/offering per capability: {}",
+                    advisors.line(),
+                    capacity.join(", ")
+                )
+            });
+        }
+        // Information that cannot be read is said, and judged by the rules that own it.
+        Err(e) => {
+            out.skipped = true;
+            out.note = Some(format!(
+                "skipped: the advisors cannot be read ({e}); majordomus reasoning advisors says more"
+            ));
+        }
+    }
+    Ok(())
+}
