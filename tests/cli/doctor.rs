@@ -114,10 +114,28 @@ fn doctor_blocks_on_a_stale_close_that_was_never_derived() {
     let stdout = run.stdout();
     assert!(
         stdout.starts_with(&format!(
-            "ok   majordomus.rule-set\nok   majordomus.policy-valid\nFAIL majordomus.knowledge-observed\n     BLOCK .ai/local/ledger.jsonl [majordomus.knowledge-observed] episode {episode} closed 121 minutes ago and no knowledge.derived names it (stale after 120 minutes)\n       fix: majordomus knowledge derive --episode {episode}\n"
+            "ok   majordomus.rule-set\nok   majordomus.policy-valid\nFAIL majordomus.knowledge-observed\n     BLOCK .ai/local/ledger.jsonl [majordomus.knowledge-observed] episode {episode} closed 121 minutes ago and no knowledge.derived names it (stale after 120 minutes); see it: majordomus history --event session.closed --event knowledge.derived --since 2026-11-30T11:00:00Z\n       fix: majordomus knowledge derive --episode {episode}\n"
         )),
         "{run}"
     );
+    // The reproduction is read-only and runs as printed: the close, and every derivation
+    // since (none names the episode).
+    let ledger = repo.ledger_text();
+    let see = stdout
+        .split("see it: ")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .expect("the reproduction");
+    let out = repo.sh_in(repo.root(), see);
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(lines.len(), 1, "{printed}");
+    assert!(
+        lines[0].contains(" session.closed session=") && lines[0].contains(&episode),
+        "{printed}"
+    );
+    assert_eq!(repo.ledger_text(), ledger, "the reproduction wrote nothing");
     assert!(
         stdout.ends_with("doctor: 1 blocking, 0 advisory finding(s)\n"),
         "{run}"
@@ -167,7 +185,7 @@ fn doctor_blocks_when_a_close_with_knowledge_on_end_left_no_knowledge_derived() 
     assert_eq!(
         finding["message"],
         format!(
-            "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive"
+            "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive; see it: majordomus history --event session.closed --event knowledge.derived --since 2026-11-30T10:00:00Z"
         )
         .as_str()
     );
