@@ -1050,6 +1050,56 @@ fn check_passes_a_clean_store() {
     assert_eq!(json, json!({"records": 2, "findings": []}));
 }
 
+/// `sources.yaml` is descriptive: a `path:` other than its class's folder moves nothing,
+/// and `knowledge check` and doctor say so as information, never a failure.
+#[test]
+fn sources_yaml_is_descriptive_and_check_says_so() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, _) = closed_with_two_candidates(&mut repo);
+    repo.run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
+        .success();
+    let shipped = repo.read(".ai/repo/knowledge/sources.yaml");
+    assert!(shipped.contains("Descriptive"), "{shipped}");
+    repo.write(
+        ".ai/repo/knowledge/sources.yaml",
+        &shipped.replace(
+            "path: .ai/repo/knowledge/curated",
+            "path: docs/knowledge",
+        ),
+    );
+    let json = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
+    // The records are still read from where they are.
+    assert_eq!(json["records"], 2, "{json}");
+    assert_eq!(
+        json["findings"],
+        json!([{
+            "file": ".ai/repo/knowledge/sources.yaml",
+            "rule": "knowledge.sources",
+            "severity": "advisory",
+            "message": "class `curated` declares path `docs/knowledge`, but `path:` is descriptive: majordomus reads curated records from .ai/repo/knowledge/curated only",
+            "fix": "nothing needs doing (sources.yaml is descriptive); to make it say what majordomus does, edit .ai/repo/knowledge/sources.yaml back to the folders docs/KNOWLEDGE.md lists",
+            "informational": true,
+        }]),
+        "{json}"
+    );
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the episode"]);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(report["blocking"], 0, "{report}");
+    assert_eq!(report["advisory"], 0, "{report}");
+    assert_eq!(report["informational"], 1, "{report}");
+    let run = repo.run(&["doctor"]);
+    assert!(
+        run.stdout().contains(
+            "INFO .ai/repo/knowledge/sources.yaml [knowledge.sources] class `curated` declares path `docs/knowledge`, but `path:` is descriptive"
+        ),
+        "{run}"
+    );
+}
+
 /// `knowledge.candidate-verified`: a candidate that already claims `verified` under its own
 /// `# Evidence` is promoted by the printed fix as it stands (that section is the evidence,
 /// kept once); one without the section is told to write the evidence, and promote with
