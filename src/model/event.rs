@@ -482,6 +482,10 @@ pub struct KnowledgePromoted {
     pub class: Class,
     pub path: String,
     pub from: String,
+    /// Who promoted it (`Name <email>`, git's author identity), written when no episode
+    /// was open: the line's `session` then names no one, and a human act is owned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub promoted_by: Option<String>,
 }
 
 /// `knowledge.reverified`: a person re-verified a verified record at `head`; `changed` the

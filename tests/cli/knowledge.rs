@@ -686,8 +686,53 @@ fn promote_moves_the_candidate_to_curated_with_its_evidence() {
     assert_eq!(promoted[0]["data"]["class"], "convention");
     assert_eq!(promoted[0]["data"]["path"], curated(&decision).as_str());
     assert_eq!(promoted[0]["data"]["from"], candidate(&decision).as_str());
+    // Inside an episode the line's session names the act: no promoter field.
+    assert!(promoted[0]["data"].get("promoted_by").is_none(), "{}", promoted[0]);
 
     repo.run(&["knowledge", "check"]).success();
+}
+
+/// A promotion with no open episode records who promoted it (git's author identity, read
+/// through gix) on its `knowledge.promoted` line, and says so; one review act too.
+#[test]
+fn a_promotion_with_no_open_episode_records_its_promoter() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, question) = closed_with_two_candidates(&mut repo);
+    assert!(repo.episode_state().is_none());
+    let run = repo
+        .run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
+        .success();
+    assert!(
+        run.stdout().starts_with(&format!(
+            "promoted {decision} -> {} (verified)\n  promoted by Ada Tester <ada@example.invalid>: no episode is open, so the knowledge.promoted line records the promoter\n",
+            curated(&decision)
+        )),
+        "{run}"
+    );
+    let promoted = repo.ledger_events("knowledge.promoted");
+    assert_eq!(promoted[0]["session"], Value::Null);
+    assert_eq!(
+        promoted[0]["data"]["promoted_by"], "Ada Tester <ada@example.invalid>",
+        "{}",
+        promoted[0]
+    );
+
+    // The review act (a batch) records the same.
+    let json = repo
+        .run_with_stdin(
+            &["--format", "json", "knowledge", "promote", "--all-listed"],
+            "tests pass",
+        )
+        .success()
+        .json();
+    assert_eq!(json["promoted"][0]["id"], question.as_str(), "{json}");
+    assert_eq!(json["promoted_by"], "Ada Tester <ada@example.invalid>", "{json}");
+    let promoted = repo.ledger_events("knowledge.promoted");
+    assert_eq!(
+        promoted[1]["data"]["promoted_by"], "Ada Tester <ada@example.invalid>",
+        "{}",
+        promoted[1]
+    );
 }
 
 #[test]
