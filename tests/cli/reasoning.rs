@@ -1438,3 +1438,61 @@ fn reasoning_advisors_reports_capacity_per_capability() {
         "{run}"
     );
 }
+
+/// `project.review-is-recorded-not-claimed`: doctor shows it where a project declares it;
+/// its check is the writer's refusals (asked again) and every stored conclusion's review
+/// against the consultations it cites, so a count edited into a record is a finding.
+#[test]
+fn review_is_recorded_not_claimed_is_a_rule_doctor_runs() {
+    let b = Bench::new(CATALOGUE);
+    // Not declared (an adopter): doctor does not run it.
+    let report = b.repo.run(&["--format", "json", "doctor"]).success().json();
+    assert!(
+        !report.to_string().contains("project.review-is-recorded-not-claimed"),
+        "{report}"
+    );
+    b.repo.write(
+        ".ai/repo/rules/project/review.yaml",
+        "rules:\n  - id: project.review-is-recorded-not-claimed\n    severity: blocking\n    description: A review is recorded, never claimed.\n",
+    );
+    let low = b.record(json!({"kind": "assessment", "subject": "naming", "materiality": "low", "confidence": "high", "hypothesis": "h"}))["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    // The writer refuses a claimed review, by its rule.
+    b.refused(
+        json!({"kind": "conclusion", "assessment": low, "decision": "d", "rationale": "r", "independent_review_count": 2}),
+        "reasoning.computed-field",
+    );
+    let written = b.record(json!({"kind": "conclusion", "assessment": low, "decision": "d", "rationale": "r"}));
+    let run = b.run(&["doctor"], "").success();
+    assert!(
+        run.stdout().contains(
+            "ok   project.review-is-recorded-not-claimed\n     the writer refuses 4 caller-supplied review field(s) and record kind(s); 1 stored conclusion(s) read, none claiming more review than its cited consultations hold\n"
+        ),
+        "{run}"
+    );
+
+    // A count edited into the stored record is a claim nobody recorded.
+    let path = written["path"].as_str().expect("path").to_owned();
+    let text = b.repo.read(&path);
+    let mut stored: Value = serde_json::from_str(&text).expect("a stored record");
+    stored["independent_review_count"] = json!(2);
+    stored["reviewed_by"] = json!(["alpha", "beta"]);
+    b.repo.write(&path, &stored.to_string());
+    let report = b
+        .run(&["--format", "json", "doctor"], "")
+        .expect_code(10)
+        .json();
+    let rule = crate::doctor::rule(&report, "project.review-is-recorded-not-claimed");
+    assert_eq!(rule["status"], "fail", "{rule}");
+    let finding = &rule["findings"][0];
+    assert_eq!(finding["file"], path.as_str(), "{finding}");
+    assert_eq!(finding["severity"], "blocking", "{finding}");
+    assert!(
+        finding["message"].as_str().is_some_and(|m| m.contains(
+            "says it was reviewed by `alpha`, but none of the completed consultations it cites is that advisor's"
+        )),
+        "{finding}"
+    );
+}

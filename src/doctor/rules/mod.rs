@@ -18,6 +18,7 @@ mod outbox_empty;
 mod policy_valid;
 mod provider_events;
 mod records_visible;
+mod review_recorded;
 mod session_commits;
 mod temp_files;
 
@@ -51,6 +52,7 @@ pub(crate) static RULES: &[&Rule] = &[
     &journal_pushed::RULE,
     &journal_restorable::RULE,
     &advisors_available::RULE,
+    &review_recorded::RULE,
 ];
 
 /// The check for rule id `id`, if this build has one.
