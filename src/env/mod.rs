@@ -70,10 +70,12 @@ impl From<crate::reasoning::Advisors> for EnvReasoning {
             advisors: a
                 .advisors
                 .into_iter()
-                .map(|e| crate::model::reasoning::availability::AdvisorAvailability {
-                    advisor: e.advisor.id,
-                    availability: e.availability,
-                })
+                .map(
+                    |e| crate::model::reasoning::availability::AdvisorAvailability {
+                        advisor: e.advisor.id,
+                        availability: e.availability,
+                    },
+                )
                 .collect(),
             capacity: a.capacity,
         }

@@ -69,12 +69,13 @@ impl BindingAsk {
 
 /// The refused share of the task starts this ledger asked the binding about (seed 003's
 /// number to watch; docs/INTENTS.md, "The refused share").
-pub fn refused_share(
-    ctx: &Ctx,
-) -> Result<crate::model::intent::refused::RefusedShare, Error> {
+pub fn refused_share(ctx: &Ctx) -> Result<crate::model::intent::refused::RefusedShare, Error> {
     let index = ctx.index()?;
     let mut lines = Vec::new();
-    for event in [crate::model::Event::TaskStarted, crate::model::Event::TaskRefused] {
+    for event in [
+        crate::model::Event::TaskStarted,
+        crate::model::Event::TaskRefused,
+    ] {
         lines.extend(index.lines(&crate::store::index::LineQuery {
             event: Some(event),
             ..Default::default()

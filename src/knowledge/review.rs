@@ -92,9 +92,11 @@ pub struct Promoted {
 /// Who a promotion made with no open episode records as its promoter: git's author
 /// identity, else `unknown`. `None` while an episode is open (the line names it).
 pub(crate) fn promoter(ctx: &Ctx, session: Option<&str>) -> Option<String> {
-    session
-        .is_none()
-        .then(|| ctx.repo.user_identity().unwrap_or_else(|| "unknown".to_owned()))
+    session.is_none().then(|| {
+        ctx.repo
+            .user_identity()
+            .unwrap_or_else(|| "unknown".to_owned())
+    })
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -166,7 +166,11 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
                 None,
                 &crate::model::event::TaskRefused {
                     description: description.clone(),
-                    causes: answer.causes.iter().map(|c| c.as_str().to_owned()).collect(),
+                    causes: answer
+                        .causes
+                        .iter()
+                        .map(|c| c.as_str().to_owned())
+                        .collect(),
                     named: ask.named(),
                 },
             )?;

@@ -214,7 +214,10 @@ fn env_json_carries_a_structured_reasoning_object() {
     assert_eq!(reasoning["advisors"][0]["status"], "available");
     assert_eq!(reasoning["advisors"][1]["advisor"], "absent");
     assert_eq!(reasoning["advisors"][1]["status"], "unavailable");
-    assert!(reasoning["advisors"][1]["reason"].is_string(), "{reasoning}");
+    assert!(
+        reasoning["advisors"][1]["reason"].is_string(),
+        "{reasoning}"
+    );
     assert_eq!(
         reasoning["capacity"],
         serde_json::json!([
@@ -226,5 +229,8 @@ fn env_json_carries_a_structured_reasoning_object() {
     // Not initialised: neither the line nor the object.
     let bare = TestRepo::new();
     let json = bare.run(&["--format", "json", "env"]).success().json();
-    assert!(json["advisors"].is_null() && json["reasoning"].is_null(), "{json}");
+    assert!(
+        json["advisors"].is_null() && json["reasoning"].is_null(),
+        "{json}"
+    );
 }

@@ -102,7 +102,14 @@ fn history_event_repeats_for_lines_of_any_of_them() {
     assert_eq!(
         seqs(
             &repo,
-            &["--event", "decision.recorded", "--event", "session.opened", "--event", "decision.recorded"]
+            &[
+                "--event",
+                "decision.recorded",
+                "--event",
+                "session.opened",
+                "--event",
+                "decision.recorded"
+            ]
         ),
         [1, 2, 6, 7]
     );
@@ -110,19 +117,39 @@ fn history_event_repeats_for_lines_of_any_of_them() {
     assert_eq!(
         seqs(
             &repo,
-            &["--event", "decision.recorded", "--event", "session.opened", "--session", &first]
+            &[
+                "--event",
+                "decision.recorded",
+                "--event",
+                "session.opened",
+                "--session",
+                &first
+            ]
         ),
         [1, 2]
     );
     assert_eq!(
         seqs(
             &repo,
-            &["--event", "decision.recorded", "--event", "question.asked", "--since", "2026-12-01"]
+            &[
+                "--event",
+                "decision.recorded",
+                "--event",
+                "question.asked",
+                "--since",
+                "2026-12-01"
+            ]
         ),
         [6, 8]
     );
     let run = repo
-        .run(&["history", "--event", "session.closed", "--event", "knowledge.derived"])
+        .run(&[
+            "history",
+            "--event",
+            "session.closed",
+            "--event",
+            "knowledge.derived",
+        ])
         .success();
     let events: Vec<&str> = run
         .stdout()
@@ -131,8 +158,14 @@ fn history_event_repeats_for_lines_of_any_of_them() {
         .collect();
     assert_eq!(events, ["knowledge.derived", "session.closed"], "{run}");
     // One unknown name among them refuses the read, by its name.
-    repo.run(&["history", "--event", "session.closed", "--event", "decision"])
-        .assert_human_error(2, "--event decision");
+    repo.run(&[
+        "history",
+        "--event",
+        "session.closed",
+        "--event",
+        "decision",
+    ])
+    .assert_human_error(2, "--event decision");
 }
 
 #[test]

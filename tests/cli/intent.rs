@@ -1208,12 +1208,17 @@ fn the_refused_share_of_starts_that_name_nothing_is_reported() {
     assert_eq!(started[0]["data"]["named"], json!(["scope"]));
     assert_eq!(started[1]["data"]["named"], json!([]));
     assert_eq!(started[1]["data"]["binding"], "refused");
-    assert_eq!(repo.run(&["task", "list"]).success().stdout().matches("Anything").count(), 0);
+    assert_eq!(
+        repo.run(&["task", "list"])
+            .success()
+            .stdout()
+            .matches("Anything")
+            .count(),
+        0
+    );
 
     let expected = "refused starts: 3 of 4 start(s) naming no issue, intent or exemption were refused (75%); 3 of 4 refused start(s) named none (75%); 5 start(s) asked";
-    let validation = repo
-        .run(&["--format", "json", "intent", "validate"])
-        .json();
+    let validation = repo.run(&["--format", "json", "intent", "validate"]).json();
     assert_eq!(
         validation["refused_starts"],
         json!({"asked": 5, "refused": 4, "naming_nothing": 4, "naming_nothing_refused": 3}),
@@ -1229,5 +1234,8 @@ fn the_refused_share_of_starts_that_name_nothing_is_reported() {
         .expect("an INTENT section");
     assert!(intent.contains(&format!("- {expected}\n")), "{context}");
     let json = repo.run(&["--format", "json", "context"]).success().json();
-    assert_eq!(json["refused_starts"]["naming_nothing_refused"], 3, "{json}");
+    assert_eq!(
+        json["refused_starts"]["naming_nothing_refused"], 3,
+        "{json}"
+    );
 }

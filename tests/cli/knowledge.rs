@@ -687,7 +687,11 @@ fn promote_moves_the_candidate_to_curated_with_its_evidence() {
     assert_eq!(promoted[0]["data"]["path"], curated(&decision).as_str());
     assert_eq!(promoted[0]["data"]["from"], candidate(&decision).as_str());
     // Inside an episode the line's session names the act: no promoter field.
-    assert!(promoted[0]["data"].get("promoted_by").is_none(), "{}", promoted[0]);
+    assert!(
+        promoted[0]["data"].get("promoted_by").is_none(),
+        "{}",
+        promoted[0]
+    );
 
     repo.run(&["knowledge", "check"]).success();
 }
@@ -726,7 +730,10 @@ fn a_promotion_with_no_open_episode_records_its_promoter() {
         .success()
         .json();
     assert_eq!(json["promoted"][0]["id"], question.as_str(), "{json}");
-    assert_eq!(json["promoted_by"], "Ada Tester <ada@example.invalid>", "{json}");
+    assert_eq!(
+        json["promoted_by"], "Ada Tester <ada@example.invalid>",
+        "{json}"
+    );
     let promoted = repo.ledger_events("knowledge.promoted");
     assert_eq!(
         promoted[1]["data"]["promoted_by"], "Ada Tester <ada@example.invalid>",
@@ -1107,10 +1114,7 @@ fn sources_yaml_is_descriptive_and_check_says_so() {
     assert!(shipped.contains("Descriptive"), "{shipped}");
     repo.write(
         ".ai/repo/knowledge/sources.yaml",
-        &shipped.replace(
-            "path: .ai/repo/knowledge/curated",
-            "path: docs/knowledge",
-        ),
+        &shipped.replace("path: .ai/repo/knowledge/curated", "path: docs/knowledge"),
     );
     let json = repo
         .run(&["--format", "json", "knowledge", "check"])

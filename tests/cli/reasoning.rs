@@ -1448,7 +1448,9 @@ fn review_is_recorded_not_claimed_is_a_rule_doctor_runs() {
     // Not declared (an adopter): doctor does not run it.
     let report = b.repo.run(&["--format", "json", "doctor"]).success().json();
     assert!(
-        !report.to_string().contains("project.review-is-recorded-not-claimed"),
+        !report
+            .to_string()
+            .contains("project.review-is-recorded-not-claimed"),
         "{report}"
     );
     b.repo.write(
@@ -1464,7 +1466,9 @@ fn review_is_recorded_not_claimed_is_a_rule_doctor_runs() {
         json!({"kind": "conclusion", "assessment": low, "decision": "d", "rationale": "r", "independent_review_count": 2}),
         "reasoning.computed-field",
     );
-    let written = b.record(json!({"kind": "conclusion", "assessment": low, "decision": "d", "rationale": "r"}));
+    let written = b.record(
+        json!({"kind": "conclusion", "assessment": low, "decision": "d", "rationale": "r"}),
+    );
     let run = b.run(&["doctor"], "").success();
     assert!(
         run.stdout().contains(

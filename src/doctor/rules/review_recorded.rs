@@ -180,8 +180,7 @@ mod tests {
             redact: &no_redaction,
         };
         for (what, probe, rule) in probes() {
-            let refusal = validate::validate(&probe, Author::Caller, &context)
-                .expect_err(what);
+            let refusal = validate::validate(&probe, Author::Caller, &context).expect_err(what);
             assert_eq!(refusal.rule(), rule, "{what}");
         }
     }

@@ -98,11 +98,31 @@ mod tests {
     fn counts_the_starts_asked_and_the_refused_that_named_nothing() {
         let lines = [
             // Not asked (no `named`): not counted.
-            line(1, "task.started", serde_json::json!({"description": "a", "scope": []})),
-            line(2, "task.started", serde_json::json!({"description": "b", "scope": ["src"], "binding": "bound", "named": ["scope"]})),
-            line(3, "task.started", serde_json::json!({"description": "c", "scope": [], "binding": "refused", "named": []})),
-            line(4, "task.refused", serde_json::json!({"description": "d", "causes": ["nothing_named"], "named": []})),
-            line(5, "task.refused", serde_json::json!({"description": "e", "causes": ["unknown_issue"], "named": ["issue"]})),
+            line(
+                1,
+                "task.started",
+                serde_json::json!({"description": "a", "scope": []}),
+            ),
+            line(
+                2,
+                "task.started",
+                serde_json::json!({"description": "b", "scope": ["src"], "binding": "bound", "named": ["scope"]}),
+            ),
+            line(
+                3,
+                "task.started",
+                serde_json::json!({"description": "c", "scope": [], "binding": "refused", "named": []}),
+            ),
+            line(
+                4,
+                "task.refused",
+                serde_json::json!({"description": "d", "causes": ["nothing_named"], "named": []}),
+            ),
+            line(
+                5,
+                "task.refused",
+                serde_json::json!({"description": "e", "causes": ["unknown_issue"], "named": ["issue"]}),
+            ),
             line(6, "decision.recorded", serde_json::json!({"text": "x"})),
         ];
         let share = RefusedShare::of(&lines);

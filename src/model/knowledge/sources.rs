@@ -77,7 +77,10 @@ mod tests {
         let said = undone(text);
         assert_eq!(said.len(), 2, "{said:?}");
         assert!(said[0].contains("`docs/knowledge`"), "{said:?}");
-        assert!(said[0].contains("from .ai/repo/knowledge/curated only"), "{said:?}");
+        assert!(
+            said[0].contains("from .ai/repo/knowledge/curated only"),
+            "{said:?}"
+        );
         assert!(said[1].contains("class `notes`"), "{said:?}");
         assert_eq!(undone("sources: [").len(), 1);
     }
