@@ -38,6 +38,8 @@ pub enum Error {
     Journal(#[from] crate::model::journal::JournalError),
     #[error(transparent)]
     Review(#[from] crate::model::knowledge::ReviewError),
+    #[error(transparent)]
+    Mesh(#[from] crate::model::mesh::MeshError),
     /// A long-running operation stopped by a signal after recording what it had.
     #[error("{operation} interrupted by {signal}: {recorded}")]
     Interrupted {
@@ -497,6 +499,9 @@ impl Error {
             Error::Journal(_) => Class::Failed,
             Error::Review(r) if r.usage() => Class::Usage,
             Error::Review(_) => Class::Refused,
+            Error::Mesh(m) if m.usage() => Class::Usage,
+            Error::Mesh(m) if m.refused() => Class::Refused,
+            Error::Mesh(_) => Class::Failed,
             // Malformed YAML is a file that cannot be read; a key the policy does not know
             // or a value it does not accept is a rule saying no.
             Error::Policy(PolicyError::Malformed { .. }) => Class::Failed,
@@ -512,6 +517,7 @@ impl Error {
             Error::Refused(r) => r.rule(),
             Error::Journal(j) => j.rule(),
             Error::Review(r) => r.rule(),
+            Error::Mesh(m) => m.rule(),
             Error::Usage(u) => u.rule(),
             Error::Policy(p) => p.rule(),
             Error::Git(GitError::UnknownBranch { .. } | GitError::NoSuchDirectory { .. }) => {
@@ -532,6 +538,7 @@ impl Error {
             Error::Refused(r) => r.fix(),
             Error::Journal(j) => j.fix(),
             Error::Review(r) => r.fix(),
+            Error::Mesh(m) => m.fix(),
             Error::Usage(u) => u.fix(),
             Error::Policy(p) => p.fix(),
             Error::Git(GitError::NotARepository { .. }) => {

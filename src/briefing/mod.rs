@@ -91,6 +91,9 @@ pub struct Briefing {
     /// The fetched journals could not be read (the briefing is shown without them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal_error: Option<String>,
+    /// Review requests from mesh peers wait for this checkout's linked runtime.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<String>,
     pub budget_lines: u64,
     pub text: String,
     /// The policy could not be read; the briefing used the defaults.
@@ -319,6 +322,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         writers,
         writers_total,
         journal_error,
+        mesh: crate::mesh::briefing_line(ctx),
         budget_lines: budget,
         text: String::new(),
         policy_error: policy_error.map(|e| e.to_string()),

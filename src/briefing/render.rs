@@ -127,6 +127,7 @@ pub fn render(b: &mut Briefing) -> String {
     let legend = quotes_any(b);
     let base = 1
         + usize::from(legend)
+        + usize::from(b.mesh.is_some())
         + usize::from(b.open_questions.is_empty())
         + 1
         + 1
@@ -181,6 +182,9 @@ pub fn render(b: &mut Briefing) -> String {
     let mut out = String::new();
     if legend {
         let _ = writeln!(out, "{LEGEND}");
+    }
+    if let Some(line) = &b.mesh {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "## Open questions ({})", b.open_questions.len());
     if b.open_questions.is_empty() {

@@ -20,6 +20,7 @@ mod intent;
 mod journal;
 mod knowledge;
 mod mcp;
+mod mesh;
 mod plan;
 mod question;
 mod reasoning;
@@ -100,6 +101,8 @@ pub enum Command {
     Knowledge(knowledge::KnowledgeCommand),
     #[command(subcommand)]
     Journal(journal::JournalCommand),
+    #[command(subcommand)]
+    Mesh(mesh::MeshCommand),
     Doctor(doctor::DoctorArgs),
     #[command(subcommand)]
     Rules(rules::RulesCommand),
@@ -257,6 +260,7 @@ fn run(cli: &Cli) -> Result<Output, Error> {
         Command::Reasoning(cmd) => reasoning::run(&open_ctx(cli)?, cmd),
         Command::Knowledge(cmd) => knowledge::run(&open_ctx(cli)?, cmd, &directory(cli)?),
         Command::Journal(cmd) => journal::run(&open_ctx(cli)?, cmd),
+        Command::Mesh(cmd) => mesh::run(&open_ctx(cli)?, cmd),
         Command::Doctor(args) => doctor::run(&open_ctx(cli)?, args),
         Command::Rules(cmd) => rules::run(&open_ctx(cli)?, cmd),
         Command::Watch(args) => watch::run(&open_ctx(cli)?, args),

@@ -7,10 +7,25 @@ use std::path::Path;
 use clap::Args;
 
 use super::Output;
+use crate::http::ServeOptions;
 use crate::model::Verdict;
 use crate::ops::Registry;
 use crate::store::StoreError;
-use crate::{Ctx, Error};
+use crate::{Ctx, Error, UsageError};
+
+/// The token a `--token-file` holds: its text trimmed, at least 16 characters.
+fn read_token(path: &Path) -> Result<String, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| StoreError::io(path, e))?;
+    let token = text.trim().to_owned();
+    if token.len() < 16 || token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(UsageError::Arguments(format!(
+            "--token-file {}: a token is one line of at least 16 characters without spaces",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(token)
+}
 
 /// Serve HTTP on 127.0.0.1: JSON under /api/v1/, the cockpit at /cockpit.
 ///
@@ -33,6 +48,17 @@ pub struct ServeArgs {
     /// The port on 127.0.0.1 (0: any free port).
     #[arg(long, default_value_t = 7777, value_name = "P")]
     pub port: u16,
+    /// Read the token from this file instead of making one per run (required with
+    /// --listen; the mesh's runtimes name it in MAJORDOMUS_SERVER_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// Also serve the mesh routes (only those) on ADDR, e.g. 0.0.0.0:7788, for a team's
+    /// runtimes; needs --token-file. Put TLS in front (docs/SECURITY.md).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// Seconds after its last heartbeat that a linked runtime is gone.
+    #[arg(long, default_value_t = crate::mesh::hub::DEFAULT_WINDOW_SECONDS, value_name = "S")]
+    pub heartbeat_window: u64,
 }
 
 pub fn run(ctx: Ctx, args: &ServeArgs) -> Result<Output, Error> {
@@ -43,12 +69,42 @@ pub fn run(ctx: Ctx, args: &ServeArgs) -> Result<Output, Error> {
         .enable_all()
         .build()
         .map_err(|e| StoreError::io(Path::new("tokio runtime"), e))?;
+    let token = match &args.token_file {
+        Some(path) => Some(read_token(path)?),
+        None if args.listen.is_some() => {
+            return Err(UsageError::Arguments(
+                "serve --listen: a team address needs --token-file (a token every runtime is given, not one per run); e.g. head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ~/.majordomus-token && majordomus serve --listen 0.0.0.0:7788 --token-file ~/.majordomus-token".to_owned(),
+            )
+            .into());
+        }
+        None => None,
+    };
+    let options = ServeOptions {
+        port: args.port,
+        token,
+        listen: args.listen,
+        heartbeat_window: args.heartbeat_window,
+    };
     runtime.block_on(async move {
-        let bound = crate::http::bind(Registry::standard(), dir, args.port).await?;
+        let bound = crate::http::bind_with(Registry::standard(), dir, options).await?;
         {
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "listening on http://{}", bound.addr);
-            let _ = writeln!(stdout, "token {}", bound.token);
+            if let Some(mesh) = bound.mesh_addr {
+                let _ = writeln!(stdout, "mesh routes also on http://{mesh}/api/v1/mesh/");
+            }
+            if args.token_file.is_some() {
+                let _ = writeln!(
+                    stdout,
+                    "token from {}",
+                    args.token_file
+                        .as_deref()
+                        .unwrap_or(Path::new(""))
+                        .display()
+                );
+            } else {
+                let _ = writeln!(stdout, "token {}", bound.token);
+            }
             let _ = stdout.flush();
         }
         bound.serve(Some(crate::cockpit::pages())).await

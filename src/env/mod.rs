@@ -60,6 +60,9 @@ pub struct EnvReasoning {
     /// Each advisor's status now, in catalogue order.
     pub advisors: Vec<crate::model::reasoning::availability::AdvisorAvailability>,
     pub capacity: Vec<crate::reasoning::Capacity>,
+    /// The mesh server, when `MAJORDOMUS_SERVER_URL` names one (docs/MESH.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<crate::reasoning::MeshSummary>,
 }
 
 impl From<crate::reasoning::Advisors> for EnvReasoning {
@@ -78,6 +81,7 @@ impl From<crate::reasoning::Advisors> for EnvReasoning {
                 )
                 .collect(),
             capacity: a.capacity,
+            mesh: a.mesh,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! Reads need no token: only this machine can connect, and a foreign page can neither
 //! pass the Host check nor read a cross-origin answer.
 
+pub mod mesh;
 pub mod openapi;
 pub mod request;
 pub mod routes;
@@ -40,6 +41,8 @@ pub struct AppState {
     dir: Arc<PathBuf>,
     token: Arc<str>,
     port: u16,
+    /// The mesh server's state (linked runtimes, review requests).
+    mesh: Arc<mesh::MeshState>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -112,7 +115,16 @@ impl AppState {
             dir: Arc::new(dir),
             token: token.into(),
             port,
+            mesh: Arc::new(mesh::MeshState::new(
+                crate::mesh::hub::DEFAULT_WINDOW_SECONDS,
+            )),
         }
+    }
+
+    /// The same state with the mesh's heartbeat window set.
+    pub fn with_heartbeat_window(mut self, seconds: u64) -> AppState {
+        self.mesh = Arc::new(mesh::MeshState::new(seconds));
+        self
     }
 
     pub fn registry(&self) -> &Registry {
@@ -418,6 +430,7 @@ pub fn router(state: AppState, pages: Option<Router<AppState>>) -> Router {
             async move { axum::Json(document.as_ref().clone()) }
         }),
     );
+    app = app.merge(mesh::routes());
     if let Some(pages) = pages {
         app = app.merge(pages);
     }
@@ -429,50 +442,121 @@ pub fn router(state: AppState, pages: Option<Router<AppState>>) -> Router {
 
 /// 32 hex digits from the system's random source.
 pub fn new_token() -> Result<String, Error> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| {
-        StoreError::io(Path::new("getrandom"), std::io::Error::other(e.to_string()))
-    })?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::store::random_hex()?)
 }
 
 /// A server bound to its port, not yet serving.
 #[derive(Debug)]
 pub struct Bound {
     listener: tokio::net::TcpListener,
+    /// The `--listen` address's listener: the mesh routes only.
+    mesh_listener: Option<tokio::net::TcpListener>,
     state: AppState,
     /// Where it listens (always 127.0.0.1).
     pub addr: SocketAddr,
-    /// This run's token.
+    /// Where the mesh routes are served beside it (`--listen`).
+    pub mesh_addr: Option<SocketAddr>,
+    /// This run's token (or the token file's).
     pub token: String,
 }
 
-/// Binds 127.0.0.1:`port` (0: a free port) for the repository containing `dir`.
-pub async fn bind(registry: Registry, dir: PathBuf, port: u16) -> Result<Bound, Error> {
-    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+/// How `serve` was asked to run.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// The port on 127.0.0.1 (0: a free port).
+    pub port: u16,
+    /// The token (a token file's); `None`: a new one for this run.
+    pub token: Option<String>,
+    /// An address serving the mesh routes only, to a team.
+    pub listen: Option<SocketAddr>,
+    /// The mesh heartbeat window in seconds.
+    pub heartbeat_window: u64,
+}
+
+async fn listen_on(address: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAddr), Error> {
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|e| StoreError::io(Path::new(&address.to_string()), e))?;
     let addr = listener
         .local_addr()
         .map_err(|e| StoreError::io(Path::new(&address.to_string()), e))?;
-    let token = new_token()?;
-    let state = AppState::new(registry, dir, token.clone(), addr.port());
+    Ok((listener, addr))
+}
+
+/// Binds 127.0.0.1:`port` (0: a free port) for the repository containing `dir`.
+pub async fn bind(registry: Registry, dir: PathBuf, port: u16) -> Result<Bound, Error> {
+    bind_with(
+        registry,
+        dir,
+        ServeOptions {
+            port,
+            heartbeat_window: crate::mesh::hub::DEFAULT_WINDOW_SECONDS,
+            ..ServeOptions::default()
+        },
+    )
+    .await
+}
+
+/// Binds as `options` say: 127.0.0.1:`port` for everything, and the `--listen` address
+/// for the mesh routes only.
+pub async fn bind_with(
+    registry: Registry,
+    dir: PathBuf,
+    options: ServeOptions,
+) -> Result<Bound, Error> {
+    let (listener, addr) = listen_on(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port))).await?;
+    let (mesh_listener, mesh_addr) = match options.listen {
+        Some(address) => {
+            let (l, a) = listen_on(address).await?;
+            (Some(l), Some(a))
+        }
+        None => (None, None),
+    };
+    let token = match options.token {
+        Some(t) => t,
+        None => new_token()?,
+    };
+    let state = AppState::new(registry, dir, token.clone(), addr.port())
+        .with_heartbeat_window(options.heartbeat_window.max(1));
     Ok(Bound {
         listener,
+        mesh_listener,
         state,
         addr,
+        mesh_addr,
         token,
     })
 }
 
 impl Bound {
-    /// Serves the API (and `pages`) until the process ends.
+    /// Serves the API (and `pages`) until the process ends; on the `--listen` address,
+    /// the mesh routes only (no Host check there: every mesh request needs the token).
     pub async fn serve(self, pages: Option<Router<AppState>>) -> Result<(), Error> {
-        let app = router(self.state, pages);
-        axum::serve(self.listener, app)
-            .await
-            .map_err(|e| StoreError::io(Path::new(&self.addr.to_string()), e).into())
+        let app = router(self.state.clone(), pages);
+        let addr = self.addr;
+        let local = async move {
+            axum::serve(self.listener, app)
+                .await
+                .map_err(|e| Error::from(StoreError::io(Path::new(&addr.to_string()), e)))
+        };
+        match (self.mesh_listener, self.mesh_addr) {
+            (Some(listener), Some(mesh_addr)) => {
+                let mesh_app = mesh::routes()
+                    .fallback(not_found)
+                    .method_not_allowed_fallback(wrong_method)
+                    .with_state(self.state);
+                let team = async move {
+                    axum::serve(listener, mesh_app).await.map_err(|e| {
+                        Error::from(StoreError::io(Path::new(&mesh_addr.to_string()), e))
+                    })
+                };
+                let team = tokio::spawn(team);
+                let served = local.await;
+                team.abort();
+                served
+            }
+            _ => local.await,
+        }
     }
 }
 

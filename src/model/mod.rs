@@ -12,6 +12,7 @@ pub mod input;
 pub mod intent;
 pub mod journal;
 pub mod knowledge;
+pub mod mesh;
 pub mod moment;
 pub mod policy;
 pub mod question;

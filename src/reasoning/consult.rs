@@ -5,16 +5,16 @@
 //! `cancelled`, and the consult ends with exit 1 naming what was kept. Outcomes are
 //! recorded in plan order, and diverging stances record the disagreement.
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
+
+use crate::process::run_command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Written, catalogue, make_plan, refusal, store, work};
+use super::{Written, make_plan, refusal, store, work};
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::reasoning::record::FailureKind;
@@ -56,17 +56,21 @@ pub struct ConsultOutcome {
 pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Error> {
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
-    let plan = make_plan(ctx, &work, &records, &request.assessment)?;
+    let roster = super::roster(ctx)?;
+    let catalogue = &roster.advisors;
+    let plan = make_plan(ctx, &work, &records, &request.assessment, catalogue)?;
     let Record::Plan(p) = &plan.record.record else {
         unreachable!("make_plan stores a plan");
     };
     let assessment = super::find_assessment(&records, &request.assessment)?.clone();
-    let (catalogue, _) = catalogue(ctx)?;
     let question = transport::question(
         &assessment,
         request.question.as_deref(),
         request.prior_opinion.as_deref(),
     );
+    // What leaves the machine for a mesh peer carries no secret shape.
+    let redacted_question = crate::model::redact::redact(&question).text;
+    let own_runtime = crate::mesh::runtime_id(ctx);
     let deadline = Instant::now() + Duration::from_secs(request.timeout.unwrap_or(90));
     let cancel = Cancel::watch_signals();
     let selected: Vec<Advisor> = p
@@ -75,21 +79,46 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
         .filter_map(|id| catalogue.advisors.iter().find(|a| &a.id == id).cloned())
         .collect();
     // Concurrently, each under the same deadline; outcomes come back in plan order.
-    let outcomes: Vec<(Advisor, Result<Answer, Failure>, u64)> = std::thread::scope(|scope| {
+    type Outcome = (Advisor, Result<Answer, Failure>, Option<String>, u64);
+    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = selected
             .iter()
             .map(|advisor| {
                 let question = &question;
+                let redacted_question = &redacted_question;
+                let own_runtime = own_runtime.as_str();
                 let fixtures = ctx.advisor_fixtures.as_deref();
                 let cancel = &cancel;
                 scope.spawn(move || {
                     let started = Instant::now();
+                    let mut source = None;
                     let outcome = match advisor.adapter {
                         Adapter::Fixture => run_fixture(advisor, fixtures, deadline, cancel),
-                        Adapter::Process => run_process(advisor, question, deadline, cancel),
+                        Adapter::Process => match advisor.executable.as_deref() {
+                            Some(executable) => {
+                                run_command(executable, &advisor.args, question, deadline, &|| {
+                                    cancel.raised()
+                                })
+                            }
+                            None => Err(failure(
+                                FailureKind::Unavailable,
+                                "the catalogue names no executable for this advisor",
+                            )),
+                        },
+                        Adapter::Mesh => crate::mesh::ask(
+                            own_runtime,
+                            &advisor.id,
+                            redacted_question,
+                            deadline,
+                            &|| cancel.raised(),
+                        )
+                        .map(|(answer, from)| {
+                            source = Some(from);
+                            answer
+                        }),
                     };
                     let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                    (advisor.clone(), outcome, ms)
+                    (advisor.clone(), outcome, source, ms)
                 })
             })
             .collect();
@@ -101,8 +130,9 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
 
     let plan_id = plan.record.id.clone();
     let mut consultations = Vec::new();
-    for (advisor, outcome, ms) in outcomes {
-        let c = transport::consultation(&plan_id, &advisor.id, outcome, ms);
+    for (advisor, outcome, source, ms) in outcomes {
+        let mut c = transport::consultation(&plan_id, &advisor.id, outcome, ms);
+        c.source = source;
         let mut value = serde_json::to_value(Record::Consultation(c)).expect("records serialise");
         // Plans are the writer's; consultations go through the writer's rules like any.
         if let Some(map) = value.as_object_mut() {
@@ -271,7 +301,7 @@ fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
     }
 }
 
-fn cancelled() -> Failure {
+fn cancelled_failure() -> Failure {
     failure(
         FailureKind::Cancelled,
         "cancelled by a signal before it answered (a process advisor's group is killed)",
@@ -300,7 +330,7 @@ fn run_fixture(
     if let Some(ms) = fixture.delay_ms {
         let ready = Instant::now() + Duration::from_millis(ms);
         if wait_until(ready.min(deadline), cancel) {
-            return Err(cancelled());
+            return Err(cancelled_failure());
         }
         if ready > deadline {
             return Err(failure(
@@ -310,137 +340,7 @@ fn run_fixture(
         }
     }
     if cancel.raised() {
-        return Err(cancelled());
+        return Err(cancelled_failure());
     }
     fixture.outcome
-}
-
-/// The `process` adapter: the advisor's executable with its arguments, the question on
-/// stdin, one JSON answer (or `{"failure": {...}}`) on stdout. It runs in its own process
-/// group; past the deadline the whole group is killed.
-fn run_process(
-    advisor: &Advisor,
-    question: &str,
-    deadline: Instant,
-    cancel: &Cancel,
-) -> Result<Answer, Failure> {
-    let Some(executable) = advisor.executable.as_deref() else {
-        return Err(failure(
-            FailureKind::Unavailable,
-            "the catalogue names no executable for this advisor",
-        ));
-    };
-    let mut command = Command::new(executable);
-    command
-        .args(&advisor.args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-    }
-    let mut child = match command.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            return Err(failure(
-                FailureKind::Unavailable,
-                format!("{executable}: {e}"),
-            ));
-        }
-    };
-    let pid = child.id();
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let question = question.to_owned();
-    let writer = std::thread::spawn(move || {
-        // A child that never reads its stdin must not stall the consult.
-        let _ = stdin.write_all(question.as_bytes());
-    });
-    let mut stdout = child.stdout.take().expect("stdout is piped");
-    let mut stderr = child.stderr.take().expect("stderr is piped");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stdout.read_to_end(&mut buf);
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stderr.read_to_end(&mut buf);
-        buf
-    });
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline || cancel.raised() => break None,
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break None,
-        }
-    };
-    let Some(status) = status else {
-        kill_group(pid);
-        let _ = child.kill();
-        let _ = child.wait();
-        let _ = writer.join();
-        let err = err_reader.join().unwrap_or_default();
-        let _ = out_reader.join();
-        if cancel.raised() {
-            return Err(cancelled());
-        }
-        let diagnostic =
-            transport::diagnostic(&String::from_utf8_lossy(&err)).unwrap_or_else(|| {
-                "no answer within the deadline; the process group was killed".into()
-            });
-        return Err(failure(FailureKind::Timeout, diagnostic));
-    };
-    let _ = writer.join();
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
-    let stdout = String::from_utf8_lossy(&out);
-    let diagnostic = transport::diagnostic(&String::from_utf8_lossy(&err));
-    if !status.success() {
-        let kind = match status.code() {
-            Some(126 | 127) => FailureKind::Unavailable,
-            _ => FailureKind::Error,
-        };
-        return Err(Failure {
-            kind,
-            retry_after_seconds: None,
-            diagnostic: Some(
-                diagnostic.unwrap_or_else(|| format!("{executable} exited with {status}")),
-            ),
-        });
-    }
-    // An adapter may report a typed failure itself (rate limit, authentication).
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(stdout.trim())
-        && let Some(f) = value.get("failure")
-    {
-        return Err(
-            serde_json::from_value::<Failure>(f.clone()).unwrap_or_else(|_| {
-                failure(
-                    FailureKind::Malformed,
-                    "the adapter's failure object does not read",
-                )
-            }),
-        );
-    }
-    transport::parse_answer(&stdout).map_err(|mut f| {
-        if f.diagnostic.is_none() {
-            f.diagnostic = diagnostic;
-        }
-        f
-    })
-}
-
-/// Kills the whole process group of a child that outlived its deadline (its own children
-/// included), so nothing it started keeps running.
-fn kill_group(pid: u32) {
-    #[cfg(unix)]
-    {
-        use nix::sys::signal::{Signal, killpg};
-        use nix::unistd::Pid;
-        if let Ok(pid) = i32::try_from(pid) {
-            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-        }
-    }
 }

@@ -127,6 +127,57 @@ pub(crate) fn catalogue(ctx: &Ctx) -> Result<(Catalogue, String), Error> {
     }
 }
 
+/// The advisors a plan chooses from now: the catalogue in its order, then the live mesh
+/// peers the server lists (none when no server is named or it cannot be read).
+#[derive(Debug, Clone)]
+pub(crate) struct Roster {
+    /// The catalogue with the peers after it.
+    pub advisors: Catalogue,
+    /// Where the catalogue came from.
+    pub source: String,
+    pub mesh: crate::mesh::Peers,
+}
+
+pub(crate) fn roster(ctx: &Ctx) -> Result<Roster, Error> {
+    let (mut advisors, source) = catalogue(ctx)?;
+    let mesh = crate::mesh::peers(ctx);
+    for peer in &mesh.advisors {
+        // A catalogue id wins; a peer cannot stand in for a listed advisor.
+        if advisors.get(&peer.id).is_none() {
+            advisors.advisors.push(peer.clone());
+        }
+    }
+    Ok(Roster {
+        advisors,
+        source,
+        mesh,
+    })
+}
+
+/// The mesh as `reasoning advisors` reports it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MeshSummary {
+    /// The server `MAJORDOMUS_SERVER_URL` names.
+    pub server: String,
+    /// Live peers offering reviews (other than this checkout's runtime).
+    pub peers: usize,
+    /// Why the server could not be read, when it could not: its peers are then absent.
+    pub problem: Option<String>,
+}
+
+impl Roster {
+    fn summary(&self) -> Option<MeshSummary> {
+        match (&self.mesh.server, &self.mesh.problem) {
+            (None, None) => None,
+            (server, problem) => Some(MeshSummary {
+                server: server.clone().unwrap_or_else(|| "(invalid)".to_owned()),
+                peers: self.mesh.advisors.len(),
+                problem: problem.clone(),
+            }),
+        }
+    }
+}
+
 /// The environment reasoning reads (never a credential's value).
 #[derive(Debug, Clone)]
 pub(crate) struct Environment {
@@ -402,7 +453,11 @@ pub struct Advisors {
     pub mode: ResolvedMode,
     /// Where the catalogue came from.
     pub catalogue: String,
+    /// The catalogue's advisors, then the live mesh peers (adapter `mesh`).
     pub advisors: Vec<AdvisorEntry>,
+    /// The mesh server, when `MAJORDOMUS_SERVER_URL` names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MeshSummary>,
     /// For each capability an advisor offers, by name: how many offer it and how many of
     /// them a plan may select now.
     pub capacity: Vec<Capacity>,
@@ -442,9 +497,10 @@ pub fn capacity(advisors: &[AdvisorEntry]) -> Vec<Capacity> {
 /// availability (a pure function of presence, mode, the disabled list, recorded
 /// consultations and the clock).
 pub fn advisors(ctx: &Ctx, _request: AdvisorsRequest) -> Result<Advisors, Error> {
-    let (catalogue, source) = catalogue(ctx)?;
+    let roster = roster(ctx)?;
+    let catalogue = &roster.advisors;
     let env = environment(ctx)?;
-    let snap = snapshot(ctx, &catalogue, &env)?;
+    let snap = snapshot(ctx, catalogue, &env)?;
     let advisors: Vec<AdvisorEntry> = catalogue
         .advisors
         .iter()
@@ -458,9 +514,10 @@ pub fn advisors(ctx: &Ctx, _request: AdvisorsRequest) -> Result<Advisors, Error>
         .collect();
     Ok(Advisors {
         mode: env.mode,
-        catalogue: source,
+        catalogue: roster.source.clone(),
         capacity: capacity(&advisors),
         advisors,
+        mesh: roster.summary(),
     })
 }
 
@@ -528,18 +585,18 @@ pub(crate) fn make_plan(
     work: &Work,
     records: &[StoredRecord],
     assessment_id: &str,
+    catalogue: &Catalogue,
 ) -> Result<Written, Error> {
     let assessment = find_assessment(records, assessment_id)?;
-    let (catalogue, _) = catalogue(ctx)?;
     let env = environment(ctx)?;
     let checkout = crate::store::reasoning::read_all(&ctx.layout)?;
-    let snap = snapshot_of(ctx, &catalogue, &env, &checkout);
+    let snap = snapshot_of(ctx, catalogue, &env, &checkout);
     let plan = plan::plan(
         assessment_id,
         &plan::PlanInputs {
             assessment,
             mode: env.mode.mode,
-            catalogue: &catalogue,
+            catalogue,
             availability: &snap,
             records: &checkout,
         },
@@ -561,7 +618,8 @@ pub(crate) fn make_plan(
 pub fn plan_assessment(ctx: &Ctx, request: PlanAssessmentRequest) -> Result<Planned, Error> {
     let work = work(ctx, request.task.as_deref())?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
-    let written = make_plan(ctx, &work, &records, &request.assessment)?;
+    let roster = roster(ctx)?;
+    let written = make_plan(ctx, &work, &records, &request.assessment, &roster.advisors)?;
     let Record::Plan(p) = &written.record.record else {
         unreachable!("make_plan stores a plan");
     };
@@ -602,13 +660,14 @@ pub fn plan(ctx: &Ctx, request: PlanRequest) -> Result<Planned, Error> {
         capabilities,
         new_evidence: Some(true),
     };
-    let (catalogue, _) = catalogue(ctx)?;
+    let roster = roster(ctx)?;
+    let catalogue = &roster.advisors;
     let env = environment(ctx)?;
-    let snap = snapshot(ctx, &catalogue, &env)?;
+    let snap = snapshot(ctx, catalogue, &env)?;
     let decision = plan::decide(&plan::PlanInputs {
         assessment: &assessment,
         mode: env.mode.mode,
-        catalogue: &catalogue,
+        catalogue,
         availability: &snap,
         records: &[],
     });

@@ -7,6 +7,7 @@
 mod hooks;
 mod journal;
 mod knowledge;
+mod mesh;
 mod plan;
 mod reasoning;
 mod recall;

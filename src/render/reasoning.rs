@@ -21,18 +21,24 @@ fn record_line(r: &StoredRecord) -> String {
             p.budget
         ),
         Record::Consultation(c) => format!(
-            "consultation: {} {}{}",
+            "consultation: {} {}{}{}",
             c.advisor,
             c.status.name(),
             c.stance
                 .map(|s| format!(", {}", s.name()))
+                .unwrap_or_default(),
+            c.source
+                .as_deref()
+                .map(|s| format!(" (source: {s})"))
                 .unwrap_or_default()
         ),
         Record::Disagreement(d) => format!("disagreement: {}", d.question),
         Record::Resolution(x) => format!("resolution: {} showed {}", x.experiment, x.result),
         Record::Conclusion(c) => format!(
-            "conclusion: {} (reviewed by {} advisor(s))",
-            c.decision, c.independent_review_count
+            "conclusion: {} (reviewed by {} advisor(s), {} independent source(s))",
+            c.decision,
+            c.reviewed_by.len(),
+            c.independent_review_count
         ),
         Record::Validation(v) => format!("validation: {} {:?}", v.check, v.outcome).to_lowercase(),
         Record::Attempt(a) => format!("attempt: {}", a.tried),
@@ -83,15 +89,34 @@ impl Report for Advisors {
                 "- {} ({}, {}{}): {} [{}]",
                 a.advisor.id,
                 a.advisor.title,
-                match a.advisor.adapter {
-                    crate::model::reasoning::Adapter::Process => "process",
-                    crate::model::reasoning::Adapter::Fixture => "fixture",
+                match (a.advisor.adapter, &a.advisor.model) {
+                    (crate::model::reasoning::Adapter::Mesh, Some(source)) => {
+                        format!("mesh peer, answers as {source}")
+                    }
+                    (crate::model::reasoning::Adapter::Mesh, None) => "mesh peer".to_owned(),
+                    (adapter, _) => adapter.name().to_owned(),
                 },
                 if a.advisor.local { ", local" } else { "" },
                 a.availability.status.name(),
                 a.advisor.capabilities.join(", ")
             );
             let _ = writeln!(out, "  {}", a.availability.reason);
+        }
+        if let Some(mesh) = &self.mesh {
+            let _ = match &mesh.problem {
+                Some(problem) => writeln!(
+                    out,
+                    "mesh {}: no peers listed ({problem}); plans decide without them",
+                    mesh.server
+                ),
+                None => writeln!(
+                    out,
+                    "mesh {}: {} live peer{} offering reviews",
+                    mesh.server,
+                    mesh.peers,
+                    if mesh.peers == 1 { "" } else { "s" }
+                ),
+            };
         }
         for c in &self.capacity {
             let _ = writeln!(

@@ -119,3 +119,15 @@ fn lock_file(layout: &Layout, name: &str) -> Result<std::fs::File, StoreError> {
     file.lock().map_err(|e| StoreError::io(&path, e))?;
     Ok(file)
 }
+
+/// 32 hex digits from the system's random source (tokens, keys, request ids).
+pub fn random_hex() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        StoreError::io(
+            std::path::Path::new("getrandom"),
+            std::io::Error::other(e.to_string()),
+        )
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

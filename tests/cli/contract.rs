@@ -96,6 +96,10 @@ struct Driver {
     /// On the CLI, when asked for: every run with `MAJORDOMUS_TIMING=1`, kept with the
     /// operation it ran, in order (the timing test reads the phases each printed).
     timed: Option<Vec<(&'static str, crate::common::Run)>>,
+    /// The mesh server every surface is given (`MAJORDOMUS_SERVER_URL`), in a repository
+    /// of its own.
+    mesh: crate::mesh::Server,
+    _mesh_home: TestRepo,
 }
 
 impl Driver {
@@ -106,7 +110,11 @@ impl Driver {
         repo.write("src/lib.rs", "//! lib\n");
         repo.git(&["add", "-A"]);
         repo.git(&["commit", "-q", "-m", "An intent, an advisor, a library"]);
+        let mesh_home = TestRepo::initialised();
+        let mesh = crate::mesh::Server::start(&mesh_home, 60);
         let mut driver = Driver {
+            mesh,
+            _mesh_home: mesh_home,
             surface,
             registry: Registry::standard(),
             mcp: None,
@@ -121,7 +129,8 @@ impl Driver {
         match surface {
             Surface::Cli => {}
             Surface::Mcp => {
-                let mut mcp = Mcp::start(&driver.repo);
+                let env = driver.mesh.env();
+                let mut mcp = Mcp::start_env(&driver.repo, &crate::mesh::env_refs(&env));
                 let listed = mcp.request("tools/list", json!({}));
                 for tool in listed["result"]["tools"].as_array().expect("tools") {
                     if let Some(schema) = tool.get("outputSchema") {
@@ -134,7 +143,8 @@ impl Driver {
                 driver.mcp = Some(mcp);
             }
             Surface::Http => {
-                let served = Served::start(&driver.repo);
+                let env = driver.mesh.env();
+                let served = Served::start_env(&driver.repo, &crate::mesh::env_refs(&env));
                 let document = served.get("/api/v1/openapi.json");
                 assert_eq!(document.status(), 200);
                 driver.openapi = document.json();
@@ -158,12 +168,12 @@ impl Driver {
             Surface::Cli => {
                 let mut args = vec!["--format", "json"];
                 args.extend_from_slice(cli);
-                let run = match self.timed {
-                    Some(_) => self
-                        .repo
-                        .run_env(&args, &[("MAJORDOMUS_TIMING", "1")], stdin),
-                    None => self.repo.run_with_stdin(&args, stdin),
-                };
+                let mesh = self.mesh.env();
+                let mut env = crate::mesh::env_refs(&mesh);
+                if self.timed.is_some() {
+                    env.push(("MAJORDOMUS_TIMING", "1"));
+                }
+                let run = self.repo.run_env(&args, &env, stdin);
                 // A report whose verdict is not a pass exits 3, 10 or 11 and still prints
                 // its result; an error prints `{"error": ...}`.
                 let result = match serde_json::from_str::<Value>(run.stdout()) {
@@ -594,6 +604,50 @@ fn script(d: &mut Driver) {
         "",
     );
     d.run("journal.disable", json!({}), &["journal", "disable"], "");
+    // The mesh: this checkout linked (on the CLI, whatever the surface), a request sent
+    // to it through the server, and every act of it.
+    let mesh = d.mesh.env();
+    let env = crate::mesh::env_refs(&mesh);
+    d.repo
+        .run_env(&["mesh", "link", "--offers", "reviews", "--once"], &env, "")
+        .success();
+    d.run("mesh.status", json!({}), &["mesh", "status"], "");
+    d.run(
+        "mesh.link",
+        json!({"offers": ["reviews"]}),
+        &["mesh", "link", "--offers", "reviews", "--once"],
+        "",
+    );
+    let runtime = d
+        .repo
+        .run_env(&["mesh", "status", "--format", "json"], &env, "")
+        .json()["runtime"]
+        .as_str()
+        .expect("a runtime id")
+        .to_owned();
+    let (_, sent) = d.mesh.send(
+        "POST",
+        "/api/v1/mesh/requests",
+        Some(d.mesh.token()),
+        Some(&json!({"to": runtime, "question": "Is one contract enough?", "deadline_ms": 60000})),
+    );
+    let request = sent["request"].as_str().expect("a request id").to_owned();
+    d.run("mesh.requests", json!({}), &["mesh", "requests"], "");
+    d.run(
+        "mesh.answer",
+        json!({"request": request, "conclusion": "One is enough.", "stance": "supports"}),
+        &[
+            "mesh",
+            "answer",
+            &request,
+            "--conclusion",
+            "One is enough.",
+            "--stance",
+            "supports",
+        ],
+        "",
+    );
+    d.run("mesh.unlink", json!({}), &["mesh", "unlink"], "");
     d.run("briefing", json!({}), &["briefing"], "");
     d.run("context", json!({}), &["context"], "");
     d.run("doctor", json!({}), &["doctor"], "");

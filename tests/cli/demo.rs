@@ -47,7 +47,7 @@ fn demo_runs_a_full_episode_and_leaves_nothing_behind() {
         "binding: bound, issue tokenize, intent tokenizer",
         "## Next Action",
         "disagreement: Which holds",
-        "conclusion: Keep str::split_whitespace (reviewed by 2 advisor(s))",
+        "conclusion: Keep str::split_whitespace (reviewed by 2 advisor(s), 2 independent source(s))",
         "the temporary repository has been removed (use --keep to explore it)",
     ] {
         assert!(out.contains(needle), "missing {needle:?}:\n{out}");

@@ -79,8 +79,14 @@ impl Served {
     }
 
     pub(crate) fn start(repo: &TestRepo) -> Served {
+        Served::start_env(repo, &[])
+    }
+
+    /// [`Served::start`] with `env` set for the server.
+    pub(crate) fn start_env(repo: &TestRepo, env: &[(&str, &str)]) -> Served {
         let mut child = repo
             .command_in(repo.root(), &["serve", "--port", "0"])
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -551,7 +557,14 @@ fn backdate(repo: &TestRepo) {
 #[test]
 fn every_get_route_leaves_the_whole_tree_as_it_was() {
     let (repo, values) = store_for_every_read();
-    let served = Served::start(&repo);
+    // A mesh server, and this checkout linked to it: the mesh reads have one to read.
+    let mesh_home = TestRepo::initialised();
+    let mesh = crate::mesh::Server::start(&mesh_home, 30);
+    let env = mesh.env();
+    let env = crate::mesh::env_refs(&env);
+    repo.run_env(&["mesh", "link", "--offers", "reviews", "--once"], &env, "")
+        .success();
+    let served = Served::start_env(&repo, &env);
     let registry = Registry::standard();
     // Every GET of the registry, with a valid value for each field it needs (in the path
     // or required) and for the optional ones that make it read more.
@@ -904,6 +917,8 @@ fn admin_acts_are_posts_behind_the_token_and_the_document_says_so() {
         names,
         [
             "init",
+            "mesh.link",
+            "mesh.unlink",
             "rules.vendor-update",
             "journal.enable",
             "journal.disable",

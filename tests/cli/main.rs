@@ -28,6 +28,7 @@ mod journal;
 mod knowledge;
 mod ledger;
 mod mcp;
+mod mesh;
 mod moment;
 mod outbox;
 mod policy;

@@ -449,6 +449,25 @@ const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
     ),
     ("reasoning.status", &["reasoning", "status"], ""),
     (
+        "mesh.link",
+        &["mesh", "link", "--offers", "reviews", "--once"],
+        "",
+    ),
+    ("mesh.unlink", &["mesh", "unlink"], ""),
+    ("mesh.status", &["mesh", "status"], ""),
+    ("mesh.requests", &["mesh", "requests"], ""),
+    (
+        "mesh.answer",
+        &[
+            "mesh",
+            "answer",
+            "0123456789abcdef0123456789abcdef",
+            "--conclusion",
+            "x",
+        ],
+        "",
+    ),
+    (
         "reasoning.explain",
         &["reasoning", "explain", "conclusion-0123456789ab"],
         "",

@@ -1,7 +1,8 @@
 //! `majordomus.advisors-available` (advisory, information only): the reasoning mode and each
 //! advisor's availability now, said in the rule's note. It never finds anything: a missing
 //! advisor is a state, never a fault (SPEC §7), and it contacts no model (availability is
-//! presence, mode, the disabled list, recorded consultations and the clock).
+//! presence, mode, the disabled list, recorded consultations and the clock; with
+//! `MAJORDOMUS_SERVER_URL`, the mesh server's list of linked runtimes).
 
 use super::{Input, Inputs, Outcome, Rule};
 use crate::error::Error;
@@ -20,6 +21,10 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
                 .iter()
                 .map(|c| format!("{} {}/{}", c.capability, c.admissible, c.offered_by))
                 .collect();
+            let mesh = advisors.mesh.as_ref().map(|m| match &m.problem {
+                Some(problem) => format!("; mesh {}: no peers listed ({problem})", m.server),
+                None => format!("; mesh {}: {} live peer(s) offering reviews", m.server, m.peers),
+            });
             out.note = Some(if capacity.is_empty() {
                 format!("information: advisors: {}", advisors.line())
             } else {
@@ -28,7 +33,7 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
                     advisors.line(),
                     capacity.join(", ")
                 )
-            });
+            } + mesh.as_deref().unwrap_or_default());
         }
         // Information that cannot be read is said, and judged by the rules that own it.
         Err(e) => {

@@ -5,6 +5,8 @@
 //! than the completed consultations it cites (a record edited by hand, or written by a
 //! writer without those refusals).
 
+use std::collections::BTreeSet;
+
 use serde_json::{Value, json};
 
 use super::{Input, Inputs, Outcome, Rule};
@@ -117,29 +119,30 @@ fn probes() -> Vec<(&'static str, Value, &'static str)> {
 }
 
 /// Each stored conclusion that claims more review than the completed consultations it
-/// cites: a `reviewed_by` name no such consultation's advisor carries, or a count above
-/// their number. (Counting fewer is never a claim.)
+/// cites: a `reviewed_by` name no such consultation's advisor carries, more names than
+/// their advisors, or a count above their distinct sources (what the writer counts).
+/// Counting fewer is never a claim.
 fn overclaims(records: &[StoredRecord]) -> Vec<(&StoredRecord, String)> {
     let mut out = Vec::new();
     for record in records {
         let Record::Conclusion(c) = &record.record else {
             continue;
         };
-        let completed: Vec<&str> = c
+        let completed: Vec<&crate::model::reasoning::record::Consultation> = c
             .consultations
             .iter()
             .filter_map(|id| records.iter().find(|r| &r.id == id))
             .filter_map(|r| match &r.record {
-                Record::Consultation(k) if k.status == ConsultationStatus::Completed => {
-                    Some(k.advisor.as_str())
-                }
+                Record::Consultation(k) if k.status == ConsultationStatus::Completed => Some(k),
                 _ => None,
             })
             .collect();
+        let advisors: BTreeSet<&str> = completed.iter().map(|k| k.advisor.as_str()).collect();
+        let sources: BTreeSet<String> = completed.iter().map(|k| k.counted_source()).collect();
         if let Some(name) = c
             .reviewed_by
             .iter()
-            .find(|name| !completed.contains(&name.as_str()))
+            .find(|name| !advisors.contains(name.as_str()))
         {
             out.push((
                 record,
@@ -148,16 +151,16 @@ fn overclaims(records: &[StoredRecord]) -> Vec<(&StoredRecord, String)> {
                     record.id
                 ),
             ));
-        } else if c.independent_review_count > completed.len()
-            || c.reviewed_by.len() > completed.len()
+        } else if c.independent_review_count > sources.len()
+            || c.reviewed_by.len() > advisors.len()
         {
             out.push((
                 record,
                 format!(
-                    "conclusion {} claims {} independent review(s), but it cites {} completed consultation(s)",
+                    "conclusion {} claims {} independent review(s), but the completed consultations it cites come from {} source(s)",
                     record.id,
-                    c.independent_review_count.max(c.reviewed_by.len()),
-                    completed.len()
+                    c.independent_review_count,
+                    sources.len()
                 ),
             ));
         }

@@ -242,7 +242,10 @@ pub fn assess(
     history: &[Exchange],
 ) -> Availability {
     let status = |status: Status, reason: String| Availability { status, reason };
-    if conditions.disabled.contains(&advisor.id) {
+    let mesh = advisor.adapter == Adapter::Mesh;
+    if conditions.disabled.contains(&advisor.id)
+        || (mesh && conditions.disabled.ids.contains("mesh"))
+    {
         return status(
             Status::Disabled,
             "MAJORDOMUS_ADVISORS_DISABLE leaves it out".to_owned(),
@@ -270,6 +273,11 @@ pub fn assess(
             );
         }
         present.push(format!("`{exe}` on PATH"));
+    } else if mesh {
+        present.push(format!(
+            "a linked runtime offering reviews, heartbeat live on {}",
+            advisor.provider.as_deref().unwrap_or("the mesh server")
+        ));
     } else {
         present.push(format!("{} adapter", advisor.adapter.name()));
     }

@@ -19,6 +19,9 @@ pub enum Adapter {
     Process,
     /// Scripted answers for tests, read from `$MAJORDOMUS_ADVISOR_FIXTURES/<id>.json`.
     Fixture,
+    /// A linked runtime offering reviews, reached through the mesh server. Discovered,
+    /// never listed in the catalogue.
+    Mesh,
 }
 
 impl Adapter {
@@ -26,6 +29,7 @@ impl Adapter {
         match self {
             Adapter::Process => "process",
             Adapter::Fixture => "fixture",
+            Adapter::Mesh => "mesh",
         }
     }
 }
@@ -314,7 +318,13 @@ impl Reader<'_> {
         let adapter = match required("adapter")?.as_str() {
             "process" => Adapter::Process,
             "fixture" => Adapter::Fixture,
-            _ => return Err(self.invalid(&path("adapter"), "one of process, fixture")),
+            // Mesh peers are discovered from the server, never listed.
+            _ => {
+                return Err(self.invalid(
+                    &path("adapter"),
+                    "one of process, fixture (mesh peers are discovered through MAJORDOMUS_SERVER_URL, never listed)",
+                ));
+            }
         };
         let executable = text("executable")?;
         if adapter == Adapter::Process && executable.is_none() {

@@ -544,6 +544,22 @@ pub struct Consultation {
     /// With `rate_limited`: how long the advisor asked to be left alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<u64>,
+    /// What answered behind a mesh peer (its adapter and model, as the peer declares it):
+    /// reviews are counted by source, so two peers answering through one adapter and
+    /// model are one review. Absent for a catalogue advisor, which is its own source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl Consultation {
+    /// What this consultation counts as in `independent_review_count`: its source, else
+    /// its advisor.
+    pub fn counted_source(&self) -> String {
+        match &self.source {
+            Some(source) => format!("source:{source}"),
+            None => format!("advisor:{}", self.advisor),
+        }
+    }
 }
 
 /// One side of a disagreement.
@@ -621,6 +637,8 @@ pub struct Conclusion {
     /// Distinct advisors of the cited completed consultations, sorted.
     #[serde(default)]
     pub reviewed_by: Vec<String>,
+    /// Distinct sources of the cited completed consultations (a mesh peer's declared
+    /// source, else the advisor): two peers behind one adapter and model are one review.
     #[serde(default)]
     pub independent_review_count: usize,
 }
@@ -628,9 +646,15 @@ pub struct Conclusion {
 impl Conclusion {
     /// The stored conclusion of `input`, reviewed by `reviewed_by` (sorted and deduplicated
     /// here).
-    pub fn from_input(input: ConclusionInput, mut reviewed_by: Vec<String>) -> Conclusion {
+    pub fn from_input(
+        input: ConclusionInput,
+        mut reviewed_by: Vec<String>,
+        mut sources: Vec<String>,
+    ) -> Conclusion {
         reviewed_by.sort();
         reviewed_by.dedup();
+        sources.sort();
+        sources.dedup();
         Conclusion {
             assessment: input.assessment,
             decision: input.decision,
@@ -641,7 +665,7 @@ impl Conclusion {
             risks: input.risks,
             validation_plan: input.validation_plan,
             supersedes: input.supersedes,
-            independent_review_count: reviewed_by.len(),
+            independent_review_count: sources.len(),
             reviewed_by,
         }
     }

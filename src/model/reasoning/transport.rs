@@ -328,6 +328,7 @@ pub fn consultation(
         usage: None,
         diagnostic: None,
         retry_after_seconds: None,
+        source: None,
     };
     match outcome {
         Ok(a) => {

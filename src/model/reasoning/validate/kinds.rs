@@ -328,6 +328,7 @@ pub(super) fn conclusion(
         }
     }
     let mut reviewed_by = Vec::new();
+    let mut sources = Vec::new();
     for (i, id) in c.consultations.iter().enumerate() {
         let field = format!("consultations[{i}]");
         let consulted = cited(
@@ -347,6 +348,7 @@ pub(super) fn conclusion(
         }
         if consulted.status == ConsultationStatus::Completed {
             reviewed_by.push(consulted.advisor.clone());
+            sources.push(consulted.counted_source());
         }
     }
     if assessment.materiality.is_material() {
@@ -369,7 +371,7 @@ pub(super) fn conclusion(
             });
         }
     }
-    Ok(Conclusion::from_input(c, reviewed_by))
+    Ok(Conclusion::from_input(c, reviewed_by, sources))
 }
 
 pub(super) fn validation(
