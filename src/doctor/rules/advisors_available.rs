@@ -23,17 +23,22 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
                 .collect();
             let mesh = advisors.mesh.as_ref().map(|m| match &m.problem {
                 Some(problem) => format!("; mesh {}: no peers listed ({problem})", m.server),
-                None => format!("; mesh {}: {} live peer(s) offering reviews", m.server, m.peers),
+                None => format!(
+                    "; mesh {}: {} live peer(s) offering reviews",
+                    m.server, m.peers
+                ),
             });
-            out.note = Some(if capacity.is_empty() {
-                format!("information: advisors: {}", advisors.line())
-            } else {
-                format!(
-                    "information: advisors: {}; admissible/offering per capability: {}",
-                    advisors.line(),
-                    capacity.join(", ")
-                )
-            } + mesh.as_deref().unwrap_or_default());
+            out.note = Some(
+                if capacity.is_empty() {
+                    format!("information: advisors: {}", advisors.line())
+                } else {
+                    format!(
+                        "information: advisors: {}; admissible/offering per capability: {}",
+                        advisors.line(),
+                        capacity.join(", ")
+                    )
+                } + mesh.as_deref().unwrap_or_default(),
+            );
         }
         // Information that cannot be read is said, and judged by the rules that own it.
         Err(e) => {

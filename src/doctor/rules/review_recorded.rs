@@ -151,8 +151,7 @@ fn overclaims(records: &[StoredRecord]) -> Vec<(&StoredRecord, String)> {
                     record.id
                 ),
             ));
-        } else if c.independent_review_count > sources.len()
-            || c.reviewed_by.len() > advisors.len()
+        } else if c.independent_review_count > sources.len() || c.reviewed_by.len() > advisors.len()
         {
             out.push((
                 record,

@@ -61,11 +61,9 @@ impl RefusedShare {
     /// One line as a person reads it; `None` when no start was asked.
     pub fn summary(&self) -> Option<String> {
         fn percent(part: usize, whole: usize) -> String {
-            if whole == 0 {
-                "-".to_owned()
-            } else {
-                format!("{}%", (part * 100 + whole / 2) / whole)
-            }
+            (part * 100 + whole / 2)
+                .checked_div(whole)
+                .map_or_else(|| "-".to_owned(), |p| format!("{p}%"))
         }
         (self.asked > 0).then(|| {
             format!(
