@@ -475,6 +475,7 @@ mod tests {
             writers: Vec::new(),
             writers_total: 0,
             journal_error: None,
+            mesh: None,
             budget_lines: 40,
             text: String::new(),
             policy_error: None,

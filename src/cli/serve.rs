@@ -39,9 +39,14 @@ fn read_token(path: &Path) -> Result<String, Error> {
 /// http://127.0.0.1:7777/api/v1/decisions`). The OpenAPI document is at
 /// /api/v1/openapi.json; docs/HTTP.md lists the routes.
 ///
+/// It is also the mesh server (docs/MESH.md): linked runtimes (majordomus mesh link)
+/// answer each other's review requests through /api/v1/mesh/, every request with the
+/// token. --listen serves those routes, and only those, to a team (with --token-file).
+///
 /// Examples:
 ///   majordomus serve
 ///   majordomus serve --port 0
+///   majordomus serve --port 7788 --listen 0.0.0.0:7789 --token-file ~/.majordomus-token
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ServeArgs {

@@ -198,7 +198,8 @@ impl Hub {
         self.runtimes.remove(id);
         let mut failed = 0;
         for request in self.requests.values_mut() {
-            if request.to == id && matches!(request.state, State::Waiting) {
+            if request.to == id && matches!(request.state, State::Waiting) && request.deadline > now
+            {
                 request.state = State::Failed {
                     failure: Failure {
                         kind: crate::model::reasoning::record::FailureKind::Unavailable,
@@ -422,9 +423,29 @@ impl Hub {
         Ok(view(request, q, now))
     }
 
-    /// A request as its asker reads it.
+    /// A request as its asker reads it. One still waiting for a runtime that is gone (its
+    /// heartbeat older than the window) fails as `unavailable`: it will not be answered.
     pub fn request(&mut self, request: &str, now: u64) -> Result<RequestView, HubRefusal> {
         self.sweep(now);
+        let gone = self.requests.get(request).is_some_and(|q| {
+            matches!(q.state, State::Waiting)
+                && q.deadline > now
+                && !self.runtimes.get(&q.to).is_some_and(|r| self.live(r, now))
+        });
+        if gone && let Some(q) = self.requests.get_mut(request) {
+            q.state = State::Failed {
+                failure: Failure {
+                    kind: crate::model::reasoning::record::FailureKind::Unavailable,
+                    retry_after_seconds: None,
+                    diagnostic: Some(format!(
+                        "runtime {} went away (no heartbeat for {} s) before it answered",
+                        q.to,
+                        self.window_ms / 1000
+                    )),
+                },
+                at: now,
+            };
+        }
         self.requests
             .get(request)
             .map(|q| view(request, q, now))
@@ -641,5 +662,19 @@ mod tests {
         assert_eq!(failed.state, RequestState::Failed);
         assert_eq!(failed.failure.unwrap().kind, FailureKind::Unavailable);
         assert!(hub.runtimes(6_300).runtimes.is_empty());
+    }
+
+    #[test]
+    fn a_request_to_a_runtime_that_goes_silent_fails_unavailable() {
+        let mut hub = Hub::new(2);
+        link(&mut hub, "wt-b-0000000b", KEY_B, 0).unwrap();
+        ask(&mut hub, "r1", "wt-b-0000000b", 1_000).unwrap();
+        assert_eq!(
+            hub.request("r1", 1_500).unwrap().state,
+            RequestState::Waiting
+        );
+        let gone = hub.request("r1", 2_500).unwrap();
+        assert_eq!(gone.state, RequestState::Failed);
+        assert_eq!(gone.failure.unwrap().kind, FailureKind::Unavailable);
     }
 }
