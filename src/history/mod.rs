@@ -18,8 +18,7 @@ use crate::store::ledger::Skipped;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryRequest {
-    /// Only lines of these events (e.g. `decision.recorded`): a name, or a list of names
-    /// (lines of any of them).
+    /// Only lines of this event, or of any of a list (e.g. `decision.recorded`).
     #[serde(default, deserialize_with = "one_or_many")]
     #[schemars(schema_with = "event_names_schema")]
     pub event: Vec<String>,
@@ -51,13 +50,11 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D:
     })
 }
 
-/// The schema of `event`: one event name (or `null`), or a list of them.
-fn event_names_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+/// The schema of `event`: a list of event names (one name alone, as earlier callers send
+/// it, is still read as a list of one).
+fn event_names_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<serde_json::Value> = Event::ALL.iter().map(|e| e.name().into()).collect();
-    let one = crate::model::event::name_schema(generator);
-    schemars::json_schema!({
-        "anyOf": [one, {"type": "array", "items": {"type": "string", "enum": names}}]
-    })
+    schemars::json_schema!({"type": ["array", "null"], "items": {"enum": names}})
 }
 
 /// Another worktree's ledger lines, as `history --all-worktrees` reads them.
