@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use crate::model::reasoning::record::FailureKind;
 use crate::model::reasoning::transport::{self, Answer, Failure};
 
-fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
+/// A typed failure with its diagnostic.
+pub(crate) fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
     Failure {
         kind,
         retry_after_seconds: None,
@@ -19,7 +20,8 @@ fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
     }
 }
 
-fn cancelled_failure() -> Failure {
+/// What an exchange cut short by a signal is.
+pub(crate) fn cancelled_failure() -> Failure {
     failure(
         FailureKind::Cancelled,
         "cancelled by a signal before it answered (a process advisor's group is killed)",

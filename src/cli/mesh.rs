@@ -122,11 +122,18 @@ pub fn run(ctx: &Ctx, command: &MeshCommand) -> Result<Output, Error> {
                 label: label.clone(),
                 source: source.clone(),
                 answer_with: answer_with.clone(),
+                holder: None,
             };
             if *once {
                 return crate::cli::call(ctx, "mesh.link", request);
             }
-            return stay_linked(ctx, request);
+            return stay_linked(
+                ctx,
+                LinkRequest {
+                    holder: Some(std::process::id()),
+                    ..request
+                },
+            );
         }
         MeshCommand::Unlink => crate::cli::call(ctx, "mesh.unlink", MeshRequest {})?,
         MeshCommand::Status => crate::cli::call(ctx, "mesh.status", MeshRequest {})?,

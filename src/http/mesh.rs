@@ -76,12 +76,30 @@ fn shared(state: &AppState) -> &Arc<MeshState> {
     &state.mesh
 }
 
+/// Every mesh request needs the token, reads included; said in the mesh's words.
+fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    state.authorize(headers, None).map_err(|mut e| {
+        if e.report.rule == "http.token" {
+            e.report.message = if headers.contains_key(axum::http::header::AUTHORIZATION) {
+                "the token is not this server's".to_owned()
+            } else {
+                "every mesh request, reads included, needs the server's token".to_owned()
+            };
+            e.report.fix = Some(
+                "set MAJORDOMUS_SERVER_TOKEN to the token majordomus serve printed (or its --token-file's)"
+                    .to_owned(),
+            );
+        }
+        e
+    })
+}
+
 async fn link(
     State(state): State<AppState>,
     headers: HeaderMap,
     raw: axum::body::Body,
 ) -> Result<Response, ApiError> {
-    state.authorize(&headers, None)?;
+    authorize(&state, &headers)?;
     let request: LinkBody = body(raw).await?;
     let wall = crate::model::time::rfc3339(time::OffsetDateTime::now_utc());
     let linked = shared(&state).with(|hub, now| hub.link(request, now, &wall))?;
@@ -89,7 +107,7 @@ async fn link(
 }
 
 async fn runtimes(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    state.authorize(&headers, None)?;
+    authorize(&state, &headers)?;
     Ok(json(&shared(&state).with(|hub, now| hub.runtimes(now))))
 }
 
@@ -99,7 +117,7 @@ async fn unlink(
     headers: HeaderMap,
     raw: axum::body::Body,
 ) -> Result<Response, ApiError> {
-    state.authorize(&headers, None)?;
+    authorize(&state, &headers)?;
     let request: KeyBody = body(raw).await?;
     let done = shared(&state).with(|hub, now| hub.unlink(&runtime, &request.key, now))?;
     Ok(json(&done))
@@ -111,7 +129,7 @@ async fn waiting(
     headers: HeaderMap,
     raw: axum::body::Body,
 ) -> Result<Response, ApiError> {
-    state.authorize(&headers, None)?;
+    authorize(&state, &headers)?;
     let request: KeyBody = body(raw).await?;
     let waiting = shared(&state).with(|hub, now| hub.waiting(&runtime, &request.key, now))?;
     Ok(json(&waiting))
@@ -122,7 +140,7 @@ async fn submit(
     headers: HeaderMap,
     raw: axum::body::Body,
 ) -> Result<Response, ApiError> {
-    state.authorize(&headers, None)?;
+    authorize(&state, &headers)?;
     let request: RequestBody = body(raw).await?;
     let id = super::new_token().map_err(|e| ApiError::from_report(e.report()))?;
     let submitted = shared(&state).with(|hub, now| hub.submit(id, request, now))?;
@@ -138,7 +156,7 @@ async fn request(
     Path(request): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    state.authorize(&headers, None)?;
+    authorize(&state, &headers)?;
     Ok(json(
         &shared(&state).with(|hub, now| hub.request(&request, now))?,
     ))
@@ -150,7 +168,7 @@ async fn answer(
     headers: HeaderMap,
     raw: axum::body::Body,
 ) -> Result<Response, ApiError> {
-    state.authorize(&headers, None)?;
+    authorize(&state, &headers)?;
     let answer: AnswerBody = body(raw).await?;
     Ok(json(
         &shared(&state).with(|hub, now| hub.answer(&request, answer, now))?,

@@ -26,6 +26,7 @@ pub use crate::model::mesh::{MeshError, OFFERS};
 use crate::model::reasoning::record::{Confidence, FailureKind, Stance};
 use crate::model::reasoning::transport::{Answer, Failure};
 use crate::model::reasoning::{Adapter, Advisor};
+use crate::process::failure;
 use crate::store::StoreError;
 use client::Server;
 use wire::{
@@ -132,6 +133,23 @@ pub struct LinkState {
     /// The command that answers (`--answer-with`); none: the agent answers.
     #[serde(default)]
     pub answer_with: Option<String>,
+    /// The `mesh link` process keeping the link alive (none: `--once`).
+    #[serde(default)]
+    pub holder: Option<u32>,
+}
+
+/// Whether process `pid` is running.
+fn running(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        i32::try_from(pid)
+            .is_ok_and(|pid| nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        false
+    }
 }
 
 fn store_err(path: &std::path::Path, e: impl std::fmt::Display) -> Error {
@@ -207,6 +225,11 @@ pub struct LinkRequest {
     /// The command that answers review requests (the process adapter's contract).
     #[serde(default)]
     pub answer_with: Option<String>,
+    /// The process that keeps the link alive (`mesh link` in the foreground); set by that
+    /// driver, never by a request.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub holder: Option<u32>,
 }
 
 /// What `mesh link` did.
@@ -240,6 +263,18 @@ pub fn link(ctx: &Ctx, request: LinkRequest) -> Result<LinkOutcome, Error> {
     }
     let server = required_server()?;
     let id = identity(ctx)?;
+    // One link per checkout: a second `mesh link` beside a running one would take over
+    // its heartbeat and its source.
+    if let Some(pid) = link_state(ctx).and_then(|l| l.holder)
+        && Some(pid) != request.holder
+        && running(pid)
+    {
+        return Err(MeshError::AlreadyLinked {
+            runtime: id.runtime,
+            pid,
+        }
+        .into());
+    }
     let label = request
         .label
         .map(|l| clean_source(&l))
@@ -281,6 +316,7 @@ pub fn link(ctx: &Ctx, request: LinkRequest) -> Result<LinkOutcome, Error> {
         label: label.clone(),
         source: source.clone(),
         answer_with: request.answer_with.clone(),
+        holder: request.holder,
     };
     let path = dir(ctx).join("link.json");
     let bytes = serde_json::to_vec_pretty(&state).map_err(|e| store_err(&path, e))?;
@@ -360,6 +396,8 @@ pub struct MeshStatus {
     pub runtime: String,
     /// This checkout's link, as recorded.
     pub link: Option<LinkState>,
+    /// The link's `mesh link` process is running (`None`: a `--once` link, or none).
+    pub holder_running: Option<bool>,
     pub window_seconds: Option<u64>,
     /// Every runtime the server knows.
     pub runtimes: Vec<RuntimeView>,
@@ -373,13 +411,18 @@ pub fn status(ctx: &Ctx, _request: MeshRequest) -> Result<MeshStatus, Error> {
         server: server.as_ref().map(|s| s.url.clone()),
         problem: None,
         runtime: runtime_id(ctx),
+        holder_running: link_state(ctx).and_then(|l| l.holder).map(running),
         link: link_state(ctx),
         window_seconds: None,
         runtimes: Vec::new(),
     };
     match &server {
         None => status.problem = Some(MeshError::NoServer.to_string()),
-        Some(s) => match s.get::<Runtimes>(&format!("{API}/runtimes")) {
+        Some(s) => match s
+            .clone()
+            .quick(Duration::from_secs(2))
+            .get::<Runtimes>(&format!("{API}/runtimes"))
+        {
             Ok(r) => {
                 status.window_seconds = Some(r.window_seconds);
                 status.runtimes = r.runtimes;
@@ -546,7 +589,10 @@ pub fn peers(ctx: &Ctx) -> Peers {
         }
     };
     let own = runtime_id(ctx);
-    match server.get::<Runtimes>(&format!("{API}/runtimes")) {
+    // A plan waits at most two seconds for the list (a hung server is a problem reported,
+    // not a plan held up).
+    let listing = server.clone().quick(Duration::from_secs(2));
+    match listing.get::<Runtimes>(&format!("{API}/runtimes")) {
         Ok(r) => Peers {
             server: Some(server.url.clone()),
             problem: None,
@@ -580,14 +626,6 @@ pub fn peers(ctx: &Ctx) -> Peers {
     }
 }
 
-fn failure(kind: FailureKind, diagnostic: String) -> Failure {
-    Failure {
-        kind,
-        retry_after_seconds: None,
-        diagnostic: Some(diagnostic),
-    }
-}
-
 /// Sends a review request to peer `runtime` and waits for its first answer, until
 /// `deadline` or `cancelled()`. The answer comes with its source (what answered behind
 /// the peer). Every failure is typed: a server down or a peer gone is `unavailable`, no
@@ -609,8 +647,26 @@ pub fn ask(
         }
         Err(e) => return Err(failure(FailureKind::Unavailable, e.to_string())),
     };
+    // Every exchange ends by the deadline: a server that accepts and never answers
+    // costs the consult no more than its own time.
+    let within = || {
+        let left = deadline.saturating_duration_since(Instant::now());
+        server
+            .clone()
+            .quick(left.clamp(Duration::from_millis(50), Duration::from_secs(5)))
+    };
+    let lost = |e: ClientError| match e {
+        ClientError::Unreachable { .. } if Instant::now() >= deadline => failure(
+            FailureKind::Timeout,
+            format!("peer {runtime} did not answer within the deadline ({e})"),
+        ),
+        ClientError::Refused { status: 409, .. } | ClientError::Unreachable { .. } => {
+            failure(FailureKind::Unavailable, e.to_string())
+        }
+        e => failure(FailureKind::Error, e.to_string()),
+    };
     let left = deadline.saturating_duration_since(Instant::now());
-    let submitted: Submitted = server
+    let submitted: Submitted = within()
         .post(
             &format!("{API}/requests"),
             &RequestBody {
@@ -620,17 +676,12 @@ pub fn ask(
                 deadline_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1),
             },
         )
-        .map_err(|e| match e {
-            ClientError::Refused { status: 409, .. } | ClientError::Unreachable { .. } => {
-                failure(FailureKind::Unavailable, e.to_string())
-            }
-            e => failure(FailureKind::Error, e.to_string()),
-        })?;
+        .map_err(lost)?;
     loop {
         if cancelled() {
             return Err(failure(
                 FailureKind::Cancelled,
-                "cancelled by a signal before the peer answered".into(),
+                "cancelled by a signal before the peer answered",
             ));
         }
         if Instant::now() >= deadline {
@@ -639,27 +690,21 @@ pub fn ask(
                 format!("peer {runtime} did not answer within the deadline"),
             ));
         }
-        let view: RequestView = server
+        let view: RequestView = within()
             .get(&format!("{API}/requests/{}", submitted.request))
-            .map_err(|e| match e {
-                ClientError::Unreachable { .. } => failure(FailureKind::Unavailable, e.to_string()),
-                e => failure(FailureKind::Error, e.to_string()),
-            })?;
+            .map_err(lost)?;
         match view.state {
             RequestState::Waiting => {}
             RequestState::Answered => {
-                let answer = view.answer.ok_or_else(|| {
-                    failure(FailureKind::Malformed, "answered without an answer".into())
-                })?;
+                let answer = view
+                    .answer
+                    .ok_or_else(|| failure(FailureKind::Malformed, "answered without an answer"))?;
                 let source = view.source.unwrap_or_else(|| format!("runtime:{runtime}"));
                 return Ok((answer, source));
             }
             RequestState::Failed => {
                 return Err(view.failure.unwrap_or_else(|| {
-                    failure(
-                        FailureKind::Error,
-                        "the peer failed without saying why".into(),
-                    )
+                    failure(FailureKind::Error, "the peer failed without saying why")
                 }));
             }
             RequestState::Expired => {

@@ -51,6 +51,10 @@ pub enum MeshError {
     Client(#[from] ClientError),
     #[error("this checkout's runtime ({runtime}) is not linked")]
     NotLinked { runtime: String },
+    #[error(
+        "this checkout's runtime ({runtime}) is already linked by `majordomus mesh link` (pid {pid}), which is running"
+    )]
+    AlreadyLinked { runtime: String, pid: u32 },
     #[error("--offers {offer}: a runtime offers {}", OFFERS.join(", "))]
     UnknownOffer { offer: String },
     #[error("{what}: {problem}")]
@@ -71,6 +75,7 @@ impl MeshError {
             MeshError::NoServer
                 | MeshError::Invalid { .. }
                 | MeshError::NotLinked { .. }
+                | MeshError::AlreadyLinked { .. }
                 | MeshError::Client(ClientError::Url { .. } | ClientError::Refused { .. })
         )
     }
@@ -90,6 +95,7 @@ impl MeshError {
                     _ => "mesh.refused",
                 }),
             MeshError::NotLinked { .. } => "mesh.linked",
+            MeshError::AlreadyLinked { .. } => "mesh.linked-once",
             MeshError::UnknownOffer { .. } => "mesh.offers",
             MeshError::Invalid { .. } => "mesh.answer-valid",
         }
@@ -116,6 +122,9 @@ impl MeshError {
                 (None, _) => "majordomus mesh status".to_owned(),
             },
             MeshError::NotLinked { .. } => "majordomus mesh link --offers reviews".to_owned(),
+            MeshError::AlreadyLinked { .. } => {
+                "majordomus mesh unlink (it stops the running link), then link again".to_owned()
+            }
             MeshError::UnknownOffer { .. } => "majordomus mesh link --offers reviews".to_owned(),
             MeshError::Invalid { .. } => {
                 "give the answer a conclusion (and a stance: supports, opposes, alternative or uncertain)".to_owned()

@@ -36,7 +36,7 @@ impl Registry {
             .register(op("reasoning.advisors", "reasoning advisors", "The advisor catalogue and each advisor's availability now.", reasoning::advisors))
             .register(op("reasoning.plan", "reasoning plan", "The dry run of a plan: which advisors a materiality and capabilities would get, and why the others not.", reasoning::plan))
             .register(op("reasoning.plan-assessment", "reasoning plan", "Plan a recorded assessment and store the plan: the advisors consult would ask, and why the others not.", reasoning::plan_assessment).writes().http("/api/v1/reasoning/plan"))
-            .register(op("reasoning.consult", "reasoning consult", "Plan an assessment and consult the selected advisors as child processes, under a deadline.", reasoning::consult).writes().open_world())
+            .register(op("reasoning.consult", "reasoning consult", "Plan an assessment and consult the selected advisors (child processes, mesh peers) under a deadline.", reasoning::consult).writes().open_world())
             .register(op("mesh.link", "mesh link", "Link this checkout's runtime to the mesh server (MAJORDOMUS_SERVER_URL), offering reviews, or renew its heartbeat.", crate::mesh::link).writes().idempotent().admin().open_world().http("/api/v1/runtime/link"))
             .register(op("mesh.unlink", "mesh unlink", "Unlink this checkout's runtime from the mesh server; requests waiting for it fail as unavailable.", crate::mesh::unlink).writes().idempotent().admin().open_world().http("/api/v1/runtime/unlink"))
             .register(op("mesh.status", "mesh status", "The mesh server, its linked runtimes and what they offer, and this checkout's link.", crate::mesh::status).open_world().http("/api/v1/runtime/status"))

@@ -7,14 +7,14 @@
 
 use std::sync::Arc;
 
-use crate::process::run_command;
+use crate::process::{cancelled_failure, failure, run_command};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Written, make_plan, refusal, store, work};
+use super::{Written, make_plan, refusal, store};
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::reasoning::record::FailureKind;
@@ -54,7 +54,7 @@ pub struct ConsultOutcome {
 
 /// `majordomus reasoning consult --assessment <id>`.
 pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Error> {
-    let work = work(ctx, request.task.as_deref())?;
+    let work = super::work_of(ctx, request.task.as_deref(), &request.assessment)?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let roster = super::roster(ctx)?;
     let catalogue = &roster.advisors;
@@ -291,21 +291,6 @@ fn write_value(ctx: &Ctx, work: &super::Work, value: &serde_json::Value) -> Resu
     let accepted =
         validate::validate(value, validate::Author::Consult, &context).map_err(refusal)?;
     store(ctx, accepted)
-}
-
-fn failure(kind: FailureKind, diagnostic: impl Into<String>) -> Failure {
-    Failure {
-        kind,
-        retry_after_seconds: None,
-        diagnostic: Some(diagnostic.into()),
-    }
-}
-
-fn cancelled_failure() -> Failure {
-    failure(
-        FailureKind::Cancelled,
-        "cancelled by a signal before it answered (a process advisor's group is killed)",
-    )
 }
 
 /// The `fixture` adapter: plays `$MAJORDOMUS_ADVISOR_FIXTURES/<id>.json` (an answer or a

@@ -59,6 +59,35 @@ pub(crate) fn work(ctx: &Ctx, task: Option<&str>) -> Result<Work, Error> {
     })
 }
 
+/// The work an assessment's plan and consultations go to: `--task`, else the active task
+/// or open episode when the assessment is there, else the folder of the task or episode
+/// that recorded it (a session that ended, a task finished): an assessment is found
+/// wherever this checkout recorded it.
+pub(crate) fn work_of(ctx: &Ctx, task: Option<&str>, assessment: &str) -> Result<Work, Error> {
+    let here = work(ctx, task);
+    if task.is_some() {
+        return here;
+    }
+    let found_here = match &here {
+        Ok(w) => crate::store::reasoning::read_folder(&ctx.layout, &w.folder)?
+            .iter()
+            .any(|r| r.id == assessment),
+        Err(Error::Refused(Refusal::NoOpenEpisode)) => false,
+        Err(_) => return here,
+    };
+    if found_here {
+        return here;
+    }
+    let all = crate::store::reasoning::read_all(&ctx.layout)?;
+    match all.iter().find(|r| r.id == assessment) {
+        Some(r) => Ok(Work {
+            folder: r.task.clone(),
+            episode: ctx.episode()?.map(|e| e.id),
+        }),
+        None => here,
+    }
+}
+
 /// Refuses a `--task` that is neither a task id nor `_episode-<episode id>` (`id.shape`),
 /// and one this checkout never started: a task no `task.started` line of this ledger
 /// names (`task.known`), an episode no `session.opened` line names (`knowledge.episode`).
@@ -616,7 +645,7 @@ pub(crate) fn make_plan(
 /// `majordomus reasoning plan --assessment`: plans a recorded assessment and stores the
 /// plan.
 pub fn plan_assessment(ctx: &Ctx, request: PlanAssessmentRequest) -> Result<Planned, Error> {
-    let work = work(ctx, request.task.as_deref())?;
+    let work = work_of(ctx, request.task.as_deref(), &request.assessment)?;
     let records = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
     let roster = roster(ctx)?;
     let written = make_plan(ctx, &work, &records, &request.assessment, &roster.advisors)?;

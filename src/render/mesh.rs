@@ -99,8 +99,12 @@ impl Report for MeshStatus {
             out,
             "this      {} ({})",
             self.runtime,
-            match &self.link {
-                Some(link) => format!(
+            match (&self.link, self.holder_running) {
+                (Some(link), Some(false)) => format!(
+                    "link recorded, but its `majordomus mesh link` (pid {}) is not running: no heartbeat; link again, or majordomus mesh unlink",
+                    link.holder.unwrap_or_default()
+                ),
+                (Some(link), _) => format!(
                     "linked, offers {}, answers {}",
                     link.offers.join(", "),
                     match &link.answer_with {
@@ -108,7 +112,7 @@ impl Report for MeshStatus {
                         None => "through its agent".to_owned(),
                     }
                 ),
-                None => "not linked".to_owned(),
+                (None, _) => "not linked".to_owned(),
             }
         );
         if let Some(window) = self.window_seconds {
@@ -157,7 +161,7 @@ impl Report for MeshRequests {
             );
         }
         let mut out = format!(
-            "{} review request(s) wait for runtime {}; answer each with majordomus_mesh_answer (CLI: majordomus mesh answer <request> --conclusion ...)\n",
+            "{} review request(s) wait for runtime {}. Answer each with the majordomus_mesh_answer tool: the JSON object a question asks for is that tool's arguments (conclusion, stance, assumptions, risks, actions, falsifiers, confidence), with the request's id (CLI: majordomus mesh answer <request> --conclusion ...)\n",
             self.waiting.requests.len(),
             self.waiting.runtime
         );

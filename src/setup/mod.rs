@@ -467,7 +467,9 @@ pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
     let needs_user = if request.remove {
         Vec::new()
     } else {
-        user_steps(request.client, root, unasked.is_empty())
+        // Claude Code keys a linked worktree's trust by its main work tree.
+        let trusted = ctx.repo.main_worktree();
+        user_steps(request.client, root, trusted.as_deref(), unasked.is_empty())
     };
     Ok(SetupReport {
         client: request.client,
@@ -480,7 +482,7 @@ pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
 
 /// What only the user can do for `client` wired in `root`; `asks` when no tool may be
 /// called unasked (`--no-permissions`).
-fn user_steps(client: Client, root: &Path, asks: bool) -> Vec<UserStep> {
+fn user_steps(client: Client, root: &Path, main: Option<&Path>, asks: bool) -> Vec<UserStep> {
     let step = |what: &str, how: String| UserStep {
         what: what.to_owned(),
         how,
@@ -504,10 +506,16 @@ fn user_steps(client: Client, root: &Path, asks: bool) -> Vec<UserStep> {
             } else {
                 steps.push(step(
                     "Claude Code ignores the permissions.allow of .claude/settings.json until you trusted the workspace (until then it asks before each majordomus tool call, and refuses them to `claude -p`)",
-                    format!(
-                        "run `claude` here once and accept the trust dialog, or set `projects[{}].hasTrustDialogAccepted` to true in ~/.claude.json",
-                        quoted(&root.display().to_string())
-                    ),
+                    match main {
+                        Some(main) => format!(
+                            "run `claude` here once and accept the trust dialog, or set `projects[{}].hasTrustDialogAccepted` to true in ~/.claude.json (Claude Code keys a linked worktree's trust by its main work tree)",
+                            quoted(&main.display().to_string())
+                        ),
+                        None => format!(
+                            "run `claude` here once and accept the trust dialog, or set `projects[{}].hasTrustDialogAccepted` to true in ~/.claude.json",
+                            quoted(&root.display().to_string())
+                        ),
+                    },
                 ));
             }
         }

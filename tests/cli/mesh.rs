@@ -236,6 +236,27 @@ fn assess(repo: &TestRepo, env: &[(&'static str, String)], materiality: &str) ->
     written["id"].as_str().expect("id").to_owned()
 }
 
+/// `reasoning consult` of `assessment` (30 s for every advisor), its JSON.
+fn consult(asker: &TestRepo, env: &[(&'static str, String)], assessment: &str) -> Value {
+    asker
+        .run_env(
+            &[
+                "reasoning",
+                "consult",
+                "--assessment",
+                assessment,
+                "--timeout",
+                "30",
+                "--format",
+                "json",
+            ],
+            &env_refs(env),
+            "",
+        )
+        .success()
+        .json()
+}
+
 fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
@@ -280,23 +301,7 @@ fn a_linked_runtime_is_an_advisor_a_plan_selects_and_its_answer_is_a_consultatio
 
     // A code-review plan selects it; consult sends the request and records the answer.
     let assessment = assess(&asker, &env, "material");
-    let consulted = asker
-        .run_env(
-            &[
-                "reasoning",
-                "consult",
-                "--assessment",
-                &assessment,
-                "--timeout",
-                "30",
-                "--format",
-                "json",
-            ],
-            &env_refs(&env),
-            "",
-        )
-        .success()
-        .json();
+    let consulted = consult(&asker, &env, &assessment);
     assert_eq!(consulted["plan"]["selected"], json!([b]));
     let c = &consulted["consultations"][0];
     assert_eq!(
@@ -354,23 +359,7 @@ fn two_peers_behind_one_model_are_one_review_and_explain_shows_each_source() {
         ],
     );
     let assessment = assess(&asker, &env, "high");
-    let consulted = asker
-        .run_env(
-            &[
-                "reasoning",
-                "consult",
-                "--assessment",
-                &assessment,
-                "--timeout",
-                "30",
-                "--format",
-                "json",
-            ],
-            &env_refs(&env),
-            "",
-        )
-        .success()
-        .json();
+    let consulted = consult(&asker, &env, &assessment);
     let ids: Vec<String> = consulted["consultations"]
         .as_array()
         .unwrap()
@@ -890,4 +879,109 @@ fn a_team_address_serves_the_mesh_routes_only_and_always_asks_the_token() {
         "",
     )
     .success();
+}
+
+#[test]
+fn a_consult_after_the_session_ended_finds_its_assessment() {
+    let asker = asker();
+    let peer = TestRepo::initialised();
+    let server = Server::start(&asker, 30);
+    let env = server.env();
+    let _b = link(
+        &peer,
+        &server,
+        &["--answer-with", &reviewer(&peer, "supports", 0)],
+    );
+    let assessment = assess(&asker, &env, "material");
+    asker
+        .run_env(&["session", "close"], &env_refs(&env), "")
+        .success();
+    let consulted = consult(&asker, &env, &assessment);
+    assert_eq!(
+        consulted["consultations"][0]["status"], "completed",
+        "{consulted}"
+    );
+    let folder = consulted["plan"]["task"].as_str().unwrap();
+    assert!(folder.starts_with("_episode-"), "{consulted}");
+    assert!(
+        consulted["plan"]["path"].as_str().unwrap().contains(folder),
+        "the plan is beside its assessment: {consulted}"
+    );
+}
+
+#[test]
+fn one_link_per_checkout_and_status_says_when_its_process_is_gone() {
+    let repo = TestRepo::initialised();
+    let server = Server::start(&repo, 30);
+    let env = server.env();
+    let first = link(&repo, &server, &[]);
+    let second = repo.run_env(
+        &["mesh", "link", "--offers", "reviews", "--format", "json"],
+        &env_refs(&env),
+        "",
+    );
+    second.json_error(3, "mesh.linked-once");
+    repo.run_env(
+        &[
+            "mesh", "link", "--offers", "reviews", "--once", "--format", "json",
+        ],
+        &env_refs(&env),
+        "",
+    )
+    .json_error(3, "mesh.linked-once");
+    // Killed: no unlink; status says the link's process is gone.
+    drop(first);
+    let status = repo.run_env(&["mesh", "status"], &env_refs(&env), "");
+    assert!(
+        status.stdout().contains("is not running: no heartbeat"),
+        "{status}"
+    );
+    // And a new link is accepted.
+    repo.run_env(
+        &["mesh", "link", "--offers", "reviews", "--once"],
+        &env_refs(&env),
+        "",
+    )
+    .success();
+}
+
+#[test]
+fn a_server_that_accepts_and_never_answers_holds_up_no_plan() {
+    let asker = asker();
+    // The kernel accepts connections into the backlog; nobody ever answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let env = [
+        (
+            "MAJORDOMUS_SERVER_URL",
+            format!("http://{}", silent.local_addr().unwrap()),
+        ),
+        (
+            "MAJORDOMUS_SERVER_TOKEN",
+            "0123456789abcdef0123456789abcdef".to_owned(),
+        ),
+        ("MAJORDOMUS_ADVISORS_DISABLE", CATALOGUE_OFF.to_owned()),
+    ];
+    let started = Instant::now();
+    let plan = asker
+        .run_env(
+            &[
+                "reasoning",
+                "plan",
+                "--materiality",
+                "material",
+                "--format",
+                "json",
+            ],
+            &env_refs(&env),
+            "",
+        )
+        .success()
+        .json();
+    assert!(plan["decision"]["local_review"].is_object(), "{plan}");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(silent);
 }

@@ -876,3 +876,19 @@ fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
         "{result:#}"
     );
 }
+
+#[test]
+fn in_a_linked_worktree_claude_codes_trust_is_named_by_the_main_work_tree() {
+    let repo = TestRepo::initialised();
+    repo.git(&["worktree", "add", "-q", "../linked", "-b", "linked"]);
+    let linked = repo.root().parent().expect("a parent").join("linked");
+    let run = repo.run_in(&linked, &["setup", "claude-code"]).success();
+    let main = repo.root().canonicalize().expect("the main work tree");
+    assert!(
+        run.stdout().contains(&format!(
+            "set `projects[\"{}\"].hasTrustDialogAccepted` to true in ~/.claude.json (Claude Code keys a linked worktree's trust by its main work tree)",
+            main.display()
+        )),
+        "{run}"
+    );
+}

@@ -287,6 +287,20 @@ pub fn assess(
         }
         present.push(format!("{variable} set"));
     }
+    // A mesh peer's presence is its live heartbeat, observed now: an `unavailable` exchange
+    // (the server down, the peer unlinked mid-request) says nothing about the peer that is
+    // live again, so it does not count against it. Timeouts and errors still do.
+    let kept: Vec<Exchange>;
+    let history = if mesh {
+        kept = history
+            .iter()
+            .copied()
+            .filter(|e| e.status != ConsultationStatus::Unavailable)
+            .collect();
+        &kept[..]
+    } else {
+        history
+    };
     circuit(history, conditions).unwrap_or_else(|| status(Status::Available, present.join(", ")))
 }
 
@@ -518,6 +532,38 @@ mod tests {
             &[],
         );
         assert_eq!(a.status, Status::Available);
+    }
+
+    #[test]
+    fn a_mesh_peer_is_not_held_to_unavailable_exchanges_but_to_timeouts() {
+        let disabled = Disabled::default();
+        let conditions = Conditions {
+            mode: ReasoningMode::Standard,
+            disabled: &disabled,
+            cooldown_override: None,
+            now: at(2),
+        };
+        let peer = advisor(Adapter::Mesh, false, None);
+        let down = [exchange(0, Unavailable), exchange(1, Unavailable)];
+        assert_eq!(
+            assess(&peer, Presence::default(), &conditions, &down).status,
+            Status::Available
+        );
+        let slow = [exchange(0, Timeout), exchange(1, Timeout)];
+        assert_eq!(
+            assess(&peer, Presence::default(), &conditions, &slow).status,
+            failed_until(11)
+        );
+        // `mesh` in the disable list leaves every peer out.
+        let off = Disabled::parse(Some("mesh"));
+        let conditions = Conditions {
+            disabled: &off,
+            ..conditions
+        };
+        assert_eq!(
+            assess(&peer, Presence::default(), &conditions, &[]).status,
+            Status::Disabled
+        );
     }
 
     #[test]

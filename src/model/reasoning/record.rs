@@ -649,12 +649,11 @@ impl Conclusion {
     pub fn from_input(
         input: ConclusionInput,
         mut reviewed_by: Vec<String>,
-        mut sources: Vec<String>,
+        reviews: Vec<(String, String)>,
     ) -> Conclusion {
         reviewed_by.sort();
         reviewed_by.dedup();
-        sources.sort();
-        sources.dedup();
+        let independent = independent_reviews(&reviews);
         Conclusion {
             assessment: input.assessment,
             decision: input.decision,
@@ -665,9 +664,75 @@ impl Conclusion {
             risks: input.risks,
             validation_plan: input.validation_plan,
             supersedes: input.supersedes,
-            independent_review_count: sources.len(),
+            independent_review_count: independent,
             reviewed_by,
         }
+    }
+}
+
+/// How many independent reviews `(advisor, source)` pairs are: two reviews are one when
+/// they share an advisor (one runtime answering twice, under two sources) or a source (two
+/// peers behind one adapter and model), and so on transitively: the number of groups.
+pub fn independent_reviews(reviews: &[(String, String)]) -> usize {
+    let mut group: Vec<usize> = (0..reviews.len()).collect();
+    fn root(group: &mut [usize], mut i: usize) -> usize {
+        while group[i] != i {
+            group[i] = group[group[i]];
+            i = group[i];
+        }
+        i
+    }
+    for i in 0..reviews.len() {
+        for j in 0..i {
+            if reviews[i].0 == reviews[j].0 || reviews[i].1 == reviews[j].1 {
+                let (a, b) = (root(&mut group, i), root(&mut group, j));
+                group[a] = b;
+            }
+        }
+    }
+    (0..reviews.len())
+        .filter(|&i| root(&mut group, i) == i)
+        .count()
+}
+
+#[cfg(test)]
+mod review_count_tests {
+    use super::independent_reviews;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(a, s)| ((*a).to_owned(), (*s).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn reviews_are_counted_by_advisor_and_source_together() {
+        assert_eq!(independent_reviews(&[]), 0);
+        // Two catalogue advisors: two.
+        assert_eq!(
+            independent_reviews(&pairs(&[("a", "advisor:a"), ("b", "advisor:b")])),
+            2
+        );
+        // Two peers behind one model: one.
+        assert_eq!(
+            independent_reviews(&pairs(&[("p", "source:m"), ("q", "source:m")])),
+            1
+        );
+        // One peer answering twice under two sources: one.
+        assert_eq!(
+            independent_reviews(&pairs(&[("p", "source:m"), ("p", "source:n")])),
+            1
+        );
+        // Chained: p~q by source, q~r by advisor... and s alone.
+        assert_eq!(
+            independent_reviews(&pairs(&[
+                ("p", "source:m"),
+                ("q", "source:m"),
+                ("q", "source:n"),
+                ("s", "source:o"),
+            ])),
+            2
+        );
     }
 }
 

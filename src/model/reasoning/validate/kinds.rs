@@ -348,7 +348,7 @@ pub(super) fn conclusion(
         }
         if consulted.status == ConsultationStatus::Completed {
             reviewed_by.push(consulted.advisor.clone());
-            sources.push(consulted.counted_source());
+            sources.push((consulted.advisor.clone(), consulted.counted_source()));
         }
     }
     if assessment.materiality.is_material() {
