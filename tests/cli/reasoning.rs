@@ -1499,4 +1499,21 @@ fn review_is_recorded_not_claimed_is_a_rule_doctor_runs() {
         )),
         "{finding}"
     );
+    // A count alone, with no name behind it.
+    stored["reviewed_by"] = json!([]);
+    stored["independent_review_count"] = json!(1);
+    b.repo.write(&path, &stored.to_string());
+    let report = b
+        .run(&["--format", "json", "doctor"], "")
+        .expect_code(10)
+        .json();
+    let rule = crate::doctor::rule(&report, "project.review-is-recorded-not-claimed");
+    assert!(
+        rule["findings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with(
+                "claims 1 independent review(s), but the completed consultations it cites are 0"
+            )),
+        "{rule}"
+    );
 }

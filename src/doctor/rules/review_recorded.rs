@@ -120,7 +120,7 @@ fn probes() -> Vec<(&'static str, Value, &'static str)> {
 
 /// Each stored conclusion that claims more review than the completed consultations it
 /// cites: a `reviewed_by` name no such consultation's advisor carries, more names than
-/// their advisors, or a count above their distinct sources (what the writer counts).
+/// their advisors, or a count above what the writer counts them as.
 /// Counting fewer is never a claim.
 fn overclaims(records: &[StoredRecord]) -> Vec<(&StoredRecord, String)> {
     let mut out = Vec::new();
@@ -138,7 +138,12 @@ fn overclaims(records: &[StoredRecord]) -> Vec<(&StoredRecord, String)> {
             })
             .collect();
         let advisors: BTreeSet<&str> = completed.iter().map(|k| k.advisor.as_str()).collect();
-        let sources: BTreeSet<String> = completed.iter().map(|k| k.counted_source()).collect();
+        // What the writer counts, by the writer's own function.
+        let reviews: Vec<(String, String)> = completed
+            .iter()
+            .map(|k| (k.advisor.clone(), k.counted_source()))
+            .collect();
+        let independent = crate::model::reasoning::record::independent_reviews(&reviews);
         if let Some(name) = c
             .reviewed_by
             .iter()
@@ -151,15 +156,12 @@ fn overclaims(records: &[StoredRecord]) -> Vec<(&StoredRecord, String)> {
                     record.id
                 ),
             ));
-        } else if c.independent_review_count > sources.len() || c.reviewed_by.len() > advisors.len()
-        {
+        } else if c.independent_review_count > independent || c.reviewed_by.len() > advisors.len() {
             out.push((
                 record,
                 format!(
-                    "conclusion {} claims {} independent review(s), but the completed consultations it cites come from {} source(s)",
-                    record.id,
-                    c.independent_review_count,
-                    sources.len()
+                    "conclusion {} claims {} independent review(s), but the completed consultations it cites are {independent}",
+                    record.id, c.independent_review_count,
                 ),
             ));
         }
