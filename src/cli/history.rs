@@ -13,12 +13,14 @@ use crate::{Ctx, Error};
 ///   majordomus history --event decision.recorded
 ///   majordomus history --session 20261130T101500Z-1a2b3c --since 2026-11-30
 ///   majordomus history --event decision.recorded --all-worktrees
+///   majordomus history --event session.closed --event knowledge.derived
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct HistoryArgs {
-    /// Only lines of this event (e.g. decision.recorded, question.asked).
+    /// Only lines of this event (e.g. decision.recorded); repeat it for lines of any of
+    /// several events (--event session.closed --event knowledge.derived).
     #[arg(long, value_name = "EVENT")]
-    pub event: Option<String>,
+    pub event: Vec<String>,
     /// Only lines stamped with this episode id.
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,

@@ -77,22 +77,27 @@ pub enum MeshCommand {
     /// Answer a review request waiting for this runtime; the first answer counts.
     ///
     /// Example:
-    ///   majordomus mesh answer 3f0c9a1d --conclusion "Use the merge record" --stance opposes
+    ///   majordomus mesh answer 3f0c9a1d5e7b2c4a8f6e1d3b5a7c9e0f --conclusion "Use the merge record" --stance opposes
     #[command(verbatim_doc_comment)]
     Answer {
         /// The request's id, as mesh requests lists it.
         request: String,
+        /// Your answer in one paragraph.
         #[arg(long)]
         conclusion: String,
         /// supports, opposes, alternative or uncertain (relative to the asker's hypothesis).
         #[arg(long, value_parser = parse_stance)]
         stance: Option<crate::model::reasoning::record::Stance>,
+        /// An assumption the hypothesis rests on (repeatable).
         #[arg(long = "assumption", value_name = "TEXT")]
         assumptions: Vec<String>,
+        /// A risk (repeatable).
         #[arg(long = "risk", value_name = "TEXT")]
         risks: Vec<String>,
+        /// An action to take (repeatable).
         #[arg(long = "action", value_name = "TEXT")]
         actions: Vec<String>,
+        /// An experiment whose result would falsify the hypothesis (repeatable).
         #[arg(long = "falsifier", value_name = "TEXT")]
         falsifiers: Vec<String>,
         /// low, medium or high.

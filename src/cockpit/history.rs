@@ -15,7 +15,7 @@ use crate::model::Event;
 pub async fn page(State(state): State<AppState>, uri: Uri) -> Result<Page, PageError> {
     let pairs = query(uri.query());
     let request = HistoryRequest {
-        event: param(&pairs, "event"),
+        event: param(&pairs, "event").into_iter().collect(),
         session: param(&pairs, "session"),
         since: param(&pairs, "since"),
         ..HistoryRequest::default()
@@ -117,7 +117,7 @@ fn filters(request: &HistoryRequest) -> String {
     let mut events = String::from("<option value=\"\">every event</option>");
     for event in Event::ALL {
         let name = event.name();
-        let selected = if request.event.as_deref() == Some(name) {
+        let selected = if request.event.iter().any(|e| e == name) {
             " selected"
         } else {
             ""

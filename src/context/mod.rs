@@ -47,6 +47,9 @@ pub struct RepositoryContext {
     pub intents: Vec<String>,
     /// The open episode's active task and what it serves, derived now.
     pub intent: Option<ActiveIntent>,
+    /// The task starts this ledger asked the binding about, and how many it refused, by
+    /// whether they named any work (seed 003's number to watch).
+    pub refused_starts: crate::model::intent::refused::RefusedShare,
     pub text: String,
 }
 
@@ -218,12 +221,17 @@ pub fn context(ctx: &Ctx, _request: ContextRequest) -> Result<RepositoryContext,
     } else {
         let _ = writeln!(text, "- declared: {}", intents.join(", "));
     }
+    let refused_starts = crate::intent::refused_share(ctx)?;
+    if let Some(line) = refused_starts.summary() {
+        let _ = writeln!(text, "- {line}");
+    }
     Ok(RepositoryContext {
         briefing,
         reasoning,
         knowledge,
         intents,
         intent,
+        refused_starts,
         text,
     })
 }

@@ -42,8 +42,48 @@ pub struct EnvReport {
     pub clock_pinned: bool,
     /// The reasoning mode and each advisor's availability, on one line.
     pub advisors: Option<String>,
+    /// The same, structured: the mode and where it came from, each advisor's status, and
+    /// the capacity of each capability (absent when not initialised or unreadable; the
+    /// line then says why).
+    pub reasoning: Option<EnvReasoning>,
     /// How git reaches majordomus from each of its hooks here.
     pub hooks: crate::hooks::HooksState,
+}
+
+/// The reasoning state `env` reports: what `reasoning advisors` says, without the
+/// catalogue's entries.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EnvReasoning {
+    pub mode: crate::model::reasoning::plan::ResolvedMode,
+    /// Where the catalogue came from.
+    pub catalogue: String,
+    /// Each advisor's status now, in catalogue order.
+    pub advisors: Vec<crate::model::reasoning::availability::AdvisorAvailability>,
+    pub capacity: Vec<crate::reasoning::Capacity>,
+    /// The mesh server, when `MAJORDOMUS_SERVER_URL` names one (docs/MESH.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<crate::reasoning::MeshSummary>,
+}
+
+impl From<crate::reasoning::Advisors> for EnvReasoning {
+    fn from(a: crate::reasoning::Advisors) -> EnvReasoning {
+        EnvReasoning {
+            mode: a.mode,
+            catalogue: a.catalogue,
+            advisors: a
+                .advisors
+                .into_iter()
+                .map(
+                    |e| crate::model::reasoning::availability::AdvisorAvailability {
+                        advisor: e.advisor.id,
+                        availability: e.availability,
+                    },
+                )
+                .collect(),
+            capacity: a.capacity,
+            mesh: a.mesh,
+        }
+    }
 }
 
 pub fn env(ctx: &Ctx, _request: EnvRequest) -> Result<EnvReport, Error> {
@@ -56,12 +96,17 @@ pub fn env(ctx: &Ctx, _request: EnvRequest) -> Result<EnvReport, Error> {
     let initialised = ctx.layout.is_initialised();
     let episode = if initialised { ctx.episode()? } else { None };
     let ledger = ctx.ledger();
-    let advisors = initialised.then(|| match crate::reasoning::advisors_line(ctx) {
-        Ok(line) => line,
-        Err(e) => format!("unreadable: {e}"),
-    });
+    let (advisors, reasoning) = if initialised {
+        match crate::reasoning::advisors(ctx, crate::reasoning::AdvisorsRequest {}) {
+            Ok(a) => (Some(a.line()), Some(EnvReasoning::from(a))),
+            Err(e) => (Some(format!("unreadable: {e}")), None),
+        }
+    } else {
+        (None, None)
+    };
     Ok(EnvReport {
         advisors,
+        reasoning,
         hooks: crate::hooks::reach(ctx),
         versions: Versions {
             majordomus: env!("CARGO_PKG_VERSION"),

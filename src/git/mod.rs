@@ -131,4 +131,19 @@ impl Repo {
     pub fn workdir(&self) -> &Path {
         &self.workdir
     }
+
+    /// The person git says is acting here, `Name <email>`: the author identity gix reads
+    /// from git's configuration (`user.name`, `user.email`, `author.*`) and environment
+    /// (`GIT_AUTHOR_NAME`, `GIT_AUTHOR_EMAIL`). `None` when neither is configured.
+    pub fn user_identity(&self) -> Option<String> {
+        let author = self.repo.author()?.ok()?;
+        let name = author.name.to_string();
+        let email = author.email.to_string();
+        match (name.trim(), email.trim()) {
+            ("", "") => None,
+            (name, "") => Some(name.to_owned()),
+            ("", email) => Some(format!("<{email}>")),
+            (name, email) => Some(format!("{name} <{email}>")),
+        }
+    }
 }

@@ -18,10 +18,10 @@ use crate::store::ledger::Skipped;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryRequest {
-    /// Only lines of this event (e.g. `decision.recorded`).
-    #[serde(default)]
-    #[schemars(schema_with = "crate::model::event::name_schema")]
-    pub event: Option<String>,
+    /// Only lines of this event, or of any of a list (e.g. `decision.recorded`).
+    #[serde(default, deserialize_with = "one_or_many")]
+    #[schemars(schema_with = "event_names_schema")]
+    pub event: Vec<String>,
     /// Only lines stamped with this episode id.
     #[serde(default)]
     pub session: Option<String>,
@@ -33,6 +33,28 @@ pub struct HistoryRequest {
     /// with the same filters.
     #[serde(default)]
     pub all_worktrees: bool,
+}
+
+/// `event` as a caller gives it: absent or `null`, one name, or a list of names.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Names {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<Names>::deserialize(d)? {
+        None => Vec::new(),
+        Some(Names::One(name)) => vec![name],
+        Some(Names::Many(names)) => names,
+    })
+}
+
+/// The schema of `event`: a list of event names (one name alone, as earlier callers send
+/// it, is still read as a list of one).
+fn event_names_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<serde_json::Value> = Event::ALL.iter().map(|e| e.name().into()).collect();
+    schemars::json_schema!({"type": ["array", "null"], "items": {"enum": names}})
 }
 
 /// Another worktree's ledger lines, as `history --all-worktrees` reads them.
@@ -99,14 +121,15 @@ pub struct History {
 /// The lines matching every given filter, oldest first: looked up in the ledger index when
 /// filtered, read in one pass when not.
 pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
-    let event = match &filter.event {
-        Some(name) => Some(
-            Event::from_name(name).ok_or_else(|| UsageError::UnknownEvent {
-                value: name.clone(),
-            })?,
-        ),
-        None => None,
-    };
+    let mut events = Vec::new();
+    for name in &filter.event {
+        let event = Event::from_name(name).ok_or_else(|| UsageError::UnknownEvent {
+            value: name.clone(),
+        })?;
+        if !events.contains(&event) {
+            events.push(event);
+        }
+    }
     let since = match &filter.since {
         Some(text) => {
             Some(
@@ -123,10 +146,10 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         crate::error::Refusal::check_id(crate::model::ids::IdKind::Episode, session)?;
     }
     let index = ctx.index()?;
-    let unfiltered = event.is_none() && filter.session.is_none() && since.is_none();
-    let query = LineQuery {
+    let unfiltered = events.is_empty() && filter.session.is_none() && since.is_none();
+    let query = Query {
         session: filter.session.as_deref(),
-        event,
+        events: &events,
         since,
     };
     let (own, skipped) = if unfiltered {
@@ -134,7 +157,7 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         let skipped = ctx.ledger().scan(0, |line| lines.push(line))?;
         (lines, skipped)
     } else {
-        (index.lines(&query)?, index.skipped()?.lines)
+        (query.lines(&index)?, index.skipped()?.lines)
     };
     let mut lines: Vec<HistoryLine> = own
         .into_iter()
@@ -151,7 +174,7 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         let theirs = if unfiltered {
             crate::journal::read_all(ctx, journal)?
         } else {
-            journal.index(ctx)?.lines(&query)?
+            query.lines(&journal.index(ctx)?)?
         };
         writers.push(journal.writer.clone());
         lines.extend(theirs.into_iter().map(|line| HistoryLine {
@@ -171,7 +194,7 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         before: last.before.clone(),
     });
     let worktrees = if filter.all_worktrees {
-        elsewhere(ctx, event, filter.session.as_deref(), since)
+        elsewhere(ctx, &events, filter.session.as_deref(), since)
     } else {
         Vec::new()
     };
@@ -184,6 +207,35 @@ pub fn history(ctx: &Ctx, filter: HistoryRequest) -> Result<History, Error> {
         writers,
         journal_findings: journals.findings,
     })
+}
+
+/// The filters of one read: every one given must match; `events` matches a line of any of
+/// them.
+struct Query<'a> {
+    session: Option<&'a str>,
+    events: &'a [Event],
+    since: Option<time::OffsetDateTime>,
+}
+
+impl Query<'_> {
+    /// The lines of one ledger matching the query, oldest first: one index lookup per
+    /// event, merged in ledger order.
+    fn lines(&self, index: &crate::store::index::LedgerIndex) -> Result<Vec<LedgerLine>, Error> {
+        let query = |event| LineQuery {
+            session: self.session,
+            event,
+            since: self.since,
+        };
+        if self.events.len() <= 1 {
+            return Ok(index.lines(&query(self.events.first().copied()))?);
+        }
+        let mut lines = Vec::new();
+        for event in self.events {
+            lines.extend(index.lines(&query(Some(*event)))?);
+        }
+        lines.sort_by_key(|l| l.seq);
+        Ok(lines)
+    }
 }
 
 /// Orders merged lines by time, then writer (this checkout's own first), then seq, and
@@ -212,7 +264,7 @@ fn merge(lines: &mut Vec<HistoryLine>) {
 /// worktree's index is its own, never written from here).
 fn elsewhere(
     ctx: &Ctx,
-    event: Option<Event>,
+    events: &[Event],
     session: Option<&str>,
     since: Option<time::OffsetDateTime>,
 ) -> Vec<WorktreeHistory> {
@@ -245,7 +297,7 @@ fn elsewhere(
             );
             let mut lines = Vec::new();
             match ledger.scan(0, |line| {
-                let keep = event.is_none_or(|e| line.event == e)
+                let keep = (events.is_empty() || events.contains(&line.event))
                     && session.is_none_or(|s| line.session.as_deref() == Some(s))
                     && since.is_none_or(|since| {
                         crate::model::time::parse(&line.ts).is_some_and(|at| at >= since)

@@ -50,6 +50,38 @@ impl BindingAsk {
             || self.exempt.is_some()
             || self.because.is_some()
     }
+
+    /// What it names, as `task.started` and `task.refused` record it: `issue`, `intent`,
+    /// `scope`, `exempt` (empty: nothing).
+    pub fn named(&self) -> Vec<String> {
+        [
+            ("issue", self.issue.is_some()),
+            ("intent", self.intent.is_some()),
+            ("scope", !self.scope.is_empty()),
+            ("exempt", self.exempt.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, given)| *given)
+        .map(|(name, _)| name.to_owned())
+        .collect()
+    }
+}
+
+/// The refused share of the task starts this ledger asked the binding about (seed 003's
+/// number to watch; docs/INTENTS.md, "The refused share").
+pub fn refused_share(ctx: &Ctx) -> Result<crate::model::intent::refused::RefusedShare, Error> {
+    let index = ctx.index()?;
+    let mut lines = Vec::new();
+    for event in [
+        crate::model::Event::TaskStarted,
+        crate::model::Event::TaskRefused,
+    ] {
+        lines.extend(index.lines(&crate::store::index::LineQuery {
+            event: Some(event),
+            ..Default::default()
+        })?);
+    }
+    Ok(crate::model::intent::refused::RefusedShare::of(&lines))
 }
 
 /// Asks the binding now: the plan read strictly, the blob ids at HEAD of the evidence it
@@ -196,6 +228,9 @@ pub struct ValidateRequest {}
 pub struct IntentValidation {
     pub intents: usize,
     pub findings: Vec<Finding>,
+    /// The task starts this ledger asked the binding about, and how many it refused, by
+    /// whether they named any work (information, never a finding).
+    pub refused_starts: crate::model::intent::refused::RefusedShare,
 }
 
 impl IntentValidation {
@@ -226,6 +261,7 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
             return Ok(IntentValidation {
                 intents: 0,
                 findings,
+                refused_starts: refused_share(ctx)?,
             });
         }
         PlanInput::Unreadable(errors) => {
@@ -244,6 +280,7 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
             return Ok(IntentValidation {
                 intents: 0,
                 findings,
+                refused_starts: refused_share(ctx)?,
             });
         }
         PlanInput::Plan(plan) => plan,
@@ -312,5 +349,6 @@ pub fn validate(ctx: &Ctx, _request: ValidateRequest) -> Result<IntentValidation
     Ok(IntentValidation {
         intents: plan.intents.len(),
         findings,
+        refused_starts: refused_share(ctx)?,
     })
 }

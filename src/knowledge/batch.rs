@@ -121,6 +121,10 @@ pub struct Reviewed {
     /// What `knowledge check` says about the promoted records (they are promoted).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Finding>,
+    /// With no episode open and something promoted: who each `knowledge.promoted` line
+    /// says promoted it (git's author identity, `unknown` when git configures none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub promoted_by: Option<String>,
 }
 
 /// One record to decide, read and checked before anything is written.
@@ -351,6 +355,11 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
 
     // Everything is checked: write.
     let session = ctx.episode()?.map(|e| e.id);
+    let promoted_by = if planned_promotes.is_empty() {
+        None
+    } else {
+        super::review::promoter(ctx, session.as_deref())
+    };
     let mut known_refs = None;
     let mut promoted = Vec::new();
     for p in planned_promotes {
@@ -388,6 +397,7 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
                 class: record.class,
                 path: rel.clone(),
                 from: file.rel.clone(),
+                promoted_by: promoted_by.clone(),
             },
         )?;
         std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
@@ -477,6 +487,7 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         next,
         redacted,
         warnings,
+        promoted_by,
     })
 }
 

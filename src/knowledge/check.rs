@@ -225,11 +225,39 @@ pub fn check(ctx: &Ctx, _request: CheckRequest) -> Result<CheckReport, Error> {
         session_records,
     };
     let mut report = judge(ctx, &judged)?;
-    if !unreadable.is_empty() {
+    let sources = sources_findings(ctx)?;
+    if !unreadable.is_empty() || !sources.is_empty() {
         report.findings.extend(unreadable);
+        report.findings.extend(sources);
         report.findings.sort();
     }
     Ok(report)
+}
+
+/// What `sources.yaml` declares that majordomus does not do, each an informational
+/// finding: the file is descriptive (its `path:` is never a pathspec), so nothing needs
+/// doing, but a reader of it should not believe otherwise.
+fn sources_findings(ctx: &Ctx) -> Result<Vec<Finding>, Error> {
+    use crate::model::knowledge::sources::{SOURCES_FILE, undone};
+    let path = ctx.layout.root().join(SOURCES_FILE);
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(crate::store::StoreError::io(&path, e).into()),
+    };
+    Ok(undone(&text)
+        .into_iter()
+        .map(|message| Finding {
+            file: SOURCES_FILE.to_owned(),
+            rule: "knowledge.sources".to_owned(),
+            severity: Severity::Advisory,
+            message,
+            fix: format!(
+                "nothing needs doing (sources.yaml is descriptive); to make it say what majordomus does, edit {SOURCES_FILE} back to the folders docs/KNOWLEDGE.md lists"
+            ),
+            informational: true,
+        })
+        .collect())
 }
 
 /// The session records of the work tree and the outbox, as `(path, text)`.

@@ -82,6 +82,21 @@ pub struct Promoted {
     /// wherever it is injected. Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub instruction_shapes: Vec<crate::model::inject::Shape>,
+    /// With no episode open: who the `knowledge.promoted` line says promoted it (git's
+    /// author identity, `unknown` when git configures none). Absent inside an episode,
+    /// whose line names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub promoted_by: Option<String>,
+}
+
+/// Who a promotion made with no open episode records as its promoter: git's author
+/// identity, else `unknown`. `None` while an episode is open (the line names it).
+pub(crate) fn promoter(ctx: &Ctx, session: Option<&str>) -> Option<String> {
+    session.is_none().then(|| {
+        ctx.repo
+            .user_identity()
+            .unwrap_or_else(|| "unknown".to_owned())
+    })
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -237,6 +252,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     // naming a record that is not there, never a promotion the ledger does not know).
     write_atomic(&path, frontmatter::render(&record, &body).as_bytes())?;
     let rel = ctx.layout.display(&path);
+    let promoted_by = promoter(ctx, session.as_deref());
     ctx.append(
         session.as_deref(),
         None,
@@ -245,6 +261,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             class: record.class,
             path: rel.clone(),
             from: file.rel.clone(),
+            promoted_by: promoted_by.clone(),
         },
     )?;
     std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
@@ -261,6 +278,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         cited,
         resumed: None,
         instruction_shapes,
+        promoted_by,
     })
 }
 
@@ -320,8 +338,10 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
     };
     let (record, _) = curated.parse().map_err(|m| malformed(curated, m))?;
     let recorded = recorded_acts(ctx, id, |p: &KnowledgePromoted| p.id.as_str())? > 0;
+    let mut promoted_by = None;
     if !recorded {
         let session = ctx.episode()?.map(|e| e.id);
+        promoted_by = promoter(ctx, session.as_deref());
         ctx.append(
             session.as_deref(),
             None,
@@ -330,6 +350,7 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
                 class: record.class,
                 path: curated.rel.clone(),
                 from: copy.rel.clone(),
+                promoted_by: promoted_by.clone(),
             },
         )?;
     }
@@ -344,6 +365,7 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
         redacted: Vec::new(),
         cited: Vec::new(),
         instruction_shapes: Vec::new(),
+        promoted_by,
         resumed: Some(format!(
             "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
             curated.rel,

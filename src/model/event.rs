@@ -61,6 +61,11 @@ pub enum Event {
     /// Records a hook or a tool put before the model (SPEC §8): never twice a session.
     #[serde(rename = "context.shown")]
     ContextShown,
+    /// Not in SPEC's list: a `task start` the intent binding refused and stopped (nothing
+    /// started), with what it named: the refused share of starts that name nothing is
+    /// read from it and `task.started` (docs/INTENTS.md).
+    #[serde(rename = "task.refused")]
+    TaskRefused,
     /// A name written by a newer majordomus; readable, shown as `unknown`, never written.
     #[serde(other, rename = "unknown")]
     Unknown,
@@ -75,7 +80,7 @@ pub fn name_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 impl Event {
     /// All known events, in SPEC order.
-    pub const ALL: [Event; 22] = [
+    pub const ALL: [Event; 23] = [
         Event::SessionOpened,
         Event::SessionClosed,
         Event::DecisionRecorded,
@@ -98,6 +103,7 @@ impl Event {
         Event::ProviderEventCleared,
         Event::AgentTouched,
         Event::ContextShown,
+        Event::TaskRefused,
     ];
 
     /// A line a person or an agent authored for an episode (SPEC §3.2): a decision, a
@@ -141,6 +147,7 @@ impl Event {
             Event::ProviderEventCleared => "provider.event.cleared",
             Event::AgentTouched => "agent.touched",
             Event::ContextShown => "context.shown",
+            Event::TaskRefused => "task.refused",
             Event::Unknown => "unknown",
         }
     }
@@ -265,6 +272,7 @@ payload! {
     ProviderEventCleared => ProviderEventCleared,
     AgentTouched => AgentTouched,
     ContextShown => ContextShown,
+    TaskRefused => TaskRefused,
 }
 
 /// `session.opened`: who opened the episode and where git stood.
@@ -400,6 +408,22 @@ pub struct TaskStarted {
     pub plan_revision: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence_standing: Option<String>,
+    /// What the start named when the binding was asked (`issue`, `intent`, `scope`,
+    /// `exempt`; empty: nothing). Absent when the binding was not asked, and on lines
+    /// older than this field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub named: Option<Vec<String>>,
+}
+
+/// `task.refused`: a `task start` the intent binding refused, and which stopped there (no
+/// task, no `task.started`): its description, the binding's causes and what it named.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct TaskRefused {
+    pub description: String,
+    pub causes: Vec<String>,
+    /// `issue`, `intent`, `scope`, `exempt`: what the start named (empty: nothing).
+    pub named: Vec<String>,
 }
 
 /// How a task ended.
@@ -482,6 +506,10 @@ pub struct KnowledgePromoted {
     pub class: Class,
     pub path: String,
     pub from: String,
+    /// Who promoted it (`Name <email>`, git's author identity), written when no episode
+    /// was open: the line's `session` then names no one, and a human act is owned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub promoted_by: Option<String>,
 }
 
 /// `knowledge.reverified`: a person re-verified a verified record at `head`; `changed` the

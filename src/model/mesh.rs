@@ -123,7 +123,7 @@ impl MeshError {
             },
             MeshError::NotLinked { .. } => "majordomus mesh link --offers reviews".to_owned(),
             MeshError::AlreadyLinked { .. } => {
-                "majordomus mesh unlink (it stops the running link), then link again".to_owned()
+                "majordomus mesh unlink".to_owned()
             }
             MeshError::UnknownOffer { .. } => "majordomus mesh link --offers reviews".to_owned(),
             MeshError::Invalid { .. } => {

@@ -487,6 +487,39 @@ pub struct Advisors {
     /// The mesh server, when `MAJORDOMUS_SERVER_URL` names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<MeshSummary>,
+    /// For each capability an advisor offers, by name: how many offer it and how many of
+    /// them a plan may select now.
+    pub capacity: Vec<Capacity>,
+}
+
+/// One capability's capacity: the advisors that offer it, and those admissible now
+/// (`available` or `recovering`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Capacity {
+    pub capability: String,
+    /// Advisors that offer it.
+    pub offered_by: usize,
+    /// Of those, the ones a plan may select now.
+    pub admissible: usize,
+}
+
+/// The capacity of every capability `advisors` offer, by capability name.
+pub fn capacity(advisors: &[AdvisorEntry]) -> Vec<Capacity> {
+    let mut by_name: std::collections::BTreeMap<&str, Capacity> = Default::default();
+    for a in advisors {
+        for capability in &a.advisor.capabilities {
+            let c = by_name
+                .entry(capability.as_str())
+                .or_insert_with(|| Capacity {
+                    capability: capability.clone(),
+                    offered_by: 0,
+                    admissible: 0,
+                });
+            c.offered_by += 1;
+            c.admissible += usize::from(a.availability.status.is_admissible());
+        }
+    }
+    by_name.into_values().collect()
 }
 
 /// `majordomus reasoning advisors`: the catalogue in preference order, each advisor's
@@ -497,7 +530,7 @@ pub fn advisors(ctx: &Ctx, _request: AdvisorsRequest) -> Result<Advisors, Error>
     let catalogue = &roster.advisors;
     let env = environment(ctx)?;
     let snap = snapshot(ctx, catalogue, &env)?;
-    let advisors = catalogue
+    let advisors: Vec<AdvisorEntry> = catalogue
         .advisors
         .iter()
         .map(|a| AdvisorEntry {
@@ -511,6 +544,7 @@ pub fn advisors(ctx: &Ctx, _request: AdvisorsRequest) -> Result<Advisors, Error>
     Ok(Advisors {
         mode: env.mode,
         catalogue: roster.source.clone(),
+        capacity: capacity(&advisors),
         advisors,
         mesh: roster.summary(),
     })
@@ -724,30 +758,35 @@ pub fn explain(ctx: &Ctx, request: ExplainRequest) -> Result<Provenance, Error> 
     })
 }
 
-/// The one-line advisors summary `env` shows.
-pub fn advisors_line(ctx: &Ctx) -> Result<String, Error> {
-    let roster = roster(ctx)?;
-    let env = environment(ctx)?;
-    let snap = snapshot(ctx, &roster.advisors, &env)?;
-    let states: Vec<String> = snap
-        .advisors
-        .iter()
-        .map(|a| format!("{} {}", a.advisor, a.availability.status.name()))
-        .collect();
-    Ok(format!(
-        "mode {} ({}); {}",
-        crate::model::reasoning::plan::mode_name(env.mode.mode),
-        match env.mode.source {
-            plan::ModeSource::Environment => "MAJORDOMUS_REASONING_MODE",
-            plan::ModeSource::Ci => "CI is set",
-            plan::ModeSource::Policy => "policy",
-            plan::ModeSource::Default => "default",
-            plan::ModeSource::Pinned => "pinned by the caller",
-        },
-        if states.is_empty() {
-            "no advisors in the catalogue".to_owned()
-        } else {
-            states.join(", ")
-        }
-    ))
+impl Advisors {
+    /// The mode, where it came from, and each advisor's status, on one line (`env`, and
+    /// doctor's `majordomus.advisors-available`).
+    pub fn line(&self) -> String {
+        let states: Vec<String> = self
+            .advisors
+            .iter()
+            .map(|a| format!("{} {}", a.advisor.id, a.availability.status.name()))
+            .collect();
+        format!(
+            "mode {} ({}); {}",
+            crate::model::reasoning::plan::mode_name(self.mode.mode),
+            mode_source_name(self.mode.source),
+            if states.is_empty() {
+                "no advisors in the catalogue".to_owned()
+            } else {
+                states.join(", ")
+            }
+        )
+    }
+}
+
+/// Where the mode came from, as a person reads it.
+pub fn mode_source_name(source: plan::ModeSource) -> &'static str {
+    match source {
+        plan::ModeSource::Environment => "MAJORDOMUS_REASONING_MODE",
+        plan::ModeSource::Ci => "CI is set",
+        plan::ModeSource::Policy => "policy",
+        plan::ModeSource::Default => "default",
+        plan::ModeSource::Pinned => "pinned by the caller",
+    }
 }

@@ -69,6 +69,12 @@ impl Report for DeriveReport {
 impl Report for Promoted {
     fn text(&self) -> String {
         let mut out = format!("promoted {} -> {} (verified)\n", self.id, self.path);
+        if let Some(by) = &self.promoted_by {
+            let _ = writeln!(
+                out,
+                "  promoted by {by}: no episode is open, so the knowledge.promoted line records the promoter"
+            );
+        }
         for r in &self.rewritten {
             let _ = writeln!(
                 out,
@@ -183,6 +189,12 @@ impl Report for Reviewed {
         );
         for p in &self.promoted {
             let _ = writeln!(out, "  promote {} {} -> {}", p.id, p.title, p.path);
+        }
+        if let Some(by) = &self.promoted_by {
+            let _ = writeln!(
+                out,
+                "  promoted by {by}: no episode is open, so each knowledge.promoted line records the promoter"
+            );
         }
         for r in &self.rejected {
             let why = match (&r.duplicate_of, &r.superseded_by) {

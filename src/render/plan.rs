@@ -163,6 +163,9 @@ impl Report for IntentValidation {
                 f.file, f.rule, f.message, f.fix
             );
         }
+        if let Some(line) = self.refused_starts.summary() {
+            let _ = writeln!(out, "{line}");
+        }
         out
     }
 }

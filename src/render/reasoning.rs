@@ -118,6 +118,13 @@ impl Report for Advisors {
                 ),
             };
         }
+        for c in &self.capacity {
+            let _ = writeln!(
+                out,
+                "capacity {}: {} advisor(s) offer it, {} admissible now",
+                c.capability, c.offered_by, c.admissible
+            );
+        }
         out
     }
 }

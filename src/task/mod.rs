@@ -159,6 +159,21 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
         && answer.status == BindingStatus::Refused
     {
         if crate::intent::stops(policy.intent.binding, explicit, answer) {
+            // Nothing starts, and the refusal is kept: the refused share of starts that
+            // name nothing is read from these lines (docs/INTENTS.md).
+            ctx.append(
+                Some(&episode.id),
+                None,
+                &crate::model::event::TaskRefused {
+                    description: description.clone(),
+                    causes: answer
+                        .causes
+                        .iter()
+                        .map(|c| c.as_str().to_owned())
+                        .collect(),
+                    named: ask.named(),
+                },
+            )?;
             return Err(crate::intent::refusal(answer).into());
         }
         advisory = Some(format!(
@@ -243,6 +258,7 @@ pub fn start(ctx: &Ctx, request: TaskStartRequest) -> Result<TaskStartOutcome, E
             binding: task.binding.map(|b| binding_name(b).to_owned()),
             plan_revision: task.plan_revision.clone(),
             evidence_standing: task.evidence_standing.clone(),
+            named: binding.as_ref().map(|_| ask.named()),
         },
     )?;
     // The task has started; what the repository knows about it is a reading, and a

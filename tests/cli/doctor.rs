@@ -39,6 +39,12 @@ fn not_passing(report: &Value) -> Vec<(String, String)> {
 /// wrote is committed.
 fn clean_repo() -> (TestRepo, String) {
     let repo = TestRepo::initialised();
+    // A catalogue of the repository's own, so what is installed on this machine does not
+    // change the advisors' information line.
+    repo.write(
+        ".ai/repo/advisors.yaml",
+        "advisors:\n  - id: reviewer\n    title: Reviewer\n    adapter: fixture\n    capabilities: [independent_reasoning, code_review]\n",
+    );
     let episode = repo.start_episode();
     repo.run(&["decision", "All git reads go through gix"])
         .success();
@@ -108,10 +114,28 @@ fn doctor_blocks_on_a_stale_close_that_was_never_derived() {
     let stdout = run.stdout();
     assert!(
         stdout.starts_with(&format!(
-            "ok   majordomus.rule-set\nok   majordomus.policy-valid\nFAIL majordomus.knowledge-observed\n     BLOCK .ai/local/ledger.jsonl [majordomus.knowledge-observed] episode {episode} closed 121 minutes ago and no knowledge.derived names it (stale after 120 minutes)\n       fix: majordomus knowledge derive --episode {episode}\n"
+            "ok   majordomus.rule-set\nok   majordomus.policy-valid\nFAIL majordomus.knowledge-observed\n     BLOCK .ai/local/ledger.jsonl [majordomus.knowledge-observed] episode {episode} closed 121 minutes ago and no knowledge.derived names it (stale after 120 minutes); see it: majordomus history --event session.closed --event knowledge.derived --since 2026-11-30T11:00:00Z\n       fix: majordomus knowledge derive --episode {episode}\n"
         )),
         "{run}"
     );
+    // The reproduction is read-only and runs as printed: the close, and every derivation
+    // since (none names the episode).
+    let ledger = repo.ledger_text();
+    let see = stdout
+        .split("see it: ")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .expect("the reproduction");
+    let out = repo.sh_in(repo.root(), see);
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(lines.len(), 1, "{printed}");
+    assert!(
+        lines[0].contains(" session.closed session=") && lines[0].contains(&episode),
+        "{printed}"
+    );
+    assert_eq!(repo.ledger_text(), ledger, "the reproduction wrote nothing");
     assert!(
         stdout.ends_with("doctor: 1 blocking, 0 advisory finding(s)\n"),
         "{run}"
@@ -161,7 +185,7 @@ fn doctor_blocks_when_a_close_with_knowledge_on_end_left_no_knowledge_derived() 
     assert_eq!(
         finding["message"],
         format!(
-            "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive"
+            "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive; see it: majordomus history --event session.closed --event knowledge.derived --since 2026-11-30T10:00:00Z"
         )
         .as_str()
     );
@@ -730,4 +754,58 @@ fn sharing_the_journal_with_no_pre_push_hook_is_a_finding_whose_fix_works_as_pri
     repo.git(&["config", "core.hooksPath", ".githooks"]);
     let report = repo.run(&["--format", "json", "doctor"]).success().json();
     assert_eq!(rule(&report, "majordomus.journal-pushed")["status"], "pass");
+}
+
+/// Advisor availability is information: a line of its own rule, never a finding, whatever
+/// the advisors' states, and read without contacting any model.
+#[test]
+fn doctor_shows_advisor_availability_as_information() {
+    let repo = TestRepo::initialised();
+    repo.write(
+        ".ai/repo/advisors.yaml",
+        "advisors:
+  - id: alpha
+    title: Alpha
+    adapter: fixture
+    capabilities: [independent_reasoning, code_review]
+  - id: beta
+    title: Beta
+    adapter: process
+    executable: majordomus-no-such-advisor
+    capabilities: [independent_reasoning]
+  - id: gamma
+    title: Gamma
+    adapter: fixture
+    credential: MAJORDOMUS_TEST_NO_SUCH_KEY
+    capabilities: [code_review]
+",
+    );
+    let run = repo
+        .run_env(&["doctor"], &[("MAJORDOMUS_ADVISORS_DISABLE", "alpha")], "")
+        .success();
+    assert!(
+        run.stdout().contains(
+            "ok   majordomus.advisors-available\n     information: advisors: mode standard (policy); alpha disabled, beta unavailable, gamma not_configured; admissible/offering per capability: code_review 0/2, independent_reasoning 0/2\n"
+        ),
+        "{run}"
+    );
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let info = rule(&report, "majordomus.advisors-available");
+    assert_eq!(info["status"], "pass", "{info}");
+    assert_eq!(info["severity"], "advisory", "{info}");
+    assert_eq!(info["findings"], json!([]), "{info}");
+    assert!(
+        info["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("alpha available, beta unavailable")
+                && n.contains("code_review 1/2")),
+        "{info}"
+    );
+    assert_eq!(report["advisory"], 0);
+    // The catalogue cannot be read: said, skipped, never a finding here.
+    repo.write(".ai/repo/advisors.yaml", "advisors: [\n");
+    let report = repo.run(&["--format", "json", "doctor"]).json();
+    let info = rule(&report, "majordomus.advisors-available");
+    assert_eq!(info["status"], "skipped", "{info}");
+    assert_eq!(info["findings"], json!([]), "{info}");
 }

@@ -188,3 +188,49 @@ fn a_malformed_clock_is_a_usage_error() {
     repo.run(&["--format", "json", "env"])
         .json_error(2, "usage");
 }
+
+/// `env --format json` carries the reasoning state structured, beside its one line: the
+/// mode and its source, each advisor's status, and the capacity per capability.
+#[test]
+fn env_json_carries_a_structured_reasoning_object() {
+    let repo = TestRepo::initialised();
+    repo.write(
+        ".ai/repo/advisors.yaml",
+        "advisors:\n  - id: reviewer\n    title: Reviewer\n    adapter: fixture\n    capabilities: [independent_reasoning]\n  - id: absent\n    title: Absent\n    adapter: process\n    executable: majordomus-no-such-advisor\n    capabilities: [independent_reasoning, code_review]\n",
+    );
+    let json = repo.run(&["--format", "json", "env"]).success().json();
+    assert_eq!(
+        json["advisors"],
+        "mode standard (policy); reviewer available, absent unavailable"
+    );
+    let reasoning = &json["reasoning"];
+    assert_eq!(
+        reasoning["mode"],
+        serde_json::json!({"mode": "standard", "source": "policy"}),
+        "{reasoning}"
+    );
+    assert_eq!(reasoning["catalogue"], ".ai/repo/advisors.yaml");
+    assert_eq!(reasoning["advisors"][0]["advisor"], "reviewer");
+    assert_eq!(reasoning["advisors"][0]["status"], "available");
+    assert_eq!(reasoning["advisors"][1]["advisor"], "absent");
+    assert_eq!(reasoning["advisors"][1]["status"], "unavailable");
+    assert!(
+        reasoning["advisors"][1]["reason"].is_string(),
+        "{reasoning}"
+    );
+    assert_eq!(
+        reasoning["capacity"],
+        serde_json::json!([
+            {"capability": "code_review", "offered_by": 1, "admissible": 0},
+            {"capability": "independent_reasoning", "offered_by": 2, "admissible": 1},
+        ]),
+        "{reasoning}"
+    );
+    // Not initialised: neither the line nor the object.
+    let bare = TestRepo::new();
+    let json = bare.run(&["--format", "json", "env"]).success().json();
+    assert!(
+        json["advisors"].is_null() && json["reasoning"].is_null(),
+        "{json}"
+    );
+}

@@ -90,6 +90,85 @@ fn history_filters_by_event() {
 }
 
 #[test]
+fn history_event_repeats_for_lines_of_any_of_them() {
+    let (repo, first, _) = two_days();
+    assert_eq!(
+        seqs(
+            &repo,
+            &["--event", "session.closed", "--event", "knowledge.derived"]
+        ),
+        [4, 5]
+    );
+    assert_eq!(
+        seqs(
+            &repo,
+            &[
+                "--event",
+                "decision.recorded",
+                "--event",
+                "session.opened",
+                "--event",
+                "decision.recorded"
+            ]
+        ),
+        [1, 2, 6, 7]
+    );
+    // With the other filters, every one must match.
+    assert_eq!(
+        seqs(
+            &repo,
+            &[
+                "--event",
+                "decision.recorded",
+                "--event",
+                "session.opened",
+                "--session",
+                &first
+            ]
+        ),
+        [1, 2]
+    );
+    assert_eq!(
+        seqs(
+            &repo,
+            &[
+                "--event",
+                "decision.recorded",
+                "--event",
+                "question.asked",
+                "--since",
+                "2026-12-01"
+            ]
+        ),
+        [6, 8]
+    );
+    let run = repo
+        .run(&[
+            "history",
+            "--event",
+            "session.closed",
+            "--event",
+            "knowledge.derived",
+        ])
+        .success();
+    let events: Vec<&str> = run
+        .stdout()
+        .lines()
+        .map(|l| l.split(' ').nth(2).expect("event"))
+        .collect();
+    assert_eq!(events, ["knowledge.derived", "session.closed"], "{run}");
+    // One unknown name among them refuses the read, by its name.
+    repo.run(&[
+        "history",
+        "--event",
+        "session.closed",
+        "--event",
+        "decision",
+    ])
+    .assert_human_error(2, "--event decision");
+}
+
+#[test]
 fn history_filters_by_session() {
     let (repo, first, second) = two_days();
     assert_eq!(seqs(&repo, &["--session", &first]), [1, 2, 3, 4, 5]);

@@ -315,6 +315,14 @@ fn reads_and_writes_through_the_routes_spec_names() {
         Some(1),
         "{history}"
     );
+    let history = served
+        .get("/api/v1/history?event=decision.recorded&event=checkpoint.recorded")
+        .json();
+    assert_eq!(
+        history["lines"].as_array().map(Vec::len),
+        Some(2),
+        "{history}"
+    );
     let binding = served.get("/api/v1/intents/binding?scope=src&scope=docs");
     assert_eq!(binding.status, 200, "{:?}", binding.json());
     served

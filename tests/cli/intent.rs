@@ -1158,3 +1158,84 @@ fn a_yml_intent_is_read_by_its_name_and_a_byte_order_mark_is_tolerated() {
         "{note}"
     );
 }
+
+/// Seed 003's number to watch: of the starts that named no work (no issue, intent or
+/// exemption: a scope alone, or nothing), how many the binding refused, and of the refused
+/// starts how many named none. A start the binding stops leaves a `task.refused` line (no
+/// task starts); one that starts carries what it named on `task.started`. `intent
+/// validate` and the INTENT section of `context` say it.
+#[test]
+fn the_refused_share_of_starts_that_name_nothing_is_reported() {
+    let repo = plan_repo_under("advisory");
+    repo.start_episode();
+    // Nothing asked yet: nothing said.
+    let validation = repo
+        .run(&["--format", "json", "intent", "validate"])
+        .success()
+        .json();
+    assert_eq!(
+        validation["refused_starts"],
+        json!({"asked": 0, "refused": 0, "naming_nothing": 0, "naming_nothing_refused": 0})
+    );
+    let run = repo.run(&["intent", "validate"]).success();
+    assert!(!run.stdout().contains("refused starts"), "{run}");
+
+    let start_and_finish = |args: &[&str]| {
+        let mut all = vec!["task", "start"];
+        all.extend_from_slice(args);
+        repo.run(&all).success();
+        repo.run(&["task", "finish"]).success();
+    };
+    // A scope alone that binds; nothing named (refused, started under advisory); paths
+    // outside the plan (the same).
+    start_and_finish(&["Harden login", "--scope", "src/auth/login.rs"]);
+    start_and_finish(&["Tidy up"]);
+    start_and_finish(&["Port the lexer", "--scope", "lib/"]);
+    // A named issue the plan does not have: a question asked, so the refusal stops it.
+    repo.run(&["task", "start", "Something", "--issue", "nope"])
+        .expect_code(3);
+    // Under required a start that names nothing stops too.
+    repo.write_policy(&format!("{POLICY}  binding: required\n"));
+    repo.run(&["task", "start", "Anything"]).expect_code(3);
+
+    let refused = repo.ledger_events("task.refused");
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert_eq!(refused[0]["data"]["named"], json!(["issue"]));
+    assert_eq!(refused[0]["data"]["causes"], json!(["unknown_issue"]));
+    assert_eq!(refused[1]["data"]["named"], json!([]));
+    assert_eq!(refused[1]["data"]["description"], "Anything");
+    let started = repo.ledger_events("task.started");
+    assert_eq!(started[0]["data"]["named"], json!(["scope"]));
+    assert_eq!(started[1]["data"]["named"], json!([]));
+    assert_eq!(started[1]["data"]["binding"], "refused");
+    assert_eq!(
+        repo.run(&["task", "list"])
+            .success()
+            .stdout()
+            .matches("Anything")
+            .count(),
+        0
+    );
+
+    let expected = "refused starts: 3 of 4 start(s) naming no issue, intent or exemption were refused (75%); 3 of 4 refused start(s) named none (75%); 5 start(s) asked";
+    let validation = repo.run(&["--format", "json", "intent", "validate"]).json();
+    assert_eq!(
+        validation["refused_starts"],
+        json!({"asked": 5, "refused": 4, "naming_nothing": 4, "naming_nothing_refused": 3}),
+        "{validation}"
+    );
+    let run = repo.run(&["intent", "validate"]);
+    assert!(run.stdout().contains(&format!("{expected}\n")), "{run}");
+    let context = repo.run(&["context"]).success();
+    let intent = context
+        .stdout()
+        .split("\n## INTENT\n")
+        .nth(1)
+        .expect("an INTENT section");
+    assert!(intent.contains(&format!("- {expected}\n")), "{context}");
+    let json = repo.run(&["--format", "json", "context"]).success().json();
+    assert_eq!(
+        json["refused_starts"]["naming_nothing_refused"], 3,
+        "{json}"
+    );
+}

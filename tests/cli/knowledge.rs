@@ -687,8 +687,60 @@ fn promote_moves_the_candidate_to_curated_with_its_evidence() {
     assert_eq!(promoted[0]["data"]["class"], "convention");
     assert_eq!(promoted[0]["data"]["path"], curated(&decision).as_str());
     assert_eq!(promoted[0]["data"]["from"], candidate(&decision).as_str());
+    // Inside an episode the line's session names the act: no promoter field.
+    assert!(
+        promoted[0]["data"].get("promoted_by").is_none(),
+        "{}",
+        promoted[0]
+    );
 
     repo.run(&["knowledge", "check"]).success();
+}
+
+/// A promotion with no open episode records who promoted it (git's author identity, read
+/// through gix) on its `knowledge.promoted` line, and says so; one review act too.
+#[test]
+fn a_promotion_with_no_open_episode_records_its_promoter() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, question) = closed_with_two_candidates(&mut repo);
+    assert!(repo.episode_state().is_none());
+    let run = repo
+        .run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
+        .success();
+    assert!(
+        run.stdout().starts_with(&format!(
+            "promoted {decision} -> {} (verified)\n  promoted by Ada Tester <ada@example.invalid>: no episode is open, so the knowledge.promoted line records the promoter\n",
+            curated(&decision)
+        )),
+        "{run}"
+    );
+    let promoted = repo.ledger_events("knowledge.promoted");
+    assert_eq!(promoted[0]["session"], Value::Null);
+    assert_eq!(
+        promoted[0]["data"]["promoted_by"], "Ada Tester <ada@example.invalid>",
+        "{}",
+        promoted[0]
+    );
+
+    // The review act (a batch) records the same.
+    let json = repo
+        .run_with_stdin(
+            &["--format", "json", "knowledge", "promote", "--all-listed"],
+            "tests pass",
+        )
+        .success()
+        .json();
+    assert_eq!(json["promoted"][0]["id"], question.as_str(), "{json}");
+    assert_eq!(
+        json["promoted_by"], "Ada Tester <ada@example.invalid>",
+        "{json}"
+    );
+    let promoted = repo.ledger_events("knowledge.promoted");
+    assert_eq!(
+        promoted[1]["data"]["promoted_by"], "Ada Tester <ada@example.invalid>",
+        "{}",
+        promoted[1]
+    );
 }
 
 #[test]
@@ -1049,6 +1101,53 @@ fn check_passes_a_clean_store() {
         .success()
         .json();
     assert_eq!(json, json!({"records": 2, "findings": []}));
+}
+
+/// `sources.yaml` is descriptive: a `path:` other than its class's folder moves nothing,
+/// and `knowledge check` and doctor say so as information, never a failure.
+#[test]
+fn sources_yaml_is_descriptive_and_check_says_so() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, _) = closed_with_two_candidates(&mut repo);
+    repo.run_with_stdin(&["knowledge", "promote", &decision], "tests pass")
+        .success();
+    let shipped = repo.read(".ai/repo/knowledge/sources.yaml");
+    assert!(shipped.contains("Descriptive"), "{shipped}");
+    repo.write(
+        ".ai/repo/knowledge/sources.yaml",
+        &shipped.replace("path: .ai/repo/knowledge/curated", "path: docs/knowledge"),
+    );
+    let json = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
+    // The records are still read from where they are.
+    assert_eq!(json["records"], 2, "{json}");
+    assert_eq!(
+        json["findings"],
+        json!([{
+            "file": ".ai/repo/knowledge/sources.yaml",
+            "rule": "knowledge.sources",
+            "severity": "advisory",
+            "message": "class `curated` declares path `docs/knowledge`, but `path:` is descriptive: majordomus reads curated records from .ai/repo/knowledge/curated only",
+            "fix": "nothing needs doing (sources.yaml is descriptive); to make it say what majordomus does, edit .ai/repo/knowledge/sources.yaml back to the folders docs/KNOWLEDGE.md lists",
+            "informational": true,
+        }]),
+        "{json}"
+    );
+    repo.git(&["add", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Record the episode"]);
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(report["blocking"], 0, "{report}");
+    assert_eq!(report["advisory"], 0, "{report}");
+    assert_eq!(report["informational"], 1, "{report}");
+    let run = repo.run(&["doctor"]);
+    assert!(
+        run.stdout().contains(
+            "INFO .ai/repo/knowledge/sources.yaml [knowledge.sources] class `curated` declares path `docs/knowledge`, but `path:` is descriptive"
+        ),
+        "{run}"
+    );
 }
 
 /// `knowledge.candidate-verified`: a candidate that already claims `verified` under its own

@@ -100,7 +100,7 @@ impl Server {
         let mut stream = TcpStream::connect(&self.addr).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
+            .expect("mesh test");
         let body = body.map(Value::to_string).unwrap_or_default();
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
@@ -111,8 +111,8 @@ impl Server {
             head.push_str(&format!("Authorization: Bearer {t}\r\n"));
         }
         head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.write_all(body.as_bytes()).unwrap();
+        stream.write_all(head.as_bytes()).expect("mesh test");
+        stream.write_all(body.as_bytes()).expect("mesh test");
         let mut raw = Vec::new();
         let _ = stream.read_to_end(&mut raw);
         let text = String::from_utf8_lossy(&raw).into_owned();
@@ -197,11 +197,11 @@ fn reviewer(repo: &TestRepo, stance: &str, delay: u32) -> String {
             asked.display()
         ),
     )
-    .unwrap();
+    .expect("mesh test");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("mesh test");
     }
     path.display().to_string()
 }
@@ -290,7 +290,7 @@ fn a_linked_runtime_is_an_advisor_a_plan_selects_and_its_answer_is_a_consultatio
         .json();
     let entry = advisors["advisors"]
         .as_array()
-        .unwrap()
+        .expect("mesh test")
         .iter()
         .find(|a| a["id"] == b.as_str())
         .unwrap_or_else(|| panic!("{b} not among {advisors}"));
@@ -362,10 +362,10 @@ fn two_peers_behind_one_model_are_one_review_and_explain_shows_each_source() {
     let consulted = consult(&asker, &env, &assessment);
     let ids: Vec<String> = consulted["consultations"]
         .as_array()
-        .unwrap()
+        .expect("mesh test")
         .iter()
         .inspect(|c| assert_eq!(c["status"], "completed", "{c}"))
-        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .map(|c| c["id"].as_str().expect("mesh test").to_owned())
         .collect();
     assert_eq!(ids.len(), 2, "{consulted}");
     let conclusion = json!({
@@ -386,14 +386,18 @@ fn two_peers_behind_one_model_are_one_review_and_explain_shows_each_source() {
         .success()
         .json();
     assert_eq!(
-        written["reviewed_by"].as_array().unwrap().len(),
+        written["reviewed_by"].as_array().expect("mesh test").len(),
         2,
         "{written}"
     );
     assert_eq!(written["independent_review_count"], 1, "{written}");
     let explain = asker
         .run_env(
-            &["reasoning", "explain", written["id"].as_str().unwrap()],
+            &[
+                "reasoning",
+                "explain",
+                written["id"].as_str().expect("mesh test"),
+            ],
             &env_refs(&env),
             "",
         )
@@ -452,7 +456,7 @@ fn a_runtime_answers_through_its_agents_mcp_tools_and_the_briefing_says_a_reques
     assert!(
         request["question"]
             .as_str()
-            .unwrap()
+            .expect("mesh test")
             .contains("Subject: Date landings by the reflog"),
         "{request}"
     );
@@ -558,11 +562,11 @@ fn a_peer_gone_disappears_and_the_same_plan_decides_locally() {
 }
 
 fn key_of(repo: &TestRepo) -> String {
-    let text =
-        std::fs::read_to_string(repo.root().join(".ai/local/state/mesh/runtime.json")).unwrap();
-    serde_json::from_str::<Value>(&text).unwrap()["key"]
+    let text = std::fs::read_to_string(repo.root().join(".ai/local/state/mesh/runtime.json"))
+        .expect("mesh test");
+    serde_json::from_str::<Value>(&text).expect("mesh test")["key"]
         .as_str()
-        .unwrap()
+        .expect("mesh test")
         .to_owned()
 }
 
@@ -596,7 +600,7 @@ fn forged_answers_are_refused_and_every_mesh_route_needs_the_token() {
         Some(&json!({"to": b, "question": "Is the reflog enough?", "deadline_ms": 60000})),
     );
     assert_eq!(status, 201, "{sent}");
-    let request = sent["request"].as_str().unwrap().to_owned();
+    let request = sent["request"].as_str().expect("mesh test").to_owned();
     let answer = |runtime: &str, key: &str| json!({"runtime": runtime, "key": key, "answer": {"conclusion": "forged", "stance": "opposes"}});
     let path = format!("/api/v1/mesh/requests/{request}/answer");
     let refused = |status: u16, rule: &str, (got, body): (u16, Value)| {
@@ -673,9 +677,9 @@ fn a_server_that_is_down_is_unavailable_never_a_hang() {
     let peer = TestRepo::initialised();
     // Nothing listens on a port bound and dropped.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
+        .expect("mesh test")
         .local_addr()
-        .unwrap()
+        .expect("mesh test")
         .port();
     let down = [
         ("MAJORDOMUS_SERVER_URL", format!("http://127.0.0.1:{port}")),
@@ -812,11 +816,11 @@ fn mesh_refusals_name_their_rule() {
 fn a_team_address_serves_the_mesh_routes_only_and_always_asks_the_token() {
     let repo = TestRepo::initialised();
     let token_file = repo.tmpdir().join("mesh-token");
-    std::fs::write(&token_file, "team-token-0123456789abcdef\n").unwrap();
+    std::fs::write(&token_file, "team-token-0123456789abcdef\n").expect("mesh test");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
+        .expect("mesh test")
         .local_addr()
-        .unwrap()
+        .expect("mesh test")
         .port();
     let listen = format!("127.0.0.1:{port}");
     let mut child = repo
@@ -829,19 +833,19 @@ fn a_team_address_serves_the_mesh_routes_only_and_always_asks_the_token() {
                 "--listen",
                 &listen,
                 "--token-file",
-                token_file.to_str().unwrap(),
+                token_file.to_str().expect("mesh test"),
             ],
         )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+        .expect("mesh test");
+    let mut out = BufReader::new(child.stdout.take().expect("mesh test"));
     let mut lines = Vec::new();
     for _ in 0..3 {
         let mut l = String::new();
-        out.read_line(&mut l).unwrap();
+        out.read_line(&mut l).expect("mesh test");
         lines.push(l);
     }
     assert!(
@@ -901,10 +905,13 @@ fn a_consult_after_the_session_ended_finds_its_assessment() {
         consulted["consultations"][0]["status"], "completed",
         "{consulted}"
     );
-    let folder = consulted["plan"]["task"].as_str().unwrap();
+    let folder = consulted["plan"]["task"].as_str().expect("mesh test");
     assert!(folder.starts_with("_episode-"), "{consulted}");
     assert!(
-        consulted["plan"]["path"].as_str().unwrap().contains(folder),
+        consulted["plan"]["path"]
+            .as_str()
+            .expect("mesh test")
+            .contains(folder),
         "the plan is beside its assessment: {consulted}"
     );
 }
@@ -949,11 +956,11 @@ fn one_link_per_checkout_and_status_says_when_its_process_is_gone() {
 fn a_server_that_accepts_and_never_answers_holds_up_no_plan() {
     let asker = asker();
     // The kernel accepts connections into the backlog; nobody ever answers.
-    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("mesh test");
     let env = [
         (
             "MAJORDOMUS_SERVER_URL",
-            format!("http://{}", silent.local_addr().unwrap()),
+            format!("http://{}", silent.local_addr().expect("mesh test")),
         ),
         (
             "MAJORDOMUS_SERVER_TOKEN",

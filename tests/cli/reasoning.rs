@@ -1393,3 +1393,127 @@ fn the_records_of_a_closed_episode_are_reached_by_its_folder_name() {
         )
         .json_error(3, "id.shape");
 }
+
+/// `reasoning advisors` says, for each capability an advisor offers, how many advisors
+/// offer it and how many of them a plan may select now, in text and JSON.
+#[test]
+fn reasoning_advisors_reports_capacity_per_capability() {
+    let b = Bench::new(CATALOGUE);
+    let json = b
+        .repo
+        .run_env(
+            &["--format", "json", "reasoning", "advisors"],
+            &[
+                ("MAJORDOMUS_REASONING_MODE", "standard"),
+                ("MAJORDOMUS_ADVISORS_DISABLE", "beta"),
+            ],
+            "",
+        )
+        .success()
+        .json();
+    assert_eq!(
+        json["capacity"],
+        json!([
+            {"capability": "code_review", "offered_by": 1, "admissible": 0},
+            {"capability": "independent_reasoning", "offered_by": 3, "admissible": 2},
+        ]),
+        "{json}"
+    );
+    let run = b
+        .repo
+        .run_env(
+            &["reasoning", "advisors"],
+            &[
+                ("MAJORDOMUS_REASONING_MODE", "standard"),
+                ("MAJORDOMUS_ADVISORS_DISABLE", "beta"),
+            ],
+            "",
+        )
+        .success();
+    assert!(
+        run.stdout().ends_with(
+            "capacity code_review: 1 advisor(s) offer it, 0 admissible now\n\
+             capacity independent_reasoning: 3 advisor(s) offer it, 2 admissible now\n"
+        ),
+        "{run}"
+    );
+}
+
+/// `project.review-is-recorded-not-claimed`: doctor shows it where a project declares it;
+/// its check is the writer's refusals (asked again) and every stored conclusion's review
+/// against the consultations it cites, so a count edited into a record is a finding.
+#[test]
+fn review_is_recorded_not_claimed_is_a_rule_doctor_runs() {
+    let b = Bench::new(CATALOGUE);
+    // Not declared (an adopter): doctor does not run it.
+    let report = b.repo.run(&["--format", "json", "doctor"]).success().json();
+    assert!(
+        !report
+            .to_string()
+            .contains("project.review-is-recorded-not-claimed"),
+        "{report}"
+    );
+    b.repo.write(
+        ".ai/repo/rules/project/review.yaml",
+        "rules:\n  - id: project.review-is-recorded-not-claimed\n    severity: blocking\n    description: A review is recorded, never claimed.\n",
+    );
+    let low = b.record(json!({"kind": "assessment", "subject": "naming", "materiality": "low", "confidence": "high", "hypothesis": "h"}))["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    // The writer refuses a claimed review, by its rule.
+    b.refused(
+        json!({"kind": "conclusion", "assessment": low, "decision": "d", "rationale": "r", "independent_review_count": 2}),
+        "reasoning.computed-field",
+    );
+    let written = b.record(
+        json!({"kind": "conclusion", "assessment": low, "decision": "d", "rationale": "r"}),
+    );
+    let run = b.run(&["doctor"], "").success();
+    assert!(
+        run.stdout().contains(
+            "ok   project.review-is-recorded-not-claimed\n     the writer refuses 4 caller-supplied review field(s) and record kind(s); 1 stored conclusion(s) read, none claiming more review than its cited consultations hold\n"
+        ),
+        "{run}"
+    );
+
+    // A count edited into the stored record is a claim nobody recorded.
+    let path = written["path"].as_str().expect("path").to_owned();
+    let text = b.repo.read(&path);
+    let mut stored: Value = serde_json::from_str(&text).expect("a stored record");
+    stored["independent_review_count"] = json!(2);
+    stored["reviewed_by"] = json!(["alpha", "beta"]);
+    b.repo.write(&path, &stored.to_string());
+    let report = b
+        .run(&["--format", "json", "doctor"], "")
+        .expect_code(10)
+        .json();
+    let rule = crate::doctor::rule(&report, "project.review-is-recorded-not-claimed");
+    assert_eq!(rule["status"], "fail", "{rule}");
+    let finding = &rule["findings"][0];
+    assert_eq!(finding["file"], path.as_str(), "{finding}");
+    assert_eq!(finding["severity"], "blocking", "{finding}");
+    assert!(
+        finding["message"].as_str().is_some_and(|m| m.contains(
+            "says it was reviewed by `alpha`, but none of the completed consultations it cites is that advisor's"
+        )),
+        "{finding}"
+    );
+    // A count alone, with no name behind it.
+    stored["reviewed_by"] = json!([]);
+    stored["independent_review_count"] = json!(1);
+    b.repo.write(&path, &stored.to_string());
+    let report = b
+        .run(&["--format", "json", "doctor"], "")
+        .expect_code(10)
+        .json();
+    let rule = crate::doctor::rule(&report, "project.review-is-recorded-not-claimed");
+    assert!(
+        rule["findings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with(
+                "claims 1 independent review(s), but the completed consultations it cites are 0"
+            )),
+        "{rule}"
+    );
+}

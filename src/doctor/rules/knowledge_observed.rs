@@ -39,11 +39,17 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
     let derive_on = last.knowledge_on_end.unwrap_or(true);
     let derived = index.episode(episode)?.is_some_and(|e| e.derived);
     let fix = format!("majordomus knowledge derive --episode {episode}");
+    // What the finding read, as a read-only command that prints it: the close and every
+    // derivation since (none names the episode).
+    let see = format!(
+        "see it: majordomus history --event session.closed --event knowledge.derived --since {}",
+        crate::model::shell::quote(&last.ts)
+    );
     match derived {
         false if age > policy.session.freshness.stale_minutes as i64 => out.find(
             ".ai/local/ledger.jsonl",
             format!(
-                "episode {episode} closed {age} minutes ago and no knowledge.derived names it (stale after {} minutes)",
+                "episode {episode} closed {age} minutes ago and no knowledge.derived names it (stale after {} minutes); {see}",
                 policy.session.freshness.stale_minutes
             ),
             fix,
@@ -53,7 +59,7 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
         false if policy.session.knowledge_on_end && derive_on => out.find(
             ".ai/local/ledger.jsonl",
             format!(
-                "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive"
+                "episode {episode} closed with session.knowledge_on_end on, but its close path did not derive; {see}"
             ),
             fix,
         ),

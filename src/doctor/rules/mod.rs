@@ -2,6 +2,7 @@
 //! [`RULES`], the registry `doctor()` runs a declared rule id through (docs/RULES.md, "Adding
 //! a rule").
 
+mod advisors_available;
 mod advisors_optional;
 mod candidates_reviewed;
 mod client_hooks;
@@ -17,6 +18,7 @@ mod outbox_empty;
 mod policy_valid;
 mod provider_events;
 mod records_visible;
+mod review_recorded;
 mod session_commits;
 mod temp_files;
 
@@ -49,6 +51,8 @@ pub(crate) static RULES: &[&Rule] = &[
     &client_hooks::RULE,
     &journal_pushed::RULE,
     &journal_restorable::RULE,
+    &advisors_available::RULE,
+    &review_recorded::RULE,
 ];
 
 /// The check for rule id `id`, if this build has one.

@@ -56,6 +56,7 @@ pub mod handover;
 pub mod parse;
 mod paths;
 pub mod pins;
+pub mod refused;
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -8,6 +8,7 @@ mod fast;
 mod fold;
 mod markers;
 mod review;
+pub mod sources;
 
 pub use conflict::{Conflict, Side, conflict_of};
 pub use derive::{

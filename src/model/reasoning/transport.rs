@@ -96,6 +96,7 @@ pub fn question(
 
 /// An advisor's answer, normalised into consultation fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "AdvisorAnswer")]
 pub struct Answer {
     pub conclusion: String,
     pub stance: Option<Stance>,
