@@ -158,6 +158,10 @@ fn long_enum_as_string(property: &mut Map<String, Value>) {
         property.remove("enum");
         property.insert("type".into(), Value::String("string".into()));
     }
+    // A list of such values (`history`'s repeatable event) is a list of strings.
+    if let Some(Value::Object(items)) = property.get_mut("items") {
+        long_enum_as_string(items);
+    }
 }
 
 /// `{"type": ["string", "null"]}` as `{"type": "string"}`; `anyOf: [X, null]` as `X`;
@@ -648,6 +652,30 @@ mod tests {
 
     use super::*;
     use crate::ops::{Report, op};
+
+    #[test]
+    fn a_long_enum_is_a_string_alone_or_in_a_list() {
+        let values: Vec<String> = (0..=MAX_ENUM).map(|n| format!("v{n}")).collect();
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "one": {"type": "string", "enum": values},
+                "many": {"type": "array", "items": {"type": "string", "enum": values}},
+                "few": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+            },
+        });
+        let trimmed = trimmed_schema(schema);
+        let properties = &trimmed["properties"];
+        assert_eq!(properties["one"], serde_json::json!({"type": "string"}));
+        assert_eq!(
+            properties["many"],
+            serde_json::json!({"type": "array", "items": {"type": "string"}})
+        );
+        assert_eq!(
+            properties["few"]["items"]["enum"],
+            serde_json::json!(["a", "b"])
+        );
+    }
 
     /// `probe.echo`.
     #[derive(Debug, Deserialize, JsonSchema)]
