@@ -77,7 +77,7 @@ pub enum MeshCommand {
     /// Answer a review request waiting for this runtime; the first answer counts.
     ///
     /// Example:
-    ///   majordomus mesh answer 3f0c9a1d5e7b2c4a8f6e1d3b5a7c9e0f --conclusion "Use the merge record" --stance opposes
+    ///   majordomus mesh answer 3f0c9a1d5e7b2c4a8f6e1d3b5a7c9e0f --conclusion "Use the merge record"
     #[command(verbatim_doc_comment)]
     Answer {
         /// The request's id, as mesh requests lists it.
