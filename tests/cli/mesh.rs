@@ -257,6 +257,27 @@ fn consult(asker: &TestRepo, env: &[(&'static str, String)], assessment: &str) -
         .json()
 }
 
+/// `reasoning consult` of `assessment` (60 s), running, for a test that acts meanwhile.
+fn consult_in_background(
+    asker: &TestRepo,
+    env: &[(&'static str, String)],
+    assessment: &str,
+) -> Child {
+    asker.spawn_env(
+        &[
+            "reasoning",
+            "consult",
+            "--assessment",
+            assessment,
+            "--timeout",
+            "60",
+            "--format",
+            "json",
+        ],
+        &env_refs(env),
+    )
+}
+
 fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
@@ -426,19 +447,7 @@ fn a_runtime_answers_through_its_agents_mcp_tools_and_the_briefing_says_a_reques
     let env = server.env();
     let _b = link(&peer, &server, &[]);
     let assessment = assess(&asker, &env, "material");
-    let consult = asker.spawn_env(
-        &[
-            "reasoning",
-            "consult",
-            "--assessment",
-            &assessment,
-            "--timeout",
-            "60",
-            "--format",
-            "json",
-        ],
-        &env_refs(&env),
-    );
+    let consult = consult_in_background(&asker, &env, &assessment);
 
     let mut mcp = Mcp::start_env(&peer, &env_refs(&env));
     let mut waiting = Value::Null;
@@ -736,19 +745,7 @@ fn a_server_that_is_down_is_unavailable_never_a_hang() {
         &["--answer-with", &reviewer(&peer, "supports", 5)],
     );
     let assessment = assess(&asker, &env, "material");
-    let consult = asker.spawn_env(
-        &[
-            "reasoning",
-            "consult",
-            "--assessment",
-            &assessment,
-            "--timeout",
-            "60",
-            "--format",
-            "json",
-        ],
-        &env_refs(&env),
-    );
+    let consult = consult_in_background(&asker, &env, &assessment);
     let asked_file = peer.tmpdir().join("asked-supports.txt");
     wait_until(
         "the question to reach the peer",
