@@ -572,6 +572,9 @@ pub struct Peers {
     pub server: Option<String>,
     pub problem: Option<String>,
     pub advisors: Vec<Advisor>,
+    /// Runtimes offering reviews the server still lists whose heartbeat is older than
+    /// the window.
+    pub gone: usize,
 }
 
 /// Reads the server's linked runtimes: the live ones offering `reviews` become advisors
@@ -585,6 +588,7 @@ pub fn peers(ctx: &Ctx) -> Peers {
                 server: None,
                 problem: Some(e.to_string()),
                 advisors: Vec::new(),
+                gone: 0,
             };
         }
     };
@@ -596,6 +600,11 @@ pub fn peers(ctx: &Ctx) -> Peers {
         Ok(r) => Peers {
             server: Some(server.url.clone()),
             problem: None,
+            gone: r
+                .runtimes
+                .iter()
+                .filter(|p| !p.live && p.runtime != own && p.offers.iter().any(|o| o == "reviews"))
+                .count(),
             advisors: r
                 .runtimes
                 .into_iter()
@@ -622,6 +631,7 @@ pub fn peers(ctx: &Ctx) -> Peers {
             server: Some(server.url.clone()),
             problem: Some(e.to_string()),
             advisors: Vec::new(),
+            gone: 0,
         },
     }
 }

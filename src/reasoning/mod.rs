@@ -190,6 +190,8 @@ pub struct MeshSummary {
     pub server: String,
     /// Live peers offering reviews (other than this checkout's runtime).
     pub peers: usize,
+    /// Peers the server still lists whose heartbeat is older than its window.
+    pub gone: usize,
     /// Why the server could not be read, when it could not: its peers are then absent.
     pub problem: Option<String>,
 }
@@ -201,6 +203,7 @@ impl Roster {
             (server, problem) => Some(MeshSummary {
                 server: server.clone().unwrap_or_else(|| "(invalid)".to_owned()),
                 peers: self.mesh.advisors.len(),
+                gone: self.mesh.gone,
                 problem: problem.clone(),
             }),
         }

@@ -111,10 +111,15 @@ impl Report for Advisors {
                 ),
                 None => writeln!(
                     out,
-                    "mesh {}: {} live peer{} offering reviews",
+                    "mesh {}: {} live peer{} offering reviews{}",
                     mesh.server,
                     mesh.peers,
-                    if mesh.peers == 1 { "" } else { "s" }
+                    if mesh.peers == 1 { "" } else { "s" },
+                    if mesh.gone > 0 {
+                        format!(" ({} gone: no heartbeat within the window)", mesh.gone)
+                    } else {
+                        String::new()
+                    }
                 ),
             };
         }
@@ -149,14 +154,15 @@ fn decision_lines(d: &PlanDecision) -> String {
         let _ = writeln!(out, "reuses the standing conclusion {r}");
     }
     if d.local_review.is_some() {
-        out.push_str(
-            "nobody selected for a material question: record a structured local review \
-             (hypothesis and strongest alternative, assumptions with evidence, falsifier, \
-             smallest discriminating experiment, conclusion)\n",
-        );
+        out.push_str(LOCAL_REVIEW);
     }
     out
 }
+
+/// What a material plan that selected nobody asks of the executor.
+const LOCAL_REVIEW: &str = "nobody selected for a material question: record a structured local review \
+     (hypothesis and strongest alternative, assumptions with evidence, falsifier, \
+     smallest discriminating experiment, conclusion)\n";
 
 impl Report for Planned {
     fn text(&self) -> String {
@@ -175,6 +181,21 @@ impl Report for Planned {
 impl Report for ConsultOutcome {
     fn text(&self) -> String {
         let mut out = self.plan.text();
+        // A plan that asked nobody says why, and what to do instead, here too: the consult
+        // is what an agent reads.
+        if let Record::Plan(p) = &self.plan.record.record
+            && p.selected.is_empty()
+        {
+            for n in &p.not_selected {
+                let _ = writeln!(out, "  not {}: {}", n.advisor, n.reason);
+            }
+            if let Some(r) = &p.reuses {
+                let _ = writeln!(out, "reuses the standing conclusion {r}");
+            }
+            if p.local_review.is_some() {
+                out.push_str(LOCAL_REVIEW);
+            }
+        }
         for c in &self.consultations {
             out.push_str(&c.text());
             if let Record::Consultation(x) = &c.record.record {

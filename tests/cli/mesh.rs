@@ -539,6 +539,28 @@ fn a_peer_gone_disappears_and_the_same_plan_decides_locally() {
     });
     let decided = plan();
     assert!(decided["local_review"].is_object(), "{decided}");
+    let said = asker
+        .run_env(&["reasoning", "advisors"], &env_refs(&env), "")
+        .success();
+    assert!(
+        said.stdout()
+            .contains("0 live peers offering reviews (1 gone: no heartbeat within the window)"),
+        "{said}"
+    );
+    // A consult that asks nobody says why and what to do instead.
+    let assessment = assess(&asker, &env, "material");
+    let alone = asker
+        .run_env(
+            &["reasoning", "consult", "--assessment", &assessment],
+            &env_refs(&env),
+            "",
+        )
+        .success();
+    assert!(
+        alone.stdout().contains("record a structured local review"),
+        "{alone}"
+    );
+    assert!(alone.stdout().contains("  not alpha: "), "{alone}");
     let advisors = asker
         .run_env(
             &["reasoning", "advisors", "--format", "json"],
