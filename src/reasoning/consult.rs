@@ -71,6 +71,24 @@ pub fn consult(ctx: &Ctx, request: ConsultRequest) -> Result<ConsultOutcome, Err
     // What leaves the machine for a mesh peer carries no secret shape.
     let redacted_question = crate::model::redact::redact(&question).text;
     let own_runtime = crate::mesh::runtime_id(ctx);
+    // The same plan (one stored in the same second) already consulted: refused before
+    // anybody is asked, so no advisor or peer answers for nothing.
+    let stored = crate::store::reasoning::read_folder(&ctx.layout, &work.folder)?;
+    if let Some((existing, advisor)) = stored.iter().find_map(|r| match &r.record {
+        Record::Consultation(c) if c.plan == plan.record.id && p.selected.contains(&c.advisor) => {
+            Some((r.id.clone(), c.advisor.clone()))
+        }
+        _ => None,
+    }) {
+        return Err(refusal(
+            crate::model::reasoning::validate::RecordRefusal::AlreadyConsulted {
+                plan: plan.record.id.clone(),
+                advisor,
+                assessment: request.assessment.clone(),
+                existing,
+            },
+        ));
+    }
     let deadline = Instant::now() + Duration::from_secs(request.timeout.unwrap_or(90));
     let cancel = Cancel::watch_signals();
     let selected: Vec<Advisor> = p

@@ -346,6 +346,24 @@ fn a_linked_runtime_is_an_advisor_a_plan_selects_and_its_answer_is_a_consultatio
         "{question}"
     );
     assert!(!question.contains("ghp_0123456789"), "{question}");
+    // The same plan again (the clock is pinned): refused before the peer is asked.
+    std::fs::remove_file(peer.tmpdir().join("asked-opposes.txt")).expect("the question file");
+    asker
+        .run_env(
+            &[
+                "reasoning",
+                "consult",
+                "--assessment",
+                &assessment,
+                "--format",
+                "json",
+            ],
+            &env_refs(&env),
+            "",
+        )
+        .json_error(3, "reasoning.consultation-once");
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(asked(&peer, "opposes"), "", "the peer was not asked again");
     // Read back in plan order, with its source.
     let status = asker
         .run_env(&["reasoning", "status"], &env_refs(&env), "")
