@@ -76,6 +76,10 @@ pub enum UsageError {
     },
     #[error("{0}")]
     Arguments(String),
+    #[error(
+        "serve --listen: a team address needs --token-file (a token every runtime is given, not one per run)"
+    )]
+    ListenWithoutTokenFile,
 }
 
 /// A writer or gate said no. Each variant names its rule and, where one exists, the fix.
@@ -381,6 +385,7 @@ impl UsageError {
             UsageError::NotUtf8 { .. } => "input.utf8",
             UsageError::HandoverFile { .. } => "handover.file",
             UsageError::Arguments(_) => "usage",
+            UsageError::ListenWithoutTokenFile => "serve.token-file",
         }
     }
 
@@ -404,6 +409,9 @@ impl UsageError {
             }
             UsageError::UnknownOperation { .. } => Some("majordomus schema".into()),
             UsageError::Arguments(_) => Some("majordomus --help".into()),
+            UsageError::ListenWithoutTokenFile => Some(
+                "head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ~/.majordomus-token && majordomus serve --listen 0.0.0.0:7788 --token-file ~/.majordomus-token".into(),
+            ),
             UsageError::HandoverFile { fix, .. } => Some((*fix).into()),
             UsageError::NotUtf8 { .. } => Some(
                 "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),

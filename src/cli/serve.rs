@@ -77,10 +77,7 @@ pub fn run(ctx: Ctx, args: &ServeArgs) -> Result<Output, Error> {
     let token = match &args.token_file {
         Some(path) => Some(read_token(path)?),
         None if args.listen.is_some() => {
-            return Err(UsageError::Arguments(
-                "serve --listen: a team address needs --token-file (a token every runtime is given, not one per run); e.g. head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ~/.majordomus-token && majordomus serve --listen 0.0.0.0:7788 --token-file ~/.majordomus-token".to_owned(),
-            )
-            .into());
+            return Err(UsageError::ListenWithoutTokenFile.into());
         }
         None => None,
     };

@@ -232,7 +232,7 @@ impl AppState {
         }
         let bearer = text(header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer "));
         match bearer.or(form_token) {
-            Some(token) if same_secret(token.trim(), &self.token) => Ok(()),
+            Some(token) if crate::mesh::hub::same_secret(token.trim(), &self.token) => Ok(()),
             given => Err(ApiError::surface(
                 StatusCode::UNAUTHORIZED,
                 Class::Refused,
@@ -246,17 +246,6 @@ impl AppState {
             )),
         }
     }
-}
-
-/// Compares a presented token with this run's in time that does not depend on where they
-/// first differ (a page timing its guesses learns nothing).
-fn same_secret(given: &str, token: &str) -> bool {
-    given.len() == token.len()
-        && given
-            .bytes()
-            .zip(token.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
 }
 
 /// Refuses a request whose `Host` is not this server (DNS rebinding).
@@ -562,7 +551,7 @@ impl Bound {
 
 #[cfg(test)]
 mod tests {
-    use super::same_secret;
+    use crate::mesh::hub::same_secret;
 
     #[test]
     fn the_token_matches_only_itself() {

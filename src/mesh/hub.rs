@@ -497,8 +497,9 @@ fn view(id: &str, q: &Request, now: u64) -> RequestView {
     }
 }
 
-/// Compares two secrets in time that does not depend on where they first differ.
-pub(crate) fn same_secret(a: &str, b: &str) -> bool {
+/// Compares two secrets (a runtime's key, the server's token) in time that does not
+/// depend on where they first differ: a caller timing its guesses learns nothing.
+pub fn same_secret(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())

@@ -406,13 +406,14 @@ pub struct MeshStatus {
 /// `majordomus mesh status`: the server, its linked runtimes and what they offer, and
 /// this checkout's link. A server that cannot be reached is reported, not an error.
 pub fn status(ctx: &Ctx, _request: MeshRequest) -> Result<MeshStatus, Error> {
+    let link = link_state(ctx);
     let server = server()?;
     let mut status = MeshStatus {
         server: server.as_ref().map(|s| s.url.clone()),
         problem: None,
         runtime: runtime_id(ctx),
-        holder_running: link_state(ctx).and_then(|l| l.holder).map(running),
-        link: link_state(ctx),
+        holder_running: link.as_ref().and_then(|l| l.holder).map(running),
+        link,
         window_seconds: None,
         runtimes: Vec::new(),
     };

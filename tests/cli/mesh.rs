@@ -236,6 +236,25 @@ fn assess(repo: &TestRepo, env: &[(&'static str, String)], materiality: &str) ->
     written["id"].as_str().expect("id").to_owned()
 }
 
+/// The dry run of a material plan's `--format json`.
+fn dry_plan(asker: &TestRepo, env: &[(&'static str, String)]) -> Value {
+    asker
+        .run_env(
+            &[
+                "reasoning",
+                "plan",
+                "--materiality",
+                "material",
+                "--format",
+                "json",
+            ],
+            &env_refs(env),
+            "",
+        )
+        .success()
+        .json()
+}
+
 /// `reasoning consult` of `assessment` (30 s for every advisor), its JSON.
 fn consult(asker: &TestRepo, env: &[(&'static str, String)], assessment: &str) -> Value {
     asker
@@ -744,21 +763,7 @@ fn a_server_that_is_down_is_unavailable_never_a_hang() {
         .success();
     assert!(advisors.stdout().contains("no peers listed"), "{advisors}");
     assert!(advisors.stdout().contains("unreachable"), "{advisors}");
-    let plan = asker
-        .run_env(
-            &[
-                "reasoning",
-                "plan",
-                "--materiality",
-                "material",
-                "--format",
-                "json",
-            ],
-            &env_refs(&down),
-            "",
-        )
-        .success()
-        .json();
+    let plan = dry_plan(&asker, &down);
     assert_eq!(plan["decision"]["selected"], json!([]));
     assert!(plan["decision"]["local_review"].is_object());
     asker
@@ -847,6 +852,16 @@ fn mesh_refusals_name_their_rule() {
     // A team address needs a token file.
     repo.run(&["serve", "--port", "0", "--listen", "127.0.0.1:0"])
         .assert_human_error(2, "--token-file");
+    repo.run(&[
+        "serve",
+        "--port",
+        "0",
+        "--listen",
+        "127.0.0.1:0",
+        "--format",
+        "json",
+    ])
+    .json_error(2, "serve.token-file");
 }
 
 #[test]
@@ -1006,21 +1021,7 @@ fn a_server_that_accepts_and_never_answers_holds_up_no_plan() {
         ("MAJORDOMUS_ADVISORS_DISABLE", CATALOGUE_OFF.to_owned()),
     ];
     let started = Instant::now();
-    let plan = asker
-        .run_env(
-            &[
-                "reasoning",
-                "plan",
-                "--materiality",
-                "material",
-                "--format",
-                "json",
-            ],
-            &env_refs(&env),
-            "",
-        )
-        .success()
-        .json();
+    let plan = dry_plan(&asker, &env);
     assert!(plan["decision"]["local_review"].is_object(), "{plan}");
     assert!(
         started.elapsed() < Duration::from_secs(4),
