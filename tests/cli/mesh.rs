@@ -1030,3 +1030,25 @@ fn a_server_that_accepts_and_never_answers_holds_up_no_plan() {
     );
     drop(silent);
 }
+
+#[test]
+fn a_command_that_fails_comes_back_as_its_typed_failure() {
+    let asker = asker();
+    let peer = TestRepo::initialised();
+    let server = Server::start(&asker, 30);
+    let env = server.env();
+    let _b = link(
+        &peer,
+        &server,
+        &[
+            "--answer-with",
+            "cat >/dev/null; echo 'model quota exhausted' >&2; exit 1",
+        ],
+    );
+    let assessment = assess(&asker, &env, "material");
+    let consulted = consult(&asker, &env, &assessment);
+    let c = &consulted["consultations"][0];
+    assert_eq!(c["status"], "error", "{consulted}");
+    assert_eq!(c["diagnostic"], "model quota exhausted", "{consulted}");
+    assert!(c.get("conclusion").is_none(), "{consulted}");
+}
