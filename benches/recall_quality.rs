@@ -28,85 +28,17 @@
 //! queries; merges are skipped (their first-parent diff repeats their branch's commits).
 #![forbid(unsafe_code)]
 
+#[path = "common/history.rs"]
+mod history;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use history::{BenchResult, Commit, git};
 use majordomus::recall::{RecallKind, RecallRequest};
 use majordomus::{Clock, Ctx};
-
-type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
-
-const MAX_FILES: usize = 40;
-
-struct Commit {
-    time: i64,
-    subject: String,
-    paths: Vec<String>,
-}
-
-fn git(dir: &Path, args: &[&str]) -> BenchResult<String> {
-    let out = Command::new("git").args(args).current_dir(dir).output()?;
-    if !out.status.success() {
-        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// Every non-merge commit, oldest first, with its subject and the paths it touched.
-fn history(repo: &Path) -> BenchResult<Vec<Commit>> {
-    let log = git(
-        repo,
-        &[
-            "log",
-            "--reverse",
-            "--no-merges",
-            "--format=%x00%ct%x1f%s",
-            "--name-only",
-        ],
-    )?;
-    let mut out = Vec::new();
-    for chunk in log.split('\0').filter(|c| !c.trim().is_empty()) {
-        let mut lines = chunk.lines();
-        let Some(head) = lines.next() else { continue };
-        let Some((time, subject)) = head.split_once('\u{1f}') else {
-            continue;
-        };
-        let paths: Vec<String> = lines
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(str::to_owned)
-            .collect();
-        if paths.is_empty() || paths.len() > MAX_FILES {
-            continue;
-        }
-        out.push(Commit {
-            time: time.parse().unwrap_or(0),
-            subject: subject.trim().to_owned(),
-            paths,
-        });
-    }
-    Ok(out)
-}
-
-fn episode_id(n: usize, time: i64) -> String {
-    let at =
-        time::OffsetDateTime::from_unix_timestamp(time).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-    format!(
-        "{}-{:06x}",
-        majordomus::model::time::stamp(at),
-        n & 0xff_ffff
-    )
-}
-
-/// Front-matter-safe one-line text.
-fn plain(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .replace(['"', '\\'], "'")
-}
 
 /// The store: a curated record and a session record for every episode.
 fn build(root: &Path, corpus: &[Commit]) -> BenchResult<BTreeMap<String, BTreeSet<String>>> {
@@ -116,41 +48,7 @@ fn build(root: &Path, corpus: &[Commit]) -> BenchResult<BTreeMap<String, BTreeSe
     if !status.status.success() {
         return Err("majordomus init failed".into());
     }
-    let curated = root.join(".ai/repo/knowledge/curated");
-    let sessions = root.join(".ai/repo/sessions");
-    std::fs::create_dir_all(&curated)?;
-    std::fs::create_dir_all(&sessions)?;
-    // Each record id → the files its episode touched (what makes it relevant).
-    let mut touched = BTreeMap::new();
-    for (n, c) in corpus.iter().enumerate() {
-        let ep = episode_id(n, c.time);
-        let at = time::OffsetDateTime::from_unix_timestamp(c.time)
-            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-        let day = &majordomus::model::time::rfc3339(at)[..10];
-        let ts = majordomus::model::time::rfc3339(at);
-        let id = format!("{ep}-{:012x}", n);
-        let title: String = plain(&c.subject).chars().take(100).collect();
-        std::fs::write(
-            curated.join(format!("{id}.md")),
-            format!(
-                "---\nid: {id}\nschema: knowledge/v1\nclass: convention\nstatus: verified\nstance: decided\ntitle: \"{title}\"\ndate: {day}\nprovenance:\n  origin: extracted\n  derived_from:\n  - session:{ep}\n---\n{}\n",
-                plain(&c.subject)
-            ),
-        )?;
-        let files: String = c
-            .paths
-            .iter()
-            .map(|p| format!("- \"{}\"\n", plain(p)))
-            .collect();
-        std::fs::write(
-            sessions.join(format!("{ep}.md")),
-            format!(
-                "---\nid: {ep}\nschema: session/v1\nprovider: history\nbranch: main\nhead_at_open: null\nhead: null\nopened: {ts}\nclosed: {ts}\ncommits: []\nchanged_files:\n{files}tasks: []\noutcome: committed\n---\n# Session {ep}\n\n## Summary\nNo summary was given.\n"
-            ),
-        )?;
-        touched.insert(id, c.paths.iter().cloned().collect());
-    }
-    Ok(touched)
+    Ok(history::write_records(root, corpus)?.into_iter().collect())
 }
 
 #[derive(Default)]
@@ -298,7 +196,7 @@ fn main() -> BenchResult<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(400);
-    let commits = history(&repo)?;
+    let commits = history::history(&repo)?;
     let split = ((commits.len() as f64) * (1.0 - held_out)) as usize;
     let (corpus, later) = commits.split_at(split);
     let dir = tempfile::Builder::new()
