@@ -95,7 +95,14 @@ fn build(name: &str, repo: &Path, dir: &Path, home: &Path) -> BenchResult<Store>
     let root_arg = root.to_string_lossy().into_owned();
     git(
         dir,
-        &["clone", "-q", "--no-checkout", "--shared", &repo_arg, &root_arg],
+        &[
+            "clone",
+            "-q",
+            "--no-checkout",
+            "--shared",
+            &repo_arg,
+            &root_arg,
+        ],
     )?;
     git(&root, &["checkout", "-q", "-B", "main", &last.id])?;
     git(&root, &["remote", "remove", "origin"])?;
@@ -210,7 +217,12 @@ fn injected(stdout: &[u8]) -> (Vec<String>, usize) {
 
 /// `hook prompt` for `prompt` in a fresh episode, as Claude Code calls the hooks: the
 /// records it put before the model, and the bytes it handed the client.
-fn hook_prompt(root: &Path, home: &Path, n: usize, prompt: &str) -> BenchResult<(Vec<String>, usize)> {
+fn hook_prompt(
+    root: &Path,
+    home: &Path,
+    n: usize,
+    prompt: &str,
+) -> BenchResult<(Vec<String>, usize)> {
     let payload = |event: &str, more: serde_json::Value| -> Vec<u8> {
         let mut p = serde_json::json!({
             "session_id": format!("relevance-{n}"),
@@ -227,7 +239,10 @@ fn hook_prompt(root: &Path, home: &Path, n: usize, prompt: &str) -> BenchResult<
         root,
         home,
         &with("session-start"),
-        Some(&payload("SessionStart", serde_json::json!({"source": "startup"}))),
+        Some(&payload(
+            "SessionStart",
+            serde_json::json!({"source": "startup"}),
+        )),
     )?;
     let out = run(
         root,
@@ -242,7 +257,10 @@ fn hook_prompt(root: &Path, home: &Path, n: usize, prompt: &str) -> BenchResult<
         root,
         home,
         &with("session-end"),
-        Some(&payload("SessionEnd", serde_json::json!({"reason": "exit"}))),
+        Some(&payload(
+            "SessionEnd",
+            serde_json::json!({"reason": "exit"}),
+        )),
     )?;
     Ok(injected(&out))
 }
@@ -447,7 +465,9 @@ fn main() -> BenchResult<()> {
             .map(|(id, _)| id.clone())
             .collect();
         let ids = |docs: Vec<usize>| -> Vec<String> {
-            docs.into_iter().map(|d| store.records[d].0.clone()).collect()
+            docs.into_iter()
+                .map(|d| store.records[d].0.clone())
+                .collect()
         };
         let (mut hook, mut search, mut plain, mut recent) = (
             Score::default(),
@@ -485,7 +505,11 @@ fn main() -> BenchResult<()> {
             hook.most_bytes = hook.most_bytes.max(bytes);
             hook.off(&shown);
             if show && !shown.is_empty() {
-                println!("{} | off-topic: {prompt} | hook showed {}", store.name, shown.len());
+                println!(
+                    "{} | off-topic: {prompt} | hook showed {}",
+                    store.name,
+                    shown.len()
+                );
             }
             search.off(&recall_top3(&store.root, &home, prompt)?);
             plain.off(&ids(bm25.top(prompt, 3)));
@@ -500,17 +524,27 @@ fn main() -> BenchResult<()> {
             other.name,
             started.elapsed().as_secs_f64()
         );
-        println!("| records shown by | hit@1 | hit@3 | precision | shown per prompt | off-topic prompts silent |");
+        println!(
+            "| records shown by | hit@1 | hit@3 | precision | shown per prompt | off-topic prompts silent |"
+        );
         println!("| --- | ---: | ---: | ---: | ---: | ---: |");
         println!("{}", hook.row("`hook prompt` (what the model receives)"));
-        println!("{}", search.row("`recall --kind knowledge --limit 3` (no floor)"));
+        println!(
+            "{}",
+            search.row("`recall --kind knowledge --limit 3` (no floor)")
+        );
         println!("{}", plain.row("plain BM25, top 3"));
         println!("{}", recent.row("the 3 most recent records"));
-        println!("\nlargest context `hook prompt` handed the client: {} bytes", hook.most_bytes);
+        println!(
+            "\nlargest context `hook prompt` handed the client: {} bytes",
+            hook.most_bytes
+        );
         summary.push((store.name.clone(), hook, plain, recent));
     }
     println!("\n### Against the targets\n");
-    println!("| history | hit@3: hook / target (1.1 × the better baseline) | precision: hook / target (1.2 × BM25) | off-topic silent: hook / target 90 % |");
+    println!(
+        "| history | hit@3: hook / target (1.1 × the better baseline) | precision: hook / target (1.2 × BM25) | off-topic silent: hook / target 90 % |"
+    );
     println!("| --- | ---: | ---: | ---: |");
     for (name, hook, plain, recent) in &summary {
         let hit_target = 1.1 * plain.hit3().max(recent.hit3());
@@ -536,8 +570,7 @@ fn main() -> BenchResult<()> {
 
 /// A record's text as a reader would index it: its title and its claim.
 fn record_text(root: &Path, id: &str) -> BenchResult<String> {
-    let text =
-        std::fs::read_to_string(root.join(format!(".ai/repo/knowledge/curated/{id}.md")))?;
+    let text = std::fs::read_to_string(root.join(format!(".ai/repo/knowledge/curated/{id}.md")))?;
     let title = text
         .lines()
         .find_map(|l| l.strip_prefix("title: "))

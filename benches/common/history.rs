@@ -97,7 +97,10 @@ pub fn plain(text: &str) -> String {
 /// store at `root` (already `majordomus init`ed): the record's title and claim are the
 /// commit's subject, its episode's session record lists the paths the commit touched.
 /// Returns each record id with those paths (what makes it relevant), oldest first.
-pub fn write_records(root: &Path, corpus: &[Commit]) -> BenchResult<Vec<(String, BTreeSet<String>)>> {
+pub fn write_records(
+    root: &Path,
+    corpus: &[Commit],
+) -> BenchResult<Vec<(String, BTreeSet<String>)>> {
     let curated = root.join(".ai/repo/knowledge/curated");
     let sessions = root.join(".ai/repo/sessions");
     std::fs::create_dir_all(&curated)?;

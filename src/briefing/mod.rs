@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Ctx;
 use crate::error::Error;
+use crate::model::event::{ShownItem, claim_of};
 use crate::model::ids;
 use crate::model::question::LedgerQuestion;
 use crate::model::recall::HitStatus;
@@ -25,7 +26,13 @@ use crate::store::index::IndexRebuilt;
 /// `briefing` takes nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BriefingRequest {}
+pub struct BriefingRequest {
+    /// What the conversation being briefed already holds (`kind:id`, as `context.shown`
+    /// names them): a resumed conversation (SPEC §8) is not briefed again with it, nor with
+    /// the practice. Set by the session-start hook; never part of a request from a surface.
+    #[serde(skip)]
+    pub held: Vec<String>,
+}
 
 /// A candidate file awaiting review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -71,6 +78,9 @@ pub struct Briefing {
     /// this branch or one this checkout cannot place: unassigned, never hidden), then
     /// those waiting in the outbox.
     pub candidates: Vec<PendingCandidate>,
+    /// The candidates the text names (the rest it counts), as put before the model.
+    #[serde(skip)]
+    pub shown_candidates: Vec<PendingCandidate>,
     /// Untracked candidates left in the tree by episodes that ran on other branches
     /// (counted, not listed).
     pub other_branches: usize,
@@ -99,6 +109,13 @@ pub struct Briefing {
     pub mesh: Option<String>,
     pub budget_lines: u64,
     pub text: String,
+    /// The conversation is resumed: how many records it holds from earlier episodes, which
+    /// the briefing does not repeat (nor the practice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<usize>,
+    /// The claims the resumed conversation holds ([`claim_of`] its references).
+    #[serde(skip)]
+    pub held: std::collections::HashSet<String>,
     /// The policy could not be read; the briefing used the defaults.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_error: Option<String>,
@@ -112,15 +129,44 @@ pub struct Briefing {
 
 /// The request that lists the briefing's knowledge: the work at hand, curated records.
 impl Briefing {
-    /// The records the briefing shows (what the repository knows, then the decisions of
-    /// earlier episodes), as they were put before the model.
-    pub fn shown(&self) -> Vec<Hit> {
-        self.knowledge
+    /// Every record the briefing's text puts before the model (SPEC §5.6): what the
+    /// repository knows, the decisions of earlier episodes, the candidates it names, and the
+    /// last handover when its next actions are quoted; as `context.shown` logs them.
+    pub fn shown(&self) -> Vec<ShownItem> {
+        let mut items: Vec<ShownItem> = self
+            .knowledge
             .hits
             .iter()
             .chain(&self.decisions.hits)
-            .cloned()
-            .collect()
+            .map(|h| ShownItem {
+                id: format!("{}:{}", h.kind.name(), h.id),
+                status: h.status,
+            })
+            .collect();
+        items.extend(self.shown_candidates.iter().map(|c| ShownItem {
+            id: format!("{}:{}", RecallKind::Knowledge.name(), c.id),
+            status: HitStatus::Candidate,
+        }));
+        if let Some(episode) = self
+            .last_handover
+            .as_deref()
+            .filter(|_| !self.next_action.is_empty())
+            .and_then(|path| path.rsplit('/').next())
+            .and_then(|name| name.strip_suffix(".md"))
+        {
+            items.push(ShownItem {
+                id: format!("{}:{episode}", RecallKind::Handover.name()),
+                status: HitStatus::Candidate,
+            });
+        }
+        // What a resumed conversation holds is on record already (`resumed`); a decision and
+        // the candidate derived from it are one claim, logged once.
+        let mut seen = std::collections::HashSet::new();
+        items.retain(|i| {
+            let claim = claim_of(&i.id).to_owned();
+            !self.held.contains(&claim) && seen.insert(claim)
+        });
+        items
     }
 }
 
@@ -175,7 +221,7 @@ fn next_action(path: &std::path::Path) -> Vec<String> {
 }
 
 /// Composes the briefing.
-pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error> {
+pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> {
     let (policy, policy_error) = ctx.policy_lenient()?;
     // The ledger index keeps the open questions folded.
     let index = ctx.index()?;
@@ -217,14 +263,16 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
                 .reader()
                 .episodes(&episodes)
                 .map_err(index_error)?;
-            let mut request = knowledge_request();
-            request.limit = Some(most);
-            let known = crate::recall::recall_in(ctx, &mut opened.db, &request)?;
+            let mut known_request = knowledge_request();
+            known_request.limit = Some(most);
+            known_request.leave_out = request.held.clone();
+            let known = crate::recall::recall_in(ctx, &mut opened.db, &known_request)?;
             let decisions = match &here {
                 Some(branch) => {
-                    let mut request = decisions_request(branch);
-                    request.limit = Some(most);
-                    Some(crate::recall::recall_in(ctx, &mut opened.db, &request)?)
+                    let mut decided = decisions_request(branch);
+                    decided.limit = Some(most);
+                    decided.leave_out = request.held.clone();
+                    Some(crate::recall::recall_in(ctx, &mut opened.db, &decided)?)
                 }
                 None => None,
             };
@@ -317,6 +365,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         },
         branch: here.clone(),
         candidates,
+        shown_candidates: Vec::new(),
         other_branches: elsewhere.len(),
         last_handover,
         next_action,
@@ -328,6 +377,12 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         mesh: crate::mesh::briefing_line(ctx),
         budget_lines: budget,
         text: String::new(),
+        resumed: (!request.held.is_empty()).then_some(request.held.len()),
+        held: request
+            .held
+            .iter()
+            .map(|r| claim_of(r).to_owned())
+            .collect(),
         policy_error: policy_error.map(|e| e.to_string()),
         index_rebuilt: index.rebuilt().cloned(),
         recall_rebuilt,

@@ -1,17 +1,34 @@
-//! The briefing's text, inside `session.briefing_budget_lines`: headings, counts and the
-//! "more" lines are always shown; the item lines of the four lists share what the budget
-//! leaves, the knowledge weighing twice, and room one list does not need goes to the
-//! others. A list that is cut says how many it left out and the command that lists them.
+//! The briefing's text, inside `session.briefing_budget_lines` and a byte budget no client
+//! cuts (SPEC §5.6: [`MAX_BYTES`], and [`QUIET_MAX_BYTES`] with nothing at hand): headings,
+//! counts and the "more" lines are always shown; the item lines of the lists share what the
+//! budgets leave, the knowledge weighing twice, and room one list does not need goes to the
+//! others. A list that is cut says how many it left out and the command that lists them;
+//! each quoted text is whole or cut at a word with `…` ([`TEXT_MAX`]).
 
 use std::fmt::Write as _;
 
 use super::{Briefing, decisions_request, knowledge_request};
-use crate::model::inject::{LEGEND, Label, fence};
+use crate::model::inject::{LEGEND, Label, cut_at_word, fence};
 use crate::recall::{Hit, command};
 
 /// The fewest lines a briefing shows besides its items: headings, blanks, count lines,
 /// and the practice.
 pub const ALWAYS_SHOWN: usize = 11 + PRACTICE_LINES;
+
+/// The most bytes a briefing takes, whatever the store holds (SPEC §5.6): Claude Code
+/// replaces a session-start context over 10,000 characters with a 2 KB preview the model is
+/// not told to read, so the briefing stays under that with room for the client's own text.
+pub const MAX_BYTES: usize = 8_000;
+
+/// The most bytes a briefing takes with nothing at hand to rank by (SPEC §5.6): the
+/// practice, the open questions, the review line, the counts and the command that lists
+/// what the repository knows; no record is listed by recency (the most recently verified
+/// records hit the next task as often as not: docs/RECALL.md, "What the briefing shows").
+pub const QUIET_MAX_BYTES: usize = 2_048;
+
+/// Bytes a quoted text takes on a briefing line at most: whole, or cut at a word with `…`
+/// (the line's command reads it whole).
+pub const TEXT_MAX: usize = 240;
 
 /// How to work with the memory, the briefing's first section (the worker's bootstrap):
 /// what to ask before deciding, what to record, and the reasoning practice for a material
@@ -86,7 +103,7 @@ fn knowledge_line(hit: &Hit) -> String {
     };
     format!(
         "- {}{why} read: `{}`",
-        fence(&label, &hit.line).text,
+        fence(&label, &cut_at_word(&hit.line, TEXT_MAX)).text,
         hit.read.command
     )
 }
@@ -100,7 +117,7 @@ fn decision_line(hit: &Hit) -> String {
     };
     format!(
         "- {day} {} — read: `{}`",
-        fence(&label, &hit.line).text,
+        fence(&label, &cut_at_word(&hit.line, TEXT_MAX)).text,
         hit.read.command
     )
 }
@@ -115,9 +132,49 @@ fn quotes_any(b: &Briefing) -> bool {
         || b.writers_total > 0
 }
 
+/// The lists whose item lines share the budgets, in the order of [`Alloc`]: what the
+/// repository knows, open questions, the branch's decisions, the branch's candidates, the
+/// other worktrees, the other writers, and the unassigned candidates (always named while
+/// the bytes allow, then counted with the command that lists them).
+const LISTS: usize = 7;
+type Alloc = [usize; LISTS];
+
 /// Renders the briefing and keeps in it only the hits it shows, with the commands that
-/// list the rest.
+/// list the rest: the item lines the line budget allows, then fewer while the text is over
+/// its byte budget (the longest list gives a line first, the knowledge counting half).
 pub fn render(b: &mut Briefing) -> String {
+    let quiet = b.at_hand.is_empty();
+    let max = if quiet { QUIET_MAX_BYTES } else { MAX_BYTES };
+    let mut alloc = allocation(b, quiet);
+    loop {
+        let mut trial = b.clone();
+        let text = compose(&mut trial, &alloc, quiet);
+        if text.len() <= max || !shrink(&mut alloc) {
+            *b = trial;
+            return text;
+        }
+    }
+}
+
+/// Takes one item line from the list holding the most (the knowledge's lines counting
+/// half: it weighs twice); `false` when every list is empty.
+fn shrink(alloc: &mut Alloc) -> bool {
+    let weighed = |i: usize, n: usize| if i == 0 { n.div_ceil(2) } else { n };
+    let Some((i, _)) = alloc
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .max_by_key(|(i, n)| (weighed(*i, **n), std::cmp::Reverse(*i)))
+    else {
+        return false;
+    };
+    alloc[i] -= 1;
+    true
+}
+
+/// The item lines each list gets from `session.briefing_budget_lines`. With nothing at
+/// hand (`quiet`), what the repository knows is counted, not listed by recency.
+fn allocation(b: &Briefing, quiet: bool) -> Alloc {
     let budget = usize::try_from(b.budget_lines).unwrap_or(usize::MAX);
     let (assigned, unassigned): (Vec<_>, Vec<_>) = b
         .candidates
@@ -158,9 +215,9 @@ pub fn render(b: &mut Briefing) -> String {
         // The other writers' heading and blank line, when there are any.
         + if b.writers_total > 0 { 2 } else { 0 }
         + usize::from(b.journal_error.is_some());
-    // Knowledge, questions, decisions, candidates, other worktrees.
+    // Knowledge, questions, decisions, candidates, other worktrees, other writers.
     let demands = [
-        (b.knowledge.hits.len(), 2),
+        (if quiet { 0 } else { b.knowledge.hits.len() }, 2),
         (b.open_questions.len(), 1),
         (b.decisions.hits.len(), 1),
         (assigned.len(), 1),
@@ -188,13 +245,53 @@ pub fn render(b: &mut Briefing) -> String {
         }
         alloc = next;
     }
-    // One record of what the repository knows is always shown when there is one.
+    // One record of what the repository knows is always shown when there is one and
+    // something at hand ranked it.
     if alloc[0] == 0 && demands[0].0 > 0 {
         alloc[0] = 1;
     }
+    [
+        alloc[0],
+        alloc[1],
+        alloc[2],
+        alloc[3],
+        alloc[4],
+        alloc[5],
+        unassigned.len(),
+    ]
+}
 
+/// The briefing's text with `alloc` item lines a list, and `b`'s lists truncated to what it
+/// shows.
+fn compose(b: &mut Briefing, alloc: &Alloc, quiet: bool) -> String {
+    let (assigned, unassigned): (Vec<_>, Vec<_>) = b
+        .candidates
+        .iter()
+        .cloned()
+        .partition(|c| c.episode.is_some() || c.outbox);
+    // A candidate or handover the resumed conversation holds is counted, not named again.
+    let (assigned, unassigned): (Vec<_>, Vec<_>) = (
+        assigned
+            .into_iter()
+            .filter(|c| !b.held.contains(&c.id))
+            .collect(),
+        unassigned
+            .into_iter()
+            .filter(|c| !b.held.contains(&c.id))
+            .collect(),
+    );
+    let legend = quotes_any(b);
     let mut out = String::new();
-    out.push_str(PRACTICE);
+    match b.resumed {
+        // The conversation holds the practice and what it was shown: said once, not again.
+        Some(n) => {
+            let _ = writeln!(
+                out,
+                "Resumed conversation: how to work here and the {n} record(s) it was shown earlier are not repeated."
+            );
+        }
+        None => out.push_str(PRACTICE),
+    }
     out.push('\n');
     if legend {
         let _ = writeln!(out, "{LEGEND}");
@@ -216,7 +313,7 @@ pub fn render(b: &mut Briefing) -> String {
             out,
             "- {}: {} (asked {})",
             q.id,
-            fence(&label, &q.text).text,
+            fence(&label, &cut_at_word(&q.text, TEXT_MAX)).text,
             q.asked
         );
     }
@@ -235,12 +332,19 @@ pub fn render(b: &mut Briefing) -> String {
         at_least(&b.knowledge),
         b.knowledge.total
     );
-    match (b.at_hand.is_empty(), b.knowledge.hits.is_empty()) {
+    let mut request = knowledge_request();
+    request.limit = Some(b.knowledge.total.clamp(1, crate::recall::MAX_LIMIT));
+    b.knowledge.command = command(&request);
+    match (quiet, b.knowledge.hits.is_empty()) {
         (true, true) => out.push_str(
             "- nothing verified yet (promote a candidate: `majordomus knowledge candidates`)\n",
         ),
         (true, false) => {
-            out.push_str("nothing at hand to rank by (no uncommitted change, no commit of this branch's own, no task, no files of the last handover): the most recently verified, newest first\n");
+            let _ = writeln!(
+                out,
+                "nothing at hand to rank by (no uncommitted change, no commit of this branch's own, no task, no files of the last handover): `{}` lists them, newest first; `majordomus recall <words or --path>` finds what concerns a task",
+                b.knowledge.command
+            );
         }
         (false, empty) => {
             let _ = writeln!(out, "ranked by the work at hand: {}", b.at_hand.join("; "));
@@ -249,15 +353,12 @@ pub fn render(b: &mut Briefing) -> String {
             }
         }
     }
-    let mut request = knowledge_request();
-    request.limit = Some(b.knowledge.total.clamp(1, crate::recall::MAX_LIMIT));
-    b.knowledge.command = command(&request);
     b.knowledge.hits.truncate(alloc[0]);
     for hit in &b.knowledge.hits {
         out.push_str(&knowledge_line(hit));
         out.push('\n');
     }
-    if b.knowledge.total > b.knowledge.hits.len() {
+    if b.knowledge.total > b.knowledge.hits.len() && !(quiet && b.knowledge.hits.is_empty()) {
         let _ = writeln!(
             out,
             "- ... {}{} more: `{}`",
@@ -290,6 +391,8 @@ pub fn render(b: &mut Briefing) -> String {
                 b.decisions.command
             );
         }
+    } else {
+        b.decisions.hits.clear();
     }
 
     let _ = writeln!(
@@ -328,6 +431,7 @@ pub fn render(b: &mut Briefing) -> String {
             b.other_branches
         );
     }
+    let mut listed: Vec<super::PendingCandidate> = Vec::new();
     for c in assigned.iter().take(alloc[3]) {
         let label = Label {
             status: "candidate",
@@ -335,14 +439,20 @@ pub fn render(b: &mut Briefing) -> String {
             ..Label::default()
         };
         let outbox = if c.outbox { " (outbox)" } else { "" };
-        let _ = writeln!(out, "- {}: {}{outbox}", c.id, fence(&label, &c.title).text);
+        let _ = writeln!(
+            out,
+            "- {}: {}{outbox}",
+            c.id,
+            fence(&label, &cut_at_word(&c.title, TEXT_MAX)).text
+        );
+        listed.push(c.clone());
     }
     if assigned.len() > alloc[3] {
         let _ = writeln!(out, "- ... {} more: `{queue}`", assigned.len() - alloc[3]);
     }
-    // Unassigned candidates are always named: a record the briefing cannot place is
-    // still a record someone has to review.
-    for c in &unassigned {
+    // Unassigned candidates are named while the bytes allow, then counted: a record the
+    // briefing cannot place is still a record someone has to review.
+    for c in unassigned.iter().take(alloc[6]) {
         let label = Label {
             status: "candidate",
             ..Label::default()
@@ -351,9 +461,18 @@ pub fn render(b: &mut Briefing) -> String {
             out,
             "- {}: {} (unassigned: this checkout does not know its episode)",
             c.id,
-            fence(&label, &c.title).text
+            fence(&label, &cut_at_word(&c.title, TEXT_MAX)).text
+        );
+        listed.push(c.clone());
+    }
+    if unassigned.len() > alloc[6] {
+        let _ = writeln!(
+            out,
+            "- ... {} more unassigned (this checkout does not know their episodes): `majordomus knowledge candidates`",
+            unassigned.len() - alloc[6]
         );
     }
+    b.shown_candidates = listed;
 
     if b.worktrees_total > 0 {
         let _ = writeln!(out, "\n## Other worktrees ({})", b.worktrees_total);
@@ -389,12 +508,22 @@ pub fn render(b: &mut Briefing) -> String {
     if let Some(e) = &b.journal_error {
         let _ = writeln!(
             out,
-            "(the other writers' journals could not be read: {e}; `majordomus journal status` says more)"
+            "(the other writers' journals could not be read: {}; `majordomus journal status` says more)",
+            cut_at_word(e, TEXT_MAX)
         );
     }
 
     out.push_str("\n## Last handover\n");
+    let held_handover = b.last_handover.as_deref().is_some_and(|path| {
+        path.rsplit('/')
+            .next()
+            .and_then(|n| n.strip_suffix(".md"))
+            .is_some_and(|ep| b.held.contains(&format!("handover:{ep}")))
+    });
     match &b.last_handover {
+        Some(path) if held_handover => {
+            let _ = writeln!(out, "- {path} (shown earlier in this conversation)");
+        }
         Some(path) => {
             let _ = writeln!(out, "- {path}");
             let label = Label {
@@ -403,7 +532,11 @@ pub fn render(b: &mut Briefing) -> String {
                 ..Label::default()
             };
             for line in &b.next_action {
-                let _ = writeln!(out, "  next: {}", fence(&label, line).text);
+                let _ = writeln!(
+                    out,
+                    "  next: {}",
+                    fence(&label, &cut_at_word(line, TEXT_MAX)).text
+                );
             }
         }
         None => out.push_str("- none\n"),
@@ -483,6 +616,7 @@ mod tests {
                     outbox: false,
                 })
                 .collect(),
+            shown_candidates: Vec::new(),
             other_branches: 3,
             last_handover: None,
             next_action: Vec::new(),
@@ -494,6 +628,8 @@ mod tests {
             mesh: None,
             budget_lines: 40,
             text: String::new(),
+            resumed: None,
+            held: Default::default(),
             policy_error: None,
             index_rebuilt: None,
             recall_rebuilt: None,

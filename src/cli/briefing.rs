@@ -23,5 +23,5 @@ use crate::{Ctx, Error};
 pub struct BriefingArgs {}
 
 pub fn run(ctx: &Ctx, _args: &BriefingArgs) -> Result<Output, Error> {
-    crate::cli::call(ctx, "briefing", BriefingRequest {})
+    crate::cli::call(ctx, "briefing", BriefingRequest::default())
 }

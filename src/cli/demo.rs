@@ -279,6 +279,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         StartRequest {
             provider: Some("demo".into()),
             replace: false,
+            conversation: None,
         },
     )?;
     steps.push(Step::new(
@@ -524,6 +525,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
         StartRequest {
             provider: Some("demo".into()),
             replace: false,
+            conversation: None,
         },
     )?;
     steps.push(Step::new(
@@ -539,7 +541,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
                 &ctx,
                 "briefing",
                 crate::briefing::briefing,
-                crate::briefing::BriefingRequest {},
+                crate::briefing::BriefingRequest::default(),
             )?),
         )
         .note("a record's status: [verified] a person promoted it with evidence; [candidate] nobody has reviewed it yet"),

@@ -152,7 +152,7 @@ fn active_intent(ctx: &Ctx) -> Result<Option<ActiveIntent>, Error> {
 
 /// Composes the repository context.
 pub fn context(ctx: &Ctx, _request: ContextRequest) -> Result<RepositoryContext, Error> {
-    let briefing = crate::briefing::briefing(ctx, BriefingRequest {})?;
+    let briefing = crate::briefing::briefing(ctx, BriefingRequest::default())?;
     let knowledge = crate::knowledge::status(ctx, StatusRequest {})?;
     let reasoning = crate::reasoning::status(ctx, crate::reasoning::StatusRequest::default())?;
     let intents = intents(ctx)?;

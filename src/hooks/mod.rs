@@ -522,16 +522,54 @@ fn run_provider(
             ctx, &moment,
         )?)),
         ProviderHook::SessionStart => {
+            // The client's conversation: a resumed one (`claude --continue`, Codex's and
+            // Gemini CLI's resume, or the same session id opening again) keeps what it was
+            // shown in its earlier episodes (SPEC §8). A compaction or a clear leaves the
+            // conversation without it: that one is briefed again.
+            let conversation = payload
+                .session_id
+                .as_deref()
+                .filter(|id| !id.trim().is_empty())
+                .map(|id| crate::model::event::conversation_key(provider, id));
+            let source = payload.json.get("source").and_then(|s| s.as_str());
+            let held = match (&conversation, source) {
+                (Some(key), source) if !matches!(source, Some("compact" | "clear")) => {
+                    held_by(ctx, key)?
+                }
+                _ => Vec::new(),
+            };
             let started = crate::session::start(
                 ctx,
                 crate::session::StartRequest {
                     provider: Some(provider.to_owned()),
                     replace: false,
+                    conversation: conversation.clone(),
                 },
             )?;
-            // Composed once: the snapshot's briefing, unless the episode was already open.
-            let (briefing, shown) = if started.already_open {
-                let b = crate::briefing::briefing(ctx, crate::briefing::BriefingRequest {})?;
+            // What the earlier episodes showed, on record in this one (the episode that was
+            // open already has it).
+            let carried: Vec<crate::model::event::ShownItem> = held
+                .iter()
+                .filter(|(episode, _)| *episode != started.episode.id)
+                .map(|(_, item)| item.clone())
+                .collect();
+            crate::moment::log_shown(
+                ctx,
+                &started.episode.id,
+                crate::model::event::ShownWhere::Resumed,
+                carried,
+                Vec::new(),
+                None,
+            )?;
+            // Composed once: the snapshot's briefing, unless the episode was already open
+            // or the conversation holds some of it.
+            let (briefing, shown) = if started.already_open || !held.is_empty() {
+                let b = crate::briefing::briefing(
+                    ctx,
+                    crate::briefing::BriefingRequest {
+                        held: held.into_iter().map(|(_, item)| item.id).collect(),
+                    },
+                )?;
                 let shown = b.shown();
                 (b.text, shown)
             } else {
@@ -542,7 +580,7 @@ fn run_provider(
                 ctx,
                 &started.episode.id,
                 crate::model::event::ShownWhere::Briefing,
-                &shown,
+                shown,
                 Vec::new(),
                 None,
             )?;
@@ -635,6 +673,22 @@ fn run_provider(
             })
         }
     }
+}
+
+/// What the conversation `key` was shown in its episodes so far (the open one included),
+/// each record once, with the episode that showed it first.
+fn held_by(ctx: &Ctx, key: &str) -> Result<Vec<(String, crate::model::event::ShownItem)>, Error> {
+    let index = ctx.index()?;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for episode in index.conversation_episodes(key)? {
+        for item in index.shown_in(&episode)? {
+            if seen.insert(item.id.clone()) {
+                out.push((episode.clone(), item));
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]

@@ -282,6 +282,22 @@ pub struct SessionOpened {
     pub provider: String,
     pub branch: Option<String>,
     pub head: Option<String>,
+    /// The agent client's conversation it serves, as [`conversation_key`] names it (absent
+    /// for a session a person or a script opened): a resumed conversation is known by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+}
+
+/// The key of an agent client's conversation: 16 hex digits of sha256 over the client's
+/// name and its session id (the id itself is the client's, and need not be kept).
+pub fn conversation_key(provider: &str, session_id: &str) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(provider.as_bytes());
+    hasher.update([0]);
+    hasher.update(session_id.as_bytes());
+    let digest = hasher.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// How an episode ended, in one word: from its tasks, else from its commits.
@@ -633,14 +649,18 @@ pub enum ShownWhere {
     Edit,
     /// A tool the agent called (`majordomus_recall`, `majordomus_briefing`, ...).
     Tool,
+    /// What a resumed conversation already holds from its earlier episodes (SPEC §8): put
+    /// before the model then, not now; on record so the new episode never shows it again.
+    Resumed,
 }
 
 impl ShownWhere {
-    pub const ALL: [ShownWhere; 4] = [
+    pub const ALL: [ShownWhere; 5] = [
         ShownWhere::Briefing,
         ShownWhere::Prompt,
         ShownWhere::Edit,
         ShownWhere::Tool,
+        ShownWhere::Resumed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -649,6 +669,7 @@ impl ShownWhere {
             ShownWhere::Prompt => "prompt",
             ShownWhere::Edit => "edit",
             ShownWhere::Tool => "tool",
+            ShownWhere::Resumed => "resumed",
         }
     }
 }
@@ -674,6 +695,16 @@ pub struct ContextShown {
 pub struct ShownItem {
     pub id: String,
     pub status: super::recall::HitStatus,
+}
+
+/// The claim a reference (`kind:id`) states (SPEC §8, "one claim is one record"): a
+/// decision and the knowledge record derived from it share their id (`<episode>-<12 hex>`),
+/// so `decision:X` and `knowledge:X` are the claim `X`; any other reference is its own.
+pub fn claim_of(reference: &str) -> &str {
+    match reference.split_once(':') {
+        Some(("decision" | "knowledge", id)) => id,
+        _ => reference,
+    }
 }
 
 /// One rewritten commit: git's `<old> <new>` pair.

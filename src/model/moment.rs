@@ -174,42 +174,133 @@ pub const PROMPT_FILLER: &[&str] = &[
     "something",
 ];
 
-/// A hit holds at least this many of the prompt's words (or all of them, when it has
-/// fewer) ...
-pub const FLOOR_MIN_WORDS: usize = 2;
-/// ... and at least this share of them (rounded up): a long prompt needs more words in
-/// common than a short one.
-pub const FLOOR_WORD_SHARE: f64 = 0.15;
-/// ... and its lexical relevance is at least this share of the best match's (the words it
-/// holds are not the prompt's common ones).
-pub const FLOOR_LEXICAL_SHARE: f64 = 0.5;
-/// Records one prompt-time or edit-time recall puts before the model, at most.
-pub const MAX_LINES: usize = 5;
+/// A hit holds prompt words weighing at least this much (or all the prompt's weight, when
+/// it weighs less): a word counts 1, a generic one [`GENERIC_WEIGHT`].
+pub const FLOOR_MIN_WORDS: f64 = 2.0;
+/// What a generic word ([`GENERIC_WORDS`]) weighs against the floor: `error message` in a
+/// prompt and a record is one word's worth of evidence, not two.
+pub const GENERIC_WEIGHT: f64 = 0.5;
+/// Records one prompt-time or edit-time recall puts before the model, at most: on the real
+/// histories of the relevance bench, a third and later lines were mostly noise
+/// (docs/RECALL.md, "How many lines").
+pub const MAX_LINES: usize = 3;
+/// Bytes one prompt-time or edit-time recall hands its client, at most (SPEC §8): under what
+/// any client cuts, heading and lines included.
+pub const MOMENT_MAX_BYTES: usize = 2048;
 /// Content words of a prompt ranked by, at most (the first ones).
 pub const MAX_PROMPT_WORDS: usize = 24;
 /// Paths a prompt names that are ranked by, at most (the first ones that exist).
 pub const MAX_PROMPT_PATHS: usize = 8;
 
+/// The generic words shipped in `share/standard/generic-words.txt` (how they were chosen is
+/// said there).
+pub const GENERIC_WORDS: &str = include_str!("../../share/standard/generic-words.txt");
+
+/// A word as the generic list holds it: lower case, a plural's `s` dropped (`errors` →
+/// `error`, `dependencies` → `dependency`).
+pub fn stem(term: &str) -> std::borrow::Cow<'_, str> {
+    if term.len() > 4
+        && let Some(root) = term.strip_suffix("ies")
+    {
+        return format!("{root}y").into();
+    }
+    if term.len() > 3 && term.ends_with('s') && !term.ends_with("ss") {
+        return term[..term.len() - 1].into();
+    }
+    term.into()
+}
+
+/// Whether `term` is one of the [`GENERIC_WORDS`].
+pub fn is_generic(term: &str) -> bool {
+    static LIST: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    let list = LIST.get_or_init(|| {
+        GENERIC_WORDS
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    });
+    list.contains(stem(term).as_ref())
+}
+
+/// One word of a prompt: its terms (a `camelCase` or `snake_case` word's compound, then its
+/// parts), and whether every one of them is generic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub terms: Vec<String>,
+    pub generic: bool,
+}
+
+impl Word {
+    /// What it weighs against the floor.
+    pub fn weight(&self) -> f64 {
+        if self.generic { GENERIC_WEIGHT } else { 1.0 }
+    }
+
+    /// Whether a record holding `terms` holds it (any of its terms).
+    pub fn held_by(&self, terms: &[String]) -> bool {
+        self.terms.iter().any(|t| terms.contains(t))
+    }
+
+    /// How the word is said in a hit's why: its first term.
+    pub fn said(&self) -> &str {
+        &self.terms[0]
+    }
+}
+
 /// The words of a prompt that say what it is about: each word's terms (a `camelCase` or
 /// `snake_case` word's compound and parts), filler left out, each word once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromptWords {
-    pub words: Vec<Vec<String>>,
+    pub words: Vec<Word>,
+}
+
+/// How a hit cleared the prompt's floor: the prompt's words it holds, and a file it reaches
+/// that the prompt names (`by` is `None`) or that one of those words names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cleared {
+    pub words: Vec<String>,
+    pub names: Option<Named>,
+}
+
+/// A file a hit reaches, named by the prompt (`by: None`) or by one of its words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub path: String,
+    pub by: Option<String>,
+}
+
+impl Cleared {
+    /// Why the hit was put before the model, in a few words (its line's `why:`).
+    pub fn why(&self) -> String {
+        let words = (!self.words.is_empty()).then(|| format!("words {}", self.words.join(", ")));
+        let named = self.names.as_ref().map(|n| match &n.by {
+            None => format!("the prompt names {}", n.path),
+            Some(word) => format!("{word} names {}", n.path),
+        });
+        words
+            .into_iter()
+            .chain(named)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 impl PromptWords {
     pub fn of(prompt: &str) -> PromptWords {
-        let mut words: Vec<Vec<String>> = Vec::new();
+        let mut words: Vec<Word> = Vec::new();
         for word in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
             let terms: Vec<String> = tokens(word)
                 .into_iter()
                 .filter(|t| !PROMPT_FILLER.contains(&t.as_str()))
                 .filter(|t| !t.chars().all(|c| c.is_ascii_digit()))
                 .collect();
-            if terms.is_empty() || words.contains(&terms) {
+            if terms.is_empty() || words.iter().any(|w| w.terms == terms) {
                 continue;
             }
-            words.push(terms);
+            let generic = terms.iter().all(|t| is_generic(t));
+            words.push(Word { terms, generic });
             if words.len() == MAX_PROMPT_WORDS {
                 break;
             }
@@ -226,39 +317,132 @@ impl PromptWords {
         let mut seen = std::collections::BTreeSet::new();
         self.words
             .iter()
-            .flatten()
+            .flat_map(|w| &w.terms)
             .filter(|t| seen.insert(t.as_str()))
             .cloned()
             .collect::<Vec<_>>()
             .join(" ")
     }
 
-    /// How many words a hit must hold to clear the floor.
-    pub fn needed(&self) -> usize {
-        let share = (self.words.len() as f64 * FLOOR_WORD_SHARE).ceil() as usize;
-        FLOOR_MIN_WORDS.min(self.words.len()).max(share)
+    /// What the prompt's words weigh together.
+    pub fn weight(&self) -> f64 {
+        self.words.iter().map(Word::weight).sum()
     }
 
-    /// How many of the prompt's words a record holding `terms` holds (a word counts when
-    /// any of its terms matched).
-    pub fn held(&self, terms: &[String]) -> usize {
-        self.words
-            .iter()
-            .filter(|w| w.iter().any(|t| terms.contains(t)))
-            .count()
+    /// What a hit's words must weigh to clear the floor: [`FLOOR_MIN_WORDS`], or all the
+    /// prompt's weight when it weighs less.
+    pub fn needed(&self) -> f64 {
+        FLOOR_MIN_WORDS.min(self.weight())
     }
 
-    /// The floor (docs/RECALL.md): a hit clears it when it cites or changed a file the
-    /// prompt names, or when it holds [`needed`](Self::needed) of the prompt's words with
-    /// a lexical relevance at least [`FLOOR_LEXICAL_SHARE`] of the best match's.
-    pub fn clears(&self, terms: &[String], lexical_share: f64, names_path: bool) -> bool {
-        if names_path {
-            return true;
+    /// The prompt's words a record holding `terms` holds.
+    pub fn held<'a>(&'a self, terms: &[String]) -> Vec<&'a Word> {
+        self.words.iter().filter(|w| w.held_by(terms)).collect()
+    }
+
+    /// The floor (docs/RECALL.md, "The floor"): a hit clears it when it cites or changed a
+    /// file the prompt names (`names_path`); or when the prompt's words it holds weigh
+    /// [`needed`](Self::needed) (generic ones half); or when it holds a word that is not
+    /// generic and that word names a file the hit reaches (`parser` and `src/parser.rs`:
+    /// two signs, from the record's words and from its files, of one subject). `reached`:
+    /// the paths the hit reaches that say something about it (not a hub file most records
+    /// reach). `None`: it does not clear it.
+    pub fn clears(
+        &self,
+        terms: &[String],
+        reached: &[String],
+        names_path: Option<&str>,
+    ) -> Option<Cleared> {
+        let held = self.held(terms);
+        let words: Vec<String> = held.iter().map(|w| w.said().to_owned()).collect();
+        if let Some(path) = names_path {
+            return Some(Cleared {
+                words,
+                names: Some(Named {
+                    path: path.to_owned(),
+                    by: None,
+                }),
+            });
         }
-        !self.is_empty()
-            && self.held(terms) >= self.needed()
-            && lexical_share + 1e-9 >= FLOOR_LEXICAL_SHARE
+        let weight: f64 = held.iter().map(|w| w.weight()).sum();
+        if !held.is_empty() && weight + 1e-9 >= self.needed() {
+            return Some(Cleared { words, names: None });
+        }
+        let (word, path) = held
+            .iter()
+            .filter(|w| !w.generic)
+            .find_map(|w| reached.iter().find(|p| names(w, p)).map(|p| (w, p)))?;
+        Some(Cleared {
+            words,
+            names: Some(Named {
+                path: path.clone(),
+                by: Some(word.said().to_owned()),
+            }),
+        })
     }
+}
+
+/// Whether `word` names `path`: one of its terms is a term of a directory of the path or of
+/// its file name without the extension (`parser` names `src/parser.rs` and
+/// `src/parser/mod.rs`; `HttpClient` names `lib/http_client.js`).
+pub fn names(word: &Word, path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if let Some(last) = parts.last_mut()
+        && let Some((stem, _)) = last.rsplit_once('.')
+        && !stem.is_empty()
+    {
+        *last = stem;
+    }
+    parts
+        .iter()
+        .any(|part| tokens(part).iter().any(|t| word.terms.contains(t)))
+}
+
+/// The words of a prompt written as code (`` `--evaluate` ``, `toJSONSchema`,
+/// `FZF_DEFAULT_OPTS`, `regexes.ts`, `append()`): each as written, without its backticks
+/// and trailing punctuation. A prompt naming code this repository's memory has never heard
+/// of is about another project (docs/RECALL.md, "Another project's words").
+pub fn code_words(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in prompt.split(|c: char| c.is_whitespace() || ",;:\"'[]{}<>!?".contains(c)) {
+        let word = raw.trim_matches(|c: char| "`().".contains(c));
+        if word.chars().count() < 3 || word.starts_with(|c: char| c.is_ascii_digit() || c == '#') {
+            continue;
+        }
+        let chars: Vec<char> = word.chars().collect();
+        let shaped = raw.contains('`')
+            || word.starts_with('-')
+            || word.contains(['_', '.', '/'])
+            || raw.contains("()")
+            || chars
+                .windows(2)
+                .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+            || chars
+                .windows(3)
+                .any(|w| w[0].is_uppercase() && w[1].is_uppercase() && w[2].is_lowercase());
+        if shaped && !out.iter().any(|o| o == word) {
+            out.push(word.to_owned());
+        }
+    }
+    out
+}
+
+/// Whether a code word is unknown to a vocabulary (`known` says whether a term is in it):
+/// neither its compound nor every one of its parts is (filler left out).
+pub fn unknown_code(word: &str, known: impl Fn(&str) -> bool) -> bool {
+    let terms: Vec<String> = tokens(word)
+        .into_iter()
+        .filter(|t| !PROMPT_FILLER.contains(&t.as_str()))
+        .collect();
+    let Some(first) = terms.first() else {
+        return false;
+    };
+    let parts = if terms.len() > 1 {
+        &terms[1..]
+    } else {
+        &terms[..]
+    };
+    !known(first) && !parts.iter().all(|t| known(t))
 }
 
 /// The path-like words of a prompt (`src/parser/mod.rs`, `Cargo.toml`, `./docs/`), as
@@ -516,7 +700,15 @@ mod tests {
     use super::*;
 
     fn words(prompt: &str) -> Vec<Vec<String>> {
-        PromptWords::of(prompt).words
+        PromptWords::of(prompt)
+            .words
+            .into_iter()
+            .map(|w| w.terms)
+            .collect()
+    }
+
+    fn t(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
     }
 
     #[test]
@@ -539,37 +731,86 @@ mod tests {
     }
 
     #[test]
-    fn the_floor_needs_two_words_or_a_share_of_a_long_prompt() {
-        let p = |s: &str| PromptWords::of(s);
-        assert_eq!(p("parser").needed(), 1);
-        assert_eq!(p("parser errors").needed(), 2);
-        assert_eq!(p("parser errors column line").needed(), 2);
-        // 20 content words: 3 (15 %, rounded up).
-        let twenty: String = (0..20).map(|i| format!("alpha{i} ")).collect();
-        assert_eq!(p(&twenty).needed(), 3);
+    fn generic_words_weigh_half_and_the_list_matches_plurals() {
+        assert!(is_generic("error") && is_generic("errors") && is_generic("dependencies"));
+        assert!(!is_generic("parser") && !is_generic("lexer"));
+        let p = PromptWords::of("Improve error messages in the lexer");
+        let generic: Vec<bool> = p.words.iter().map(|w| w.generic).collect();
+        assert_eq!(generic, [true, true, true, false], "{p:?}");
+        assert_eq!(p.weight(), 2.5);
+        assert_eq!(p.needed(), 2.0);
+        // A prompt of one word needs that word; of two generic ones, both.
+        assert_eq!(PromptWords::of("parser").needed(), 1.0);
+        assert_eq!(PromptWords::of("docs and readme").needed(), 0.5 + 0.5);
     }
 
     #[test]
-    fn a_hit_clears_the_floor_with_enough_words_and_lexical_weight() {
+    fn a_hit_clears_the_floor_with_words_enough_or_a_word_naming_its_file() {
         let p = PromptWords::of("Why does the parser reject a trailing comma in arrays?");
-        // parser, reject, trailing, comma, arrays: needs 2.
-        assert_eq!(p.needed(), 2);
-        let t = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(p.clears(&t(&["parser", "comma"]), 1.0, false));
-        assert!(p.clears(&t(&["parser", "comma"]), 0.5, false));
-        // One word is not enough, however strong.
-        assert!(!p.clears(&t(&["parser"]), 1.0, false));
-        // Two words, but weak next to the best match.
-        assert!(!p.clears(&t(&["parser", "arrays"]), 0.3, false));
+        // parser, reject, trailing, comma, arrays: two words are enough.
+        assert!(p.clears(&t(&["parser", "comma"]), &[], None).is_some());
+        // One word is not enough ...
+        assert!(p.clears(&t(&["parser"]), &[], None).is_none());
+        // ... unless it names a file the record reaches: two signs of one subject.
+        let cleared = p
+            .clears(&t(&["parser"]), &t(&["src/parser/mod.rs"]), None)
+            .expect("parser names src/parser/mod.rs");
+        assert_eq!(
+            cleared.why(),
+            "words parser; parser names src/parser/mod.rs"
+        );
+        assert!(
+            p.clears(&t(&["parser"]), &t(&["src/lexer.rs"]), None)
+                .is_none()
+        );
         // Filler never counts: "the" is not one of the prompt's words.
-        assert!(!p.clears(&t(&["the", "parser"]), 1.0, false));
+        assert!(p.clears(&t(&["the", "parser"]), &[], None).is_none());
         // Citing a file the prompt names clears it by itself.
-        assert!(p.clears(&[], 0.0, true));
+        assert!(p.clears(&[], &[], Some("src/parser.rs")).is_some());
+        // Generic words weigh half: "error message" is one word's worth.
+        let q = PromptWords::of("Improve error messages in the lexer");
+        assert!(q.clears(&t(&["error", "messages"]), &[], None).is_none());
+        assert!(
+            q.clears(&t(&["error", "lexer", "improve"]), &[], None)
+                .is_some()
+        );
+        // A generic word never names a file: "error" and src/error.rs are not a subject.
+        assert!(
+            q.clears(&t(&["error"]), &t(&["src/error.rs"]), None)
+                .is_none()
+        );
         // A compound's parts are one word: `httpclient` and `http` count once.
-        let q = PromptWords::of("HttpClient timeout");
-        assert_eq!(q.held(&t(&["httpclient", "http", "client"])), 1);
-        assert!(!q.clears(&t(&["httpclient", "http"]), 1.0, false));
-        assert!(q.clears(&t(&["http", "timeout"]), 1.0, false));
+        let r = PromptWords::of("HttpClient timeout");
+        assert_eq!(r.held(&t(&["httpclient", "http", "client"])).len(), 1);
+        assert!(r.clears(&t(&["httpclient", "http"]), &[], None).is_none());
+        assert!(r.clears(&t(&["http", "timeout"]), &[], None).is_some());
+        assert!(
+            r.clears(&t(&["http"]), &t(&["lib/http_client.js"]), None)
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn code_words_are_found_and_an_unknown_one_is_told() {
+        assert_eq!(
+            code_words(
+                "fix(v4): toJSONSchema - add missing oneOf; don't unescape FZF_DEFAULT_OPTS in `--evaluate` and regexes.ts, map append() over lists (#3375)"
+            ),
+            [
+                "toJSONSchema",
+                "oneOf",
+                "FZF_DEFAULT_OPTS",
+                "--evaluate",
+                "regexes.ts",
+                "append"
+            ]
+        );
+        assert!(code_words("Update the installation instructions").is_empty());
+        let known = |t: &str| ["json", "schema", "evaluate"].contains(&t);
+        // Known when its compound is, or all of its parts are.
+        assert!(!unknown_code("toJSONSchema", |t| known(t) || t == "to"));
+        assert!(unknown_code("FZF_DEFAULT_OPTS", known));
+        assert!(!unknown_code("--evaluate", known));
     }
 
     #[test]

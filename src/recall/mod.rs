@@ -228,6 +228,9 @@ pub struct Weighed {
     pub lexical_share: f64,
     /// The paths asked about that it reaches exactly (cites, or its episode changed).
     pub exact: Vec<String>,
+    /// The paths it reaches (cites, or its episode changed) that say something about it:
+    /// not a hub most records of its kinds reach. Set for a moment's search only.
+    pub reached: Vec<String>,
 }
 
 /// A path a recall ranked by, where it came from and what it weighed.
@@ -1012,6 +1015,7 @@ fn hits(
                         .filter(|m| m.how == PathHow::Exact && m.via != PathVia::Scope)
                         .map(|m| m.query.clone())
                         .collect(),
+                    reached: Vec::new(),
                 },
             }
         })

@@ -639,19 +639,19 @@ fn joined_tokens(text: &str) -> String {
     tokens(text).join(" ")
 }
 
-/// The first line of `text`, trimmed, at most 160 characters.
+/// The first line of `text`, trimmed: whole, or cut at a word with `…` at [`LINE_MAX_BYTES`].
 pub fn one_line(text: &str) -> String {
     let first = text
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("");
-    let mut line: String = first.chars().take(160).collect();
-    if first.chars().count() > 160 {
-        line.push('…');
-    }
-    line
+    // Cut at a word, never inside one (the record's command reads it whole).
+    crate::model::inject::cut_at_word(first, LINE_MAX_BYTES)
 }
+
+/// Bytes of a record's one line at most (its first line, whole or cut at a word with `…`).
+pub const LINE_MAX_BYTES: usize = 240;
 
 /// The path of a `file:`/`test:` reference, without a `:<line>` suffix.
 pub fn ref_path(reference: &str) -> Option<String> {

@@ -40,6 +40,10 @@ pub struct StartRequest {
     /// Close the open episode first.
     #[serde(default)]
     pub replace: bool,
+    /// The agent client's conversation the episode serves (`conversation_key`), set by the
+    /// session-start hook; never part of a request from a surface.
+    #[serde(skip)]
+    pub conversation: Option<String>,
 }
 
 /// `session.context` and `session.snapshot` take nothing.
@@ -76,7 +80,7 @@ pub struct Started {
     pub briefing: String,
     /// The records that briefing shows.
     #[serde(skip)]
-    pub shown: Vec<crate::recall::Hit>,
+    pub shown: Vec<crate::model::event::ShownItem>,
     /// Set when composing the briefing rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_rebuilt: Option<IndexRebuilt>,
@@ -231,6 +235,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
             provider: provider.clone(),
             branch: branch.clone(),
             head: head.id.clone(),
+            conversation: request.conversation.clone(),
         },
     ))?;
     let episode = EpisodeState {
@@ -243,7 +248,7 @@ pub fn start(ctx: &Ctx, request: StartRequest) -> Result<Started, Error> {
     };
     crate::store::episode::write(&ctx.layout, &episode)?;
 
-    let briefing = crate::briefing::briefing(ctx, crate::briefing::BriefingRequest {})?;
+    let briefing = crate::briefing::briefing(ctx, crate::briefing::BriefingRequest::default())?;
     let front = SnapshotFront {
         id: &episode.id,
         schema: "session-context/v1",

@@ -26,7 +26,7 @@ use lexical::{LENS_CHUNK, Lens, TermCounts, len_entry, lens_place};
 pub use reach::{Cut, ReachGroup, ReachRow, parent_dir};
 
 /// The schema's format; a database of another format is rebuilt.
-pub const FORMAT: i64 = 9;
+pub const FORMAT: i64 = 10;
 
 /// An index that could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]

@@ -4,6 +4,7 @@
 mod common;
 
 mod authored;
+mod briefing;
 mod briefing_accounting;
 mod clients;
 mod cockpit;

@@ -236,39 +236,84 @@ fn one_shared_word_is_under_the_floor_and_a_named_file_clears_it() {
     assert!(context.contains("Parsing stays strict"), "{context}");
 }
 
+/// The records a JSON result's `shown` (or a `context.shown` line's records) names, as
+/// `(kind, id)`.
+fn refs(list: &Value) -> Vec<(String, String)> {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| r.as_str().or_else(|| r["id"].as_str()).expect("kind:id"))
+        .map(|r| {
+            let (kind, id) = r.split_once(':').expect("kind:id");
+            (kind.to_owned(), id.to_owned())
+        })
+        .collect()
+}
+
 #[test]
 fn what_the_briefing_showed_is_not_put_before_the_model_again() {
     let repo = seeded();
+    let asked = "Why is the parser so strict about its input?";
+    // With nothing shown yet, the prompt brings the parser's claim: the earlier episode's
+    // decision, or the candidate derived from it (one claim, one id under either kind).
+    let control = prompt_json(&repo, asked);
+    let claim = refs(&control["shown"])
+        .into_iter()
+        .find(|(kind, _)| kind == "decision" || kind == "knowledge")
+        .map(|(_, id)| id)
+        .unwrap_or_else(|| panic!("the prompt shows the parser's claim: {control}"));
     repo.run(&["session", "close"]).success();
-    // The session-start hook's briefing logs what it showed.
+
+    // A new session: the session-start hook's briefing shows the decision (this branch's
+    // unsettled decisions) and the candidate derived from it (the review queue), and logs
+    // both as shown.
     repo.run_with_stdin(
         &["hook", "session-start", "--provider", "claude-code"],
         &json!({"session_id": "s2", "cwd": repo.root(), "hook_event_name": "SessionStart"})
             .to_string(),
     )
     .success();
-    let briefed = repo.ledger_events("context.shown");
-    assert_eq!(briefed.len(), 1, "{briefed:?}");
-    assert_eq!(briefed[0]["data"]["where"], "briefing");
-    let briefed_ids: Vec<String> = briefed[0]["data"]["records"]
-        .as_array()
-        .expect("records")
-        .iter()
-        .map(|r| r["id"].as_str().expect("id").to_owned())
-        .collect();
-    assert!(!briefed_ids.is_empty(), "{briefed:?}");
-    let asked = "Why is the parser so strict about its input?";
-    let run = prompt_json(&repo, asked);
-    let shown: Vec<String> = run["shown"]
-        .as_array()
-        .expect("shown")
-        .iter()
-        .map(|s| s.as_str().expect("id").to_owned())
-        .collect();
+    let text = repo.run(&["briefing"]).success().stdout().to_owned();
     assert!(
-        shown.iter().all(|id| !briefed_ids.contains(id)),
-        "{shown:?} were in the briefing {briefed_ids:?}"
+        text.contains("Decisions on main, not yet promoted or rejected (1)")
+            && text.contains(&format!("- {claim}: [candidate")),
+        "the briefing shows the decision and the candidate derived from it:\n{text}"
     );
+    let briefed = repo.ledger_events("context.shown");
+    let briefed = briefed.last().expect("the briefing's line");
+    assert_eq!(briefed["data"]["where"], "briefing");
+    let briefed: Vec<(String, String)> = refs(&briefed["data"]["records"])
+        .into_iter()
+        .filter(|(_, id)| *id == claim)
+        .collect();
+    assert_eq!(briefed.len(), 1, "one claim, logged once: {briefed:?}");
+
+    // The same prompt now: the claim does not come back, under any kind.
+    let run = prompt_json(&repo, asked);
+    let again: Vec<(String, String)> = refs(&run["shown"])
+        .into_iter()
+        .filter(|(_, id)| *id == claim)
+        .collect();
+    assert!(again.is_empty(), "shown again as {again:?}: {run}");
+    assert!(
+        run["already_shown"].as_u64().expect("already_shown") >= 1,
+        "the prompt matched the claim and left it out as shown: {run}"
+    );
+
+    // `recall --shown` counts the claim once, though the briefing listed it twice.
+    let listed = repo
+        .run(&["--format", "json", "recall", "--shown"])
+        .success()
+        .json();
+    let entries = listed["entries"].as_array().expect("entries");
+    let mut records: Vec<String> = entries
+        .iter()
+        .flat_map(|e| refs(&e["records"]))
+        .filter(|(_, id)| *id == claim)
+        .map(|(kind, id)| format!("{kind}:{id}"))
+        .collect();
+    records.dedup();
+    assert_eq!(records.len(), 1, "one claim, listed once: {listed}");
 }
 
 #[test]

@@ -824,6 +824,8 @@ fn the_briefing_cuts_say_how_many_and_the_command_lists_exactly_them() {
         curated_citing(&repo, n, "src/a.rs", &format!("Rule {n} of module a"));
     }
     repo.write_policy("session:\n  briefing_budget_lines: 20\n");
+    // The work at hand: an uncommitted edit of the file all 30 cite.
+    repo.write("src/a.rs", "pub fn a() {}\n");
     let json = repo.run(&["briefing", "--format", "json"]).success().json();
     let text = json["text"].as_str().expect("text");
     assert!(text.lines().count() <= 20, "{text}");
@@ -1499,10 +1501,21 @@ fn uncommitted_changes_lead_the_briefing_on_the_trunk() {
     let [parser, ledger, docs] = three_areas(&mut repo);
     repo.git(&["add", ".ai"]);
     repo.git(&["commit", "-q", "-m", "Memory", "--allow-empty"]);
-    // Nothing at hand: the most recently verified first (the docs were promoted last).
+    // Nothing at hand: no record is listed by recency (SPEC §5.6); the command that lists
+    // them, newest first, is (the docs were promoted last).
     let json = repo.run(&["briefing", "--format", "json"]).success().json();
     assert_eq!(json["at_hand"], json!([]));
-    assert_eq!(briefed_ids(&json)[0], docs, "{}", json["text"]);
+    assert!(briefed_ids(&json).is_empty(), "{}", json["text"]);
+    let command = json["knowledge"]["command"].as_str().expect("command");
+    let text = json["text"].as_str().expect("text");
+    assert!(
+        text.contains(&format!("nothing at hand to rank by (no uncommitted change, no commit of this branch's own, no task, no files of the last handover): `{command}` lists them, newest first")),
+        "{text}"
+    );
+    assert!(text.len() <= 2048, "{} bytes: {text}", text.len());
+    let out = repo.sh_in(repo.root(), &format!("{command} --format json"));
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(listed["hits"][0]["id"], json!(docs), "{listed}");
     // An edit in progress, not committed: the parser's record leads, and the line says why.
     repo.write("src/parser/error.rs", "pub struct Error { line: u32 }\n");
     let json = repo.run(&["briefing", "--format", "json"]).success().json();

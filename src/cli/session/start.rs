@@ -32,6 +32,7 @@ pub fn run(ctx: &Ctx, args: &StartArgs) -> Result<Output, Error> {
         StartRequest {
             provider: args.provider.clone(),
             replace: args.replace,
+            conversation: None,
         },
     )
 }

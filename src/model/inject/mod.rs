@@ -318,6 +318,44 @@ impl Label<'_> {
     }
 }
 
+/// What marks a text cut short ([`cut_at_word`]).
+pub const ELLIPSIS: &str = "…";
+
+/// `text` whole when it takes at most `max` bytes; else its longest start of at most `max`
+/// bytes that ends at a word (before a space), then [`ELLIPSIS`] (counted in `max`): a claim
+/// put before a model is whole or cut where a reader sees it was cut, never mid-word. A
+/// first word longer than `max` is cut at a character. Whitespace runs count as one space.
+pub fn cut_at_word(text: &str, max: usize) -> String {
+    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.len() <= max {
+        return text;
+    }
+    let room = max.saturating_sub(ELLIPSIS.len());
+    let mut end = 0;
+    for (i, c) in text.char_indices() {
+        if i + c.len_utf8() > room {
+            break;
+        }
+        if c == ' ' {
+            end = i;
+        }
+    }
+    if end == 0 {
+        // One word longer than the room: cut at a character boundary.
+        end = text
+            .char_indices()
+            .map(|(i, c)| i + c.len_utf8())
+            .take_while(|e| *e <= room)
+            .last()
+            .unwrap_or(0);
+    }
+    let mut out = text[..end]
+        .trim_end_matches([',', ';', ':', ' '])
+        .to_owned();
+    out.push_str(ELLIPSIS);
+    out
+}
+
 /// One injected item: `[label] ⟪text⟫`, and the shapes neutralised in it.
 pub fn fence(label: &Label<'_>, text: &str) -> Neutralised {
     let quoted = quote(text);

@@ -296,3 +296,24 @@ mod props {
         }
     }
 }
+
+#[test]
+fn a_claim_is_whole_or_cut_at_a_word_with_an_ellipsis() {
+    let claim = "The pusher retries at most PUSH_NOTES_MAX_ATTEMPTS = 3 times, then reports";
+    assert_eq!(cut_at_word(claim, 200), claim);
+    assert_eq!(cut_at_word("a  b\n c", 200), "a b c");
+    let cut = cut_at_word(claim, 60);
+    assert!(cut.len() <= 60, "{cut}");
+    assert_eq!(
+        cut,
+        "The pusher retries at most PUSH_NOTES_MAX_ATTEMPTS = 3…"
+    );
+    // Never mid-word: what is kept ends where a word of the claim ended.
+    let kept = cut.trim_end_matches(ELLIPSIS);
+    assert!(claim.starts_with(kept) && claim[kept.len()..].starts_with(' '));
+    // A word longer than the room is cut at a character, never inside one.
+    let long = "é".repeat(40);
+    let cut = cut_at_word(&long, 21);
+    assert!(cut.len() <= 21 && cut.ends_with(ELLIPSIS), "{cut}");
+    assert_eq!(cut_at_word("", 10), "");
+}

@@ -25,6 +25,7 @@ pub(super) fn reads_data(event: Event) -> bool {
         event,
         Event::QuestionAsked
             | Event::QuestionResolved
+            | Event::SessionOpened
             | Event::SessionClosed
             | Event::KnowledgeDerived
             | Event::ProviderEventFailed
@@ -144,6 +145,11 @@ impl Builder {
         }
         if let Some(r) = line.payload::<QuestionResolved>() {
             postings.push((Key::Question(&r.id).hash(), value));
+        }
+        if line.event == Event::SessionOpened
+            && let Some(key) = line.payload::<SessionOpened>().and_then(|o| o.conversation)
+        {
+            postings.push((Key::Conversation(&key).hash(), value));
         }
         if let Some(d) = line.payload::<KnowledgeDerived>() {
             for path in &d.paths {

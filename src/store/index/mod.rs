@@ -34,13 +34,13 @@ use super::ledger::{Rewritten, Skipped, scan_file, unreadable_reason};
 use super::{Layout, Ledger, StoreError, write_atomic_derived};
 use crate::model::event::{
     KnowledgeDerived, LedgerPruned, ProviderEventCleared, ProviderEventFailed, QuestionAsked,
-    QuestionResolved, SessionClosed, TaskFinished, TaskStatus,
+    QuestionResolved, SessionClosed, SessionOpened, TaskFinished, TaskStatus,
 };
 use crate::model::question::LedgerQuestion;
 use crate::model::{Event, LedgerLine, LineDraft};
 
 /// The manifest's format; a manifest of another format is rebuilt.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// A new segment absorbs the one before it while that one is at most this many times
 /// heavier: segments shrink geometrically towards the end, so there are few of them.
 const MERGE_FACTOR: u64 = 4;
@@ -346,6 +346,8 @@ enum Key<'a> {
     Task(&'a str),
     /// `knowledge.derived` lines naming a candidate of this file name.
     Derived(&'a str),
+    /// `session.opened` lines of an agent client's conversation (its key).
+    Conversation(&'a str),
 }
 
 impl Key<'_> {
@@ -361,6 +363,7 @@ impl Key<'_> {
             Key::Question(q) => (b'Q', q.as_bytes()),
             Key::Task(t) => (b'T', t.as_bytes()),
             Key::Derived(d) => (b'D', d.as_bytes()),
+            Key::Conversation(c) => (b'C', c.as_bytes()),
         };
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for b in std::iter::once(&tag).chain(id) {
@@ -831,6 +834,45 @@ impl LedgerIndex {
             }
         }
         Ok(found.then_some(entry))
+    }
+
+    /// The episodes opened for the agent client's conversation `key` (SPEC §8: a resumed
+    /// conversation keeps what it was shown), oldest first.
+    pub fn conversation_episodes(&self, key: &str) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .lines_under(Key::Conversation(key), &[Event::SessionOpened], 0)?
+            .into_iter()
+            .filter(|l| {
+                l.payload::<crate::model::event::SessionOpened>()
+                    .and_then(|o| o.conversation)
+                    .as_deref()
+                    == Some(key)
+            })
+            .filter_map(|l| l.session)
+            .collect())
+    }
+
+    /// The records every `context.shown` line of `episode` lists (`kind:id`), each once, in
+    /// the order they were first shown.
+    pub fn shown_in(
+        &self,
+        episode: &str,
+    ) -> Result<Vec<crate::model::event::ShownItem>, StoreError> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for line in self.lines_under(Key::Session(episode), &[Event::ContextShown], 0)? {
+            if line.session.as_deref() != Some(episode) {
+                continue;
+            }
+            if let Some(shown) = line.payload::<crate::model::event::ContextShown>() {
+                for item in shown.records {
+                    if seen.insert(item.id.clone()) {
+                        out.push(item);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Of `ids`, those a `session.opened` line of this ledger names.
