@@ -585,6 +585,7 @@ impl HookFixture {
             StartRequest {
                 provider: Some("bench".into()),
                 replace: false,
+                conversation: None,
             },
         )?;
         majordomus::hooks::install(&ctx, Default::default())?;

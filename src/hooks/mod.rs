@@ -533,7 +533,10 @@ fn run_provider(
                 .map(|id| crate::model::event::conversation_key(provider, id));
             let source = payload.json.get("source").and_then(|s| s.as_str());
             let held = match (&conversation, source) {
-                (Some(key), source) if !matches!(source, Some("compact" | "clear")) => {
+                (Some(key), source)
+                    if !matches!(source, Some("compact" | "clear"))
+                        && crate::model::moment::resume_keeps_turns(provider) =>
+                {
                     held_by(ctx, key)?
                 }
                 _ => Vec::new(),

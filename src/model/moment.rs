@@ -602,6 +602,16 @@ fn default_event(provider: &str, moment: Moment) -> &'static str {
     }
 }
 
+/// Whether `provider`'s resumed conversation holds its earlier turns, and so what it was
+/// shown then (SPEC §8): Claude Code's `--continue`/`--resume` and Codex's `resume` restore
+/// the transcript under the same session id (the real-client tests read it in the resumed
+/// request). Gemini CLI 0.61's `--resume latest -p` keeps the session id but sends the model
+/// none of the earlier turns, so its resumed session is briefed again in full; so is any
+/// client not known to restore them.
+pub fn resume_keeps_turns(provider: &str) -> bool {
+    matches!(provider, "claude-code" | "codex")
+}
+
 /// What the hook prints for `provider` to add `context` to the model's context: the
 /// `hookSpecificOutput.additionalContext` Claude Code, Codex and Gemini CLI read (under
 /// the event the payload named); nothing for Cursor, whose prompt and edit hooks cannot

@@ -1860,3 +1860,184 @@ fn doctor_reads_the_hook_trust_codex_reads() {
     let after = findings(&repo);
     assert!(after.is_empty(), "{after:#?}");
 }
+
+// --- A resumed conversation ----------------------------------------------------------------
+
+/// How many times `needle` stands in the strings of `body`.
+fn occurrences_in(body: &Value, needle: &str) -> usize {
+    let mut texts = Vec::new();
+    strings(body, &mut texts);
+    texts.iter().map(|t| t.matches(needle).count()).sum()
+}
+
+/// A client's conversation run twice, the second time resumed (`first` then `again`, each
+/// a command from the repository, the client and the model): the model's last request holds
+/// one briefing and the verified record once; the two episodes share the conversation, and
+/// the second put on record what the conversation held.
+fn continued_conversation(
+    client: Client,
+    prepare: impl Fn(&TestRepo, &FakeModel),
+    first: impl Fn(&TestRepo, &FakeModel, &Path) -> Command,
+    again: impl Fn(&TestRepo, &FakeModel, &Path) -> Command,
+) {
+    let Some(program) = installed(client) else {
+        return;
+    };
+    let (repo, _) = repository_with_knowledge();
+    repo.run(&["setup", client.setup]).success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
+    // The model only answers: every record it sees is what the hooks put before it.
+    let model = FakeModel::start(Arc::new(|_: &Value| None));
+    prepare(&repo, &model);
+    let output = run_to_end(first(&repo, &model, &program), client.bin);
+    assert!(output.status.success(), "{output:?}");
+    let output = run_to_end(again(&repo, &model, &program), client.bin);
+    assert!(
+        output.status.success(),
+        "{output:?}\nledger:\n{}",
+        repo.ledger_text()
+    );
+    let requests = model.requests();
+    let last = requests
+        .iter()
+        .rev()
+        .find(|r| occurrences_in(&r.body, RESUMED_PROMPT) > 0 && !offered(&r.body).is_empty())
+        .unwrap_or_else(|| {
+            panic!(
+                "the resumed turn never reached the model: {:?}",
+                requests.iter().map(|r| &r.path).collect::<Vec<_>>()
+            )
+        });
+    let context = format!("{}\nledger:\n{}", last.body, repo.ledger_text());
+    if std::env::var_os("MAJORDOMUS_CLIENTS_DUMP").is_some() {
+        for (i, r) in requests.iter().enumerate() {
+            eprintln!(
+                "== request {i}: {} {} first={} resumed={} briefings={} record={} tools={}",
+                r.method,
+                r.path,
+                occurrences_in(&r.body, FIRST_PROMPT),
+                occurrences_in(&r.body, RESUMED_PROMPT),
+                occurrences_in(&r.body, "## How to work here"),
+                occurrences_in(&r.body, TITLE),
+                offered(&r.body).len()
+            );
+        }
+    }
+    // Whether the client sent the earlier turns again: when it did, the briefing is not
+    // repeated; when it did not (Gemini CLI), the resumed session is briefed in full.
+    let keeps_turns = occurrences_in(&last.body, FIRST_PROMPT) >= 1;
+    assert_eq!(keeps_turns, client.setup != GEMINI_CLI.setup, "{context}");
+    assert_eq!(
+        occurrences_in(&last.body, "## How to work here"),
+        1,
+        "{context}"
+    );
+    assert_eq!(occurrences_in(&last.body, TITLE), 1, "{context}");
+    let opened = repo.ledger_events("session.opened");
+    let theirs: Vec<&Value> = opened
+        .iter()
+        .filter(|o| o["data"]["provider"] == client.setup)
+        .collect();
+    assert_eq!(theirs.len(), 2, "{context}");
+    assert_eq!(
+        theirs[0]["data"]["conversation"], theirs[1]["data"]["conversation"],
+        "{context}"
+    );
+    let shown = repo.ledger_events("context.shown");
+    assert_eq!(
+        shown.iter().any(|l| l["data"]["where"] == "resumed"),
+        keeps_turns,
+        "{context}"
+    );
+}
+
+/// The first and the resumed prompt of a continued conversation.
+const FIRST_PROMPT: &str = "What does the parser report on an error?";
+const RESUMED_PROMPT: &str = "And how are its columns counted?";
+
+fn claude_env(cmd: &mut Command, model: &FakeModel) {
+    cmd.env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+}
+
+#[test]
+fn claude_code_continued_holds_one_briefing_and_each_record_once() {
+    continued_conversation(
+        CLAUDE_CODE,
+        |repo, _| claude_home_trust(repo),
+        |repo, model, program| {
+            let mut cmd = client_command(repo, program);
+            cmd.args(["-p", FIRST_PROMPT, "--output-format", "json"]);
+            claude_env(&mut cmd, model);
+            cmd
+        },
+        |repo, model, program| {
+            let mut cmd = client_command(repo, program);
+            cmd.args([
+                "-p",
+                "--continue",
+                RESUMED_PROMPT,
+                "--output-format",
+                "json",
+            ]);
+            claude_env(&mut cmd, model);
+            cmd
+        },
+    );
+}
+
+#[test]
+fn codex_resumed_holds_one_briefing_and_each_record_once() {
+    continued_conversation(
+        CODEX,
+        |repo, model| codex_home_config(repo, Some(model)),
+        |repo, _, program| {
+            let mut cmd = client_command(repo, program);
+            cmd.args(["exec", "--dangerously-bypass-hook-trust", FIRST_PROMPT])
+                .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+            cmd
+        },
+        |repo, _, program| {
+            let mut cmd = client_command(repo, program);
+            cmd.args([
+                "exec",
+                "--dangerously-bypass-hook-trust",
+                "resume",
+                "--last",
+                RESUMED_PROMPT,
+            ])
+            .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+            cmd
+        },
+    );
+}
+
+#[test]
+fn gemini_cli_resumed_holds_one_briefing_and_each_record_once() {
+    let gemini = |resume: bool| {
+        move |repo: &TestRepo, model: &FakeModel, program: &Path| {
+            let mut cmd = client_command(repo, program);
+            if resume {
+                cmd.args(["--resume", "latest", "-p", RESUMED_PROMPT]);
+            } else {
+                cmd.args(["-p", FIRST_PROMPT]);
+            }
+            cmd.args(["--model", "gemini-2.5-flash", "--output-format", "json"])
+                .env("GOOGLE_GEMINI_BASE_URL", model.url())
+                .env("GEMINI_API_KEY", "test-key-for-the-scripted-model")
+                .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+            cmd
+        }
+    };
+    continued_conversation(
+        GEMINI_CLI,
+        |repo, _| gemini_home_settings(repo),
+        gemini(false),
+        gemini(true),
+    );
+}

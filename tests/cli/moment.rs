@@ -661,3 +661,84 @@ fn what_an_agent_reads_through_a_tool_is_logged_and_not_injected_again_while_a_p
         "{again}"
     );
 }
+
+/// What `hook session-start` printed for a conversation `session_id` (Claude Code adds it to
+/// the model's context as it is).
+fn session_start(repo: &TestRepo, session_id: &str, source: &str) -> String {
+    repo.run_with_stdin(
+        &["hook", "session-start", "--provider", "claude-code"],
+        &json!({"session_id": session_id, "cwd": repo.root(), "hook_event_name": "SessionStart", "source": source})
+            .to_string(),
+    )
+    .success()
+    .stdout()
+    // After the line naming the episode.
+    .split_once("\n\n")
+    .map(|(_, briefing)| briefing.to_owned())
+    .unwrap_or_default()
+}
+
+fn session_end(repo: &TestRepo, session_id: &str) {
+    repo.run_with_stdin(
+        &["hook", "session-end", "--provider", "claude-code"],
+        &json!({"session_id": session_id, "cwd": repo.root(), "hook_event_name": "SessionEnd", "reason": "exit"})
+            .to_string(),
+    )
+    .success();
+}
+
+#[test]
+fn a_resumed_conversation_is_not_briefed_again_with_what_it_holds() {
+    let repo = seeded();
+    repo.run(&["session", "close"]).success();
+    let first = session_start(&repo, "conversation-1", "startup");
+    assert!(first.starts_with("## How to work here"), "{first}");
+    let briefed = repo.ledger_events("context.shown");
+    let held = refs(&briefed.last().expect("the briefing's line")["data"]["records"]);
+    assert!(!held.is_empty(), "{briefed:?}");
+    session_end(&repo, "conversation-1");
+
+    // `claude --continue` / `--resume`: the same conversation, a new episode.
+    let resumed = session_start(&repo, "conversation-1", "resume");
+    assert!(
+        resumed.starts_with(&format!(
+            "Resumed conversation: how to work here and the {} record(s) it was shown earlier are not repeated.",
+            held.len()
+        )),
+        "{resumed}"
+    );
+    assert!(!resumed.contains("## How to work here"), "{resumed}");
+    for (_, id) in &held {
+        assert!(
+            !resumed.contains(&format!("{id}: [")) && !resumed.contains(&format!(":{id}`")),
+            "{id} briefed again:\n{resumed}"
+        );
+    }
+    // On record in the new episode: what the conversation holds, so no hook shows it again.
+    let lines = repo.ledger_events("context.shown");
+    let carried = lines
+        .iter()
+        .rev()
+        .find(|l| l["data"]["where"] == "resumed")
+        .expect("a resumed line");
+    assert_eq!(refs(&carried["data"]["records"]), held);
+    let run = prompt_json(&repo, "Why is the parser so strict about its input?");
+    assert!(
+        refs(&run["shown"])
+            .iter()
+            .all(|(_, id)| !held.iter().any(|(_, h)| h == id)),
+        "{run}"
+    );
+    session_end(&repo, "conversation-1");
+
+    // After a compaction the conversation lost what it was shown: briefed in full again.
+    let compacted = session_start(&repo, "conversation-1", "compact");
+    assert!(compacted.starts_with("## How to work here"), "{compacted}");
+    session_end(&repo, "conversation-1");
+    // Another conversation holds nothing.
+    let other = session_start(&repo, "conversation-2", "startup");
+    assert!(other.starts_with("## How to work here"), "{other}");
+    for (_, id) in &held {
+        assert!(other.contains(id.as_str()), "{id} missing:\n{other}");
+    }
+}
