@@ -20,7 +20,7 @@ use crate::model::inject::{Label, Shape, fence};
 use crate::model::input::{TEXT_LIMIT, check_size};
 use crate::model::recall::{
     HAND_LINK_FACTOR, HandSource, HitStatus, LinkKind, NEAR_DUPLICATE, PathHow, PathVia,
-    content_terms, dir_damping, query_terms, similarity,
+    content_terms, query_terms, similarity,
 };
 use crate::store::recall::{Column, literal_prefix};
 
@@ -922,25 +922,15 @@ fn hits(
         .found
         .iter()
         .map(|f| {
-            let mut why = Vec::new();
-            if !f.signals.terms.is_empty() {
-                why.push(Reason {
-                    signal: "terms".into(),
-                    detail: f.signals.terms.join(", "),
-                });
-            }
-            for m in f.signals.best_paths() {
-                why.push(Reason {
-                    signal: "path".into(),
-                    detail: path_reason(m),
-                });
-            }
-            for (kind, value, _) in &f.signals.links {
-                why.push(Reason {
-                    signal: kind.name().into(),
-                    detail: format!("same {} {value}", kind.name()),
-                });
-            }
+            let mut why: Vec<Reason> = f
+                .signals
+                .why()
+                .into_iter()
+                .map(|w| Reason {
+                    signal: w.signal.into(),
+                    detail: w.detail,
+                })
+                .collect();
             match f.status {
                 HitStatus::Stale => {
                     let moved: Vec<String> = f
@@ -1016,54 +1006,6 @@ fn hits(
             }
         })
         .collect())
-}
-
-/// Why a record reached a path, in words: how, where the path came from (the work at
-/// hand), and, where a directory stands between them, what that left of the weight.
-fn path_reason(m: &crate::model::recall::PathMatch) -> String {
-    let mut out = match (m.via, m.how) {
-        (PathVia::Reference, PathHow::Exact) => format!("{} (it cites it", m.query),
-        (PathVia::Reference, PathHow::Prefix) => format!("{} (it cites {}", m.query, m.path),
-        (PathVia::Reference, PathHow::Near) => {
-            format!("near {} (it cites {}", m.query, m.path)
-        }
-        (PathVia::Episode, PathHow::Exact) => format!("{} (its episode changed it", m.query),
-        (PathVia::Episode, PathHow::Prefix) => {
-            format!("{} (its episode changed {}", m.query, m.path)
-        }
-        (PathVia::Episode, PathHow::Near) => {
-            format!("near {} (its episode changed {}", m.query, m.path)
-        }
-        (PathVia::Scope, PathHow::Near) => {
-            format!("near {} (its task's scope {}", m.query, m.path)
-        }
-        (PathVia::Scope, _) => format!("{} (its task's scope {}", m.query, m.path),
-    };
-    if m.dir_files > crate::model::recall::DIR_FREE {
-        let dir = match m.how {
-            PathHow::Near => crate::store::recall::parent_dir(&m.query),
-            _ => m.path.as_str(),
-        };
-        let dir = if dir.is_empty() {
-            "the repository"
-        } else {
-            dir
-        };
-        let files = if m.dir_files >= 10_000 {
-            "10,000 or more".to_owned()
-        } else {
-            m.dir_files.to_string()
-        };
-        out.push_str(&format!(
-            "; {dir} holds {files} files: weight ×{:.2}",
-            dir_damping(m.dir_files)
-        ));
-    }
-    if m.source != HandSource::Asked {
-        out.push_str(&format!("; {}", m.source.said()));
-    }
-    out.push(')');
-    out
 }
 
 /// How to read a hit whole.
