@@ -3,7 +3,7 @@
 //! stale — what lies under it, the files beside it, each directory above it), best first
 //! and only as deep as the pass reads them; the records sharing a link asked about; or,
 //! with nothing to rank by, the newest records. What a list not read to its end leaves
-//! behind is kept for the bound ([`super::bound`]).
+//! behind is kept for the bound (`super::bound`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -19,7 +19,7 @@ use super::{Depth, PATH_POOL, Query, QueryPath, RecallKind, index_failed};
 /// Records a listing reads past its limit, for the filters that apply after it.
 const LISTING_SLACK: usize = 16;
 
-/// The records a pass weighs ([`super::weigh`]).
+/// The records a pass weighs (`super::weigh`).
 #[derive(Debug, Default)]
 pub(super) struct Records {
     /// Read whole already: the newest, when nothing ranks and they are listed.
@@ -31,7 +31,7 @@ pub(super) struct Records {
 }
 
 /// What a pass knows of the records it did not read: what they could score at most (the
-/// bound, [`super::bound`]), and how many there are at least (the total).
+/// bound, `super::bound`), and how many there are at least (the total).
 #[derive(Debug, Default)]
 pub(super) struct Unread {
     /// The listing's own count, when nothing ranks and the newest are listed.

@@ -7,9 +7,9 @@
 //! as could rank; a bound proves that nothing left unread could have been shown (else the
 //! search reads further). Git lookups only for the verified records near the top.
 //!
-//! A pass is a pipeline, one file a stage: [`gather`] (which records it reads), [`weigh`]
-//! (each record's signals and score), [`judge`] (staleness, from the top down), then the
-//! order, [`bound`] (the proof that nothing unread could rank, else read deeper) and the
+//! A pass is a pipeline, one file a stage: `gather` (which records it reads), `weigh`
+//! (each record's signals and score), `judge` (staleness, from the top down), then the
+//! order, `bound` (the proof that nothing unread could rank, else read deeper) and the
 //! cut to the limit. The passes loop is [`search`].
 
 mod bound;

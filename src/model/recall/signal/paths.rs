@@ -1,7 +1,7 @@
 //! Paths, a signal (SPEC §11): a record reaches files through its own references, its
 //! episode's changed files and its task's scope; for each path asked about (or at hand)
 //! the best way it reaches it counts — how it reaches it, how close, what a directory
-//! between them leaves, times where the path came from ([`super::hand`]) — and those add
+//! between them leaves, times where the path came from (`super::hand`) — and those add
 //! best first, each further one at [`PATH_DECAY`] of the one before. Why: each path's best
 //! match, in words.
 
