@@ -2,8 +2,10 @@
 //! words, paths and links add up to its relevance, the work at hand weighs the paths and
 //! links it brought, and status scales the sum. Each signal is a file holding its weights,
 //! its value (`impl Signals`) and the `why` it contributes; a new signal is a new file, its
-//! inputs in [`Signals`], and a line in [`Signals::relevance`] and [`Signals::why`]. The
-//! score is kept in millionths so the same store gives the same order on any machine.
+//! inputs in [`Signals`], and a line in [`Signals::relevance`] and [`Signals::why`] (and,
+//! when it can lift a record the search did not read, its share of the search's bound:
+//! `recall::search::bound`). The score is kept in millionths so the same store gives the
+//! same order on any machine.
 
 mod hand;
 mod links;
