@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{IndexError, Reader, Writer};
+use super::{IndexError, Reader, Writer, parent_dir};
 use crate::model::recall::{PathVia, spread_damping};
 
 /// A document's status factor in tenths, as the triggers compute it (`HitStatus::factor`;
@@ -21,11 +21,6 @@ pub(super) fn factor_tenths(status: &str) -> i64 {
         "superseded" => 4,
         _ => 8,
     }
-}
-
-/// The directory a path lies in (`""` at the root).
-pub fn parent_dir(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
 /// Millionths, as rows keep weights.
