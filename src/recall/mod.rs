@@ -117,6 +117,9 @@ pub struct Recall {
     /// (`RecallRequest::leave_out`): a moment's `already_shown`.
     #[serde(skip)]
     pub shown_left_out: usize,
+    /// The terms searched for that no record holds.
+    #[serde(skip)]
+    pub absent_terms: Vec<String>,
 }
 
 /// `majordomus recall`.
@@ -178,6 +181,7 @@ fn recall_held(
         index_rebuilt: None,
         elsewhere: Vec::new(),
         shown_left_out: outcome.left_out,
+        absent_terms: outcome.absent.clone(),
     })
 }
 
