@@ -143,20 +143,9 @@ pub fn decisions_request(branch: &str) -> RecallRequest {
     }
 }
 
+/// The last handover of this branch (never another branch's, never an idle session's).
 fn newest_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
-    let dir = ctx.layout.handovers_dir();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(&dir, e).into()),
-    };
-    // Handover files are named by episode id, which sorts by opening time.
-    let newest = entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
-        .max();
-    Ok(newest.map(|n| ctx.layout.display(&dir.join(n))))
+    Ok(crate::handover::last_here(ctx)?.map(|(_, path)| ctx.layout.display(&path)))
 }
 
 /// The first two lines under a handover's `## Next Action`, bullets stripped.

@@ -304,6 +304,11 @@ pub enum ProviderOutcome {
         /// Why the handover could not be derived (reported, never retried).
         #[serde(skip_serializing_if = "Option::is_none")]
         handover_error: Option<String>,
+        /// The session did nothing a record would hold (no commit, no authored line: the
+        /// automatic checkpoint does not count), so no record and no handover were written
+        /// (SPEC §3.2, §8).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        empty: bool,
     },
     /// Compaction: a checkpoint unless `session.checkpoint_on_compact: false`, derivation
     /// unless `session.knowledge_on_compact: false`, independently.
@@ -559,14 +564,20 @@ fn run_provider(
             // How the work looked, then the close (which derives), then the handover.
             let checkpoint = crate::handover::end_checkpoint(ctx, "session end")?;
             let closed = crate::session::close(ctx, crate::session::CloseRequest::default())?;
-            let (handover, handover_error) = match crate::handover::derive(
-                ctx,
-                crate::handover::DeriveRequest {
-                    episode: Some(closed.episode.clone()),
-                },
-            ) {
-                Ok(h) => (Some(h.path), None),
-                Err(e) => (None, Some(e.to_string())),
+            // A session that did nothing closed empty: no record, and no handover (the next
+            // briefing's "Last handover" stays the last one that handed something over).
+            let (handover, handover_error) = if closed.empty {
+                (None, None)
+            } else {
+                match crate::handover::derive(
+                    ctx,
+                    crate::handover::DeriveRequest {
+                        episode: Some(closed.episode.clone()),
+                    },
+                ) {
+                    Ok(h) => (Some(h.path), None),
+                    Err(e) => (None, Some(e.to_string())),
+                }
             };
             Ok(ProviderOutcome::Closed {
                 episode: closed.episode,
@@ -574,6 +585,7 @@ fn run_provider(
                 checkpoint,
                 handover,
                 handover_error,
+                empty: closed.empty,
             })
         }
         ProviderHook::Compact => {
@@ -609,6 +621,7 @@ fn run_provider(
                             text: crate::model::redact::redact(&format!("compact: {}", state.text))
                                 .text,
                             files: Vec::new(),
+                            automatic: true,
                         },
                     )?
                     .seq,

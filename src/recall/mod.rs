@@ -900,14 +900,9 @@ fn uncommitted(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<Vec
     Ok(out)
 }
 
-/// The episode of the newest handover file (episode ids sort by opening time).
+/// The episode of this branch's last handover (`handover::last_here`).
 fn newest_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
-    let dir = ctx.layout.handovers_dir();
-    Ok(crate::store::outbox::list_markdown(&dir)?
-        .into_iter()
-        .filter_map(|n| n.strip_suffix(".md").map(str::to_owned))
-        .filter(|e| crate::model::ids::is_episode_id(e))
-        .max())
+    Ok(crate::handover::last_here(ctx)?.map(|(episode, _)| episode))
 }
 
 /// The hits of an outcome, each with why it ranked and how to read it.

@@ -1577,6 +1577,127 @@ fn provider_session_end_closes_the_episode() {
     assert_eq!(repo.ledger_text(), ledger);
 }
 
+/// One agent session through the provider hooks: start, `compact` (Gemini CLI runs it
+/// before every turn), what `work` does, end. Returns the episode.
+fn agent_session(repo: &TestRepo, work: impl FnOnce(&TestRepo)) -> String {
+    repo.run_with_stdin(
+        &["hook", "session-start", "--provider", "gemini-cli"],
+        START_PAYLOAD,
+    )
+    .success();
+    let episode = repo.episode_id();
+    repo.run_with_stdin(&["hook", "compact", "--provider", "gemini-cli"], "")
+        .success();
+    work(repo);
+    repo.run_with_stdin(
+        &["hook", "session-end", "--provider", "gemini-cli"],
+        END_PAYLOAD,
+    )
+    .success();
+    episode
+}
+
+/// The `## Last handover` line of the briefing.
+fn last_handover(repo: &TestRepo) -> String {
+    let briefing = repo.run(&["briefing"]).success();
+    briefing
+        .stdout()
+        .split("## Last handover\n")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap_or_else(|| panic!("no last handover section: {briefing}"))
+        .to_owned()
+}
+
+/// SPEC §8: an agent session that did nothing (start, a compaction, end) leaves no file to
+/// commit, and is not the next briefing's handover: the automatic checkpoints alone never
+/// make an episode non-empty. A handover is only ever this branch's.
+#[test]
+fn an_idle_agent_session_leaves_no_file_to_commit_and_no_handover() {
+    let mut repo = TestRepo::initialised();
+    // A session that decided something: a record and a handover, committed.
+    let worked = agent_session(&repo, |repo| {
+        repo.run(&["decision", "Parse the policy with yaml_serde"])
+            .success();
+    });
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "majordomus: episode"]);
+    let handover = format!(".ai/local/state/handovers/{worked}.md");
+    assert!(repo.exists(&handover));
+    assert_eq!(last_handover(&repo), format!("- {handover}"));
+
+    // Then an idle one: nothing to commit, no handover of its own.
+    repo.now("2026-11-30T11:00:00Z");
+    let idle = agent_session(&repo, |_| {});
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "an idle session left a file");
+    assert!(!repo.exists(&format!(".ai/local/state/handovers/{idle}.md")));
+    let closed = repo.ledger_events("session.closed").pop().expect("closed");
+    assert_eq!(closed["session"], idle.as_str());
+    assert_eq!(closed["data"]["empty"], true, "{closed}");
+    // Its checkpoints are in the ledger, marked as the hooks' own.
+    let own: Vec<Value> = repo
+        .ledger_events("checkpoint.recorded")
+        .into_iter()
+        .filter(|l| l["session"] == idle.as_str())
+        .collect();
+    assert_eq!(own.len(), 2, "the compact's and the session end's: {own:?}");
+    assert!(own.iter().all(|l| l["data"]["automatic"] == true), "{own:?}");
+    // The session end says what it did (on stderr: the client's stdout is its own).
+    let json = {
+        repo.now("2026-11-30T11:30:00Z");
+        repo.run_with_stdin(
+            &["hook", "session-start", "--provider", "gemini-cli"],
+            START_PAYLOAD,
+        )
+        .success();
+        let end = repo
+            .run_with_stdin(
+                &["hook", "session-end", "--provider", "gemini-cli"],
+                END_PAYLOAD,
+            )
+            .success();
+        assert!(
+            end.stderr().contains(" empty: no commit, no authored line, so no record and no handover were written"),
+            "{end}"
+        );
+        repo.run(&["--format", "json", "session", "list"]).success().json()
+    };
+    assert_eq!(json["episodes"][0]["empty"], true, "{json}");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    // The next briefing hands over from the session that did something.
+    assert_eq!(last_handover(&repo), format!("- {handover}"));
+
+    // A checkpoint someone wrote is authored: that session is not empty.
+    repo.now("2026-11-30T12:00:00Z");
+    let noted = agent_session(&repo, |repo| {
+        repo.run(&["checkpoint", "Halfway through the parser"])
+            .success();
+    });
+    assert!(repo.exists(&format!(".ai/repo/sessions/{noted}.md")));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "majordomus: episode"]);
+    let noted_handover = format!(".ai/local/state/handovers/{noted}.md");
+    assert_eq!(last_handover(&repo), format!("- {noted_handover}"));
+
+    // On another branch, main's handovers are not this branch's.
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    assert_eq!(last_handover(&repo), "- none");
+    repo.now("2026-11-30T13:00:00Z");
+    let there = agent_session(&repo, |repo| {
+        repo.run(&["decision", "Other work keeps its own parser"])
+            .success();
+    });
+    assert_eq!(
+        last_handover(&repo),
+        format!("- .ai/local/state/handovers/{there}.md")
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "majordomus: episode on other"]);
+    // Back on main: its own last handover, not the newer one of `other`.
+    repo.git(&["checkout", "-q", "main"]);
+    assert_eq!(last_handover(&repo), format!("- {noted_handover}"));
+}
+
 #[test]
 fn a_failing_provider_hook_exits_0_and_is_recorded_for_doctor() {
     let repo = TestRepo::initialised();
