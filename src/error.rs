@@ -68,6 +68,10 @@ pub enum UsageError {
     UnknownOperation { name: String },
     #[error("{what}: not UTF-8 text ({message})")]
     NotUtf8 { what: String, message: String },
+    /// An argument on the command line that is not UTF-8: `argument` is the option it is
+    /// the value of (`--file`) or its place, `shown` its bytes (`src/caf\xe9.rs`).
+    #[error("{argument}: not UTF-8 ({shown})")]
+    ArgumentNotUtf8 { argument: String, shown: String },
     #[error("handover --resolve {}: {why}", crate::model::ids::shown_plain(file))]
     HandoverFile {
         file: String,
@@ -382,7 +386,7 @@ impl UsageError {
             UsageError::InvalidClock { .. } => "usage",
             UsageError::InvalidRequest { .. } => "request.valid",
             UsageError::UnknownOperation { .. } => "request.operation",
-            UsageError::NotUtf8 { .. } => "input.utf8",
+            UsageError::NotUtf8 { .. } | UsageError::ArgumentNotUtf8 { .. } => "input.utf8",
             UsageError::HandoverFile { .. } => "handover.file",
             UsageError::Arguments(_) => "usage",
             UsageError::ListenWithoutTokenFile => "serve.token-file",
@@ -416,6 +420,9 @@ impl UsageError {
             UsageError::NotUtf8 { .. } => Some(
                 "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),
             ),
+            UsageError::ArgumentNotUtf8 { argument, .. } => Some(format!(
+                "give {argument} as UTF-8: majordomus records paths and text as UTF-8, so a file whose name is not must be renamed first (git mv <old name> <UTF-8 name>) and given by its new name"
+            )),
         }
     }
 }

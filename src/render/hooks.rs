@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::hooks::{Acknowledged, GitHookOutcome, HooksReport, ProviderOutcome, RewriteOutcome};
+use crate::hooks::{
+    Acknowledged, GitHookOutcome, HooksReport, ProviderOutcome, ProviderRun, RewriteOutcome,
+};
 use crate::model::Verdict;
 use crate::ops::Report;
 
@@ -82,6 +84,26 @@ impl Report for GitHookOutcome {
             }
         };
         (!said.is_empty()).then(|| said.trim_end().to_owned())
+    }
+}
+
+impl Report for ProviderRun {
+    fn text(&self) -> String {
+        self.outcome.text()
+    }
+
+    /// What of the payload could not be read, then what the hook did.
+    fn note(&self) -> Option<String> {
+        let unread = self.payload_failed.as_ref().map(|e| {
+            format!(
+                "majordomus: {} hook: {e} (recorded as provider.event.failed)",
+                self.hook.name()
+            )
+        });
+        match (unread, self.outcome.note()) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        }
     }
 }
 

@@ -1753,6 +1753,101 @@ fn a_failing_provider_hook_exits_0_and_is_recorded_for_doctor() {
     assert_eq!(failed[1]["session"], episode.as_str());
 }
 
+/// SPEC §8: a payload field of the wrong type is a failed provider event like an
+/// unreadable payload (recorded, said on stderr, exit 0), never a success that clears the
+/// earlier failures; a field that is not UTF-8 is refused for that field, never recorded
+/// mangled.
+#[test]
+fn a_payload_field_of_the_wrong_type_or_not_utf8_is_a_failed_provider_event() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/cafe.rs", "fn main() {}\n", "Add the cafe");
+    let episode = repo.start_episode();
+    let failures = |repo: &TestRepo| -> Vec<String> {
+        repo.ledger_events("provider.event.failed")
+            .iter()
+            .map(|l| l["data"]["error"].as_str().expect("error").to_owned())
+            .collect()
+    };
+    // An unreadable payload first: doctor warns.
+    let run = repo.run_with_stdin(&["hook", "prompt", "--provider", "claude-code"], "{nope");
+    assert_eq!((run.code(), run.stdout()), (0, ""), "{run}");
+    assert_eq!(failures(&repo).len(), 1);
+
+    // A prompt that is a number: recorded, said, exit 0, and it clears nothing.
+    let run = repo.run_with_stdin(
+        &["hook", "prompt", "--provider", "claude-code"],
+        r#"{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":12345}"#,
+    );
+    assert_eq!((run.code(), run.stdout()), (0, ""), "{run}");
+    assert_eq!(
+        run.stderr(),
+        "majordomus: prompt hook: payload field `prompt` is a number, not a string: ignored (recorded as provider.event.failed)\n"
+    );
+    assert_eq!(
+        failures(&repo).last().map(String::as_str),
+        Some("payload field `prompt` is a number, not a string: ignored")
+    );
+    assert!(
+        repo.ledger_events_if_any("provider.event.cleared").is_empty(),
+        "a payload of the wrong type cleared the earlier failure"
+    );
+    let doctor = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(doctor["advisory"], 2, "{doctor}");
+    // The same under --format json (how Gemini CLI's session start runs): the JSON says
+    // it, and so does stderr.
+    let run = repo.run_with_stdin(
+        &["--format", "json", "hook", "session-start", "--provider", "gemini-cli"],
+        r#"{"session_id":["s1"],"cwd":7}"#,
+    );
+    assert_eq!(run.code(), 0, "{run}");
+    let json = run.json();
+    assert_eq!(json["did"], "started", "{json}");
+    assert_eq!(
+        json["payload_failed"],
+        "payload field `session_id` is an array, not a string: ignored; payload field `cwd` is a number, not a string: ignored",
+        "{json}"
+    );
+    assert!(run.stderr().starts_with("majordomus: session-start hook: payload field `session_id`"), "{run}");
+
+    // A raw 0xE9 byte in an edit's path: refused for that field, no path recorded.
+    let mut payload = br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"src/caf"#.to_vec();
+    payload.push(0xe9);
+    payload.extend_from_slice(br#".rs"}}"#);
+    let out = repo
+        .command_in(repo.root(), &["hook", "edit", "--provider", "claude-code"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(&payload)
+                .expect("write the payload");
+            child.wait_with_output()
+        })
+        .expect("run hook edit");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "majordomus: edit hook: payload field `tool_input.file_path` is not UTF-8: ignored (majordomus reads and records paths and text as UTF-8) (recorded as provider.event.failed)\n"
+    );
+    assert!(repo.ledger_events_if_any("agent.touched").is_empty(), "{}", repo.ledger_text());
+    assert!(!repo.ledger_text().contains('\u{fffd}'), "a mangled path was recorded");
+
+    // A payload that reads clears this hook's failures, as before.
+    repo.run_with_stdin(
+        &["hook", "prompt", "--provider", "claude-code"],
+        r#"{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"parser"}"#,
+    )
+    .success();
+    let cleared = repo.ledger_events("provider.event.cleared");
+    assert_eq!(cleared.len(), 1, "{cleared:?}");
+    assert_eq!(cleared[0]["session"], episode.as_str());
+}
+
 #[test]
 fn a_miswired_provider_hook_still_exits_0() {
     let repo = TestRepo::initialised();
