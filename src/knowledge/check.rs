@@ -640,19 +640,14 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 );
             }
         }
-        // A rejected record is no longer claimed: what it named may dangle without
-        // blocking anything (rejection is the way out of a record gone wrong).
-        let rejected = record.status == Status::Superseded;
-        let mut find_ref = |rule: &'static str, weight: Weight, message: String, fix: String| {
-            let weight = if rejected && weight == Weight::Blocking {
-                Weight::Advisory
-            } else {
-                weight
-            };
-            find(rule, weight, message, fix)
-        };
+        // A rejected (or superseded) record is no longer claimed: what it named may
+        // dangle, and nothing about it is a finding (rejection is the way out of a record
+        // gone wrong; a finding whose fix is "reject the record" would never go away).
+        if record.status == Status::Superseded {
+            continue;
+        }
         for r in &record.provenance.derived_from {
-            check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
+            check_ref(r, file, &resolver, changed, upstream, &mut find);
         }
         for r in record.relations.iter().flatten() {
             // `<relation>:<knowledge id>` or a bare id; ids never contain `:`.

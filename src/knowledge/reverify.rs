@@ -2,7 +2,7 @@
 //! against the repository as it is now and it still holds. The evidence (optional: the
 //! act and the commit are evidence already) and the verifying commit are appended under
 //! `# Evidence`; committing the record makes that commit the one that verified it, so the
-//! record is no longer stale (docs/KNOWLEDGE.md, "Stale knowledge").
+//! record is no longer stale (docs/RULES.md, "Stale knowledge").
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

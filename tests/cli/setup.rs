@@ -3,7 +3,7 @@
 //! nothing, `--remove` back to the original byte for byte, and the wiring it writes
 //! actually running.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::TestRepo;
 
@@ -794,6 +794,33 @@ fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
 
     repo.run(&["setup", "codex"]).success();
     let root = repo.root().display().to_string();
+    // A teammate who never ran Codex (no ~/.codex): one finding, information only.
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["informational"], true, "{findings:#?}");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("so this machine's user does not run Codex")),
+        "{findings:#?}"
+    );
+    assert_eq!(result["status"], "fail", "{result:#}");
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    assert_eq!(
+        (doctor["advisory"].clone(), doctor["informational"].clone()),
+        (json!(0), json!(1)),
+        "{doctor:#}"
+    );
+    let human = repo.run(&["doctor"]).success();
+    assert!(
+        human
+            .stdout()
+            .contains("     INFO .codex/hooks.json [majordomus.client-hooks] this repository wires Codex"),
+        "{human}"
+    );
+
+    // A user who runs Codex here: what keeps the hooks from running is a warning.
+    repo.write_home(".codex/config.toml", "check_for_update_on_startup = false\n");
     let (result, findings) = rule_findings(&repo, RULE);
     assert_eq!(result["status"], "fail", "{result:#}");
     assert_eq!(result["severity"], "advisory");

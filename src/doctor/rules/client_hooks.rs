@@ -9,6 +9,10 @@
 //! Read from files only: doctor does not compute Codex's hash of a hook, so a hook changed
 //! by hand after it was trusted (Codex: "modified", and it asks again) passes here; the
 //! rule's note says how many it took on trust (docs/MCP.md).
+//!
+//! Only a user who runs Codex is warned: once `.codex/` is committed, every teammate's
+//! doctor reads it, and one who never used Codex on this machine (no Codex home:
+//! `$CODEX_HOME`, else `~/.codex`) gets one informational finding, never a warning.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +29,11 @@ fn run(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
     let found = check(inputs.ctx.layout.root());
     out.note = found.note();
     for blocked in found.blocked {
-        out.find(&blocked.file, blocked.message, blocked.fix);
+        if found.runs_codex {
+            out.find(&blocked.file, blocked.message, blocked.fix);
+        } else {
+            out.inform(&blocked.file, blocked.message, blocked.fix);
+        }
     }
     Ok(())
 }
@@ -42,6 +50,9 @@ struct Blocked {
 struct Found {
     pub blocked: Vec<Blocked>,
     pub trusted: usize,
+    /// This machine's user runs Codex (its home exists): what blocks the hooks is a
+    /// warning; else one informational finding says so.
+    pub runs_codex: bool,
 }
 
 impl Found {
@@ -119,6 +130,21 @@ fn check(root: &Path) -> Found {
     let Some(home) = codex_home() else {
         return found;
     };
+    if !home.is_dir() {
+        // A teammate who never ran Codex here: the repository's `.codex/` is not theirs to
+        // trust. Said once, as information.
+        found.blocked.push(Blocked {
+            file: ".codex/hooks.json".to_owned(),
+            message: format!(
+                "this repository wires Codex (.codex/: the majordomus server and {} hook(s)), which Codex runs only in a project and for hooks its user trusted; no Codex home here ({}), so this machine's user does not run Codex",
+                ours.len(),
+                home.display()
+            ),
+            fix: "nothing to do unless you start using Codex here; then trust the project and its hooks when `codex` asks at its first start, and majordomus doctor checks them".to_owned(),
+        });
+        return found;
+    }
+    found.runs_codex = true;
     let config_path = home.join("config.toml");
     let config = std::fs::read_to_string(&config_path)
         .ok()

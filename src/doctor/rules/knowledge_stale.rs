@@ -49,7 +49,7 @@ fn stale_finding(record: &StaleRecord) -> (String, String) {
         })
         .collect();
     let message = format!(
-        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/KNOWLEDGE.md, \"Stale knowledge\")",
+        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/RULES.md, \"Stale knowledge\")",
         record.id,
         record.verified_in.short(),
         moved.join("; ")
