@@ -76,6 +76,10 @@ pub struct Briefing {
     pub other_branches: usize,
     /// The newest handover, relative to the repository root.
     pub last_handover: Option<String>,
+    /// Knowledge records a merge (rebase, cherry-pick) under way left with conflict
+    /// markers: named, with both acts and the fix, never left out silently.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicted: Vec<crate::knowledge::check::ConflictedRecord>,
     /// Its Next Action lines (at most two).
     pub next_action: Vec<String>,
     /// The other worktrees of this clone and their open episodes (SPEC §12); empty in a
@@ -271,6 +275,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
     let candidates: Vec<PendingCandidate> = candidates.into_iter().map(|(c, _)| c).collect();
 
     let last_handover = newest_handover(ctx)?;
+    let conflicted = crate::knowledge::check::conflicted_in_progress(ctx)?;
     let next_action = match &last_handover {
         Some(rel) => next_action(&ctx.layout.root().join(rel)),
         None => Vec::new(),
@@ -308,6 +313,7 @@ pub fn briefing(ctx: &Ctx, _request: BriefingRequest) -> Result<Briefing, Error>
         candidates,
         other_branches: elsewhere.len(),
         last_handover,
+        conflicted,
         next_action,
         worktrees_total: worktrees.len(),
         worktrees,

@@ -150,6 +150,7 @@ pub fn render(b: &mut Briefing) -> String {
         + 3
         + usize::from(b.other_branches > 0)
         + unassigned.len()
+        + b.conflicted.len()
         + 1
         + 1
         + handover_lines
@@ -326,6 +327,16 @@ pub fn render(b: &mut Briefing) -> String {
             out,
             "({} more from episodes on other branches: `majordomus knowledge candidates`)",
             b.other_branches
+        );
+    }
+    // A record a merge left conflicted is named, never left out silently.
+    // Its message names branches, which anyone may name: made inert like a label.
+    for c in &b.conflicted {
+        let _ = writeln!(
+            out,
+            "- conflicted: {}: {} (knowledge.conflict; `majordomus knowledge check` prints the checkout that keeps one)",
+            c.file,
+            crate::model::inject::neutralise(&c.message).text.replace('\n', " ")
         );
     }
     for c in assigned.iter().take(alloc[3]) {

@@ -579,6 +579,25 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
         reverified[0]["data"],
         serde_json::json!({"id": format!("{EPISODE}-000000000001"), "path": record, "head": head, "changed": ["src/parser.rs"]})
     );
+    // Until that commit, doctor reads the re-verification from the work tree: the record
+    // is not stale, it waits for its commit, whose command is the finding's fix.
+    assert!(
+        printed.contains("  doctor names it re-verified and waiting for its commit until the next line is run"),
+        "{printed}"
+    );
+    let report = doctor(&repo, 0);
+    let waiting = &rule(&report, "majordomus.knowledge-stale")["findings"];
+    assert_eq!(waiting.as_array().map(Vec::len), Some(1), "{waiting}");
+    assert_eq!(
+        waiting[0]["message"],
+        format!(
+            "verified record {EPISODE}-000000000001 was re-verified at {} (knowledge reverify) and waits for its commit: until then HEAD holds the record as it was verified before its files changed",
+            &head[..12]
+        )
+    );
+    assert_eq!(waiting[0]["fix"], next);
+    let run = repo.run(&["doctor"]).success();
+    assert!(!run.stdout().contains("since then src/parser.rs changed"), "{run}");
     repo.run_printed(next);
     let report = doctor(&repo, 0);
     assert_eq!(
@@ -586,6 +605,20 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
         "pass"
     );
     repo.run(&["knowledge", "check"]).success();
+
+    // Files that change again after the re-verification make it stale again, named from
+    // the commit that re-verified it.
+    let third = repo.commit("src/parser.rs", "fn parse() -> u16 { 0 }\n", "Return two bytes");
+    repo.run_printed(&fix);
+    repo.commit("src/parser.rs", "fn parse() -> u32 { 0 }\n", "Return four bytes");
+    let report = doctor(&repo, 0);
+    let findings = &rule(&report, "majordomus.knowledge-stale")["findings"];
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("since then src/parser.rs changed by")),
+        "{findings} (after {third})"
+    );
 }
 
 #[test]

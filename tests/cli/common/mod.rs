@@ -1017,10 +1017,15 @@ impl TestRepo {
 
     /// Runs a printed line as [`TestRepo::run_printed`] does, whatever comes of it.
     pub fn sh_printed(&self, line: &str) -> std::process::Output {
+        self.sh_printed_in(&self.root, line)
+    }
+
+    /// [`TestRepo::sh_printed`] in `dir` (a clone or a worktree beside the repository).
+    pub fn sh_printed_in(&self, dir: &Path, line: &str) -> std::process::Output {
         let mut cmd = StdCommand::new("sh");
         cmd.arg("-c")
             .arg(line)
-            .current_dir(&self.root)
+            .current_dir(dir)
             .stdin(Stdio::null());
         self.pin(&mut cmd);
         let path = format!(
