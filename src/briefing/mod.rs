@@ -149,7 +149,7 @@ pub fn decisions_request(branch: &str) -> RecallRequest {
 
 /// The last handover of this branch (never another branch's, never an idle session's).
 fn newest_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
-    Ok(crate::handover::last_here(ctx)?.map(|(_, path)| ctx.layout.display(&path)))
+    Ok(crate::recall::last_handover(ctx)?.map(|(_, path)| ctx.layout.display(&path)))
 }
 
 /// The first two lines under a handover's `## Next Action`, bullets stripped.

@@ -496,6 +496,7 @@ mod tests {
                 .collect(),
             other_branches: 3,
             last_handover: None,
+            conflicted: Vec::new(),
             next_action: Vec::new(),
             worktrees: Vec::new(),
             worktrees_total: 0,

@@ -726,6 +726,12 @@ impl Session<'_> {
     /// request, the scripted decision in that episode, and the episode closed with its
     /// record. Prints what the client sent (docs/FIELD.md quotes it).
     fn check(&self, briefing_names_episode: bool) {
+        self.check_from(briefing_names_episode, 0);
+    }
+
+    /// [`Session::check`] of the session whose episode opened in a ledger line from
+    /// `since` on (what a client's dialog ran before it is not this session).
+    fn check_from(&self, briefing_names_episode: bool, since: usize) {
         let context = self.context();
         assert!(self.output.status.success(), "{context}");
         // Codex clamps a SessionEnd hook's timeout to 3 s and warns at every start when
@@ -737,8 +743,10 @@ impl Session<'_> {
         );
         let opened: Vec<Value> = self
             .repo
-            .ledger_events("session.opened")
+            .ledger()
             .into_iter()
+            .skip(since)
+            .filter(|l| l["event"] == "session.opened")
             .filter(|l| l["data"]["provider"] == self.client.setup)
             .collect();
         assert_eq!(opened.len(), 1, "one episode for the session: {context}");
@@ -1017,6 +1025,12 @@ fn gemini_home_settings(repo: &TestRepo) {
 
 /// `~/.codex/config.toml` for a session against `model` in a trusted `repo`.
 fn codex_home_config(repo: &TestRepo, model: Option<&FakeModel>) {
+    codex_home(repo, model, true);
+}
+
+/// `~/.codex/config.toml` for a session against `model`, `repo` trusted or not (the
+/// project's trust is then the user's to give, as setup says).
+fn codex_home(repo: &TestRepo, model: Option<&FakeModel>, trusted: bool) {
     let mut text = String::from("check_for_update_on_startup = false\n");
     if let Some(model) = model {
         text.push_str(&format!(
@@ -1024,10 +1038,13 @@ fn codex_home_config(repo: &TestRepo, model: Option<&FakeModel>) {
             model.url()
         ));
     }
-    text.push_str(&format!(
-        "\n[analytics]\nenabled = false\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
-        repo.root().display()
-    ));
+    text.push_str("\n[analytics]\nenabled = false\n");
+    if trusted {
+        text.push_str(&format!(
+            "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            repo.root().display()
+        ));
+    }
     repo.write_home(".codex/config.toml", &text);
 }
 
@@ -1859,4 +1876,388 @@ fn doctor_reads_the_hook_trust_codex_reads() {
     );
     let after = findings(&repo);
     assert!(after.is_empty(), "{after:#?}");
+}
+
+// --- The advice setup prints, followed exactly as printed ---------------------------------
+
+/// How a test follows the steps setup printed: each step's command, run as printed, or
+/// the client's own dialog, answered with the choices the step names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    Command,
+    Dialog,
+}
+
+/// The steps `setup <client> [extra]` prints under "still needs you", as its JSON gives
+/// them (a second run writes nothing).
+fn advice(repo: &TestRepo, client: Client, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["--format", "json", "setup", client.setup];
+    args.extend(extra);
+    let report = repo.run(&args).success().json();
+    report["needs_user"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no needs_user: {report}"))
+        .clone()
+}
+
+/// The choices a step names in its client's dialog, in order: each `"..."` of its `how`
+/// that follows `choose ` or `then ` (not the words the client says, which are quoted too).
+fn choices(step: &Value) -> Vec<String> {
+    let how = step["how"].as_str().expect("a how");
+    let parts: Vec<&str> = how.split('"').collect();
+    parts
+        .iter()
+        .enumerate()
+        .skip(1)
+        .step_by(2)
+        .filter(|(i, _)| {
+            let before = parts[i - 1];
+            before.ends_with("choose ") || before.ends_with("then ")
+        })
+        .map(|(_, c)| (*c).to_owned())
+        .collect()
+}
+
+/// The keys that select `choice` in its client's dialog from where the cursor starts:
+/// how each pinned client's terminal UI lays its options out (checked by the choice being
+/// on the screen before they are typed, and by what the choice records).
+fn keys_for(choice: &str) -> Vec<&'static str> {
+    const DOWN: &str = "\u{1b}[B";
+    const UP: &str = "\u{1b}[A";
+    const ENTER: &str = "\r";
+    match choice {
+        // Claude Code's trust dialog starts on "No, exit".
+        "Yes, I trust this folder" => vec![DOWN, ENTER],
+        // Its server dialog starts on "Continue without using this MCP server", the last.
+        "Use this MCP server" => vec![UP, UP, ENTER],
+        // Codex's hook review starts on "Review hooks".
+        "Trust all and continue" => vec![DOWN, ENTER],
+        // Codex's "Trust this folder?" and Gemini CLI's folder trust start on the choice.
+        c if c == "Trust and continue" || c.starts_with("Trust folder (") => vec![ENTER],
+        other => panic!("the test knows no way to choose {other:?}"),
+    }
+}
+
+/// Runs `program` (the client's interactive UI) in `repo`'s root through a pseudo-terminal
+/// (tests/cli/fixtures/tui.py) and answers its dialogs with `choices`, each once it is on
+/// the screen; panics when one never shows.
+fn answer_dialogs(repo: &TestRepo, program: &Path, env: &[(&str, String)], choices: &[String]) {
+    let steps: Vec<Value> = choices
+        .iter()
+        .map(|c| json!([regex::escape(c), keys_for(c)]))
+        .collect();
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/fixtures/tui.py");
+    let mut cmd = client_command(repo, Path::new("python3"));
+    cmd.arg(driver)
+        .arg(Value::Array(steps).to_string())
+        .arg("--")
+        .arg(program);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_to_end(cmd, "the client's dialogs");
+    assert!(
+        out.status.success(),
+        "{choices:?}: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// A repository with knowledge, wired by `setup <client> [extra]` (at its defaults when
+/// `extra` is empty) and committed, with the steps setup printed.
+fn wired(client: Client, extra: &[&str]) -> (TestRepo, String, Vec<Value>) {
+    let (repo, knowledge) = repository_with_knowledge();
+    let mut args = vec!["setup", client.setup];
+    args.extend(extra);
+    let run = repo.run(&args).success();
+    // It ends with the commit that shares the wiring, which works as printed.
+    let next = crate::common::next_lines(run.stdout());
+    assert_eq!(next.len(), 1, "{run}");
+    repo.run_printed(&next[0]);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "{run}");
+    let steps = advice(&repo, client, extra);
+    assert!(!steps.is_empty(), "{}: setup says nothing needs the user", client.setup);
+    (repo, knowledge, steps)
+}
+
+/// Follows every step as printed: runs its command, or answers its dialog in the client.
+fn follow(
+    repo: &TestRepo,
+    program: &Path,
+    env: &[(&str, String)],
+    steps: &[Value],
+    how: Follow,
+) {
+    let mut dialog = Vec::new();
+    for step in steps {
+        match (how, step["command"].as_str()) {
+            (Follow::Command, Some(command)) => {
+                repo.run_printed(command);
+            }
+            _ => dialog.extend(choices(step)),
+        }
+    }
+    if !dialog.is_empty() {
+        answer_dialogs(repo, program, env, &dialog);
+    }
+}
+
+/// One headless session of the client against the scripted model, with nothing of its
+/// own that trusts or allows anything: what it can do comes from setup's files and the
+/// steps the user followed. The whole contract of [`Session::check`] holds.
+fn advised_session(
+    client: Client,
+    how: Follow,
+    dialog_env: impl Fn(&TestRepo) -> Vec<(&'static str, String)>,
+    headless: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) {
+    advised_session_after(client, &[], how, dialog_env, headless);
+}
+
+/// [`advised_session`] after `setup <client> <extra>`.
+fn advised_session_after(
+    client: Client,
+    extra: &[&str],
+    how: Follow,
+    dialog_env: impl Fn(&TestRepo) -> Vec<(&'static str, String)>,
+    headless: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) {
+    let Some(program) = installed(client) else {
+        return;
+    };
+    let (repo, knowledge, steps) = wired(client, extra);
+    follow(&repo, &program, &dialog_env(&repo), &steps, how);
+    // An episode the dialog's own start opened is not the session checked.
+    if repo.episode_state().is_some() {
+        repo.run(&["session", "close"]).success();
+    }
+    let since = repo.ledger().len();
+    let model = FakeModel::start(Arc::new(record_then_read));
+    let output = run_to_end(headless(&repo, &model, &program), client.bin);
+    Session {
+        client,
+        repo: &repo,
+        model: &model,
+        knowledge: &knowledge,
+        output,
+    }
+    .check_from(client.setup != GEMINI_CLI.setup, since);
+}
+
+fn claude_env(repo: &TestRepo) -> Vec<(&'static str, String)> {
+    // Not the advice: a first run's onboarding, which would call Anthropic's API.
+    let mut home: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.base().join("home/.claude.json"))
+            .unwrap_or_else(|_| "{}".to_owned()),
+    )
+    .expect("~/.claude.json reads");
+    home["hasCompletedOnboarding"] = json!(true);
+    repo.write_home(".claude.json", &home.to_string());
+    vec![
+        ("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model".to_owned()),
+        ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9".to_owned()),
+        ("DISABLE_AUTOUPDATER", "1".to_owned()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ]
+}
+
+fn claude_headless(repo: &TestRepo, model: &FakeModel, program: &Path) -> Command {
+    // The server is approved and connected: what the steps were for.
+    let mut get = client_command(repo, program);
+    get.args(["mcp", "get", "majordomus"]);
+    let got = run_to_end(get, "claude mcp get");
+    let said = String::from_utf8_lossy(&got.stdout);
+    assert!(said.contains("Connected"), "{said}");
+    let mut cmd = client_command(repo, program);
+    // No --allowedTools: the permissions.allow setup wrote, honoured in a trusted workspace.
+    cmd.args(["-p", PROMPT, "--output-format", "json"])
+        .env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    cmd
+}
+
+#[test]
+fn claude_code_runs_after_the_command_setup_prints() {
+    advised_session(CLAUDE_CODE, Follow::Command, |_| Vec::new(), claude_headless);
+}
+
+/// With `--no-permissions`, setup says each tool call asks, and that rerunning it without
+/// the flag allows them: followed by its commands, the session runs unasked.
+#[test]
+fn claude_code_runs_after_the_commands_setup_prints_with_no_permissions() {
+    advised_session_after(
+        CLAUDE_CODE,
+        &["--no-permissions"],
+        Follow::Command,
+        |_| Vec::new(),
+        claude_headless,
+    );
+}
+
+#[test]
+fn gemini_cli_runs_after_the_commands_setup_prints_with_no_permissions() {
+    advised_session_after(
+        GEMINI_CLI,
+        &["--no-permissions"],
+        Follow::Command,
+        |_| Vec::new(),
+        gemini_headless,
+    );
+}
+
+#[test]
+fn claude_code_runs_after_the_dialog_choices_setup_names() {
+    advised_session(CLAUDE_CODE, Follow::Dialog, claude_env, claude_headless);
+}
+
+fn gemini_dialog_env(repo: &TestRepo) -> Vec<(&'static str, String)> {
+    gemini_home_settings(repo);
+    vec![
+        ("GEMINI_API_KEY", "test-key-for-the-scripted-model".to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9".to_owned()),
+    ]
+}
+
+fn gemini_headless(repo: &TestRepo, model: &FakeModel, program: &Path) -> Command {
+    gemini_home_settings(repo);
+    let mut cmd = client_command(repo, program);
+    // No GEMINI_CLI_TRUST_WORKSPACE, no --approval-mode: the folder's trust the user gave,
+    // and the server's trust and includeTools setup wrote.
+    cmd.args([
+        "-p",
+        PROMPT,
+        "--model",
+        "gemini-2.5-flash",
+        "--output-format",
+        "json",
+    ])
+    .env("GOOGLE_GEMINI_BASE_URL", model.url())
+    .env("GEMINI_API_KEY", "test-key-for-the-scripted-model");
+    cmd
+}
+
+#[test]
+fn gemini_cli_runs_after_the_command_setup_prints() {
+    advised_session(GEMINI_CLI, Follow::Command, |_| Vec::new(), gemini_headless);
+}
+
+#[test]
+fn gemini_cli_runs_after_the_dialog_choice_setup_names() {
+    advised_session(GEMINI_CLI, Follow::Dialog, gemini_dialog_env, gemini_headless);
+}
+
+fn codex_headless(repo: &TestRepo, _model: &FakeModel, program: &Path) -> Command {
+    let mut cmd = client_command(repo, program);
+    // No --dangerously-bypass-hook-trust: the hooks run on the trust the user gave.
+    cmd.args(["exec", PROMPT])
+        .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+    cmd
+}
+
+/// Codex's config, with the model (once there is one) and without trust, the project's
+/// trust the steps add kept.
+fn codex_prepare(repo: &TestRepo, model: Option<&FakeModel>) {
+    let before = std::fs::read_to_string(repo.base().join("home/.codex/config.toml"))
+        .unwrap_or_default();
+    codex_home(repo, model, false);
+    // What the steps recorded (the project's and the hooks' trust) stays.
+    let kept: String = before
+        .split("\n[")
+        .filter(|t| t.starts_with("projects.") || t.starts_with("hooks."))
+        .map(|t| format!("\n[{t}"))
+        .collect();
+    let now = repo.read_home(".codex/config.toml");
+    repo.write_home(".codex/config.toml", &format!("{now}{kept}\n"));
+}
+
+fn codex_dialog_env(_: &TestRepo) -> Vec<(&'static str, String)> {
+    vec![(
+        "SCRIPTED_MODEL_API_KEY",
+        "test-key-for-the-scripted-model".to_owned(),
+    )]
+}
+
+/// Doctor's fixes for Codex are setup's steps, word for word; once they are followed its
+/// rule passes.
+fn codex_doctor(repo: &TestRepo, steps: &[Value], followed: bool) {
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let findings: Vec<Value> = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter(|r| r["rule"] == "majordomus.client-hooks")
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .collect();
+    if followed {
+        assert!(findings.is_empty(), "{findings:#?}");
+        return;
+    }
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    assert_eq!(findings[0]["fix"], steps[0]["how"], "{findings:#?}");
+    assert!(
+        steps[1]["how"]
+            .as_str()
+            .is_some_and(|h| h.starts_with(findings[1]["fix"].as_str().expect("a fix"))),
+        "{findings:#?}"
+    );
+}
+
+#[test]
+fn codex_runs_after_the_dialog_choices_setup_names() {
+    let Some(program) = installed(CODEX) else {
+        return;
+    };
+    let (repo, knowledge, steps) = wired(CODEX, &[]);
+    // Codex's first start wants a model provider (else it asks to sign in first).
+    let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
+    codex_prepare(&repo, Some(&dialog_model));
+    codex_doctor(&repo, &steps, false);
+    follow(&repo, &program, &codex_dialog_env(&repo), &steps, Follow::Dialog);
+    codex_doctor(&repo, &steps, true);
+    codex_session(&repo, &program, &knowledge);
+}
+
+#[test]
+fn codex_runs_after_the_command_and_the_dialog_choice_setup_prints() {
+    let Some(program) = installed(CODEX) else {
+        return;
+    };
+    let (repo, knowledge, steps) = wired(CODEX, &[]);
+    let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
+    codex_prepare(&repo, Some(&dialog_model));
+    // The project's trust by its command; the hooks' only Codex's dialog records.
+    assert!(steps[0]["command"].is_string(), "{steps:?}");
+    assert!(steps[1]["command"].is_null(), "{steps:?}");
+    follow(&repo, &program, &codex_dialog_env(&repo), &steps, Follow::Command);
+    codex_doctor(&repo, &steps, true);
+    // Run again, the command changes nothing (the table is there).
+    let before = repo.read_home(".codex/config.toml");
+    repo.run_printed(steps[0]["command"].as_str().expect("a command"));
+    assert_eq!(repo.read_home(".codex/config.toml"), before);
+    codex_session(&repo, &program, &knowledge);
+}
+
+/// The headless Codex session after the steps, checked whole.
+fn codex_session(repo: &TestRepo, program: &Path, knowledge: &str) {
+    if repo.episode_state().is_some() {
+        repo.run(&["session", "close"]).success();
+    }
+    let since = repo.ledger().len();
+    let model = FakeModel::start(Arc::new(record_then_read));
+    codex_prepare(repo, Some(&model));
+    let output = run_to_end(codex_headless(repo, &model, program), CODEX.bin);
+    Session {
+        client: CODEX,
+        repo,
+        model: &model,
+        knowledge,
+        output,
+    }
+    .check_from(true, since);
 }

@@ -969,7 +969,7 @@ fn a_rejected_candidates_references_are_no_finding() {
 fn doctor_says_each_distinct_fix_once() {
     let repo = TestRepo::initialised();
     for _ in 0..3 {
-        repo.run_with_stdin(&["hook", "compact", "--provider", "claude-code"], "{nope")
+        repo.run_with_stdin(&["hook", "compact", "--provider", "some-client"], "{nope")
             .success();
     }
     let seq = repo.ledger_events("provider.event.failed").last().expect("a failure")["seq"].clone();

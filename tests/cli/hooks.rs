@@ -3002,14 +3002,20 @@ fn pre_push_says_only_the_advisories_about_records_the_push_carries() {
     repo.add_origin();
     repo.run(&["hooks", "install"]).success();
     let episode = repo.start_episode();
-    // A rejected record whose target is gone: advisory (rejection is the way out).
+    // A candidate naming a commit a rebase rewrote into one this clone has: advisory.
+    let gone = "0123456789abcdef0123456789abcdef01234567";
+    repo.append_ledger_line(
+        "commit.rewritten",
+        None,
+        json!({"by": "rebase", "pairs": [{"old": gone, "new": repo.head()}]}),
+    );
     let rejected = |id: &str, why: &str| {
         crate::common::knowledge_record(
             id,
-            "superseded",
-            &["file:src/gone.rs"],
+            "candidate",
+            &[&format!("commit:{gone}")],
             "",
-            &format!("A claim.\n\n# Rejected\n\n{why}"),
+            &format!("A claim. {why}"),
         )
     };
     let files: Vec<String> = (1..=2)
@@ -3022,10 +3028,10 @@ fn pre_push_says_only_the_advisories_about_records_the_push_carries() {
     repo.git(&["add", ".ai/repo/knowledge"]);
     assert_git_ok(&git_with_hooks(
         &repo,
-        &["commit", "-q", "-m", "Two rejected claims"],
+        &["commit", "-q", "-m", "Two claims"],
     ));
     let warned = |stderr: &str, file: &str| {
-        stderr.contains(&format!("WARN {file} [knowledge.ref-resolves]"))
+        stderr.contains(&format!("WARN {file} [knowledge.commit-rewritten]"))
     };
 
     // The first push carries both: both are said.
@@ -3050,7 +3056,7 @@ fn pre_push_says_only_the_advisories_about_records_the_push_carries() {
     let findings = json["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 1, "{json:#}");
     assert_eq!(findings[0]["file"], files[1].as_str());
-    assert_eq!(findings[0]["rule"], "knowledge.ref-resolves");
+    assert_eq!(findings[0]["rule"], "knowledge.commit-rewritten");
     assert_eq!(findings[0]["severity"], "advisory");
     assert_eq!(json["not_carried"], 1, "{json:#}");
     let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);

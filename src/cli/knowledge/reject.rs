@@ -14,9 +14,10 @@ use crate::{Ctx, Error};
 ///
 /// Many at once: several ids, or --all-listed (what `knowledge candidates` lists with the
 /// same filters), take one reason for all; each record still gets its own ledger act and
-/// its own `# Rejected`, and every id is checked before anything is written. --duplicate-of supersedes
-/// them by another record and says so (no --reason needed). --commit writes one commit of
-/// exactly the reviewed records (through gix: no git hook runs).
+/// its own `# Rejected`, and every id is checked before anything is written.
+/// --duplicate-of supersedes them by another record and says so (no --reason needed).
+/// --commit writes one commit of exactly the reviewed records (through gix: no git hook
+/// runs).
 ///
 /// Examples:
 ///   majordomus knowledge reject <id> --reason "Only true for the old parser"

@@ -159,17 +159,34 @@ fn check(root: &Path) -> Found {
         Some(item.clone())
     };
     let trust_level = item(&["projects", &root_key, "trust_level"]);
-    if trust_level.as_ref().and_then(|i| i.as_str()) != Some("trusted") {
+    let level = trust_level.as_ref().and_then(|i| i.as_str());
+    if level != Some("trusted") {
+        // setup's own step, word for word; a table that says otherwise is the user's
+        // choice, changed by hand (the step's command adds the table only when missing).
+        let table = crate::setup::codex_project_table(root);
+        let (said, fix) = match (&trust_level, level) {
+            (None, _) => (
+                format!("{shown} does not trust {root_key}"),
+                crate::setup::codex_project_step(root).how,
+            ),
+            (Some(_), Some(other)) => (
+                format!("{shown} marks {root_key} `trust_level = \"{other}\"`"),
+                format!(
+                    "set `trust_level = \"trusted\"` under `{table}` in {shown} (by hand: it was set to \"{other}\")"
+                ),
+            ),
+            (Some(_), None) => (
+                format!("{shown} has `{table}` with no trust_level `trusted`"),
+                format!("set `trust_level = \"trusted\"` under `{table}` in {shown}"),
+            ),
+        };
         found.blocked.push(Blocked {
             file: ".codex/config.toml".to_owned(),
             message: format!(
-                "Codex reads this project's .codex/ (the majordomus server, its {} hook(s)) only in a trusted project, and {shown} does not trust {root_key}",
+                "Codex reads this project's .codex/ (the majordomus server, its {} hook(s)) only in a trusted project, and {said}",
                 ours.len()
             ),
-            fix: format!(
-                "trust the project when `codex` asks at its first start here, or add `[projects.{}]` with `trust_level = \"trusted\"` to {shown}",
-                serde_json::to_string(&root_key).expect("a string serialises")
-            ),
+            fix,
         });
     }
     let mut untrusted = Vec::new();
@@ -200,7 +217,7 @@ fn check(root: &Path) -> Found {
                 untrusted.len(),
                 untrusted.join(", ")
             ),
-            fix: "run `codex` here and choose \"Trust all and continue\" when it says \"Hooks need review\" (or trust them in /hooks)".to_owned(),
+            fix: crate::setup::codex_hooks_step().how,
         });
     }
     if !disabled.is_empty() {
