@@ -81,7 +81,7 @@ fn two_hundred_candidates_are_reviewed_by_selection_in_one_act_and_one_commit() 
     repo.write("notes.txt", "untracked\n");
     let before = repo.head();
 
-    let started = std::time::Instant::now();
+    // What 200 promotions cost is measured by the guarantees bench (`review`), not here.
     let run = repo
         .run_with_stdin(
             &[
@@ -95,8 +95,6 @@ fn two_hundred_candidates_are_reviewed_by_selection_in_one_act_and_one_commit() 
             "tests/cli/review.rs checks every one of them",
         )
         .success();
-    let took = started.elapsed();
-    assert!(took.as_secs() < 30, "200 promotions took {took:?}");
     let json = run.json();
     assert_eq!(
         json["promoted"].as_array().map(Vec::len),

@@ -19,6 +19,13 @@ pub const NOW: &str = "2026-11-30T10:00:00Z";
 /// A run that takes longer than this is a hang, not a slow machine.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How long a test waits for something that happens at once on an idle machine (a peer's
+/// heartbeat, a question reaching a peer, a browser's form): a guard against a hang, far
+/// above any wait of the product, never a measurement. A test polls until what it waits
+/// for is there and goes on at once; what bounds the product's own waits is checked where
+/// a clock or a timeout is in the test's hands (unit tests), or in a bench.
+pub const WAIT: Duration = Duration::from_secs(180);
+
 /// An episode id: `YYYYMMDDTHHMMSSZ-<6 hex>`.
 pub static EPISODE_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\d{8}T\d{6}Z-[0-9a-f]{6}").expect("valid regex"));
