@@ -135,7 +135,12 @@ pub enum Refusal {
         "knowledge {id}: the evidence is a placeholder ({}), not what shows the claim holds",
         crate::model::ids::shown(placeholder)
     )]
-    EvidencePlaceholder { id: String, placeholder: String },
+    EvidencePlaceholder {
+        id: String,
+        placeholder: String,
+        /// The act that was given it: `promote` or `reverify` (its fix reruns that one).
+        act: &'static str,
+    },
     #[error(
         "{what}: carries the transcript marker `{marker}`; a record is a claim about the repository, never a conversation"
     )]
@@ -326,11 +331,12 @@ impl Refusal {
             Refusal::AlreadyPromoted { .. } | Refusal::SupersededCandidate { .. } => None,
             // No command can supply evidence: the template says what to write, and the
             // placeholder itself is refused should it be run as it stands.
-            Refusal::EvidenceRequired { id } | Refusal::EvidencePlaceholder { id, .. } => {
-                Some(format!(
-                    "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
-                ))
-            }
+            Refusal::EvidenceRequired { id } => Some(format!(
+                "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
+            )),
+            Refusal::EvidencePlaceholder { id, act, .. } => Some(format!(
+                "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge {act} {id}"
+            )),
             Refusal::TranscriptMarker { .. } => {
                 Some("state the claim and its evidence in your own words, without chat role labels or template tokens".into())
             }

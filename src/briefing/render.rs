@@ -336,7 +336,9 @@ pub fn render(b: &mut Briefing) -> String {
             out,
             "- conflicted: {}: {} (knowledge.conflict; `majordomus knowledge check` prints the checkout that keeps one)",
             c.file,
-            crate::model::inject::neutralise(&c.message).text.replace('\n', " ")
+            crate::model::inject::neutralise(&c.message)
+                .text
+                .replace('\n', " ")
         );
     }
     for c in assigned.iter().take(alloc[3]) {

@@ -631,15 +631,15 @@ fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> Provide
     // A payload that cannot be read is ignored and recorded, and so is a field of it that
     // has the wrong type or is not UTF-8; the hook still does its job (session-start still
     // opens the episode).
-    let (payload, payload_error) =
-        match ProviderPayload::parse(&request.payload, request.not_utf8) {
-            Ok((payload, problems)) if problems.is_empty() => (payload, None),
-            Ok((payload, problems)) => (payload, Some(problems.join("; "))),
-            Err(e) => (
-                ProviderPayload::default(),
-                Some(format!("payload ignored: {e}")),
-            ),
-        };
+    let (payload, payload_error) = match ProviderPayload::parse(&request.payload, request.not_utf8)
+    {
+        Ok((payload, problems)) if problems.is_empty() => (payload, None),
+        Ok((payload, problems)) => (payload, Some(problems.join("; "))),
+        Err(e) => (
+            ProviderPayload::default(),
+            Some(format!("payload ignored: {e}")),
+        ),
+    };
     let outcome = run_recorded(ctx, hook, provider, &payload, payload_error.as_deref());
     ProviderRun {
         outcome,

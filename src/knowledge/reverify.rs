@@ -57,7 +57,7 @@ pub fn reverify(ctx: &Ctx, request: ReverifyRequest) -> Result<Reverified, Error
     let cleaned = redact(evidence.trim());
     let evidence = cleaned.text.trim();
     if !evidence.is_empty() {
-        super::review::check_evidence(id, evidence)?;
+        super::review::check_evidence(id, evidence, "reverify")?;
     }
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     let path = ctx.layout.record_in(&ctx.layout.curated_dir(), id)?;

@@ -178,11 +178,12 @@ fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
 
 /// Refuses evidence that is only a template placeholder, or that quotes a conversation
 /// (promote and reverify).
-pub(super) fn check_evidence(id: &str, evidence: &str) -> Result<(), Error> {
+pub(super) fn check_evidence(id: &str, evidence: &str, act: &'static str) -> Result<(), Error> {
     if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
         return Err(Refusal::EvidencePlaceholder {
             id: id.to_owned(),
             placeholder: placeholder.to_owned(),
+            act,
         }
         .into());
     }
@@ -243,7 +244,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     if evidence.is_empty() {
         return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
     }
-    check_evidence(id, evidence)?;
+    check_evidence(id, evidence, "promote")?;
     let (mut record, body) = parsed.map_err(|m| malformed(&file, m))?;
     if record.status == Status::Superseded {
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());

@@ -251,13 +251,17 @@ pub fn stale(ctx: &Ctx) -> Result<StaleReport, Error> {
             // Re-verified in the work tree (the commit that holds the record is older than
             // its last re-verification) against the targets as HEAD has them: it waits
             // for its commit, it is not stale.
-            if let Some(at) = reverified_at.as_deref().filter(|at| *at != commit.id.as_str()) {
+            if let Some(at) = reverified_at
+                .as_deref()
+                .filter(|at| *at != commit.id.as_str())
+            {
                 let moved_paths: Vec<&str> = moved.iter().map(|m| m.path.as_str()).collect();
-                let there = ctx.repo.blob_ids_at(Some(at), moved_paths.iter().copied()).ok();
+                let there = ctx
+                    .repo
+                    .blob_ids_at(Some(at), moved_paths.iter().copied())
+                    .ok();
                 let same = there.is_some_and(|there| {
-                    moved_paths
-                        .iter()
-                        .all(|p| there.get(*p) == at_head.get(*p))
+                    moved_paths.iter().all(|p| there.get(*p) == at_head.get(*p))
                 });
                 if same {
                     report.reverified.push(ReverifiedRecord {

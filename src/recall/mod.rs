@@ -958,7 +958,6 @@ pub fn last_handover(ctx: &Ctx) -> Result<Option<(String, std::path::PathBuf)>, 
     Ok(None)
 }
 
-
 /// The hits of an outcome, each with why it ranked and how to read it.
 fn hits(
     ctx: &Ctx,

@@ -124,7 +124,11 @@ impl Report for ProviderOutcome {
             ProviderOutcome::Failed { hook, error } => Some(format!(
                 "majordomus: {hook} hook failed (recorded as provider.event.failed): {error}"
             )),
-            ProviderOutcome::Closed { episode, empty: true, .. } => Some(format!(
+            ProviderOutcome::Closed {
+                episode,
+                empty: true,
+                ..
+            } => Some(format!(
                 "majordomus: closed episode {episode} empty: no commit, no authored line, so no record and no handover were written (docs/SESSIONS.md)"
             )),
             ProviderOutcome::Closed {

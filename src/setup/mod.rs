@@ -536,10 +536,7 @@ fn gemini_trust_command(root: &Path) -> String {
 /// `[projects."<root>"]`, the table Codex keeps a project's trust in (the key a TOML basic
 /// string, as JSON writes it).
 pub(crate) fn codex_project_table(root: &Path) -> String {
-    format!(
-        "[projects.{}]",
-        quoted(&root.display().to_string())
-    )
+    format!("[projects.{}]", quoted(&root.display().to_string()))
 }
 
 /// The step that makes Codex read `.codex/` in `root`: trusting the project (what its
@@ -637,7 +634,9 @@ fn user_steps(client: Client, root: &Path, main: Option<&Path>, asks: bool) -> V
         Client::Codex => {
             steps.push(codex_project_step(root));
             let mut hooks = codex_hooks_step();
-            hooks.how.push_str("; `majordomus doctor` says when they are not");
+            hooks
+                .how
+                .push_str("; `majordomus doctor` says when they are not");
             steps.push(hooks);
         }
         Client::Cursor => {}

@@ -1977,18 +1977,16 @@ fn wired(client: Client, extra: &[&str]) -> (TestRepo, String, Vec<Value>) {
     repo.run_printed(&next[0]);
     assert_eq!(repo.git(&["status", "--porcelain"]), "", "{run}");
     let steps = advice(&repo, client, extra);
-    assert!(!steps.is_empty(), "{}: setup says nothing needs the user", client.setup);
+    assert!(
+        !steps.is_empty(),
+        "{}: setup says nothing needs the user",
+        client.setup
+    );
     (repo, knowledge, steps)
 }
 
 /// Follows every step as printed: runs its command, or answers its dialog in the client.
-fn follow(
-    repo: &TestRepo,
-    program: &Path,
-    env: &[(&str, String)],
-    steps: &[Value],
-    how: Follow,
-) {
+fn follow(repo: &TestRepo, program: &Path, env: &[(&str, String)], steps: &[Value], how: Follow) {
     let mut dialog = Vec::new();
     for step in steps {
         match (how, step["command"].as_str()) {
@@ -2055,7 +2053,10 @@ fn claude_env(repo: &TestRepo) -> Vec<(&'static str, String)> {
     home["hasCompletedOnboarding"] = json!(true);
     repo.write_home(".claude.json", &home.to_string());
     vec![
-        ("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model".to_owned()),
+        (
+            "ANTHROPIC_API_KEY",
+            "test-key-for-the-scripted-model".to_owned(),
+        ),
         ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9".to_owned()),
         ("DISABLE_AUTOUPDATER", "1".to_owned()),
         ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
@@ -2084,7 +2085,12 @@ fn claude_headless(repo: &TestRepo, model: &FakeModel, program: &Path) -> Comman
 
 #[test]
 fn claude_code_runs_after_the_command_setup_prints() {
-    advised_session(CLAUDE_CODE, Follow::Command, |_| Vec::new(), claude_headless);
+    advised_session(
+        CLAUDE_CODE,
+        Follow::Command,
+        |_| Vec::new(),
+        claude_headless,
+    );
 }
 
 /// With `--no-permissions`, setup says each tool call asks, and that rerunning it without
@@ -2119,7 +2125,10 @@ fn claude_code_runs_after_the_dialog_choices_setup_names() {
 fn gemini_dialog_env(repo: &TestRepo) -> Vec<(&'static str, String)> {
     gemini_home_settings(repo);
     vec![
-        ("GEMINI_API_KEY", "test-key-for-the-scripted-model".to_owned()),
+        (
+            "GEMINI_API_KEY",
+            "test-key-for-the-scripted-model".to_owned(),
+        ),
         ("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9".to_owned()),
     ]
 }
@@ -2149,7 +2158,12 @@ fn gemini_cli_runs_after_the_command_setup_prints() {
 
 #[test]
 fn gemini_cli_runs_after_the_dialog_choice_setup_names() {
-    advised_session(GEMINI_CLI, Follow::Dialog, gemini_dialog_env, gemini_headless);
+    advised_session(
+        GEMINI_CLI,
+        Follow::Dialog,
+        gemini_dialog_env,
+        gemini_headless,
+    );
 }
 
 fn codex_headless(repo: &TestRepo, _model: &FakeModel, program: &Path) -> Command {
@@ -2163,8 +2177,8 @@ fn codex_headless(repo: &TestRepo, _model: &FakeModel, program: &Path) -> Comman
 /// Codex's config, with the model (once there is one) and without trust, the project's
 /// trust the steps add kept.
 fn codex_prepare(repo: &TestRepo, model: Option<&FakeModel>) {
-    let before = std::fs::read_to_string(repo.base().join("home/.codex/config.toml"))
-        .unwrap_or_default();
+    let before =
+        std::fs::read_to_string(repo.base().join("home/.codex/config.toml")).unwrap_or_default();
     codex_home(repo, model, false);
     // What the steps recorded (the project's and the hooks' trust) stays.
     let kept: String = before
@@ -2218,7 +2232,13 @@ fn codex_runs_after_the_dialog_choices_setup_names() {
     let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
     codex_prepare(&repo, Some(&dialog_model));
     codex_doctor(&repo, &steps, false);
-    follow(&repo, &program, &codex_dialog_env(&repo), &steps, Follow::Dialog);
+    follow(
+        &repo,
+        &program,
+        &codex_dialog_env(&repo),
+        &steps,
+        Follow::Dialog,
+    );
     codex_doctor(&repo, &steps, true);
     codex_session(&repo, &program, &knowledge);
 }
@@ -2234,7 +2254,13 @@ fn codex_runs_after_the_command_and_the_dialog_choice_setup_prints() {
     // The project's trust by its command; the hooks' only Codex's dialog records.
     assert!(steps[0]["command"].is_string(), "{steps:?}");
     assert!(steps[1]["command"].is_null(), "{steps:?}");
-    follow(&repo, &program, &codex_dialog_env(&repo), &steps, Follow::Command);
+    follow(
+        &repo,
+        &program,
+        &codex_dialog_env(&repo),
+        &steps,
+        Follow::Command,
+    );
     codex_doctor(&repo, &steps, true);
     // Run again, the command changes nothing (the table is there).
     let before = repo.read_home(".codex/config.toml");

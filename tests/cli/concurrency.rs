@@ -638,7 +638,10 @@ fn two_acts_on_one_review_item_at_once_decide_it_once() {
     for round in 0..3 {
         let fresh = repo.copy();
         let root = fresh.root().to_owned();
-        let mut promote = job(&root, &["--format", "json", "knowledge", "promote", &ids[round]]);
+        let mut promote = job(
+            &root,
+            &["--format", "json", "knowledge", "promote", &ids[round]],
+        );
         promote.stdin = Some("src/model/policy.rs parses it\n".into());
         let reject = job(
             &root,

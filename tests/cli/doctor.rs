@@ -816,10 +816,7 @@ fn sources_under(dir: &std::path::Path, ends: &[&str], out: &mut Vec<std::path::
         let path = entry.expect("a directory entry").path();
         if path.is_dir() {
             sources_under(&path, ends, out);
-        } else if ends
-            .iter()
-            .any(|e| path.to_string_lossy().ends_with(e))
-        {
+        } else if ends.iter().any(|e| path.to_string_lossy().ends_with(e)) {
             out.push(path);
         }
     }
@@ -857,7 +854,11 @@ fn every_doc_pointer_names_a_file_and_a_section_that_exist() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for dir in ["src", "share", "hooks"] {
-        sources_under(&root.join(dir), &[".rs", ".yaml", ".md", ".txt", ".sh"], &mut files);
+        sources_under(
+            &root.join(dir),
+            &[".rs", ".yaml", ".md", ".txt", ".sh"],
+            &mut files,
+        );
     }
     files.sort();
     // A pointer may run over a comment's line break: the lines are joined first.
@@ -906,7 +907,8 @@ fn every_doc_pointer_names_a_file_and_a_section_that_exist() {
                         || t.starts_with(&format!("{section} ("))
                 });
                 let lead = doc.lines().any(|l| {
-                    l.starts_with(&format!("**{section}.**")) || l.starts_with(&format!("**{section}**"))
+                    l.starts_with(&format!("**{section}.**"))
+                        || l.starts_with(&format!("**{section}**"))
                 });
                 if !heading && !lead {
                     wrong.push(format!("{shown}: no section \"{section}\" in docs/{name}"));
@@ -914,7 +916,10 @@ fn every_doc_pointer_names_a_file_and_a_section_that_exist() {
             }
         }
     }
-    assert!(checked > 100 && sections > 10, "{checked} pointers, {sections} to sections");
+    assert!(
+        checked > 100 && sections > 10,
+        "{checked} pointers, {sections} to sections"
+    );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
@@ -926,15 +931,23 @@ fn a_rejected_candidates_references_are_no_finding() {
     let repo = TestRepo::initialised();
     repo.commit("src/gone.rs", "fn gone() {}\n", "Add gone");
     repo.start_episode();
-    repo.run(&["decision", "The gone module stays small", "--file", "src/gone.rs"])
-        .success();
+    repo.run(&[
+        "decision",
+        "The gone module stays small",
+        "--file",
+        "src/gone.rs",
+    ])
+    .success();
     repo.run(&["session", "close"]).success();
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "majordomus: episode"]);
     repo.git(&["rm", "-q", "src/gone.rs"]);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "Remove gone"]);
-    let id = repo.record_ids(".ai/repo/knowledge/candidates").pop().expect("a candidate");
+    let id = repo
+        .record_ids(".ai/repo/knowledge/candidates")
+        .pop()
+        .expect("a candidate");
     let report = repo.run(&["--format", "json", "doctor"]).json();
     let about: Vec<Value> = report["rules"]
         .as_array()
@@ -945,7 +958,9 @@ fn a_rejected_candidates_references_are_no_finding() {
         .collect();
     assert_eq!(about.len(), 1, "{report:#}");
     assert!(
-        about[0]["fix"].as_str().is_some_and(|f| f.ends_with("or reject the record")),
+        about[0]["fix"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("or reject the record")),
         "{about:?}"
     );
     repo.run(&["knowledge", "reject", &id, "--reason", "The module is gone"])
@@ -959,7 +974,10 @@ fn a_rejected_candidates_references_are_no_finding() {
         .filter(|f| f["file"].as_str().is_some_and(|p| p.contains(&id)))
         .collect();
     assert!(about.is_empty(), "{about:?}");
-    let check = repo.run(&["--format", "json", "knowledge", "check"]).success().json();
+    let check = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
     assert_eq!(check["findings"], json!([]), "{check}");
 }
 
@@ -972,7 +990,11 @@ fn doctor_says_each_distinct_fix_once() {
         repo.run_with_stdin(&["hook", "compact", "--provider", "some-client"], "{nope")
             .success();
     }
-    let seq = repo.ledger_events("provider.event.failed").last().expect("a failure")["seq"].clone();
+    let seq = repo
+        .ledger_events("provider.event.failed")
+        .last()
+        .expect("a failure")["seq"]
+        .clone();
     let run = repo.run(&["doctor"]).success();
     let fix = format!("       fix: majordomus hooks acknowledge --through {seq}\n");
     assert_eq!(run.stdout().matches(&fix).count(), 1, "{run}");
@@ -983,7 +1005,13 @@ fn doctor_says_each_distinct_fix_once() {
         .skip(1)
         .take(4)
         .collect();
-    assert!(block[..3].iter().all(|l| l.starts_with("     WARN .ai/local/ledger.jsonl [majordomus.provider-events] #")), "{run}");
+    assert!(
+        block[..3]
+            .iter()
+            .all(|l| l
+                .starts_with("     WARN .ai/local/ledger.jsonl [majordomus.provider-events] #")),
+        "{run}"
+    );
     assert_eq!(format!("{}\n", block[3]), fix, "{run}");
     // The JSON keeps each finding's fix.
     let json = repo.run(&["--format", "json", "doctor"]).success().json();
@@ -994,9 +1022,16 @@ fn doctor_says_each_distinct_fix_once() {
         .find(|r| r["rule"] == "majordomus.provider-events")
         .expect("the rule")
         .clone();
-    assert_eq!(events["findings"].as_array().map(Vec::len), Some(3), "{events}");
+    assert_eq!(
+        events["findings"].as_array().map(Vec::len),
+        Some(3),
+        "{events}"
+    );
     // And the fix works as printed.
     repo.run_printed(fix.trim().trim_start_matches("fix: "));
     let after = repo.run(&["doctor"]).success();
-    assert!(after.stdout().contains("ok   majordomus.provider-events"), "{after}");
+    assert!(
+        after.stdout().contains("ok   majordomus.provider-events"),
+        "{after}"
+    );
 }

@@ -1629,7 +1629,11 @@ fn an_idle_agent_session_leaves_no_file_to_commit_and_no_handover() {
     // Then an idle one: nothing to commit, no handover of its own.
     repo.now("2026-11-30T11:00:00Z");
     let idle = agent_session(&repo, |_| {});
-    assert_eq!(repo.git(&["status", "--porcelain"]), "", "an idle session left a file");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "an idle session left a file"
+    );
     assert!(!repo.exists(&format!(".ai/local/state/handovers/{idle}.md")));
     let closed = repo.ledger_events("session.closed").pop().expect("closed");
     assert_eq!(closed["session"], idle.as_str());
@@ -1641,7 +1645,10 @@ fn an_idle_agent_session_leaves_no_file_to_commit_and_no_handover() {
         .filter(|l| l["session"] == idle.as_str())
         .collect();
     assert_eq!(own.len(), 2, "the compact's and the session end's: {own:?}");
-    assert!(own.iter().all(|l| l["data"]["automatic"] == true), "{own:?}");
+    assert!(
+        own.iter().all(|l| l["data"]["automatic"] == true),
+        "{own:?}"
+    );
     // The session end says what it did (on stderr: the client's stdout is its own).
     let json = {
         repo.now("2026-11-30T11:30:00Z");
@@ -1657,10 +1664,14 @@ fn an_idle_agent_session_leaves_no_file_to_commit_and_no_handover() {
             )
             .success();
         assert!(
-            end.stderr().contains(" empty: no commit, no authored line, so no record and no handover were written"),
+            end.stderr().contains(
+                " empty: no commit, no authored line, so no record and no handover were written"
+            ),
             "{end}"
         );
-        repo.run(&["--format", "json", "session", "list"]).success().json()
+        repo.run(&["--format", "json", "session", "list"])
+            .success()
+            .json()
     };
     assert_eq!(json["episodes"][0]["empty"], true, "{json}");
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
@@ -1788,7 +1799,8 @@ fn a_payload_field_of_the_wrong_type_or_not_utf8_is_a_failed_provider_event() {
         Some("payload field `prompt` is a number, not a string: ignored")
     );
     assert!(
-        repo.ledger_events_if_any("provider.event.cleared").is_empty(),
+        repo.ledger_events_if_any("provider.event.cleared")
+            .is_empty(),
         "a payload of the wrong type cleared the earlier failure"
     );
     let doctor = repo.run(&["--format", "json", "doctor"]).success().json();
@@ -1796,7 +1808,14 @@ fn a_payload_field_of_the_wrong_type_or_not_utf8_is_a_failed_provider_event() {
     // The same under --format json (how Gemini CLI's session start runs): the JSON says
     // it, and so does stderr.
     let run = repo.run_with_stdin(
-        &["--format", "json", "hook", "session-start", "--provider", "gemini-cli"],
+        &[
+            "--format",
+            "json",
+            "hook",
+            "session-start",
+            "--provider",
+            "gemini-cli",
+        ],
         r#"{"session_id":["s1"],"cwd":7}"#,
     );
     assert_eq!(run.code(), 0, "{run}");
@@ -1807,7 +1826,11 @@ fn a_payload_field_of_the_wrong_type_or_not_utf8_is_a_failed_provider_event() {
         "payload field `session_id` is an array, not a string: ignored; payload field `cwd` is a number, not a string: ignored",
         "{json}"
     );
-    assert!(run.stderr().starts_with("majordomus: session-start hook: payload field `session_id`"), "{run}");
+    assert!(
+        run.stderr()
+            .starts_with("majordomus: session-start hook: payload field `session_id`"),
+        "{run}"
+    );
 
     // A raw 0xE9 byte in an edit's path: refused for that field, no path recorded.
     let mut payload = br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"src/caf"#.to_vec();
@@ -1834,8 +1857,15 @@ fn a_payload_field_of_the_wrong_type_or_not_utf8_is_a_failed_provider_event() {
         String::from_utf8_lossy(&out.stderr),
         "majordomus: edit hook: payload field `tool_input.file_path` is not UTF-8: ignored (majordomus reads and records paths and text as UTF-8) (recorded as provider.event.failed)\n"
     );
-    assert!(repo.ledger_events_if_any("agent.touched").is_empty(), "{}", repo.ledger_text());
-    assert!(!repo.ledger_text().contains('\u{fffd}'), "a mangled path was recorded");
+    assert!(
+        repo.ledger_events_if_any("agent.touched").is_empty(),
+        "{}",
+        repo.ledger_text()
+    );
+    assert!(
+        !repo.ledger_text().contains('\u{fffd}'),
+        "a mangled path was recorded"
+    );
 
     // A payload that reads clears this hook's failures, as before.
     repo.run_with_stdin(

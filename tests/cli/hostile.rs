@@ -443,8 +443,7 @@ fn non_utf8_arguments_are_a_usage_error_not_a_panic() {
             let json: Value = serde_json::from_str(&out.stdout).expect("a JSON error");
             assert_eq!(json["error"]["rule"], "input.utf8", "{out:?}");
             assert_eq!(
-                json["error"]["message"],
-                "argument 4: not UTF-8 (a dec\\xffision\\xc3()",
+                json["error"]["message"], "argument 4: not UTF-8 (a dec\\xffision\\xc3()",
                 "{out:?}"
             );
         } else if list.len() == 1 {
@@ -467,9 +466,23 @@ fn a_non_utf8_argument_names_the_option_and_the_fix() {
     eq.extend_from_slice(b"src/caf\xe9.rs");
     let fix = "fix: give --file as UTF-8: majordomus records paths and text as UTF-8, so a file whose name is not must be renamed first (git mv <old name> <UTF-8 name>) and given by its new name";
     for list in [
-        vec!["decision".into(), "Keep it".into(), "--file".into(), cafe.clone()],
-        vec!["decision".into(), "Keep it".into(), OsString::from_vec(eq.clone())],
-        vec!["checkpoint".into(), "Halfway".into(), "--file".into(), cafe.clone()],
+        vec![
+            "decision".into(),
+            "Keep it".into(),
+            "--file".into(),
+            cafe.clone(),
+        ],
+        vec![
+            "decision".into(),
+            "Keep it".into(),
+            OsString::from_vec(eq.clone()),
+        ],
+        vec![
+            "checkpoint".into(),
+            "Halfway".into(),
+            "--file".into(),
+            cafe.clone(),
+        ],
     ] {
         let out = raw(&repo, &list, b"");
         out.human_error(2, "--file: not UTF-8 (src/caf\\xe9.rs)");

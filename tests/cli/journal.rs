@@ -1640,7 +1640,9 @@ fn the_push_enable_prints_works_as_printed_with_or_without_an_upstream() {
     let next: Vec<String> = crate::common::next_lines(enabled.stdout());
     assert_eq!(
         next.last().map(String::as_str),
-        Some("git push -u origin work (the pre-push hook of majordomus hooks install pushes the journal beside it)"),
+        Some(
+            "git push -u origin work (the pre-push hook of majordomus hooks install pushes the journal beside it)"
+        ),
         "{enabled}"
     );
     let json = repo
@@ -1660,7 +1662,10 @@ fn the_push_enable_prints_works_as_printed_with_or_without_an_upstream() {
     let journal = format!("refs/majordomus/journal/{}", writer(&dir));
     assert!(
         !repo
-            .git_in(repo.base(), &["--git-dir", "origin.git", "for-each-ref", &journal])
+            .git_in(
+                repo.base(),
+                &["--git-dir", "origin.git", "for-each-ref", &journal]
+            )
             .is_empty(),
         "the push did not carry the journal"
     );

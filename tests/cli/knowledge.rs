@@ -2516,15 +2516,21 @@ fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_wor
         )),
         "{briefing}"
     );
-    let status = repo.run(&["--format", "json", "knowledge", "status"]).success().json();
+    let status = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
     assert_eq!(status["conflicted"][0]["file"], path.as_str(), "{status}");
     assert_eq!(status["conflicted"][0]["fix"], fix, "{status}");
-    assert_eq!(status["curated"], 0, "a conflicted file is no curated record: {status}");
+    assert_eq!(
+        status["curated"], 0,
+        "a conflicted file is no curated record: {status}"
+    );
     let human = repo.run(&["knowledge", "status"]).success();
     assert!(
-        human
-            .stdout()
-            .contains(&format!("conflicted: {path} [knowledge.conflict] a merge left both acts in it")),
+        human.stdout().contains(&format!(
+            "conflicted: {path} [knowledge.conflict] a merge left both acts in it"
+        )),
         "{human}"
     );
 
@@ -2547,6 +2553,9 @@ fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_wor
     let briefing = repo.run(&["briefing"]).success();
     assert!(!briefing.stdout().contains("- conflicted:"), "{briefing}");
     repo.run_printed("git commit -q --no-edit");
-    let status = repo.run(&["--format", "json", "knowledge", "status"]).success().json();
+    let status = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
     assert_eq!(status["curated"], 1, "{status}");
 }

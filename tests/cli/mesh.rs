@@ -98,9 +98,7 @@ impl Server {
         body: Option<&Value>,
     ) -> (u16, Value) {
         let mut stream = TcpStream::connect(&self.addr).expect("connect");
-        stream
-            .set_read_timeout(Some(WAIT))
-            .expect("mesh test");
+        stream.set_read_timeout(Some(WAIT)).expect("mesh test");
         let body = body.map(Value::to_string).unwrap_or_default();
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
@@ -489,14 +487,12 @@ fn a_runtime_answers_through_its_agents_mcp_tools_and_the_briefing_says_a_reques
 
     let mut mcp = Mcp::start_env(&peer, &env_refs(&env));
     let mut waiting = Value::Null;
-    wait_until("the request to reach the peer", WAIT,
-        || {
-            waiting = mcp.call("majordomus_mesh_requests", json!({}));
-            waiting["structuredContent"]["requests"]
-                .as_array()
-                .is_some_and(|r| !r.is_empty())
-        },
-    );
+    wait_until("the request to reach the peer", WAIT, || {
+        waiting = mcp.call("majordomus_mesh_requests", json!({}));
+        waiting["structuredContent"]["requests"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+    });
     let request = waiting["structuredContent"]["requests"][0].clone();
     assert!(
         request["question"]
@@ -798,9 +794,9 @@ fn a_server_that_is_down_is_unavailable_never_a_hang() {
     let assessment = assess(&asker, &env, "material");
     let consult = consult_in_background(&asker, &env, &assessment);
     let asked_file = peer.tmpdir().join("asked-supports.txt");
-    wait_until("the question to reach the peer", WAIT,
-        || Path::new(&asked_file).exists(),
-    );
+    wait_until("the question to reach the peer", WAIT, || {
+        Path::new(&asked_file).exists()
+    });
     drop(server);
     let done = crate::common::Run::from_child("reasoning consult", consult)
         .success()

@@ -535,9 +535,27 @@ fn a_single_id_decides_its_whole_review_item() {
     let again_old = id(EPISODE_A, 4);
     let again_new = id(EPISODE_B, 5);
     let folded = |repo: &TestRepo| {
-        candidate(repo, &older, "convention", "2026-11-30", "Parse the YAML policy with yaml_serde");
-        candidate(repo, &newer, "convention", "2026-12-01", "The YAML policy is parsed with yaml_serde.");
-        candidate(repo, &other, "fact", "2026-12-01", "Ledger appends take the exclusive lock");
+        candidate(
+            repo,
+            &older,
+            "convention",
+            "2026-11-30",
+            "Parse the YAML policy with yaml_serde",
+        );
+        candidate(
+            repo,
+            &newer,
+            "convention",
+            "2026-12-01",
+            "The YAML policy is parsed with yaml_serde.",
+        );
+        candidate(
+            repo,
+            &other,
+            "fact",
+            "2026-12-01",
+            "Ledger appends take the exclusive lock",
+        );
     };
     folded(&repo);
     // The older one named: it is promoted, the newer rejected as its duplicate.
@@ -558,7 +576,9 @@ fn a_single_id_decides_its_whole_review_item() {
     assert_eq!(front["status"], "superseded");
     assert_eq!(front["superseded_by"], older.as_str());
     assert!(
-        body.ends_with(&format!("# Rejected\n\nA near duplicate of {older}, which supersedes it.\n")),
+        body.ends_with(&format!(
+            "# Rejected\n\nA near duplicate of {older}, which supersedes it.\n"
+        )),
         "{body}"
     );
     let rejected = repo.ledger_events("knowledge.rejected");
@@ -569,8 +589,20 @@ fn a_single_id_decides_its_whole_review_item() {
     assert_eq!(front["status"], "candidate");
 
     // `reject <id>` rejects every member, for the same reason; JSON names them.
-    candidate(&repo, &again_old, "convention", "2026-11-30", "Tokenize the source with the logos crate");
-    candidate(&repo, &again_new, "convention", "2026-12-01", "Always tokenize the source with the logos crate.");
+    candidate(
+        &repo,
+        &again_old,
+        "convention",
+        "2026-11-30",
+        "Tokenize the source with the logos crate",
+    );
+    candidate(
+        &repo,
+        &again_new,
+        "convention",
+        "2026-12-01",
+        "Always tokenize the source with the logos crate.",
+    );
     let json = repo
         .run(&[
             "--format",
@@ -588,7 +620,10 @@ fn a_single_id_decides_its_whole_review_item() {
     for id in [&again_old, &again_new] {
         let (_, front, body) = split_record(&repo.read(&path(CANDIDATES, id)));
         assert_eq!(front["status"], "superseded", "{id}");
-        assert!(body.ends_with("# Rejected\n\nThe lexer allocates now\n"), "{body}");
+        assert!(
+            body.ends_with("# Rejected\n\nThe lexer allocates now\n"),
+            "{body}"
+        );
     }
     assert_eq!(repo.ledger_events("knowledge.rejected").len(), 3);
     repo.run(&["knowledge", "check"]).success();
@@ -602,7 +637,15 @@ fn candidates_derived_in_the_same_second_list_in_derivation_order() {
     // Ten episodes in one second, each deciding one thing, in an order neither their ids
     // nor their titles follow.
     let titles: Vec<String> = (0..10)
-        .map(|i| format!("{} rule of the parser number {i}", ["Zeta", "Alpha", "Mu", "Beta", "Omega", "Delta", "Kappa", "Gamma", "Sigma", "Eta"][i]))
+        .map(|i| {
+            format!(
+                "{} rule of the parser number {i}",
+                [
+                    "Zeta", "Alpha", "Mu", "Beta", "Omega", "Delta", "Kappa", "Gamma", "Sigma",
+                    "Eta"
+                ][i]
+            )
+        })
         .collect();
     for title in &titles {
         repo.start_episode();
@@ -611,7 +654,11 @@ fn candidates_derived_in_the_same_second_list_in_derivation_order() {
     }
     // And one episode deciding three things: they list as they were decided.
     repo.start_episode();
-    for title in ["Yankee is decided first", "Bravo is decided second", "Xray is decided third"] {
+    for title in [
+        "Yankee is decided first",
+        "Bravo is decided second",
+        "Xray is decided third",
+    ] {
         repo.run(&["decision", title]).success();
     }
     repo.run(&["session", "close"]).success();
@@ -626,10 +673,17 @@ fn candidates_derived_in_the_same_second_list_in_derivation_order() {
         .map(|c| c["title"].as_str().expect("a title"))
         .collect();
     let mut expected: Vec<&str> = titles.iter().map(String::as_str).collect();
-    expected.extend(["Yankee is decided first", "Bravo is decided second", "Xray is decided third"]);
+    expected.extend([
+        "Yankee is decided first",
+        "Bravo is decided second",
+        "Xray is decided third",
+    ]);
     assert_eq!(order, expected);
     // The review item's "newest" is the last derived.
-    let status = repo.run(&["--format", "json", "knowledge", "status"]).success().json();
+    let status = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
     assert!(
         listed["candidates"][0]["id"] == status["oldest"],
         "{status}"

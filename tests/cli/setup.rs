@@ -771,14 +771,19 @@ fn the_recall_hooks_setup_writes_run() {
             let out = run_hook(&repo, repo.root(), &command, &payload);
             // What the client reads: the earlier decision, in its context field, under the
             // event the payload named; and the showing is on record.
-            let read: Value = serde_json::from_str(&out)
-                .unwrap_or_else(|e| panic!("{client}: the prompt hook printed no JSON ({e}): {out:?}"));
-            assert_eq!(read["hookSpecificOutput"]["hookEventName"], event, "{client}: {out}");
+            let read: Value = serde_json::from_str(&out).unwrap_or_else(|e| {
+                panic!("{client}: the prompt hook printed no JSON ({e}): {out:?}")
+            });
+            assert_eq!(
+                read["hookSpecificOutput"]["hookEventName"], event,
+                "{client}: {out}"
+            );
             let context = read["hookSpecificOutput"]["additionalContext"]
                 .as_str()
                 .unwrap_or_else(|| panic!("{client}: no additionalContext: {out}"));
             assert!(
-                context.starts_with("majordomus recalled for this prompt") && context.contains(DECIDED),
+                context.starts_with("majordomus recalled for this prompt")
+                    && context.contains(DECIDED),
                 "{client}: {context}"
             );
             let shown = repo.ledger_events("context.shown");
@@ -788,7 +793,9 @@ fn the_recall_hooks_setup_writes_run() {
                 repo.ledger_text()
             );
             assert!(
-                !repo.ledger_text().contains("tab characters in indentation?"),
+                !repo
+                    .ledger_text()
+                    .contains("tab characters in indentation?"),
                 "{client}: the prompt was stored"
             );
         }
@@ -845,14 +852,17 @@ fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
     );
     let human = repo.run(&["doctor"]).success();
     assert!(
-        human
-            .stdout()
-            .contains("     INFO .codex/hooks.json [majordomus.client-hooks] this repository wires Codex"),
+        human.stdout().contains(
+            "     INFO .codex/hooks.json [majordomus.client-hooks] this repository wires Codex"
+        ),
         "{human}"
     );
 
     // A user who runs Codex here: what keeps the hooks from running is a warning.
-    repo.write_home(".codex/config.toml", "check_for_update_on_startup = false\n");
+    repo.write_home(
+        ".codex/config.toml",
+        "check_for_update_on_startup = false\n",
+    );
     let (result, findings) = rule_findings(&repo, RULE);
     assert_eq!(result["status"], "fail", "{result:#}");
     assert_eq!(result["severity"], "advisory");
@@ -862,7 +872,10 @@ fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
     let fix = project["fix"].as_str().expect("a fix");
     let table = format!("[projects.{}]", serde_json::json!(root));
     // setup's own step, word for word.
-    let setup = repo.run(&["--format", "json", "setup", "codex"]).success().json();
+    let setup = repo
+        .run(&["--format", "json", "setup", "codex"])
+        .success()
+        .json();
     assert_eq!(setup["needs_user"][0]["how"], fix, "{setup:#}");
     assert!(
         fix.starts_with("choose \"Trust and continue\" when `codex` asks \"Trust this folder?\" at its first start here; or run `")
@@ -1007,23 +1020,44 @@ fn setup_takes_the_short_names_and_ends_with_a_commit_that_works_as_printed() {
                 && next[0].contains(&format!("git commit -m \"majordomus: wire {client}\" -- ")),
             "{name}: {run}"
         );
-        assert!(run.stdout().ends_with(&format!("next: {}\n", next[0])), "{run}");
+        assert!(
+            run.stdout().ends_with(&format!("next: {}\n", next[0])),
+            "{run}"
+        );
         repo.run_printed(&next[0]);
-        assert_eq!(repo.git(&["status", "--porcelain"]), "A  notes.txt", "{name}");
+        assert_eq!(
+            repo.git(&["status", "--porcelain"]),
+            "A  notes.txt",
+            "{name}"
+        );
         // Nothing left to commit: no commit line.
         let again = repo.run(&["setup", name]).success();
-        assert!(crate::common::next_lines(again.stdout()).is_empty(), "{again}");
+        assert!(
+            crate::common::next_lines(again.stdout()).is_empty(),
+            "{again}"
+        );
         // Removing it: the commit of the removal works as printed too.
         let removed = repo.run(&["setup", name, "--remove"]).success();
         let next = crate::common::next_lines(removed.stdout());
         assert_eq!(next.len(), 1, "{name}: {removed}");
-        assert!(next[0].contains(&format!("\"majordomus: unwire {client}\"")), "{removed}");
+        assert!(
+            next[0].contains(&format!("\"majordomus: unwire {client}\"")),
+            "{removed}"
+        );
         repo.run_printed(&next[0]);
-        assert_eq!(repo.git(&["status", "--porcelain"]), "A  notes.txt", "{name}");
+        assert_eq!(
+            repo.git(&["status", "--porcelain"]),
+            "A  notes.txt",
+            "{name}"
+        );
         assert_eq!(
             repo.git(&["ls-tree", "-r", "--name-only", "HEAD"])
                 .lines()
-                .filter(|p| p.starts_with(".claude") || p.starts_with(".gemini") || p.starts_with(".codex") || p.starts_with(".cursor") || *p == ".mcp.json")
+                .filter(|p| p.starts_with(".claude")
+                    || p.starts_with(".gemini")
+                    || p.starts_with(".codex")
+                    || p.starts_with(".cursor")
+                    || *p == ".mcp.json")
                 .count(),
             0,
             "{name}"
