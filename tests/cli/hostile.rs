@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::common::TestRepo;
 
+mod held_out;
 mod injected;
 
 /// What one run printed (decoded lossily: a hostile run may print anything) and its code.
