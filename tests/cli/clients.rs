@@ -2287,3 +2287,196 @@ fn codex_session(repo: &TestRepo, program: &Path, knowledge: &str) {
     }
     .check_from(true, since);
 }
+
+// --- The field day (docs/FIELD.md, step 19) -----------------------------------------------
+
+/// The field trial of step 19, run by hand on a real repository (it takes a few minutes
+/// and a clone of a real history, which no test has): `MAJORDOMUS_FIELD_SOURCE=<a git
+/// repository> MAJORDOMUS_CLIENTS_DIR=... cargo test --test cli field_day -- --ignored
+/// --nocapture`. The three pinned clients after `setup` at its defaults (the steps it
+/// printed followed as printed: the commands, and Codex's hook dialog), against the
+/// scripted model: on each of six branches a working session (a decision through MCP,
+/// then a commit) and two idle ones (a prompt answered without a tool), then idle sessions
+/// on the trunk. After every idle session `git status` is clean, and each session's
+/// briefing hands over from its own branch. It prints what it saw.
+#[test]
+#[ignore = "a field trial on a real repository, run by hand (docs/FIELD.md, step 19)"]
+fn field_day() {
+    let Some(source) = std::env::var_os("MAJORDOMUS_FIELD_SOURCE") else {
+        panic!("set MAJORDOMUS_FIELD_SOURCE to a git repository with real history");
+    };
+    let programs: Vec<(Client, PathBuf)> = [CLAUDE_CODE, GEMINI_CLI, CODEX]
+        .into_iter()
+        .map(|c| (c, installed(c).expect("the pinned clients")))
+        .collect();
+    let mut repo = TestRepo::unversioned();
+    let mut log = String::new();
+    let mut say = |line: String| {
+        eprintln!("{line}");
+        log.push_str(&line);
+        log.push('\n');
+    };
+    std::fs::remove_dir_all(repo.root()).expect("an empty work tree");
+    repo.git_in(
+        repo.base(),
+        &["clone", "-q", "--bare", &source.to_string_lossy(), "origin.git"],
+    );
+    repo.git_in(repo.base(), &["clone", "-q", "origin.git", "repo"]);
+    let trunk = repo.git(&["symbolic-ref", "--short", "HEAD"]);
+    let commits = repo.git(&["rev-list", "--count", "HEAD"]);
+    say(format!("== a clone of {} ({commits} commits on {trunk})", source.to_string_lossy()));
+    let init = repo.run(&["init"]).success();
+    for line in crate::common::next_lines(init.stdout()) {
+        repo.run_printed(&line);
+    }
+    say(format!("$ majordomus init; its next: lines run as printed\n{}", init.stdout()));
+    // setup at its defaults (`claude`, `gemini`: the short names), each step as printed.
+    for (client, name) in [(CLAUDE_CODE, "claude"), (GEMINI_CLI, "gemini"), (CODEX, "codex")] {
+        let run = repo.run(&["setup", name]).success();
+        say(format!("$ majordomus setup {name}\n{}", run.stdout()));
+        for line in crate::common::next_lines(run.stdout()) {
+            repo.run_printed(&line);
+        }
+        for step in advice(&repo, client, &[]) {
+            if let Some(command) = step["command"].as_str() {
+                repo.run_printed(command);
+                say(format!("  followed: {}", step["what"]));
+            }
+        }
+    }
+    gemini_home_settings(&repo);
+    let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
+    codex_prepare(&repo, Some(&dialog_model));
+    let codex = &programs[2].1;
+    answer_dialogs(&repo, codex, &codex_dialog_env(&repo), &["Trust all and continue".to_owned()]);
+    if repo.episode_state().is_some() {
+        repo.run(&["session", "close"]).success();
+    }
+    say("  followed: Codex's \"Hooks need review\" → \"Trust all and continue\" (its terminal UI)".to_owned());
+    let doctor = repo.run(&["doctor"]);
+    say(format!("$ majordomus doctor (exit {})\n{}", doctor.code(), doctor.stdout()));
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "setup left files");
+
+    let mut minute = 0;
+    let mut sessions = 0;
+    let mut idle = 0;
+    let mut next_time = |repo: &mut TestRepo| {
+        minute += 7;
+        repo.now(&format!("2026-12-07T{:02}:{:02}:00Z", 8 + minute / 60, minute % 60));
+    };
+    let run_client = |repo: &TestRepo, client: Client, program: &Path, script: Script| -> Output {
+        let model = FakeModel::start(script);
+        let cmd = match client.setup {
+            "claude-code" => claude_headless(repo, &model, program),
+            "gemini-cli" => gemini_headless(repo, &model, program),
+            _ => {
+                codex_prepare(repo, Some(&model));
+                codex_headless(repo, &model, program)
+            }
+        };
+        let out = run_to_end(cmd, client.bin);
+        assert!(out.status.success(), "{}: {}", client.setup, String::from_utf8_lossy(&out.stderr));
+        out
+    };
+    let branches = ["lexer-tabs", "pager-env", "theme-cache", "wrap-width", "git-diff-markers", "config-paths"];
+    for (b, branch) in branches.iter().enumerate() {
+        repo.git(&["checkout", "-q", "-b", branch, &trunk]);
+        let (worker, program) = &programs[b % 3];
+        // The working session: a decision through MCP, then the agent's change committed.
+        next_time(&mut repo);
+        let decision = format!("On {branch}: the change keeps the existing command-line flags as they are");
+        let text = decision.clone();
+        let script: Script = Arc::new(move |body: &Value| {
+            let n = results(body) + 1;
+            let ((namespace, name), args) = match n {
+                1 => (decision_tool(body)?, json!({"text": text})),
+                _ => return None,
+            };
+            Some(Call { namespace, name, args, n })
+        });
+        let before = repo.ledger().len();
+        run_client(&repo, *worker, program, script);
+        sessions += 1;
+        let lines: Vec<Value> = repo.ledger().into_iter().skip(before).collect();
+        let opened = lines.iter().find(|l| l["event"] == "session.opened").expect("an episode");
+        let episode = opened["session"].as_str().expect("an id").to_owned();
+        let start_briefing = repo
+            .read(&format!(".ai/local/state/session-contexts/{episode}.md"));
+        let handover_line = start_briefing
+            .split("## Last handover\n")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+            .to_owned();
+        assert!(
+            lines.iter().any(|l| l["event"] == "decision.recorded" && l["data"]["text"] == decision),
+            "{branch}: the decision did not land"
+        );
+        repo.write(&format!("doc/field-{branch}.md"), &format!("# {branch}\n"));
+        repo.git(&["add", "-A"]);
+        let commit = repo
+            .git_command_in(repo.root(), &["commit", "-q", "-m", &format!("{branch}: work and its record")])
+            .env("MAJORDOMUS_BIN", crate::common::bin())
+            .output()
+            .expect("git commit");
+        assert!(commit.status.success());
+        say(format!(
+            "-- {branch}: {} worked (episode {episode}; its briefing's last handover: {handover_line}); committed, status: {:?}",
+            worker.setup,
+            repo.git(&["status", "--porcelain"])
+        ));
+        // Two idle sessions of the other clients: a prompt, an answer, nothing else.
+        for k in 1..=2 {
+            let (client, program) = &programs[(b + k) % 3];
+            next_time(&mut repo);
+            let before = repo.ledger().len();
+            run_client(&repo, *client, program, Arc::new(|_: &Value| None));
+            sessions += 1;
+            idle += 1;
+            let lines: Vec<Value> = repo.ledger().into_iter().skip(before).collect();
+            let closed = lines.iter().find(|l| l["event"] == "session.closed");
+            let status = repo.git(&["status", "--porcelain"]);
+            say(format!(
+                "   idle {} on {branch}: closed {}, git status {:?}",
+                client.setup,
+                closed.map_or("no (still open)".to_owned(), |c| format!("empty={}", c["data"]["empty"])),
+                status
+            ));
+            assert_eq!(status, "", "an idle {} session left a file on {branch}", client.setup);
+        }
+        let briefing = repo.run(&["briefing"]).success();
+        let last = briefing
+            .stdout()
+            .split("## Last handover\n")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+            .to_owned();
+        assert_eq!(last, format!("- .ai/local/state/handovers/{episode}.md"), "{branch}");
+    }
+    // The trunk: idle sessions of each client.
+    repo.git(&["checkout", "-q", &trunk]);
+    for (client, program) in &programs {
+        next_time(&mut repo);
+        run_client(&repo, *client, program, Arc::new(|_: &Value| None));
+        sessions += 1;
+        idle += 1;
+        let status = repo.git(&["status", "--porcelain"]);
+        say(format!("   idle {} on {trunk}: git status {status:?}", client.setup));
+        assert_eq!(status, "");
+    }
+    let briefing = repo.run(&["briefing"]).success();
+    say(format!("$ majordomus briefing (on {trunk})\n{}", briefing.stdout()));
+    let listed = repo.run(&["session", "list"]).success();
+    say(format!("$ majordomus session list\n{}", listed.stdout()));
+    let doctor = repo.run(&["doctor"]);
+    say(format!("$ majordomus doctor (exit {})\n{}", doctor.code(), doctor.stdout()));
+    say(format!(
+        "== {sessions} sessions ({idle} idle), {} branches; git status: {:?}",
+        branches.len(),
+        repo.git(&["status", "--porcelain"])
+    ));
+    if let Some(out) = std::env::var_os("MAJORDOMUS_FIELD_OUT") {
+        std::fs::write(out, log).expect("write the transcript");
+    }
+}
