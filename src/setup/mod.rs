@@ -600,7 +600,7 @@ fn user_steps(client: Client, root: &Path, main: Option<&Path>, asks: bool) -> V
                 ""
             };
             steps.push(step(
-                "Claude Code honours this project's settings (the permissions.allow of .claude/settings.json) and uses the server of .mcp.json only once you trusted the workspace and approved the server: until then `claude -p` refuses the majordomus tool calls and `claude` asks first",
+                "Claude Code honours this project's settings (the permissions.allow of .claude/settings.json) and uses the server of .mcp.json only once you trusted the workspace and approved the server (until then `claude -p` refuses the majordomus tool calls and `claude` asks first)",
                 format!(
                     "run `claude` here and choose \"Yes, I trust this folder\", then \"Use this MCP server\"; or run `{command}`{worktree}"
                 ),
@@ -619,7 +619,7 @@ fn user_steps(client: Client, root: &Path, main: Option<&Path>, asks: bool) -> V
             );
             let command = gemini_trust_command(root);
             steps.push(step(
-                "Gemini CLI reads .gemini/settings.json (the hooks, the server) only in a trusted folder: in any other it loads no majordomus tool, runs no hook and says nothing",
+                "Gemini CLI reads .gemini/settings.json (the hooks, the server) only in a trusted folder (in any other it loads no majordomus tool, runs no hook and says nothing)",
                 format!(
                     "run `gemini` here and choose \"Trust folder ({folder})\"; or run `{command}`; or, for one headless run, start it as `GEMINI_CLI_TRUST_WORKSPACE=true gemini -p ...`"
                 ),

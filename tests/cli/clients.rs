@@ -2290,6 +2290,15 @@ fn codex_session(repo: &TestRepo, program: &Path, knowledge: &str) {
 
 // --- The field day (docs/FIELD.md, step 19) -----------------------------------------------
 
+/// The ledger's lines, none when there is no ledger yet.
+fn ledger_lines(repo: &TestRepo) -> Vec<Value> {
+    repo.ledger_text_if_any()
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
 /// The field trial of step 19, run by hand on a real repository (it takes a few minutes
 /// and a clone of a real history, which no test has): `MAJORDOMUS_FIELD_SOURCE=<a git
 /// repository> MAJORDOMUS_CLIENTS_DIR=... cargo test --test cli field_day -- --ignored
@@ -2326,10 +2335,13 @@ fn field_day() {
     let commits = repo.git(&["rev-list", "--count", "HEAD"]);
     say(format!("== a clone of {} ({commits} commits on {trunk})", source.to_string_lossy()));
     let init = repo.run(&["init"]).success();
+    // Its commit and `hooks install`; the episodes are the clients' to open.
     for line in crate::common::next_lines(init.stdout()) {
-        repo.run_printed(&line);
+        if line != "majordomus session start" {
+            repo.run_printed(&line);
+        }
     }
-    say(format!("$ majordomus init; its next: lines run as printed\n{}", init.stdout()));
+    say(format!("$ majordomus init; its next: lines run as printed (not its `session start`: the clients' hooks open the episodes)\n{}", init.stdout()));
     // setup at its defaults (`claude`, `gemini`: the short names), each step as printed.
     for (client, name) in [(CLAUDE_CODE, "claude"), (GEMINI_CLI, "gemini"), (CODEX, "codex")] {
         let run = repo.run(&["setup", name]).success();
@@ -2394,14 +2406,14 @@ fn field_day() {
             };
             Some(Call { namespace, name, args, n })
         });
-        let before = repo.ledger().len();
+        let before = ledger_lines(&repo).len();
         run_client(&repo, *worker, program, script);
         sessions += 1;
-        let lines: Vec<Value> = repo.ledger().into_iter().skip(before).collect();
+        let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
         let opened = lines.iter().find(|l| l["event"] == "session.opened").expect("an episode");
         let episode = opened["session"].as_str().expect("an id").to_owned();
         let start_briefing = repo
-            .read(&format!(".ai/local/state/session-contexts/{episode}.md"));
+            .read(&format!(".ai/local/session-contexts/{episode}.md"));
         let handover_line = start_briefing
             .split("## Last handover\n")
             .nth(1)
@@ -2425,15 +2437,57 @@ fn field_day() {
             worker.setup,
             repo.git(&["status", "--porcelain"])
         ));
-        // Two idle sessions of the other clients: a prompt, an answer, nothing else.
+        // The work goes on in a second session of another client: it hands over from the
+        // first (this branch's), and its own change is committed too.
+        let (second, program2) = &programs[(b + 1) % 3];
+        next_time(&mut repo);
+        let decision2 = format!("On {branch}: the second step documents the behaviour it changed");
+        let text2 = decision2.clone();
+        let script: Script = Arc::new(move |body: &Value| {
+            let n = results(body) + 1;
+            let ((namespace, name), args) = match n {
+                1 => (decision_tool(body)?, json!({"text": text2})),
+                _ => return None,
+            };
+            Some(Call { namespace, name, args, n })
+        });
+        let before = ledger_lines(&repo).len();
+        run_client(&repo, *second, program2, script);
+        sessions += 1;
+        let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
+        let opened = lines.iter().find(|l| l["event"] == "session.opened").expect("an episode");
+        let continued = opened["session"].as_str().expect("an id").to_owned();
+        let snapshot = repo.read(&format!(".ai/local/session-contexts/{continued}.md"));
+        let handed = snapshot
+            .split("## Last handover\n")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+            .to_owned();
+        assert_eq!(handed, format!("- .ai/local/state/handovers/{episode}.md"), "{branch}");
+        assert!(lines.iter().any(|l| l["data"]["text"] == decision2), "{branch}");
+        repo.write(&format!("doc/field-{branch}.md"), &format!("# {branch}\n\nDocumented.\n"));
+        repo.git(&["add", "-A"]);
+        let commit = repo
+            .git_command_in(repo.root(), &["commit", "-q", "-m", &format!("{branch}: document it")])
+            .env("MAJORDOMUS_BIN", crate::common::bin())
+            .output()
+            .expect("git commit");
+        assert!(commit.status.success());
+        say(format!(
+            "   {branch}: {} continued (episode {continued}; its briefing's last handover: {handed}); committed",
+            second.setup
+        ));
+        let episode = continued;
+        // Two idle sessions: a prompt, an answer, nothing else.
         for k in 1..=2 {
             let (client, program) = &programs[(b + k) % 3];
             next_time(&mut repo);
-            let before = repo.ledger().len();
+            let before = ledger_lines(&repo).len();
             run_client(&repo, *client, program, Arc::new(|_: &Value| None));
             sessions += 1;
             idle += 1;
-            let lines: Vec<Value> = repo.ledger().into_iter().skip(before).collect();
+            let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
             let closed = lines.iter().find(|l| l["event"] == "session.closed");
             let status = repo.git(&["status", "--porcelain"]);
             say(format!(
@@ -2454,9 +2508,9 @@ fn field_day() {
             .to_owned();
         assert_eq!(last, format!("- .ai/local/state/handovers/{episode}.md"), "{branch}");
     }
-    // The trunk: idle sessions of each client.
+    // The trunk: idle sessions of each client, twice for two of them.
     repo.git(&["checkout", "-q", &trunk]);
-    for (client, program) in &programs {
+    for (client, program) in programs.iter().chain(programs.iter().take(2)) {
         next_time(&mut repo);
         run_client(&repo, *client, program, Arc::new(|_: &Value| None));
         sessions += 1;
