@@ -131,8 +131,7 @@ fn last_reverification(body: &str) -> Option<String> {
     body.lines()
         .filter_map(|l| l.strip_prefix("Re-verified at commit "))
         .filter_map(|rest| rest.split([' ', ',', ':']).next())
-        .filter(|sha| sha.len() >= 7 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
-        .next_back()
+        .rfind(|sha| sha.len() >= 7 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned)
 }
 

@@ -2328,12 +2328,21 @@ fn field_day() {
     std::fs::remove_dir_all(repo.root()).expect("an empty work tree");
     repo.git_in(
         repo.base(),
-        &["clone", "-q", "--bare", &source.to_string_lossy(), "origin.git"],
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &source.to_string_lossy(),
+            "origin.git",
+        ],
     );
     repo.git_in(repo.base(), &["clone", "-q", "origin.git", "repo"]);
     let trunk = repo.git(&["symbolic-ref", "--short", "HEAD"]);
     let commits = repo.git(&["rev-list", "--count", "HEAD"]);
-    say(format!("== a clone of {} ({commits} commits on {trunk})", source.to_string_lossy()));
+    say(format!(
+        "== a clone of {} ({commits} commits on {trunk})",
+        source.to_string_lossy()
+    ));
     let init = repo.run(&["init"]).success();
     // Its commit and `hooks install`; the episodes are the clients' to open.
     for line in crate::common::next_lines(init.stdout()) {
@@ -2341,9 +2350,16 @@ fn field_day() {
             repo.run_printed(&line);
         }
     }
-    say(format!("$ majordomus init; its next: lines run as printed (not its `session start`: the clients' hooks open the episodes)\n{}", init.stdout()));
+    say(format!(
+        "$ majordomus init; its next: lines run as printed (not its `session start`: the clients' hooks open the episodes)\n{}",
+        init.stdout()
+    ));
     // setup at its defaults (`claude`, `gemini`: the short names), each step as printed.
-    for (client, name) in [(CLAUDE_CODE, "claude"), (GEMINI_CLI, "gemini"), (CODEX, "codex")] {
+    for (client, name) in [
+        (CLAUDE_CODE, "claude"),
+        (GEMINI_CLI, "gemini"),
+        (CODEX, "codex"),
+    ] {
         let run = repo.run(&["setup", name]).success();
         say(format!("$ majordomus setup {name}\n{}", run.stdout()));
         for line in crate::common::next_lines(run.stdout()) {
@@ -2360,13 +2376,25 @@ fn field_day() {
     let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
     codex_prepare(&repo, Some(&dialog_model));
     let codex = &programs[2].1;
-    answer_dialogs(&repo, codex, &codex_dialog_env(&repo), &["Trust all and continue".to_owned()]);
+    answer_dialogs(
+        &repo,
+        codex,
+        &codex_dialog_env(&repo),
+        &["Trust all and continue".to_owned()],
+    );
     if repo.episode_state().is_some() {
         repo.run(&["session", "close"]).success();
     }
-    say("  followed: Codex's \"Hooks need review\" → \"Trust all and continue\" (its terminal UI)".to_owned());
+    say(
+        "  followed: Codex's \"Hooks need review\" → \"Trust all and continue\" (its terminal UI)"
+            .to_owned(),
+    );
     let doctor = repo.run(&["doctor"]);
-    say(format!("$ majordomus doctor (exit {})\n{}", doctor.code(), doctor.stdout()));
+    say(format!(
+        "$ majordomus doctor (exit {})\n{}",
+        doctor.code(),
+        doctor.stdout()
+    ));
     assert_eq!(repo.git(&["status", "--porcelain"]), "", "setup left files");
 
     let mut minute = 0;
@@ -2374,7 +2402,11 @@ fn field_day() {
     let mut idle = 0;
     let mut next_time = |repo: &mut TestRepo| {
         minute += 7;
-        repo.now(&format!("2026-12-07T{:02}:{:02}:00Z", 8 + minute / 60, minute % 60));
+        repo.now(&format!(
+            "2026-12-07T{:02}:{:02}:00Z",
+            8 + minute / 60,
+            minute % 60
+        ));
     };
     let run_client = |repo: &TestRepo, client: Client, program: &Path, script: Script| -> Output {
         let model = FakeModel::start(script);
@@ -2387,16 +2419,29 @@ fn field_day() {
             }
         };
         let out = run_to_end(cmd, client.bin);
-        assert!(out.status.success(), "{}: {}", client.setup, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            client.setup,
+            String::from_utf8_lossy(&out.stderr)
+        );
         out
     };
-    let branches = ["lexer-tabs", "pager-env", "theme-cache", "wrap-width", "git-diff-markers", "config-paths"];
+    let branches = [
+        "lexer-tabs",
+        "pager-env",
+        "theme-cache",
+        "wrap-width",
+        "git-diff-markers",
+        "config-paths",
+    ];
     for (b, branch) in branches.iter().enumerate() {
         repo.git(&["checkout", "-q", "-b", branch, &trunk]);
         let (worker, program) = &programs[b % 3];
         // The working session: a decision through MCP, then the agent's change committed.
         next_time(&mut repo);
-        let decision = format!("On {branch}: the change keeps the existing command-line flags as they are");
+        let decision =
+            format!("On {branch}: the change keeps the existing command-line flags as they are");
         let text = decision.clone();
         let script: Script = Arc::new(move |body: &Value| {
             let n = results(body) + 1;
@@ -2404,16 +2449,23 @@ fn field_day() {
                 1 => (decision_tool(body)?, json!({"text": text})),
                 _ => return None,
             };
-            Some(Call { namespace, name, args, n })
+            Some(Call {
+                namespace,
+                name,
+                args,
+                n,
+            })
         });
         let before = ledger_lines(&repo).len();
         run_client(&repo, *worker, program, script);
         sessions += 1;
         let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
-        let opened = lines.iter().find(|l| l["event"] == "session.opened").expect("an episode");
+        let opened = lines
+            .iter()
+            .find(|l| l["event"] == "session.opened")
+            .expect("an episode");
         let episode = opened["session"].as_str().expect("an id").to_owned();
-        let start_briefing = repo
-            .read(&format!(".ai/local/session-contexts/{episode}.md"));
+        let start_briefing = repo.read(&format!(".ai/local/session-contexts/{episode}.md"));
         let handover_line = start_briefing
             .split("## Last handover\n")
             .nth(1)
@@ -2421,13 +2473,23 @@ fn field_day() {
             .unwrap_or("")
             .to_owned();
         assert!(
-            lines.iter().any(|l| l["event"] == "decision.recorded" && l["data"]["text"] == decision),
+            lines
+                .iter()
+                .any(|l| l["event"] == "decision.recorded" && l["data"]["text"] == decision),
             "{branch}: the decision did not land"
         );
         repo.write(&format!("doc/field-{branch}.md"), &format!("# {branch}\n"));
         repo.git(&["add", "-A"]);
         let commit = repo
-            .git_command_in(repo.root(), &["commit", "-q", "-m", &format!("{branch}: work and its record")])
+            .git_command_in(
+                repo.root(),
+                &[
+                    "commit",
+                    "-q",
+                    "-m",
+                    &format!("{branch}: work and its record"),
+                ],
+            )
             .env("MAJORDOMUS_BIN", crate::common::bin())
             .output()
             .expect("git commit");
@@ -2449,13 +2511,21 @@ fn field_day() {
                 1 => (decision_tool(body)?, json!({"text": text2})),
                 _ => return None,
             };
-            Some(Call { namespace, name, args, n })
+            Some(Call {
+                namespace,
+                name,
+                args,
+                n,
+            })
         });
         let before = ledger_lines(&repo).len();
         run_client(&repo, *second, program2, script);
         sessions += 1;
         let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
-        let opened = lines.iter().find(|l| l["event"] == "session.opened").expect("an episode");
+        let opened = lines
+            .iter()
+            .find(|l| l["event"] == "session.opened")
+            .expect("an episode");
         let continued = opened["session"].as_str().expect("an id").to_owned();
         let snapshot = repo.read(&format!(".ai/local/session-contexts/{continued}.md"));
         let handed = snapshot
@@ -2464,12 +2534,25 @@ fn field_day() {
             .and_then(|r| r.lines().next())
             .unwrap_or("")
             .to_owned();
-        assert_eq!(handed, format!("- .ai/local/state/handovers/{episode}.md"), "{branch}");
-        assert!(lines.iter().any(|l| l["data"]["text"] == decision2), "{branch}");
-        repo.write(&format!("doc/field-{branch}.md"), &format!("# {branch}\n\nDocumented.\n"));
+        assert_eq!(
+            handed,
+            format!("- .ai/local/state/handovers/{episode}.md"),
+            "{branch}"
+        );
+        assert!(
+            lines.iter().any(|l| l["data"]["text"] == decision2),
+            "{branch}"
+        );
+        repo.write(
+            &format!("doc/field-{branch}.md"),
+            &format!("# {branch}\n\nDocumented.\n"),
+        );
         repo.git(&["add", "-A"]);
         let commit = repo
-            .git_command_in(repo.root(), &["commit", "-q", "-m", &format!("{branch}: document it")])
+            .git_command_in(
+                repo.root(),
+                &["commit", "-q", "-m", &format!("{branch}: document it")],
+            )
             .env("MAJORDOMUS_BIN", crate::common::bin())
             .output()
             .expect("git commit");
@@ -2493,10 +2576,17 @@ fn field_day() {
             say(format!(
                 "   idle {} on {branch}: closed {}, git status {:?}",
                 client.setup,
-                closed.map_or("no (still open)".to_owned(), |c| format!("empty={}", c["data"]["empty"])),
+                closed.map_or("no (still open)".to_owned(), |c| format!(
+                    "empty={}",
+                    c["data"]["empty"]
+                )),
                 status
             ));
-            assert_eq!(status, "", "an idle {} session left a file on {branch}", client.setup);
+            assert_eq!(
+                status, "",
+                "an idle {} session left a file on {branch}",
+                client.setup
+            );
         }
         let briefing = repo.run(&["briefing"]).success();
         let last = briefing
@@ -2506,7 +2596,11 @@ fn field_day() {
             .and_then(|r| r.lines().next())
             .unwrap_or("")
             .to_owned();
-        assert_eq!(last, format!("- .ai/local/state/handovers/{episode}.md"), "{branch}");
+        assert_eq!(
+            last,
+            format!("- .ai/local/state/handovers/{episode}.md"),
+            "{branch}"
+        );
     }
     // The trunk: idle sessions of each client, twice for two of them.
     repo.git(&["checkout", "-q", &trunk]);
@@ -2516,15 +2610,25 @@ fn field_day() {
         sessions += 1;
         idle += 1;
         let status = repo.git(&["status", "--porcelain"]);
-        say(format!("   idle {} on {trunk}: git status {status:?}", client.setup));
+        say(format!(
+            "   idle {} on {trunk}: git status {status:?}",
+            client.setup
+        ));
         assert_eq!(status, "");
     }
     let briefing = repo.run(&["briefing"]).success();
-    say(format!("$ majordomus briefing (on {trunk})\n{}", briefing.stdout()));
+    say(format!(
+        "$ majordomus briefing (on {trunk})\n{}",
+        briefing.stdout()
+    ));
     let listed = repo.run(&["session", "list"]).success();
     say(format!("$ majordomus session list\n{}", listed.stdout()));
     let doctor = repo.run(&["doctor"]);
-    say(format!("$ majordomus doctor (exit {})\n{}", doctor.code(), doctor.stdout()));
+    say(format!(
+        "$ majordomus doctor (exit {})\n{}",
+        doctor.code(),
+        doctor.stdout()
+    ));
     say(format!(
         "== {sessions} sessions ({idle} idle), {} branches; git status: {:?}",
         branches.len(),
