@@ -29,7 +29,7 @@ use crate::error::Error;
 use crate::model::recall::query_terms;
 
 pub use duplicate::{NearDuplicate, near_duplicates};
-pub use hand::{AtHand, at_hand};
+pub use hand::{AtHand, at_hand, last_handover};
 pub use hit::{Hit, ReadHint, Reason, Weighed, read_hint};
 pub use relevant::{Relevant, relevant_knowledge};
 pub use request::{DEFAULT_LIMIT, MAX_LIMIT, MAX_PATHS, RecallRequest, command, quote};
