@@ -178,7 +178,11 @@ mod tests {
                 "id.shape",
             ),
             (
-                Refusal::AlreadyPromoted { id: id.clone() }.into(),
+                Refusal::AlreadyPromoted {
+                    id: id.clone(),
+                    fix: None,
+                }
+                .into(),
                 "knowledge.already-promoted",
             ),
         ] {

@@ -604,12 +604,15 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         }
         if record.status == Status::Superseded
             && record.superseded_by.is_none()
-            && !body.lines().any(|l| l == "# Rejected")
+            && !body
+                .lines()
+                .any(|l| l == "# Rejected" || l == crate::model::knowledge::SUPERSEDED_HEADING)
         {
             find(
                 "knowledge.superseded-reason",
                 blocking,
-                "superseded without `superseded_by` or a `# Rejected` reason".into(),
+                "superseded without `superseded_by`, a `# Rejected` or a `# Superseded` reason"
+                    .into(),
                 format!(
                     "majordomus knowledge reject {} --reason \"<why>\"",
                     record.id
@@ -641,8 +644,11 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
             }
         }
         // A rejected record is no longer claimed: what it named may dangle without
-        // blocking anything (rejection is the way out of a record gone wrong).
+        // blocking anything (rejection is the way out of a record gone wrong). Nor does a
+        // candidate claim anything yet: a file it cites that is gone is advisory, its fix
+        // the rejection (or the file restored) (SPEC §5.2); only verified records block.
         let rejected = record.status == Status::Superseded;
+        let pending = record.status == Status::Candidate && file.place != Place::Curated;
         let mut find_ref = |rule: &'static str, weight: Weight, message: String, fix: String| {
             let weight = if rejected && weight == Weight::Blocking {
                 Weight::Advisory
@@ -651,8 +657,39 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
             };
             find(rule, weight, message, fix)
         };
-        for r in &record.provenance.derived_from {
-            check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
+        if pending {
+            let (paths, rest): (Vec<&String>, Vec<&String>) = record
+                .provenance
+                .derived_from
+                .iter()
+                .partition(|r| r.starts_with("file:") || r.starts_with("test:"));
+            for r in paths {
+                if let Some(target) = r.split_once(':').map(|(_, t)| t)
+                    && !resolver.resolves(r)
+                {
+                    let path = file_target(target);
+                    find_ref(
+                        "knowledge.ref-resolves",
+                        Weight::Advisory,
+                        format!(
+                            "`{r}` does not resolve against {}: a candidate claims nothing yet, so this blocks nothing; reject it, or restore {path} if the claim still holds",
+                            resolver.paths_at
+                        ),
+                        crate::model::knowledge::reject_command(
+                            &record.id,
+                            None,
+                            &format!("cites {path}, which is gone"),
+                        ),
+                    );
+                }
+            }
+            for r in rest {
+                check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
+            }
+        } else {
+            for r in &record.provenance.derived_from {
+                check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
+            }
         }
         for r in record.relations.iter().flatten() {
             // `<relation>:<knowledge id>` or a bare id; ids never contain `:`.

@@ -35,6 +35,11 @@ pub struct PromoteRequest {
     /// of HEAD's tree.
     #[serde(default)]
     pub files: Vec<String>,
+    /// Verified records this one replaces: each is superseded by it in the same act
+    /// (`status: superseded`, `superseded_by`, `# Superseded`, a `knowledge.superseded`
+    /// line), all checked before anything is written.
+    #[serde(default)]
+    pub supersedes: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an HTTP
     /// request, whose paths are from the root.
     #[serde(skip)]
@@ -87,6 +92,23 @@ pub struct Promoted {
     /// whose line names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub promoted_by: Option<String>,
+    /// The verified records it superseded in the same act (`supersedes`). Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<super::end::EndedRecord>,
+}
+
+/// The reason a record superseded by a promotion carries: the act that replaced it.
+pub(crate) fn superseded_by_promotion(title: &str) -> String {
+    format!("promoted in its place: {title}")
+}
+
+/// The ids of `supersedes`, each once, in order.
+pub(crate) fn each_once(ids: &[String]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    ids.iter()
+        .filter(|i| seen.insert(i.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// Who a promotion made with no open episode records as its promoter: git's author
@@ -113,14 +135,20 @@ pub struct Rejected {
     pub redacted: Vec<String>,
 }
 
-fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
+/// The pending candidate `id`; `instead` is what a promoted one's refusal offers in its
+/// place (a rejection's supersede or retire), or none (it shows the record).
+fn find_candidate(ctx: &Ctx, id: &str, instead: Option<String>) -> Result<StoredFile, Error> {
     Refusal::check_id(IdKind::Knowledge, id)?;
     let files = stored_files(&ctx.layout)?;
     if files
         .iter()
         .any(|f| f.place == Place::Curated && f.stem == id)
     {
-        return Err(Refusal::AlreadyPromoted { id: id.to_owned() }.into());
+        return Err(Refusal::AlreadyPromoted {
+            id: id.to_owned(),
+            fix: instead,
+        }
+        .into());
     }
     files
         .into_iter()
@@ -164,6 +192,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         class,
         evidence,
         files,
+        supersedes,
         base,
     } = request;
     let id = id.as_str();
@@ -171,11 +200,32 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     check_size("evidence", &evidence, INPUT_LIMIT)?;
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     if let Some(mut finished) = finish_interrupted_promotion(ctx, id)? {
+        // What it was to supersede and still claims is superseded now (a record the
+        // first run already superseded by it is left as it is).
+        let left: Vec<String> = each_once(&supersedes)
+            .into_iter()
+            .filter(|old| !superseded_by(ctx, old, id))
+            .collect();
+        if !left.is_empty() {
+            let title = stored_files(&ctx.layout)?
+                .into_iter()
+                .find(|f| f.place == Place::Curated && f.stem == id)
+                .and_then(|f| f.parse().ok().map(|(r, _)| r.title))
+                .unwrap_or_default();
+            let plan = super::end::plan(
+                ctx,
+                &left,
+                Some(id),
+                &superseded_by_promotion(&title),
+                Some(id),
+            )?;
+            finished.superseded = super::end::write(ctx, plan)?.records;
+        }
         drop(lock);
         finished.warnings = warnings_for(ctx, &finished.path)?;
         return Ok(finished);
     }
-    let file = find_candidate(ctx, id)?;
+    let file = find_candidate(ctx, id, None)?;
     let parsed = file.parse();
     let cleaned = redact(evidence.trim());
     // A candidate that already claims `verified` under its own `# Evidence` (knowledge
@@ -215,6 +265,18 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             stdin: Some(evidence),
         },
     )?;
+    // What it supersedes is checked with the rest, before anything is written.
+    let ending = if supersedes.is_empty() {
+        None
+    } else {
+        Some(super::end::plan(
+            ctx,
+            &each_once(&supersedes),
+            Some(id),
+            &superseded_by_promotion(&record.title),
+            Some(id),
+        )?)
+    };
     record.status = Status::Verified;
     if let Some(class) = class {
         record.class = class;
@@ -265,6 +327,10 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         },
     )?;
     std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
+    let superseded = match ending {
+        Some(plan) => super::end::write(ctx, plan)?.records,
+        None => Vec::new(),
+    };
     drop(lock);
     let warnings = warnings_for(ctx, &rel)?;
     Ok(Promoted {
@@ -279,7 +345,22 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         resumed: None,
         instruction_shapes,
         promoted_by,
+        superseded,
     })
+}
+
+/// Whether the curated record `old` is superseded by `by` already.
+fn superseded_by(ctx: &Ctx, old: &str, by: &str) -> bool {
+    ctx.layout
+        .record_in(&ctx.layout.curated_dir(), old)
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| {
+            crate::store::records::parse_record(&t).ok().map(|(r, _)| {
+                r.status == Status::Superseded && r.superseded_by.as_deref() == Some(by)
+            })
+        })
+        .unwrap_or(false)
 }
 
 /// What `knowledge check` says about the record at `rel`.
@@ -366,6 +447,7 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
         cited: Vec::new(),
         instruction_shapes: Vec::new(),
         promoted_by,
+        superseded: Vec::new(),
         resumed: Some(format!(
             "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
             curated.rel,
@@ -445,7 +527,9 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
     let _lock = KnowledgeLock::acquire(&ctx.layout)?;
-    let file = find_candidate(ctx, id)?;
+    // A verified record is superseded or retired, never rejected: the refusal says which.
+    let instead = super::end::instead_of_reject(ctx, id, by, reason);
+    let file = find_candidate(ctx, id, Some(instead))?;
     if let Some(by) = by {
         let known = stored_files(&ctx.layout)?.iter().any(|f| f.stem == by);
         if !known || by == id {

@@ -324,6 +324,7 @@ pub async fn promote(
         class,
         evidence: form.field("evidence").unwrap_or_default().to_owned(),
         files: Vec::new(),
+        supersedes: Vec::new(),
         base: None,
     };
     let (was, promoted) = state
@@ -547,6 +548,7 @@ pub async fn batch(State(state): State<AppState>, request: Request) -> Result<Re
             Act::Promote => None,
         },
         commit: typed.commit,
+        supersedes: Vec::new(),
     };
     let reviewed = state
         .call(move |ops| ops.call::<_, Reviewed>("knowledge.review", request))

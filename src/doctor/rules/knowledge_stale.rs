@@ -1,6 +1,7 @@
 //! `majordomus.knowledge-stale` (advisory, doctor only; SPEC §5.5): no verified record's
 //! `file:`/`test:` targets changed since the commit that verified it; a stale record is
-//! named with the commits that changed them, and the command that re-verifies it.
+//! named with the commits that changed them, the command that re-verifies it and the ones
+//! that retire or supersede it.
 
 use super::{Input, Inputs, Outcome, Rule};
 use crate::error::Error;
@@ -33,8 +34,10 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
     Ok(())
 }
 
-/// What a stale record's finding says, and the command that re-verifies it once a person
-/// checked it (a curated record cannot be promoted again).
+/// What a stale record's finding says, and its fix: the command that re-verifies it once a
+/// person checked it (a curated record cannot be promoted again), with the other way out —
+/// retire or supersede it — named after it as a shell comment, so the line still runs as
+/// printed.
 fn stale_finding(record: &StaleRecord) -> (String, String) {
     let moved: Vec<String> = record
         .targets
@@ -49,11 +52,16 @@ fn stale_finding(record: &StaleRecord) -> (String, String) {
         })
         .collect();
     let message = format!(
-        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/KNOWLEDGE.md, \"Stale knowledge\")",
+        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, retire it, or supersede it by the record that replaces it (docs/KNOWLEDGE.md, \"Stale knowledge\")",
         record.id,
         record.verified_in.short(),
         moved.join("; ")
     );
-    let fix = format!("majordomus knowledge reverify {}", record.id);
+    // Both ways out: the command re-verifies it as printed; the shell comment after it
+    // names the other (a person decides which: nothing here can tell whether it holds).
+    let fix = format!(
+        "majordomus knowledge reverify {id}  # if it no longer holds: majordomus knowledge retire {id} --reason \"<why>\", or, when a verified record replaces it, echo \"<why>\" | majordomus knowledge supersede {id} --by <its id>",
+        id = record.id
+    );
     (message, fix)
 }
