@@ -796,3 +796,228 @@ fn a_candidate_citing_a_file_that_is_gone_blocks_nothing() {
     assert_eq!(check.json()["findings"][0]["file"], curated(&id).as_str());
     assert_eq!(check.json()["findings"][0]["severity"], "blocking");
 }
+
+// --- item 3: never the old over the new -------------------------------------------------
+
+/// What `hook NAME --provider claude-code` put before the model for `payload` ("" for
+/// nothing).
+fn injected(repo: &TestRepo, name: &str, payload: &Value) -> String {
+    let run = repo
+        .run_with_stdin(&["hook", name, "--provider", "claude-code"], &payload.to_string())
+        .success();
+    if run.stdout().is_empty() {
+        return String::new();
+    }
+    let out: Value = serde_json::from_str(run.stdout()).expect("JSON");
+    out["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn a_superseded_or_retired_record_is_never_put_before_the_model_and_a_claim_has_one_status() {
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Model pricing refresh must stay synchronous",
+        "src/pricing.rs",
+        "src/pricing.rs calls refresh() inline",
+    );
+    let retired = verified(
+        &repo,
+        "Model pricing refresh retries three times",
+        "src/pricing.rs",
+        "src/pricing.rs: for _ in 0..3",
+    );
+    let new = decided(&repo, "Model pricing refresh is now async", "src/pricing.rs");
+    repo.run_with_stdin(
+        &["knowledge", "promote", &new, "--supersedes", &old],
+        "src/pricing.rs spawns refresh()",
+    )
+    .success();
+    repo.run(&["knowledge", "retire", &retired, "--reason", "Retries moved to the scheduler"])
+        .success();
+    repo.git(&["add", "-A", ".ai/repo"]);
+    repo.git(&["commit", "-q", "-m", "Supersede and retire"]);
+
+    // The briefing (what a session start injects): the current record, never the others.
+    repo.run(&["session", "start"]).success();
+    let briefing = repo.run(&["briefing"]).success();
+    assert!(!briefing.stdout().contains(&old) && !briefing.stdout().contains(&retired), "{briefing}");
+    // The prompt that brought the old record in the field trial.
+    repo.run(&["recall", "pricing"]).success();
+    let prompt = json!({
+        "session_id": "s1",
+        "cwd": repo.root(),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Go ahead and apply the pricing refresh change we agreed on: keep the model pricing refresh synchronous and retry it",
+    });
+    let said = injected(&repo, "prompt", &prompt);
+    assert!(said.contains(&new), "the current record: {said}");
+    assert!(!said.contains(&old) && !said.contains(&retired), "{said}");
+    repo.run(&["session", "close"]).success();
+    // An edit of the file all three cite.
+    repo.run(&["session", "start"]).success();
+    let edit = json!({
+        "session_id": "s2",
+        "cwd": repo.root(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": repo.root().join("src/pricing.rs"), "old_string": "a", "new_string": "b"},
+    });
+    let said = injected(&repo, "edit", &edit);
+    assert!(said.contains(&new), "{said}");
+    assert!(!said.contains(&old) && !said.contains(&retired), "{said}");
+    // The agent's recall tool and what task start returns.
+    let mut mcp = crate::mcp::Mcp::start(&repo);
+    let found = mcp.call("majordomus_recall", json!({"query": "pricing refresh synchronous retries"}));
+    let text = found.to_string();
+    assert!(text.contains(&new) && !text.contains(&old) && !text.contains(&retired), "{text}");
+    drop(mcp);
+    let task = repo
+        .run(&["--format", "json", "task", "start", "Tune pricing", "--scope", "src/pricing.rs"])
+        .success();
+    let text = task.stdout();
+    assert!(text.contains(&new) && !text.contains(&old) && !text.contains(&retired), "{text}");
+
+    // `recall --all` lists them, each below what replaced it, naming it.
+    let all = repo
+        .run(&["--format", "json", "recall", "--all", "--kind", "knowledge", "pricing", "refresh"])
+        .success()
+        .json();
+    let hits = all["hits"].as_array().expect("hits");
+    let at = |id: &str| hits.iter().position(|h| h["id"] == id).unwrap_or_else(|| panic!("{id}: {all}"));
+    assert!(at(&new) < at(&old), "{all}");
+    let why = |id: &str| hits[at(id)]["why"].to_string();
+    assert!(why(&old).contains(&format!("superseded by {new}")), "{all}");
+    assert!(why(&retired).contains("retired"), "{all}");
+    assert_eq!(hits[at(&old)]["superseded_by"], new.as_str());
+
+    // One claim, one status: the decision the old record derives from is superseded too,
+    // and names what superseded it.
+    let decisions = repo
+        .run(&["--format", "json", "recall", "--all", "--kind", "decision", "pricing"])
+        .success()
+        .json();
+    let line = decisions["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .find(|h| h["id"] == old.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("{decisions}"));
+    assert_eq!(line["status"], "superseded");
+    assert!(line["why"].to_string().contains(&format!("superseded by {new}")), "{line}");
+
+    // A record gone stale is stale as a decision too.
+    repo.commit("src/pricing.rs", "pub fn refresh() { spawn() }\n", "Spawn the refresh");
+    let status = |kind: &str| {
+        let found = repo
+            .run(&["--format", "json", "recall", "--kind", kind, "pricing", "async"])
+            .success()
+            .json();
+        found["hits"]
+            .as_array()
+            .expect("hits")
+            .iter()
+            .find(|h| h["id"] == new.as_str())
+            .map(|h| h["status"].clone())
+            .unwrap_or_else(|| panic!("{found}"))
+    };
+    assert_eq!(status("knowledge"), "stale");
+    assert_eq!(status("decision"), "stale");
+}
+
+// --- item 4: evidence does not answer for others ------------------------------------------
+
+/// What a prompt injects, in a fresh episode (nothing shown before).
+fn prompted(repo: &TestRepo, prompt: &str) -> String {
+    repo.run(&["session", "start"]).success();
+    repo.run(&["recall", "pricing"]).success();
+    let said = injected(
+        repo,
+        "prompt",
+        &json!({
+            "session_id": "s1",
+            "cwd": repo.root(),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }),
+    );
+    repo.run(&["session", "close"]).success();
+    said
+}
+
+#[test]
+fn a_batchs_shared_evidence_makes_no_record_rank_for_what_only_the_evidence_names() {
+    let repo = project();
+    let ten: Vec<String> = [
+        "Model prices are cached for an hour",
+        "Pricing tiers are read from pricing.toml",
+        "Model pricing refresh must stay synchronous",
+        "Unknown models are priced at zero",
+        "Prices are stored in micro-dollars",
+        "Pricing errors never fail a request",
+        "The pricing table is sorted by model name",
+        "Currency conversion happens at display time",
+        "Input and output tokens are priced apart",
+        "Cached tokens are priced at a tenth",
+    ]
+    .iter()
+    .map(|text| {
+        repo.run(&["session", "start"]).success();
+        repo.run(&["decision", text, "--file", "src/pricing.rs"]).success();
+        repo.run(&["session", "close"]).success();
+        (*text).to_owned()
+    })
+    .collect();
+    assert_eq!(ten.len(), 10);
+    // One evidence text for all ten, naming another module.
+    let run = repo
+        .run_with_stdin(
+            &["--format", "json", "knowledge", "promote", "--all-listed", "--commit"],
+            "Reviewed with the trace normalizer: src/trace.rs keeps completed root commands, and the pricing tests pass",
+        )
+        .success();
+    let promoted: Vec<String> = run.json()["promoted"]
+        .as_array()
+        .expect("promoted")
+        .iter()
+        .filter_map(|p| p["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(promoted.len(), 10, "{run}");
+    let prompt = "How many completed root commands does the trace normalizer keep?";
+
+    // The evidence alone never clears the prompt floor: nothing is said.
+    assert_eq!(prompted(&repo, prompt), "", "the evidence answered");
+    // It is still searched: recall finds them by it, and says so.
+    let found = repo
+        .run(&["--format", "json", "recall", "trace", "normalizer"])
+        .success()
+        .json();
+    let hits = found["hits"].as_array().expect("hits");
+    assert!(!hits.is_empty(), "{found}");
+    assert!(hits[0]["why"].to_string().contains("its evidence holds trace, normalizer"), "{found}");
+
+    // A record whose own claim holds the words: it, and none of the ten.
+    let trace = verified(
+        &repo,
+        "The trace normalizer keeps completed root commands only",
+        "src/trace.rs",
+        "src/trace.rs: normalize() drops running commands",
+    );
+    let said = prompted(&repo, prompt);
+    assert!(said.contains(&trace), "{said}");
+    for id in &promoted {
+        assert!(!said.contains(id.as_str()), "{id} answered for the trace normalizer: {said}");
+    }
+    // And recall ranks it above every record only the evidence reaches.
+    let found = repo
+        .run(&["--format", "json", "recall", "--limit", "20", "completed", "root", "commands", "trace", "normalizer"])
+        .success()
+        .json();
+    let hits = found["hits"].as_array().expect("hits");
+    assert_eq!(hits[0]["id"], trace.as_str(), "{found}");
+    assert_eq!(hits.len(), 11, "{found}");
+}
