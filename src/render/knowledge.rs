@@ -429,6 +429,18 @@ impl Report for CandidateListing {
             if let Some(v) = &c.restates {
                 let _ = writeln!(human, "    restates verified {v}");
             }
+            for v in &c.concerns {
+                let _ = writeln!(
+                    human,
+                    "    concerns the same files as verified {} ({}; {}% alike): {} — restate, replace or keep both? replace: echo \"<evidence>\" | majordomus knowledge promote {} --supersedes {}",
+                    v.id,
+                    v.files.join(", "),
+                    (v.similarity * 100.0).round(),
+                    v.title,
+                    c.id,
+                    v.id
+                );
+            }
             for f in &c.folded {
                 let title = by_id.get(f.as_str()).map_or("", |e| e.title.as_str());
                 let _ = writeln!(human, "    folded: {f}: {title}");
@@ -520,6 +532,20 @@ impl Report for ShownRecord {
             format!("{:?}", r.stance).to_lowercase(),
             r.date
         );
+        if let Some(stale) = &self.stale {
+            let moved: Vec<String> = stale
+                .targets
+                .iter()
+                .map(|t| format!("{} {}", t.path, t.change.verb()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "stale: {} since it was verified in {}: re-verify it (majordomus knowledge reverify {}), or retire or supersede it",
+                moved.join(", "),
+                stale.verified_in.short(),
+                r.id
+            );
+        }
         if !self.references.is_empty() {
             out.push_str("references:\n");
         }

@@ -15,7 +15,7 @@ fn curated(id: &str) -> String {
 }
 
 /// An initialised repository with `src/pricing.rs` and `src/trace.rs` committed.
-fn project() -> TestRepo {
+pub(crate) fn project() -> TestRepo {
     let repo = TestRepo::initialised();
     repo.write("src/pricing.rs", "pub fn refresh() {}\n");
     repo.write("src/trace.rs", "pub fn normalize() {}\n");
@@ -26,7 +26,7 @@ fn project() -> TestRepo {
 
 /// Records `text` as a decision citing `file` in an episode of its own and closes it: the
 /// id of the candidate it derived.
-fn decided(repo: &TestRepo, text: &str, file: &str) -> String {
+pub(crate) fn decided(repo: &TestRepo, text: &str, file: &str) -> String {
     repo.run(&["session", "start"]).success();
     repo.run(&["decision", text, "--file", file]).success();
     repo.run(&["session", "close"]).success();
@@ -45,7 +45,7 @@ fn decided(repo: &TestRepo, text: &str, file: &str) -> String {
 }
 
 /// [`decided`], promoted with `evidence` and committed: the verified record's id.
-fn verified(repo: &TestRepo, text: &str, file: &str, evidence: &str) -> String {
+pub(crate) fn verified(repo: &TestRepo, text: &str, file: &str, evidence: &str) -> String {
     let id = decided(repo, text, file);
     repo.run_with_stdin(&["knowledge", "promote", &id], evidence)
         .success();
@@ -803,7 +803,10 @@ fn a_candidate_citing_a_file_that_is_gone_blocks_nothing() {
 /// nothing).
 fn injected(repo: &TestRepo, name: &str, payload: &Value) -> String {
     let run = repo
-        .run_with_stdin(&["hook", name, "--provider", "claude-code"], &payload.to_string())
+        .run_with_stdin(
+            &["hook", name, "--provider", "claude-code"],
+            &payload.to_string(),
+        )
         .success();
     if run.stdout().is_empty() {
         return String::new();
@@ -830,21 +833,34 @@ fn a_superseded_or_retired_record_is_never_put_before_the_model_and_a_claim_has_
         "src/pricing.rs",
         "src/pricing.rs: for _ in 0..3",
     );
-    let new = decided(&repo, "Model pricing refresh is now async", "src/pricing.rs");
+    let new = decided(
+        &repo,
+        "Model pricing refresh is now async",
+        "src/pricing.rs",
+    );
     repo.run_with_stdin(
         &["knowledge", "promote", &new, "--supersedes", &old],
         "src/pricing.rs spawns refresh()",
     )
     .success();
-    repo.run(&["knowledge", "retire", &retired, "--reason", "Retries moved to the scheduler"])
-        .success();
+    repo.run(&[
+        "knowledge",
+        "retire",
+        &retired,
+        "--reason",
+        "Retries moved to the scheduler",
+    ])
+    .success();
     repo.git(&["add", "-A", ".ai/repo"]);
     repo.git(&["commit", "-q", "-m", "Supersede and retire"]);
 
     // The briefing (what a session start injects): the current record, never the others.
     repo.run(&["session", "start"]).success();
     let briefing = repo.run(&["briefing"]).success();
-    assert!(!briefing.stdout().contains(&old) && !briefing.stdout().contains(&retired), "{briefing}");
+    assert!(
+        !briefing.stdout().contains(&old) && !briefing.stdout().contains(&retired),
+        "{briefing}"
+    );
     // The prompt that brought the old record in the field trial.
     repo.run(&["recall", "pricing"]).success();
     let prompt = json!({
@@ -871,23 +887,53 @@ fn a_superseded_or_retired_record_is_never_put_before_the_model_and_a_claim_has_
     assert!(!said.contains(&old) && !said.contains(&retired), "{said}");
     // The agent's recall tool and what task start returns.
     let mut mcp = crate::mcp::Mcp::start(&repo);
-    let found = mcp.call("majordomus_recall", json!({"query": "pricing refresh synchronous retries"}));
+    let found = mcp.call(
+        "majordomus_recall",
+        json!({"query": "pricing refresh synchronous retries"}),
+    );
     let text = found.to_string();
-    assert!(text.contains(&new) && !text.contains(&old) && !text.contains(&retired), "{text}");
+    assert!(
+        text.contains(&new) && !text.contains(&old) && !text.contains(&retired),
+        "{text}"
+    );
     drop(mcp);
     let task = repo
-        .run(&["--format", "json", "task", "start", "Tune pricing", "--scope", "src/pricing.rs"])
+        .run(&[
+            "--format",
+            "json",
+            "task",
+            "start",
+            "Tune pricing",
+            "--scope",
+            "src/pricing.rs",
+        ])
         .success();
     let text = task.stdout();
-    assert!(text.contains(&new) && !text.contains(&old) && !text.contains(&retired), "{text}");
+    assert!(
+        text.contains(&new) && !text.contains(&old) && !text.contains(&retired),
+        "{text}"
+    );
 
     // `recall --all` lists them, each below what replaced it, naming it.
     let all = repo
-        .run(&["--format", "json", "recall", "--all", "--kind", "knowledge", "pricing", "refresh"])
+        .run(&[
+            "--format",
+            "json",
+            "recall",
+            "--all",
+            "--kind",
+            "knowledge",
+            "pricing",
+            "refresh",
+        ])
         .success()
         .json();
     let hits = all["hits"].as_array().expect("hits");
-    let at = |id: &str| hits.iter().position(|h| h["id"] == id).unwrap_or_else(|| panic!("{id}: {all}"));
+    let at = |id: &str| {
+        hits.iter()
+            .position(|h| h["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {all}"))
+    };
     assert!(at(&new) < at(&old), "{all}");
     let why = |id: &str| hits[at(id)]["why"].to_string();
     assert!(why(&old).contains(&format!("superseded by {new}")), "{all}");
@@ -897,7 +943,9 @@ fn a_superseded_or_retired_record_is_never_put_before_the_model_and_a_claim_has_
     // One claim, one status: the decision the old record derives from is superseded too,
     // and names what superseded it.
     let decisions = repo
-        .run(&["--format", "json", "recall", "--all", "--kind", "decision", "pricing"])
+        .run(&[
+            "--format", "json", "recall", "--all", "--kind", "decision", "pricing",
+        ])
         .success()
         .json();
     let line = decisions["hits"]
@@ -908,13 +956,24 @@ fn a_superseded_or_retired_record_is_never_put_before_the_model_and_a_claim_has_
         .cloned()
         .unwrap_or_else(|| panic!("{decisions}"));
     assert_eq!(line["status"], "superseded");
-    assert!(line["why"].to_string().contains(&format!("superseded by {new}")), "{line}");
+    assert!(
+        line["why"]
+            .to_string()
+            .contains(&format!("superseded by {new}")),
+        "{line}"
+    );
 
     // A record gone stale is stale as a decision too.
-    repo.commit("src/pricing.rs", "pub fn refresh() { spawn() }\n", "Spawn the refresh");
+    repo.commit(
+        "src/pricing.rs",
+        "pub fn refresh() { spawn() }\n",
+        "Spawn the refresh",
+    );
     let status = |kind: &str| {
         let found = repo
-            .run(&["--format", "json", "recall", "--kind", kind, "pricing", "async"])
+            .run(&[
+                "--format", "json", "recall", "--kind", kind, "pricing", "async",
+            ])
             .success()
             .json();
         found["hits"]
@@ -967,7 +1026,8 @@ fn a_batchs_shared_evidence_makes_no_record_rank_for_what_only_the_evidence_name
     .iter()
     .map(|text| {
         repo.run(&["session", "start"]).success();
-        repo.run(&["decision", text, "--file", "src/pricing.rs"]).success();
+        repo.run(&["decision", text, "--file", "src/pricing.rs"])
+            .success();
         repo.run(&["session", "close"]).success();
         (*text).to_owned()
     })
@@ -998,7 +1058,12 @@ fn a_batchs_shared_evidence_makes_no_record_rank_for_what_only_the_evidence_name
         .json();
     let hits = found["hits"].as_array().expect("hits");
     assert!(!hits.is_empty(), "{found}");
-    assert!(hits[0]["why"].to_string().contains("its evidence holds trace, normalizer"), "{found}");
+    assert!(
+        hits[0]["why"]
+            .to_string()
+            .contains("its evidence holds trace, normalizer"),
+        "{found}"
+    );
 
     // A record whose own claim holds the words: it, and none of the ten.
     let trace = verified(
@@ -1010,14 +1075,137 @@ fn a_batchs_shared_evidence_makes_no_record_rank_for_what_only_the_evidence_name
     let said = prompted(&repo, prompt);
     assert!(said.contains(&trace), "{said}");
     for id in &promoted {
-        assert!(!said.contains(id.as_str()), "{id} answered for the trace normalizer: {said}");
+        assert!(
+            !said.contains(id.as_str()),
+            "{id} answered for the trace normalizer: {said}"
+        );
     }
     // And recall ranks it above every record only the evidence reaches.
     let found = repo
-        .run(&["--format", "json", "recall", "--limit", "20", "completed", "root", "commands", "trace", "normalizer"])
+        .run(&[
+            "--format",
+            "json",
+            "recall",
+            "--limit",
+            "20",
+            "completed",
+            "root",
+            "commands",
+            "trace",
+            "normalizer",
+        ])
         .success()
         .json();
     let hits = found["hits"].as_array().expect("hits");
     assert_eq!(hits[0]["id"], trace.as_str(), "{found}");
     assert_eq!(hits.len(), 11, "{found}");
+}
+
+// --- item 2: contradictions are shown where they are decided ------------------------------
+
+#[test]
+fn a_decision_about_a_verified_records_files_names_it_on_every_surface() {
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Model pricing refresh must stay synchronous",
+        "src/pricing.rs",
+        "src/pricing.rs calls refresh() inline",
+    );
+    repo.run(&["session", "start"]).success();
+    // The CLI: a note naming it, its likeness, and the flag that replaces it at review.
+    let run = repo
+        .run(&[
+            "decision",
+            "Model pricing refresh is now async",
+            "--file",
+            "src/pricing.rs",
+        ])
+        .success();
+    let note = run
+        .stderr()
+        .lines()
+        .find(|l| l.starts_with("note: concerns the same files as"))
+        .unwrap_or_else(|| panic!("{run}"))
+        .to_owned();
+    assert!(
+        note.starts_with(&format!(
+            "note: concerns the same files as verified knowledge {old} (src/pricing.rs; 54% alike): ⟪Model pricing refresh must stay synchronous⟫ — restate, replace or keep both?"
+        )),
+        "{note}"
+    );
+    let json = repo
+        .run(&[
+            "--format",
+            "json",
+            "decision",
+            "Model pricing refresh runs async in a task",
+            "--file",
+            "src/pricing.rs",
+        ])
+        .success()
+        .json();
+    assert_eq!(json["concerns"][0]["id"], old.as_str(), "{json}");
+    assert_eq!(json["concerns"][0]["files"], json!(["src/pricing.rs"]));
+    let candidate = json["candidate"]
+        .as_str()
+        .expect("the candidate it derives")
+        .to_owned();
+    // Advisory: another claim about the same file, or the same words about no file, say
+    // nothing.
+    for args in [
+        &[
+            "--format",
+            "json",
+            "decision",
+            "Prices are displayed with two decimals",
+            "--file",
+            "src/pricing.rs",
+        ][..],
+        &[
+            "--format",
+            "json",
+            "decision",
+            "Model pricing refresh is now async everywhere",
+        ],
+    ] {
+        let json = repo.run(args).success().json();
+        assert!(json.get("concerns").is_none(), "{json}");
+    }
+    // MCP and HTTP say the same.
+    let mut mcp = crate::mcp::Mcp::start(&repo);
+    let result = mcp.call(
+        "majordomus_decision_record",
+        json!({"text": "Model pricing refresh became async", "files": ["src/pricing.rs"]}),
+    );
+    assert!(
+        result.to_string().contains(&format!(
+            "concerns the same files as verified knowledge {old}"
+        )),
+        "{result}"
+    );
+    drop(mcp);
+    let served = crate::http::Served::start(&repo);
+    let answer = served.post(
+        "/api/v1/decisions",
+        &json!({"text": "Model pricing refresh is async since the rewrite", "files": ["src/pricing.rs"]}),
+    );
+    assert_eq!(answer.status, 200, "{:?}", answer.json());
+    assert_eq!(answer.json()["concerns"][0]["id"], old.as_str());
+    drop(served);
+    // The candidate it named is the one the close derives, and the queue shows the record
+    // under it.
+    repo.run(&["session", "close"]).success();
+    let listing = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let entry = listing["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .find(|c| c["id"] == candidate.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("{candidate}: {listing}"));
+    assert_eq!(entry["concerns"][0]["id"], old.as_str(), "{entry}");
 }

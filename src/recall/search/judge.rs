@@ -92,7 +92,9 @@ fn judge_lines(
     judged: &mut Judged,
 ) -> Result<usize, Error> {
     let is_line = |f: &Found| {
-        f.kind != RecallKind::Knowledge && f.status == HitStatus::Verified && f.doc.derives.is_some()
+        f.kind != RecallKind::Knowledge
+            && f.status == HitStatus::Verified
+            && f.doc.derives.is_some()
     };
     if !found.iter().any(is_line) {
         return Ok(0);
@@ -129,7 +131,14 @@ fn judge_lines(
         .filter(|r| {
             r.kind == "knowledge" && r.status == "verified" && r.place.as_deref() == Some("curated")
         })
-        .map(|r| Found::new(r, RecallKind::Knowledge, HitStatus::Verified, Default::default()))
+        .map(|r| {
+            Found::new(
+                r,
+                RecallKind::Knowledge,
+                HitStatus::Verified,
+                Default::default(),
+            )
+        })
         .collect();
     if records.is_empty() {
         return Ok(0);

@@ -425,7 +425,10 @@ mod tests {
             ranked.of(5).expect("5"),
         );
         assert!(three <= EVIDENCE_BELOW * claim, "{three} against {claim}");
-        assert!(five < three, "more evidence, more weight, still below the claim");
+        assert!(
+            five < three,
+            "more evidence, more weight, still below the claim"
+        );
         assert_eq!(ranked.best(), claim);
         // With no claim matching, the evidence is what there is: ranked by itself.
         let alone = Lexical::rank(&lens, &[vec![(3, 0.0, 3.0), (5, 0.0, 1.0)]]);
