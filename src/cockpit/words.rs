@@ -82,11 +82,13 @@ pub fn for_browser(report: &ErrorReport) -> ErrorReport {
             message,
             fix("Give another record in Replaced by, or press Retire: nothing replaces it."),
         ),
+        "knowledge.replacement" if report.message.contains("no such verified record") => (
+            message,
+            fix("Give in Replaced by the id of a verified record the Graph page lists."),
+        ),
         "knowledge.replacement" => (
             message,
-            fix(
-                "Give in Replaced by the id of a record the Graph page lists (a verified one to supersede; Reject may leave it empty).",
-            ),
+            fix("Leave Replaced by empty, or give the id of a record the Graph page lists."),
         ),
         "knowledge.verified-only" => (message, fix("Reject it on its card in the review queue.")),
         "knowledge.known-id" => (

@@ -95,7 +95,7 @@ pub enum EndError {
     Candidate { id: String, fix: String },
     #[error("knowledge {id}: already {}", how.said())]
     Ended { id: String, how: EndedHow },
-    #[error("--by {by}: no such knowledge record to supersede with")]
+    #[error("--by {by}: no such verified record to replace it")]
     ReplacementUnknown { by: String },
     #[error(
         "--by {by}: a candidate; a verified record is replaced by a verified one: promote it, superseding {}",
