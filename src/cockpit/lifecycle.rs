@@ -82,13 +82,16 @@ pub fn section(shown: &ShownRecord, token: &str, typed: &Typed) -> String {
     let r = &shown.record;
     let mut out = String::new();
     if r.status == Status::Superseded {
-        let what = match &r.superseded_by {
-            Some(by) => format!("superseded by {}", knowledge_link(by)),
-            None => String::from("retired"),
+        let (what, listed) = match &r.superseded_by {
+            Some(by) => (
+                format!("superseded by {}", knowledge_link(by)),
+                " (below what replaced it)",
+            ),
+            None => (String::from("retired"), ""),
         };
         let _ = write!(
             out,
-            "<section class=\"note\" id=\"ended\"><p>No longer claimed: {what}. It is never put before a model again; <code>recall --all</code> still lists it (below what replaced it). Its <code># Superseded</code> section says who decided it, when and why.</p></section>"
+            "<section class=\"note\" id=\"ended\"><p>No longer claimed: {what}. It is never put before a model again; <code>recall --all</code> still lists it{listed}. Its <code># Superseded</code> section says who decided it, when and why.</p></section>"
         );
         return out;
     }
