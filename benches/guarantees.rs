@@ -8,14 +8,17 @@
 //! the same commit ids plus reading the record files; `knowledge derive` of an episode of
 //! 1,000 decisions; every read command at 1k against 1M ledger lines; each installed git
 //! hook against `git rev-parse HEAD`; MCP `tools/call` and HTTP `GET` of the context
-//! against the same operation in-process.
+//! against the same operation in-process; a review of 200 candidates by selection in one
+//! commit against `git commit` of the same 400 paths; the neutraliser over 4,000 openers
+//! without an end against 2,000 of them (its cost grows with the text, no more). The last
+//! two were wall-clock bounds in `cargo test` that a loaded machine could break.
 //!
 //! ```text
 //! CARGO_TARGET_DIR=/work/target-bench cargo bench -j2 --bench guarantees
 //! MAJORDOMUS_BENCH_QUICK=1 cargo bench -j2 --bench guarantees   # small sizes: a smoke run
 //! MAJORDOMUS_BENCH_DIR=/mnt/disk                               # where the repositories go
 //! MAJORDOMUS_BENCH_BIN=/path/to/majordomus                     # another binary
-//! MAJORDOMUS_BENCH_ONLY=check,derive,ledger,hooks,surfaces     # a subset of the sections
+//! MAJORDOMUS_BENCH_ONLY=check,derive,ledger,hooks,surfaces,review,neutralise  # a subset
 //! MAJORDOMUS_BENCH_KEEP=1                                      # keep the repositories
 //! MAJORDOMUS_BENCH_RECORDS=10000                               # `knowledge check` sizes
 //! ```
@@ -1181,6 +1184,141 @@ fn section_hooks(settings: &Settings, fx: &LedgerFixture, rows: &mut Vec<Row>) -
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------------
+// Review: 200 candidates promoted by selection in one commit
+// ---------------------------------------------------------------------------------------
+
+/// A repository holding `n` committed candidates of distinct claims (no two fold).
+fn review_fixture(bin: &Path, n: usize) -> BenchResult<tempfile::TempDir> {
+    let dir = temp_dir("majordomus-bench-review-")?;
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"])?;
+    std::fs::write(root.join("README.md"), "# bench\n")?;
+    git(root, &["add", "README.md"])?;
+    git(root, &["commit", "-q", "-m", "Initial commit"])?;
+    Proc::new(bin, &["init"], root).output()?;
+    let candidates = root.join(".ai/repo/knowledge/candidates");
+    std::fs::create_dir_all(&candidates)?;
+    for i in 0..n {
+        let id = format!("20261130T101500Z-1a2b3c-{:012x}", i + 1);
+        let claim = format!("Unit u{i}x keeps k{i}y inside v{i}z");
+        std::fs::write(
+            candidates.join(format!("{id}.md")),
+            format!(
+                "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: candidate\nstance: observed\ntitle: {claim}\ndate: 2026-11-30\nprovenance:\n  origin: extracted\n  derived_from:\n  - file:README.md\n---\n{claim}\n"
+            ),
+        )?;
+    }
+    git(root, &["add", "-A"])?;
+    git(root, &["commit", "-q", "-m", "candidates"])?;
+    Ok(dir)
+}
+
+/// `knowledge promote --all-listed --commit` of 200 candidates (each run on a fresh copy
+/// of the fixture, the copy untimed) against `git add -A && git commit` of the same 400
+/// paths (the promotion's commit, made by git).
+fn section_review(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
+    const N: usize = 200;
+    eprintln!("  review: {N} candidates by selection, one commit");
+    let fixture = review_fixture(&settings.bin, N)?;
+    let fresh = || -> BenchResult<tempfile::TempDir> {
+        let copy = temp_dir("majordomus-bench-review-run-")?;
+        let out = Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", fixture.path().display()))
+            .arg(copy.path())
+            .output()?;
+        if !out.status.success() {
+            return Err("cp -a of the review fixture failed".into());
+        }
+        Ok(copy)
+    };
+    let mut review = || -> BenchResult<Duration> {
+        let copy = fresh()?;
+        let proc = Proc::new(
+            &settings.bin,
+            &["knowledge", "promote", "--all-listed", "--commit"],
+            copy.path(),
+        )
+        .stdin(b"benches/guarantees.rs checks every one of them");
+        proc.time()
+    };
+    let mut by_git = || -> BenchResult<Duration> {
+        let copy = fresh()?;
+        let root = copy.path();
+        let candidates = root.join(".ai/repo/knowledge/candidates");
+        let curated = root.join(".ai/repo/knowledge/curated");
+        std::fs::create_dir_all(&curated)?;
+        for entry in std::fs::read_dir(&candidates)? {
+            let entry = entry?;
+            std::fs::rename(entry.path(), curated.join(entry.file_name()))?;
+        }
+        let proc = Proc::new(
+            "sh",
+            &["-c", "git add -A .ai && git commit -q -m review"],
+            root,
+        );
+        proc.time()
+    };
+    let stats = interleaved(settings.slow_runs(), &mut [&mut review, &mut by_git])?;
+    let copy = fresh()?;
+    let rss = Proc::new(
+        &settings.bin,
+        &["knowledge", "promote", "--all-listed", "--commit"],
+        copy.path(),
+    )
+    .stdin(b"benches/guarantees.rs checks every one of them")
+    .peak_rss_kb()?;
+    rows.push(Row {
+        section: "review",
+        what: format!("`knowledge promote --all-listed --commit`, {N} candidates"),
+        ours: stats[0],
+        baseline: format!("`git add -A && git commit` of the same {} paths", 2 * N),
+        base: stats[1],
+        target: 40.0,
+        target_from: "reasoned: 200 acts (each a record written, a ledger line under the lock, the queue read once) and one commit through gix, against one `git commit`; tests/cli/review.rs checks the result, no longer its time",
+        rss: show_kb(rss),
+    });
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// The neutraliser over openers without an end
+// ---------------------------------------------------------------------------------------
+
+/// `neutralise` (in-process) over 4,000 units of `<`, `[`, `"`, `![` and schemes without an
+/// end against the same over 2,000: every matcher looks a bounded distance from each
+/// opener, so twice the text costs twice the time, no more.
+fn section_neutralise(settings: &Settings, rows: &mut Vec<Row>) -> BenchResult<()> {
+    eprintln!("  neutralise: openers without an end");
+    let unit = "<a [b \"c ![d javascript data:x ";
+    let (long, short) = (unit.repeat(4_000), unit.repeat(2_000));
+    let time = |text: &str| -> BenchResult<Duration> {
+        let start = Instant::now();
+        let n = majordomus::model::inject::neutralise(text);
+        let took = start.elapsed();
+        if !n.shapes.is_empty() {
+            return Err("the openers were marked".into());
+        }
+        Ok(took)
+    };
+    let stats = interleaved(
+        settings.runs(),
+        &mut [&mut || time(&long), &mut || time(&short)],
+    )?;
+    rows.push(Row {
+        section: "neutralise",
+        what: "`neutralise` of 4,000 openers without an end (in-process)".into(),
+        ours: stats[0],
+        baseline: "the same, 2,000 of them".into(),
+        base: stats[1],
+        target: 2.5,
+        target_from: "reasoned: cost linear in the text (2x the text, 2x the time; 2.5 leaves room for noise); was a `< 2 s` bound in src/model/inject/tests.rs",
+        rss: "-".into(),
+    });
+    Ok(())
+}
+
 /// A `majordomus mcp` after the handshake (from benches/surfaces.rs).
 struct Mcp {
     child: Child,
@@ -1402,6 +1540,12 @@ fn main() -> BenchResult<()> {
         if settings.wants("surfaces") {
             section_surfaces(&settings, &large, &mut rows)?;
         }
+    }
+    if settings.wants("review") {
+        section_review(&settings, &mut rows)?;
+    }
+    if settings.wants("neutralise") {
+        section_neutralise(&settings, &mut rows)?;
     }
 
     let cores = std::thread::available_parallelism().map_or(0, usize::from);

@@ -70,6 +70,10 @@ pub enum UsageError {
     UnknownOperation { name: String },
     #[error("{what}: not UTF-8 text ({message})")]
     NotUtf8 { what: String, message: String },
+    /// An argument on the command line that is not UTF-8: `argument` is the option it is
+    /// the value of (`--file`) or its place, `shown` its bytes (`src/caf\xe9.rs`).
+    #[error("{argument}: not UTF-8 ({shown})")]
+    ArgumentNotUtf8 { argument: String, shown: String },
     #[error("handover --resolve {}: {why}", crate::model::ids::shown_plain(file))]
     HandoverFile {
         file: String,
@@ -137,7 +141,12 @@ pub enum Refusal {
         "knowledge {id}: the evidence is a placeholder ({}), not what shows the claim holds",
         crate::model::ids::shown(placeholder)
     )]
-    EvidencePlaceholder { id: String, placeholder: String },
+    EvidencePlaceholder {
+        id: String,
+        placeholder: String,
+        /// The act that was given it: `promote` or `reverify` (its fix reruns that one).
+        act: &'static str,
+    },
     #[error(
         "{what}: carries the transcript marker `{marker}`; a record is a claim about the repository, never a conversation"
     )]
@@ -332,11 +341,12 @@ impl Refusal {
             Refusal::SupersededCandidate { .. } => None,
             // No command can supply evidence: the template says what to write, and the
             // placeholder itself is refused should it be run as it stands.
-            Refusal::EvidenceRequired { id } | Refusal::EvidencePlaceholder { id, .. } => {
-                Some(format!(
-                    "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
-                ))
-            }
+            Refusal::EvidenceRequired { id } => Some(format!(
+                "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
+            )),
+            Refusal::EvidencePlaceholder { id, act, .. } => Some(format!(
+                "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge {act} {id}"
+            )),
             Refusal::TranscriptMarker { .. } => {
                 Some("state the claim and its evidence in your own words, without chat role labels or template tokens".into())
             }
@@ -392,7 +402,7 @@ impl UsageError {
             UsageError::InvalidClock { .. } => "usage",
             UsageError::InvalidRequest { .. } => "request.valid",
             UsageError::UnknownOperation { .. } => "request.operation",
-            UsageError::NotUtf8 { .. } => "input.utf8",
+            UsageError::NotUtf8 { .. } | UsageError::ArgumentNotUtf8 { .. } => "input.utf8",
             UsageError::HandoverFile { .. } => "handover.file",
             UsageError::Arguments(_) => "usage",
             UsageError::ListenWithoutTokenFile => "serve.token-file",
@@ -426,6 +436,9 @@ impl UsageError {
             UsageError::NotUtf8 { .. } => Some(
                 "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),
             ),
+            UsageError::ArgumentNotUtf8 { argument, .. } => Some(format!(
+                "give {argument} as UTF-8: majordomus records paths and text as UTF-8, so a file whose name is not must be renamed first (git mv <old name> <UTF-8 name>) and given by its new name"
+            )),
         }
     }
 }

@@ -345,6 +345,7 @@ pub fn record_checkpoint(ctx: &Ctx, request: CheckpointRequest) -> Result<Record
         &CheckpointRecorded {
             text,
             files: cited::paths(&files),
+            automatic: false,
         },
         None,
         redacted,

@@ -86,6 +86,10 @@ pub struct Briefing {
     pub other_branches: usize,
     /// The newest handover, relative to the repository root.
     pub last_handover: Option<String>,
+    /// Knowledge records a merge (rebase, cherry-pick) under way left with conflict
+    /// markers: named, with both acts and the fix, never left out silently.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicted: Vec<crate::knowledge::check::ConflictedRecord>,
     /// Its Next Action lines (at most two).
     pub next_action: Vec<String>,
     /// The other worktrees of this clone and their open episodes (SPEC §12); empty in a
@@ -189,20 +193,9 @@ pub fn decisions_request(branch: &str) -> RecallRequest {
     }
 }
 
+/// The last handover of this branch (never another branch's, never an idle session's).
 fn newest_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
-    let dir = ctx.layout.handovers_dir();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(&dir, e).into()),
-    };
-    // Handover files are named by episode id, which sorts by opening time.
-    let newest = entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
-        .max();
-    Ok(newest.map(|n| ctx.layout.display(&dir.join(n))))
+    Ok(crate::recall::last_handover(ctx)?.map(|(_, path)| ctx.layout.display(&path)))
 }
 
 /// The first two lines under a handover's `## Next Action`, bullets stripped.
@@ -330,6 +323,7 @@ pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> 
     let candidates: Vec<PendingCandidate> = candidates.into_iter().map(|(c, _)| c).collect();
 
     let last_handover = newest_handover(ctx)?;
+    let conflicted = crate::knowledge::check::conflicted_in_progress(ctx)?;
     let next_action = match &last_handover {
         Some(rel) => next_action(&ctx.layout.root().join(rel)),
         None => Vec::new(),
@@ -368,6 +362,7 @@ pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> 
         shown_candidates: Vec::new(),
         other_branches: elsewhere.len(),
         last_handover,
+        conflicted,
         next_action,
         worktrees_total: worktrees.len(),
         worktrees,

@@ -23,7 +23,7 @@ pub const MAX_BYTES: usize = 8_000;
 /// The most bytes a briefing takes with nothing at hand to rank by (SPEC §5.6): the
 /// practice, the open questions, the review line, the counts and the command that lists
 /// what the repository knows; no record is listed by recency (the most recently verified
-/// records hit the next task as often as not: docs/RECALL.md, "What the briefing shows").
+/// records hit the next task rarely: docs/RECALL.md, "What the briefing shows, and why").
 pub const QUIET_MAX_BYTES: usize = 2_048;
 
 /// Bytes a quoted text takes on a briefing line at most: whole, or cut at a word with `…`
@@ -207,6 +207,7 @@ fn allocation(b: &Briefing, quiet: bool) -> Alloc {
         + 3
         + usize::from(b.other_branches > 0)
         + unassigned.len()
+        + b.conflicted.len()
         + 1
         + 1
         + handover_lines
@@ -431,6 +432,18 @@ fn compose(b: &mut Briefing, alloc: &Alloc, quiet: bool) -> String {
             b.other_branches
         );
     }
+    // A record a merge left conflicted is named, never left out silently.
+    // Its message names branches, which anyone may name: made inert like a label.
+    for c in &b.conflicted {
+        let _ = writeln!(
+            out,
+            "- conflicted: {}: {} (knowledge.conflict; `majordomus knowledge check` prints the checkout that keeps one)",
+            c.file,
+            crate::model::inject::neutralise(&c.message)
+                .text
+                .replace('\n', " ")
+        );
+    }
     let mut listed: Vec<super::PendingCandidate> = Vec::new();
     for c in assigned.iter().take(alloc[3]) {
         let label = Label {
@@ -619,6 +632,7 @@ mod tests {
             shown_candidates: Vec::new(),
             other_branches: 3,
             last_handover: None,
+            conflicted: Vec::new(),
             next_action: Vec::new(),
             worktrees: Vec::new(),
             worktrees_total: 0,

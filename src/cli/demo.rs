@@ -562,7 +562,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
             },
         )?),
     )
-    .note("a session record is always [candidate] (nobody reviews it); a conclusion turns [verified] when a validation of it passes (docs/RECALL.md, Statuses)"));
+    .note("a session record is always [candidate] (nobody reviews it); a conclusion turns [verified] when a validation of it passes (docs/RECALL.md, \"What a hit says\")"));
     steps.push(Step::new(
         "Every record is checked: schema, ids, provenance, every reference resolves",
         "majordomus knowledge check",

@@ -213,16 +213,19 @@ fn read_stdin() -> Result<String, Error> {
 }
 
 /// Everything on stdin for a hook, which never refuses its caller: bytes that are not
-/// UTF-8 are replaced (U+FFFD), an unreadable stdin is empty.
-fn read_stdin_lossy() -> String {
+/// UTF-8 are replaced (U+FFFD) and said (`true`), an unreadable stdin is empty.
+fn read_stdin_lossy() -> (String, bool) {
     use std::io::{IsTerminal, Read};
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return String::new();
+        return (String::new(), false);
     }
     let mut bytes = Vec::new();
     let _ = stdin.lock().read_to_end(&mut bytes);
-    String::from_utf8_lossy(&bytes).into_owned()
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    }
 }
 
 /// The directory the command runs in: `-C`, else the current one.
@@ -307,9 +310,31 @@ fn usage_error(err: clap::Error) -> ExitCode {
     );
     // Not `std::env::args()`: it panics on an argument that is not UTF-8, the very error
     // being reported here.
-    let args: Vec<String> = std::env::args_os()
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let args: Vec<String> = raw
+        .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    // clap says "invalid UTF-8 was detected in one or more arguments": which one, and
+    // what to do about it, is said instead.
+    if err.kind() == ErrorKind::InvalidUtf8
+        && let Some((argument, shown)) = not_utf8_argument(&raw)
+    {
+        let err = Error::from(UsageError::ArgumentNotUtf8 { argument, shown });
+        if never_fails(&args) {
+            print_error(&err, Format::Human);
+            return ExitCode::from(exit::for_failure(Class::Usage, true));
+        }
+        print_error(
+            &err,
+            if json_asked(&args) {
+                Format::Json
+            } else {
+                Format::Human
+            },
+        );
+        return ExitCode::from(exit::USAGE);
+    }
     if is_usage && never_fails(&args) {
         // Said on stderr, whatever the format: a provider hook's stdout is its client's.
         let _ = err.print();
@@ -335,6 +360,38 @@ fn usage_error(err: clap::Error) -> ExitCode {
     }
     let _ = err.print();
     ExitCode::from(if is_usage { exit::USAGE } else { exit::OK })
+}
+
+/// The first argument that is not UTF-8: the option it is the value of (`--file` for
+/// `--file <bytes>` or `--file=<bytes>`), else its place (`argument 3`); and its bytes as
+/// shown, each byte that is not UTF-8 as `\xNN`.
+fn not_utf8_argument(args: &[std::ffi::OsString]) -> Option<(String, String)> {
+    use std::os::unix::ffi::OsStrExt;
+    let at = args.iter().position(|a| a.to_str().is_none())?;
+    let bytes = args[at].as_bytes();
+    let option = |prev: &std::ffi::OsString| {
+        prev.to_str()
+            .filter(|p| p.starts_with('-') && p.len() > 1 && !p.contains('='))
+            .map(str::to_owned)
+    };
+    let (argument, value) = match bytes.iter().position(|b| *b == b'=') {
+        Some(eq) if bytes.starts_with(b"--") => (
+            String::from_utf8_lossy(&bytes[..eq]).into_owned(),
+            &bytes[eq + 1..],
+        ),
+        _ => match at.checked_sub(1).and_then(|p| option(&args[p])) {
+            Some(name) => (name, bytes),
+            None => (format!("argument {at}"), bytes),
+        },
+    };
+    let mut shown = String::new();
+    for chunk in value.utf8_chunks() {
+        shown.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            shown.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    Some((argument, shown))
 }
 
 /// The command the arguments name (`hook session-start`), read as clap reads it: global
@@ -398,6 +455,20 @@ fn print_error(err: &Error, format: Format) {
             }
         }
     }
+}
+
+/// Whether `cli` runs an agent client's hook.
+fn provider_hook(cli: &Cli) -> bool {
+    matches!(
+        &cli.command,
+        Command::Hook(
+            hook::HookCommand::SessionStart(_)
+                | hook::HookCommand::SessionEnd(_)
+                | hook::HookCommand::Compact(_)
+                | hook::HookCommand::Prompt(_)
+                | hook::HookCommand::Edit(_)
+        )
+    )
 }
 
 /// The command line git's post-commit hook runs on every commit, recognised without
@@ -470,7 +541,11 @@ pub fn main() -> ExitCode {
                 }
             };
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            if let (Format::Human, Some(note)) = (cli.format, &output.note) {
+            // A provider hook's note (a payload it could not read) is said on stderr in
+            // either format: its stdout is what its client reads.
+            if let Some(note) = &output.note
+                && (cli.format == Format::Human || provider_hook(&cli))
+            {
                 let _ = writeln!(std::io::stderr(), "{note}");
             }
             ExitCode::from(output.code())

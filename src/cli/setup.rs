@@ -17,9 +17,10 @@ use crate::{Ctx, Error};
 /// cursor writes .cursor/mcp.json and .cursor/hooks.json. The tools that only read, or
 /// only add to the memory, become callable without a prompt (never the human acts or the
 /// wiring; --no-permissions skips it). Then it says what still needs you (approving the
-/// server, trusting the folder or the hooks), with the command or the click. A second run
-/// changes nothing; --remove takes out exactly what setup added; an entry you wrote
-/// yourself under the same name is left alone. See docs/MCP.md.
+/// server, trusting the folder or the hooks), with the click and, where one does the same,
+/// the command; then the commit that shares the wiring. A second run changes nothing;
+/// --remove takes out exactly what setup added; an entry you wrote yourself under the same
+/// name is left alone. See docs/MCP.md.
 ///
 /// Examples:
 ///   majordomus setup claude-code --dry-run
@@ -28,7 +29,7 @@ use crate::{Ctx, Error};
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct SetupArgs {
-    /// The agent client to wire.
+    /// The agent client to wire (claude and gemini name claude-code and gemini-cli).
     #[arg(value_enum)]
     pub client: ClientArg,
     /// Print the change as a diff and write nothing.
@@ -44,7 +45,9 @@ pub struct SetupArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ClientArg {
+    #[value(alias = "claude")]
     ClaudeCode,
+    #[value(alias = "gemini")]
     GeminiCli,
     Codex,
     Cursor,

@@ -187,6 +187,7 @@ mod tests {
                 Refusal::EvidencePlaceholder {
                     id: id.clone(),
                     placeholder: "<what shows this holds>".into(),
+                    act: "promote",
                 }
                 .into(),
                 "knowledge.evidence",

@@ -144,6 +144,17 @@ impl Repo {
         Ok(refs)
     }
 
+    /// Whether a plain `git push` on `branch` knows where to push: the branch has a
+    /// remote configured (`branch.<name>.remote`), or git is told to set one up itself
+    /// (`push.autoSetupRemote`). Without either, git refuses ("has no upstream branch").
+    pub fn pushes_plainly(&self, branch: &str) -> bool {
+        let config = self.repo.config_snapshot();
+        config
+            .string(format!("branch.{branch}.remote").as_str())
+            .is_some()
+            || config.boolean("push.autoSetupRemote") == Some(true)
+    }
+
     /// `branch`'s upstream as a full reference name (a remote-tracking ref, or a local
     /// branch for `branch.<name>.remote = .`), and whether it is the branch's own copy (the
     /// same branch on a remote, or the branch itself).

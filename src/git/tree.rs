@@ -160,6 +160,26 @@ impl Repo {
         Ok(out)
     }
 
+    /// The paths under `prefix` that the index holds unmerged (a merge, rebase or
+    /// cherry-pick stopped on a conflict there), sorted.
+    pub fn unmerged_under(&self, prefix: &str) -> Result<Vec<String>, GitError> {
+        let index = self.repo.index_or_empty()?;
+        let prefix = prefix.trim_end_matches('/');
+        let mut out: Vec<String> = index
+            .entries()
+            .iter()
+            .filter(|e| e.stage_raw() != 0)
+            .map(|e| e.path(&index).to_str_lossy().into_owned())
+            .filter(|p| {
+                p.strip_prefix(prefix)
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// Which of `ids` name commits in this object database: one pass, misses answered
     /// without rescanning the pack directory each time.
     pub fn existing_commits<'a>(

@@ -447,6 +447,7 @@ pub fn end_checkpoint(ctx: &Ctx, why: &str) -> Result<Option<u64>, Error> {
         &CheckpointRecorded {
             text: crate::model::redact::redact(&format!("{why}: {}", state.text)).text,
             files: Vec::new(),
+            automatic: true,
         },
     )?;
     Ok(Some(appended.seq))

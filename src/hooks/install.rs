@@ -759,7 +759,7 @@ fn notes(hooks: &[HookChange], husky: Option<String>) -> Vec<String> {
     }
     if touched(HookManager::Lefthook) {
         notes.push(
-            "lefthook rewrites its hook scripts when its configuration changes, dropping the block: rerun majordomus hooks install then, or wire majordomus in lefthook.yml (docs/HOOKS.md#lefthook)"
+            "lefthook rewrites its hook scripts when its configuration changes, dropping the block: rerun majordomus hooks install then, or wire majordomus in lefthook.yml (docs/HOOKS.md, \"Each layout\")"
                 .into(),
         );
     }
@@ -784,13 +784,13 @@ fn notes(hooks: &[HookChange], husky: Option<String>) -> Vec<String> {
     };
     if pre_commit(true) {
         notes.push(
-            "pre-commit runs <hook>.legacy before its own hooks: majordomus is there, which `pre-commit install` keeps (`pre-commit install -f` deletes it: rerun majordomus hooks install then; docs/HOOKS.md#pre-commit)"
+            "pre-commit runs <hook>.legacy before its own hooks: majordomus is there, which `pre-commit install` keeps (`pre-commit install -f` deletes it: rerun majordomus hooks install then; docs/HOOKS.md, \"Each layout\")"
                 .into(),
         );
     }
     if pre_commit(false) {
         notes.push(
-            "`pre-commit install` rewrites its hook scripts, dropping the block: rerun majordomus hooks install after it (docs/HOOKS.md#pre-commit)"
+            "`pre-commit install` rewrites its hook scripts, dropping the block: rerun majordomus hooks install after it (docs/HOOKS.md, \"Each layout\")"
                 .into(),
         );
     }

@@ -52,6 +52,11 @@ pub struct ProviderRequest {
     /// The payload the client wrote on stdin (may be empty).
     #[serde(default)]
     pub payload: String,
+    /// The payload's bytes were not all UTF-8: each U+FFFD in `payload` may stand for bytes
+    /// that were not, so a field holding one is refused, never read (set by the CLI, which
+    /// reads the bytes; never part of a request).
+    #[serde(skip)]
+    pub not_utf8: bool,
 }
 
 /// Why a hook did nothing.
@@ -282,6 +287,21 @@ impl ProviderHook {
     }
 }
 
+/// A provider hook's run: what it did, and what of its payload it could not read.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ProviderRun {
+    #[serde(flatten)]
+    pub outcome: ProviderOutcome,
+    /// The payload, or fields of it, that could not be read (not JSON, a field of the wrong
+    /// type, a field that is not UTF-8): recorded as `provider.event.failed` and said on
+    /// stderr; the hook still did its job without them (SPEC §8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload_failed: Option<String>,
+    /// The hook that ran.
+    #[serde(skip)]
+    pub hook: ProviderHook,
+}
+
 /// What a provider hook did.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "did", rename_all = "kebab-case")]
@@ -304,6 +324,11 @@ pub enum ProviderOutcome {
         /// Why the handover could not be derived (reported, never retried).
         #[serde(skip_serializing_if = "Option::is_none")]
         handover_error: Option<String>,
+        /// The session did nothing a record would hold (no commit, no authored line: the
+        /// automatic checkpoint does not count), so no record and no handover were written
+        /// (SPEC §3.2, §8).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        empty: bool,
     },
     /// Compaction: a checkpoint unless `session.checkpoint_on_compact: false`, derivation
     /// unless `session.knowledge_on_compact: false`, independently.
@@ -366,19 +391,182 @@ pub struct ProviderPayload {
     pub json: serde_json::Value,
 }
 
+/// The payload fields majordomus reads that must be JSON strings (a `null` is an absent
+/// field).
+const STRING_FIELDS: &[&str] = &[
+    "session_id",
+    "sessionId",
+    "conversation_id",
+    "hook_event_name",
+    "hookEventName",
+    "cwd",
+    "prompt",
+    "tool_name",
+    "file_path",
+];
+
+/// The fields of an editing tool's `tool_input` majordomus reads, each a string.
+const TOOL_INPUT_STRINGS: &[&str] = &[
+    "file_path",
+    "notebook_path",
+    "absolute_path",
+    "filePath",
+    "path",
+    "command",
+];
+
+/// A JSON value's type, as a problem names it.
+fn type_name(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Takes out of `value` each field majordomus reads that has the wrong JSON type, and
+/// (when the payload's bytes were not all UTF-8) each string field holding U+FFFD, which
+/// may stand for bytes that were not UTF-8: a path is never recorded mangled. Returns what
+/// was taken out and why, one problem a field.
+fn refuse_unreadable_fields(value: &mut serde_json::Value, not_utf8: bool) -> Vec<String> {
+    use serde_json::Value;
+    let mut problems = Vec::new();
+    let Value::Object(map) = value else {
+        return problems;
+    };
+    let mut wrong = |name: String, found: &Value, want: &str| {
+        problems.push(format!(
+            "payload field `{name}` is {}, not {want}: ignored",
+            type_name(found)
+        ));
+    };
+    for key in STRING_FIELDS {
+        if let Some(found) = map.get(*key)
+            && !matches!(found, Value::String(_) | Value::Null)
+        {
+            wrong((*key).to_owned(), found, "a string");
+            map.remove(*key);
+        }
+    }
+    if let Some(found) = map.get("workspace_roots")
+        && !matches!(found, Value::Null)
+        && !found
+            .as_array()
+            .is_some_and(|roots| roots.iter().all(Value::is_string))
+    {
+        wrong("workspace_roots".to_owned(), found, "an array of strings");
+        map.remove("workspace_roots");
+    }
+    match map.get_mut("tool_input") {
+        Some(Value::Object(input)) => {
+            for key in TOOL_INPUT_STRINGS {
+                if let Some(found) = input.get(*key)
+                    && !matches!(found, Value::String(_) | Value::Null)
+                {
+                    wrong(format!("tool_input.{key}"), found, "a string");
+                    input.remove(*key);
+                }
+            }
+        }
+        Some(Value::String(_) | Value::Null) | None => {}
+        Some(found) => {
+            let found = found.clone();
+            wrong("tool_input".to_owned(), &found, "an object");
+            map.remove("tool_input");
+        }
+    }
+    if not_utf8 {
+        let mut mangled = Vec::new();
+        for (key, field) in map.iter() {
+            mangled_strings(key, field, &mut mangled);
+        }
+        for path in mangled {
+            problems.push(format!(
+                "payload field `{path}` is not UTF-8: ignored (majordomus reads and records paths and text as UTF-8)"
+            ));
+            remove_path(value, &path);
+        }
+    }
+    problems
+}
+
+/// The dotted paths (`tool_input.file_path`, `workspace_roots.0`) of the strings under
+/// `value` that hold U+FFFD, or whose key does.
+fn mangled_strings(path: &str, value: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    if path.contains('\u{fffd}') {
+        out.push(path.to_owned());
+        return;
+    }
+    match value {
+        Value::String(s) if s.contains('\u{fffd}') => out.push(path.to_owned()),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                mangled_strings(&format!("{path}.{i}"), item, out);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                mangled_strings(&format!("{path}.{key}"), item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Takes the field at a dotted `path` out of `value` (an array element becomes `null`, so
+/// the others keep their places).
+fn remove_path(value: &mut serde_json::Value, path: &str) {
+    use serde_json::Value;
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let Some(last) = parts.pop() else {
+        return;
+    };
+    let mut at = value;
+    for part in parts {
+        let next = match at {
+            Value::Object(map) => map.get_mut(part),
+            Value::Array(items) => part.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+            _ => None,
+        };
+        match next {
+            Some(next) => at = next,
+            None => return,
+        }
+    }
+    match at {
+        Value::Object(map) => {
+            map.remove(last);
+        }
+        Value::Array(items) => {
+            if let Some(item) = last.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                *item = Value::Null;
+            }
+        }
+        _ => {}
+    }
+}
+
 impl ProviderPayload {
     /// Reads what clients send: Claude Code, Gemini CLI and Codex (`session_id`,
     /// `hook_event_name`, `cwd`), Cursor (`conversation_id`, `hook_event_name`,
     /// `workspace_roots`: no `cwd`, so the first workspace root is the directory) and any
-    /// other JSON object. Empty input is fine.
-    pub fn parse(input: &str) -> Result<ProviderPayload, String> {
+    /// other JSON object. Empty input is fine. A field it reads that has the wrong type, or
+    /// (`not_utf8`: the bytes were not all UTF-8) a string field that was not UTF-8, is
+    /// left out, and said in the problems returned beside the payload.
+    pub fn parse(input: &str, not_utf8: bool) -> Result<(ProviderPayload, Vec<String>), String> {
         if input.trim().is_empty() {
-            return Ok(ProviderPayload::default());
+            return Ok((ProviderPayload::default(), Vec::new()));
         }
-        let value: serde_json::Value =
+        let mut value: serde_json::Value =
             serde_json::from_str(input).map_err(|e| format!("stdin is not JSON: {e}"))?;
+        let problems = refuse_unreadable_fields(&mut value, not_utf8);
         let field = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_owned);
-        Ok(ProviderPayload {
+        let payload = ProviderPayload {
             session_id: field("session_id")
                 .or_else(|| field("sessionId"))
                 .or_else(|| field("conversation_id")),
@@ -392,59 +580,82 @@ impl ProviderPayload {
                     .map(str::to_owned)
             }),
             json: value,
-        })
+        };
+        Ok((payload, problems))
     }
 }
 
 /// The directory a provider payload names (`cwd`), if it names one: the hook works in
 /// that repository (SPEC §8).
-pub fn payload_cwd(payload: &str) -> Option<std::path::PathBuf> {
-    ProviderPayload::parse(payload)
+pub fn payload_cwd(payload: &str, not_utf8: bool) -> Option<std::path::PathBuf> {
+    ProviderPayload::parse(payload, not_utf8)
         .ok()
-        .and_then(|p| p.cwd)
+        .and_then(|(p, _)| p.cwd)
         .map(std::path::PathBuf::from)
 }
 
 /// `hook.session-start`: open an episode, print the briefing.
-pub fn session_start(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+pub fn session_start(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderRun, Error> {
     Ok(provider(ctx, ProviderHook::SessionStart, &request))
 }
 
 /// `hook.session-end`: a checkpoint, then close the episode (record, candidates) and derive
 /// its handover.
-pub fn session_end(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+pub fn session_end(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderRun, Error> {
     Ok(provider(ctx, ProviderHook::SessionEnd, &request))
 }
 
 /// `hook.prompt`: prompt-time recall (SPEC §8): the records the prompt's words and the work
 /// at hand rank above the floor, at most five, in the client's context field.
-pub fn prompt(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+pub fn prompt(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderRun, Error> {
     Ok(provider(ctx, ProviderHook::Prompt, &request))
 }
 
 /// `hook.edit`: edit-time recall and capture (SPEC §8): the files an editing tool is about
 /// recorded as `agent.touched`, and what is verified or decided about them, once a session.
-pub fn edit(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+pub fn edit(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderRun, Error> {
     Ok(provider(ctx, ProviderHook::Edit, &request))
 }
 
 /// `hook.compact`: before the provider compacts its conversation, a checkpoint
 /// (`session.checkpoint_on_compact`) and the knowledge derived so far
 /// (`session.knowledge_on_compact`), each independently.
-pub fn compact(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderOutcome, Error> {
+pub fn compact(ctx: &Ctx, request: ProviderRequest) -> Result<ProviderRun, Error> {
     Ok(provider(ctx, ProviderHook::Compact, &request))
 }
 
 /// Runs a provider hook. Never fails: a failure is appended to the ledger as
 /// `provider.event.failed` (when the ledger is writable) and returned as `Failed`.
-fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> ProviderOutcome {
+fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> ProviderRun {
     let provider = request.provider.as_str();
-    // A payload that cannot be read is ignored and recorded; the hook still does its job
-    // (session-start still opens the episode).
-    let (payload, payload_error) = match ProviderPayload::parse(&request.payload) {
-        Ok(payload) => (payload, None),
-        Err(e) => (ProviderPayload::default(), Some(e)),
+    // A payload that cannot be read is ignored and recorded, and so is a field of it that
+    // has the wrong type or is not UTF-8; the hook still does its job (session-start still
+    // opens the episode).
+    let (payload, payload_error) = match ProviderPayload::parse(&request.payload, request.not_utf8)
+    {
+        Ok((payload, problems)) if problems.is_empty() => (payload, None),
+        Ok((payload, problems)) => (payload, Some(problems.join("; "))),
+        Err(e) => (
+            ProviderPayload::default(),
+            Some(format!("payload ignored: {e}")),
+        ),
     };
+    let outcome = run_recorded(ctx, hook, provider, &payload, payload_error.as_deref());
+    ProviderRun {
+        outcome,
+        payload_failed: payload_error,
+        hook,
+    }
+}
+
+/// [`provider`] once the payload is read: `payload_error` says what of it could not be.
+fn run_recorded(
+    ctx: &Ctx,
+    hook: ProviderHook,
+    provider: &str,
+    payload: &ProviderPayload,
+    payload_error: Option<&str>,
+) -> ProviderOutcome {
     // The payload's `cwd` names the repository the agent works in.
     let switched = payload
         .cwd
@@ -458,9 +669,9 @@ fn provider(ctx: &Ctx, hook: ProviderHook, request: &ProviderRequest) -> Provide
     }
     let clean_payload = payload_error.is_none();
     if let Some(error) = payload_error {
-        record_failure(ctx, hook, provider, &format!("payload ignored: {error}"));
+        record_failure(ctx, hook, provider, error);
     }
-    match run_provider(ctx, hook, provider, &payload) {
+    match run_provider(ctx, hook, provider, payload) {
         Ok(outcome) => {
             // A run that read its payload and did its whole job clears this hook's earlier
             // failures: doctor's warning has done its work (docs/HOOKS.md).
@@ -600,14 +811,20 @@ fn run_provider(
             // How the work looked, then the close (which derives), then the handover.
             let checkpoint = crate::handover::end_checkpoint(ctx, "session end")?;
             let closed = crate::session::close(ctx, crate::session::CloseRequest::default())?;
-            let (handover, handover_error) = match crate::handover::derive(
-                ctx,
-                crate::handover::DeriveRequest {
-                    episode: Some(closed.episode.clone()),
-                },
-            ) {
-                Ok(h) => (Some(h.path), None),
-                Err(e) => (None, Some(e.to_string())),
+            // A session that did nothing closed empty: no record, and no handover (the next
+            // briefing's "Last handover" stays the last one that handed something over).
+            let (handover, handover_error) = if closed.empty {
+                (None, None)
+            } else {
+                match crate::handover::derive(
+                    ctx,
+                    crate::handover::DeriveRequest {
+                        episode: Some(closed.episode.clone()),
+                    },
+                ) {
+                    Ok(h) => (Some(h.path), None),
+                    Err(e) => (None, Some(e.to_string())),
+                }
             };
             Ok(ProviderOutcome::Closed {
                 episode: closed.episode,
@@ -615,6 +832,7 @@ fn run_provider(
                 checkpoint,
                 handover,
                 handover_error,
+                empty: closed.empty,
             })
         }
         ProviderHook::Compact => {
@@ -650,6 +868,7 @@ fn run_provider(
                             text: crate::model::redact::redact(&format!("compact: {}", state.text))
                                 .text,
                             files: Vec::new(),
+                            automatic: true,
                         },
                     )?
                     .seq,

@@ -57,6 +57,10 @@ pub struct Enabled {
     /// ledger at enable).
     pub enabled_after: u64,
     pub include_history: bool,
+    /// The push that carries the journal beside it, as it works on this branch: `git push`
+    /// where the branch has an upstream, else `git push -u <remote> <branch>` (a plain
+    /// push fails there: "has no upstream branch"); none on a detached HEAD.
+    pub push: Option<String>,
 }
 
 /// `journal.disable`, `journal.status` and `journal.publish` take nothing.
@@ -157,6 +161,7 @@ pub fn enable(ctx: &Ctx, request: EnableRequest) -> Result<Enabled, Error> {
     }
     st.remote = Some(remote.clone());
     state::write(ctx, &st)?;
+    let push = push_command(ctx, &remote)?;
     Ok(Enabled {
         writer,
         reference,
@@ -166,7 +171,21 @@ pub fn enable(ctx: &Ctx, request: EnableRequest) -> Result<Enabled, Error> {
         policy,
         enabled_after: st.enabled_after,
         include_history: request.include_history,
+        push,
     })
+}
+
+/// The push that works as printed on the branch checked out (to `remote`, the journal's);
+/// `None` on a detached HEAD, which has no branch to push.
+fn push_command(ctx: &Ctx, remote: &str) -> Result<Option<String>, Error> {
+    use crate::model::shell::quote;
+    Ok(ctx.repo.head()?.branch.map(|branch| {
+        if ctx.repo.pushes_plainly(&branch) {
+            "git push".to_owned()
+        } else {
+            format!("git push -u {} {}", quote(remote), quote(&branch))
+        }
+    }))
 }
 
 /// `journal.share` set in `.ai/repo/policy.yaml`, everything else kept.

@@ -199,7 +199,7 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
                 }
                 .into());
             }
-            check_evidence(first, &evidence)?;
+            check_evidence(first, &evidence, "promote")?;
             (evidence, String::new())
         }
         Act::Reject => {

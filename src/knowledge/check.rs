@@ -162,11 +162,71 @@ pub(crate) fn conflict_in(ctx: &Ctx, text: &str) -> Option<crate::model::knowled
     Some(conflict)
 }
 
+/// A knowledge record git left with conflict markers, as the briefing and `knowledge
+/// status` name it: the file, both acts, and the fix `knowledge check` prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ConflictedRecord {
+    /// Relative to the root.
+    pub file: String,
+    pub message: String,
+    pub fix: String,
+}
+
+/// The knowledge records of the work tree that hold git's conflict markers (read from
+/// every record: what `knowledge status` counts).
+pub fn conflicted_records(ctx: &Ctx) -> Result<Vec<ConflictedRecord>, Error> {
+    let mut out = Vec::new();
+    for file in crate::store::records::stored_files(&ctx.layout)? {
+        if file.place == Place::Outbox {
+            continue;
+        }
+        if let Some(conflict) = conflict_in(ctx, &file.text) {
+            out.push(conflicted(&file.rel, &conflict));
+        }
+    }
+    Ok(out)
+}
+
+/// The knowledge records a merge, rebase or cherry-pick under way left unmerged with
+/// conflict markers: only while git is in the middle of one, and read from the index's
+/// unmerged paths (what the briefing can afford at every session start).
+pub fn conflicted_in_progress(ctx: &Ctx) -> Result<Vec<ConflictedRecord>, Error> {
+    if ctx.repo.operation_in_progress().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for rel in ctx.repo.unmerged_under(&format!("{KNOWLEDGE_PREFIX}/"))? {
+        if !rel.ends_with(".md") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(ctx.layout.root().join(&rel)) else {
+            continue;
+        };
+        if let Some(conflict) = conflict_in(ctx, &text) {
+            out.push(conflicted(&rel, &conflict));
+        }
+    }
+    Ok(out)
+}
+
+fn conflicted(rel: &str, conflict: &crate::model::knowledge::Conflict) -> ConflictedRecord {
+    let finding = conflict_finding_at(rel, conflict);
+    ConflictedRecord {
+        file: finding.file,
+        message: finding.message,
+        fix: finding.fix,
+    }
+}
+
 /// A record git left with conflict markers: the two acts named, and how to keep one.
 fn conflict_finding(file: &StoredFile, conflict: &crate::model::knowledge::Conflict) -> Finding {
-    let path = &file.rel;
+    conflict_finding_at(&file.rel, conflict)
+}
+
+/// [`conflict_finding`] of the record at `path` (relative to the root).
+fn conflict_finding_at(path: &str, conflict: &crate::model::knowledge::Conflict) -> Finding {
     Finding {
-        file: path.clone(),
+        file: path.to_owned(),
         rule: "knowledge.conflict".into(),
         severity: Severity::Blocking,
         message: format!(
@@ -643,18 +703,17 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 );
             }
         }
-        // A rejected record is no longer claimed: what it named may dangle without
-        // blocking anything (rejection is the way out of a record gone wrong). Nor does a
-        // candidate claim anything yet: a file it cites that is gone is advisory, its fix
-        // the rejection (or the file restored) (SPEC §5.2); only verified records block.
-        let rejected = record.status == Status::Superseded;
+        // A rejected (or superseded) record is no longer claimed: what it named may
+        // dangle, and nothing about it is a finding (rejection is the way out of a record
+        // gone wrong; a finding whose fix is "reject the record" would never go away).
+        if record.status == Status::Superseded {
+            continue;
+        }
+        // Nor does a candidate claim anything yet: a file it cites that is gone is
+        // advisory, its fix the rejection (or the file restored) (SPEC §5.2); only
+        // verified records block.
         let pending = record.status == Status::Candidate && file.place != Place::Curated;
         let mut find_ref = |rule: &'static str, weight: Weight, message: String, fix: String| {
-            let weight = if rejected && weight == Weight::Blocking {
-                Weight::Advisory
-            } else {
-                weight
-            };
             find(rule, weight, message, fix)
         };
         if pending {

@@ -239,6 +239,10 @@ pub fn derive_episode(
             }
         }
     }
+    // The candidates in the order they were derived (their source lines' order): the
+    // `knowledge.derived` line keeps it, and the review queue orders what one second
+    // derived by it.
+    let mut in_order: Vec<String> = Vec::new();
     for candidate in derived {
         let id = &candidate.record.id;
         if ctx
@@ -291,6 +295,7 @@ pub fn derive_episode(
         } else {
             write_atomic(&path, text.as_bytes())?
         };
+        in_order.push(rel.clone());
         match outcome {
             WriteOutcome::Unchanged => report.unchanged.push(rel),
             _ => report.written.push(rel),
@@ -304,8 +309,7 @@ pub fn derive_episode(
     phase.end();
     if !dry_run {
         let _phase = Phase::start("derive.append");
-        let mut paths: Vec<&String> = report.written.iter().chain(&report.unchanged).collect();
-        paths.sort();
+        let paths = in_order;
         ctx.append(
             Some(episode),
             None,
@@ -316,7 +320,7 @@ pub fn derive_episode(
                 unchanged: report.unchanged.len(),
                 skipped: report.skipped.len(),
                 reviewed: report.reviewed.len(),
-                paths: paths.into_iter().cloned().collect(),
+                paths,
                 note: if report.nothing_to_write {
                     DeriveNote::NothingToWrite
                 } else {

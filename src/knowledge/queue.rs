@@ -147,6 +147,10 @@ pub struct CandidateEntry {
     pub queued_at: String,
     /// What `queued_at` was measured from.
     pub queued_from: QueuedFrom,
+    /// Where its first derivation is in the ledger (`seq`, then its place among the
+    /// line's paths): what orders candidates that entered the queue in the same second.
+    #[serde(skip)]
+    pub(crate) derived_order: Option<(u64, usize)>,
     /// The episode it was derived in (the start of its id).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub episode: Option<String>,
@@ -209,8 +213,9 @@ impl VerifiedClaim {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CandidateListing {
     pub branch: Option<String>,
-    /// Oldest first by their time in the queue (`queued_at`); those that entered it
-    /// together by date, class, title, then id.
+    /// Oldest first by their time in the queue (`queued_at`); those that entered it in
+    /// the same second in the order they were derived (the ledger's), else by date,
+    /// class, title, then id.
     pub candidates: Vec<CandidateEntry>,
     /// Review items: candidates whose claims are near duplicates of each other count
     /// once (SPEC §5.2).
@@ -248,6 +253,7 @@ fn entry(
         class: record.class,
         queued_at: record.date.clone(),
         queued_from: QueuedFrom::Date,
+        derived_order: None,
         date: record.date,
         path,
         state,
@@ -259,6 +265,9 @@ fn entry(
 pub struct QueueStart {
     pub at: String,
     pub from: QueuedFrom,
+    /// The derivation's place in the ledger (`seq`, place among its paths), when it was
+    /// measured from one.
+    pub order: Option<(u64, usize)>,
 }
 
 /// The queue starts of some candidates, in their order, and whether looking them up
@@ -285,13 +294,13 @@ pub fn queue_starts(
     let index = ctx.index()?;
     // Keyed by file name: a candidate derived on the trunk is named by its outbox path in
     // the ledger and lives under candidates/ after the drain.
-    let mut derived: HashMap<&str, String> = HashMap::new();
+    let mut derived: HashMap<&str, crate::store::index::DerivedAt> = HashMap::new();
     for c in candidates {
         let name = file_name(&c.path);
         if !derived.contains_key(name)
-            && let Some(ts) = index.first_derived(name)?
+            && let Some(at) = index.first_derived_at(name)?
         {
-            derived.insert(name, ts);
+            derived.insert(name, at);
         }
     }
     let added = ctx.repo.added_at(
@@ -305,18 +314,21 @@ pub fn queue_starts(
         .iter()
         .map(
             |c| match (derived.get(file_name(&c.path)), added.get(&c.path)) {
-                (Some(ts), _) => QueueStart {
-                    at: ts.clone(),
+                (Some(d), _) => QueueStart {
+                    at: d.ts.clone(),
                     from: QueuedFrom::Derived,
+                    order: Some((d.seq, d.position)),
                 },
                 (None, Some(ts)) => QueueStart {
                     at: ts.clone(),
                     from: QueuedFrom::Added,
+                    order: None,
                 },
                 (None, None) => QueueStart {
                     at: crate::model::time::parse(&c.date)
                         .map_or_else(|| c.date.clone(), crate::model::time::rfc3339),
                     from: QueuedFrom::Date,
+                    order: None,
                 },
             },
         )
@@ -328,9 +340,10 @@ pub fn queue_starts(
 }
 
 /// Orders `listing` oldest first by queue age (SPEC §5.2); a start that does not parse as
-/// a time goes last. Candidates that entered the queue together (one derivation) keep the
-/// order a reader can follow whatever their ids, which carry an episode's random part:
-/// by date, class, title, then id.
+/// a time goes last. Candidates that entered the queue in the same second fall to the
+/// order they were derived in (the ledger's: the `seq` of their first `knowledge.derived`,
+/// then their place in it), never to their ids, which carry an episode's random part; what
+/// no derivation of this ledger orders, by date, class, title, then id.
 fn in_queue_order(
     ctx: &Ctx,
     listing: &mut CandidateListing,
@@ -343,6 +356,7 @@ fn in_queue_order(
     for (c, start) in listing.candidates.iter_mut().zip(starts) {
         c.queued_at = start.at;
         c.queued_from = start.from;
+        c.derived_order = start.order;
     }
     listing.index_rebuilt = index_rebuilt;
     listing.candidates.sort_by_cached_key(|c| {
@@ -350,6 +364,8 @@ fn in_queue_order(
         (
             at.is_none(),
             at,
+            c.derived_order.is_none(),
+            c.derived_order,
             c.date.clone(),
             c.class.name(),
             c.title.clone(),
@@ -572,7 +588,13 @@ pub struct KnowledgeStatus {
     /// it) and in whole days.
     pub oldest_age_minutes: Option<i64>,
     pub oldest_age_days: Option<i64>,
+    /// Verified records under `curated/` (a conflicted file is not counted: it is in
+    /// `conflicted`).
     pub curated: usize,
+    /// Records git left with conflict markers (a merge met a promote and a reject): each
+    /// with both acts and the fix; none is counted as pending or curated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicted: Vec<super::check::ConflictedRecord>,
     pub outbox: OutboxContents,
     /// Set when this read rebuilt the ledger index (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -597,7 +619,13 @@ pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Err
         _ => true,
     };
     let listing = candidates(ctx, CandidatesRequest::default())?;
-    let curated = crate::store::outbox::list_markdown(&ctx.layout.curated_dir())?.len();
+    let conflicted = super::check::conflicted_records(ctx)?;
+    let curated_prefix = ctx.layout.display(&ctx.layout.curated_dir());
+    let curated = crate::store::outbox::list_markdown(&ctx.layout.curated_dir())?.len()
+        - conflicted
+            .iter()
+            .filter(|c| c.file.starts_with(&curated_prefix))
+            .count();
     // The queue is oldest first: its first candidate has waited longest.
     let oldest = listing.candidates.first();
     let waited = oldest
@@ -619,6 +647,7 @@ pub fn status(ctx: &Ctx, _request: StatusRequest) -> Result<KnowledgeStatus, Err
         oldest_age_minutes: waited.map(|w| w.whole_minutes()),
         oldest_age_days: waited.map(|w| w.whole_days()),
         curated,
+        conflicted,
         outbox: Outbox::new(&ctx.layout).contents()?,
         index_rebuilt: index.rebuilt().cloned().or(listing.index_rebuilt),
     })

@@ -2,7 +2,7 @@
 //! against the repository as it is now and it still holds. The evidence (optional: the
 //! act and the commit are evidence already) and the verifying commit are appended under
 //! `# Evidence`; committing the record makes that commit the one that verified it, so the
-//! record is no longer stale (docs/KNOWLEDGE.md, "Stale knowledge").
+//! record is no longer stale (docs/RULES.md, "Stale knowledge").
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -57,7 +57,7 @@ pub fn reverify(ctx: &Ctx, request: ReverifyRequest) -> Result<Reverified, Error
     let cleaned = redact(evidence.trim());
     let evidence = cleaned.text.trim();
     if !evidence.is_empty() {
-        super::review::check_evidence(id, evidence)?;
+        super::review::check_evidence(id, evidence, "reverify")?;
     }
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     let path = ctx.layout.record_in(&ctx.layout.curated_dir(), id)?;

@@ -95,6 +95,11 @@ pub struct Promoted {
     /// The verified records it superseded in the same act (`supersedes`). Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub superseded: Vec<super::end::EndedRecord>,
+    /// The near duplicates folded with it in its review item, rejected as its duplicates
+    /// (superseded by it) in the same act (SPEC §5.2: one review item, one decision).
+    /// Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<String>,
 }
 
 /// The reason a record superseded by a promotion carries: the act that replaced it.
@@ -133,6 +138,49 @@ pub struct Rejected {
     /// Secret shapes removed from the reason before it was written.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
+    /// The near duplicates folded with it in its review item, rejected with it in the same
+    /// act, for the same reason. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folded: Vec<String>,
+}
+
+/// The other members of `id`'s review item (its near duplicates folded with it, SPEC
+/// §5.2), in queue order, as the queue lists them now: read under the knowledge lock, with
+/// the act that decides them.
+fn item_members(ctx: &Ctx, id: &str) -> Result<Vec<String>, Error> {
+    let listing = super::queue::candidates(ctx, super::CandidatesRequest::default())?;
+    let Some(named) = listing.candidates.iter().find(|c| c.id == id) else {
+        return Ok(Vec::new());
+    };
+    let head = named.folded_under.as_deref().unwrap_or(&named.id);
+    Ok(listing
+        .candidates
+        .iter()
+        .filter(|c| c.id != id && (c.id == head || c.folded_under.as_deref() == Some(head)))
+        .map(|c| c.id.clone())
+        .collect())
+}
+
+/// Rejects the pending candidate `id` with `reason` (superseded by `by`), as one act of
+/// the review item another act decides: its file rewritten, its ledger line. A member that
+/// is no longer pending (decided since the listing) is passed over.
+fn reject_member(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<bool, Error> {
+    let Ok(file) = find_candidate(ctx, id, None) else {
+        return Ok(false);
+    };
+    let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
+    if record.status == Status::Superseded {
+        return Ok(false);
+    }
+    record.status = Status::Superseded;
+    record.superseded_by = by.map(str::to_owned);
+    let body = format!(
+        "{}\n# Rejected\n\n{reason}\n",
+        body.trim_end_matches('\n').to_owned() + "\n"
+    );
+    write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
+    append_rejected(ctx, id, reason, by, &file.rel)?;
+    Ok(true)
 }
 
 /// The pending candidate `id`; `instead` is what a promoted one's refusal offers in its
@@ -158,11 +206,12 @@ fn find_candidate(ctx: &Ctx, id: &str, instead: Option<String>) -> Result<Stored
 
 /// Refuses evidence that is only a template placeholder, or that quotes a conversation
 /// (promote and reverify).
-pub(super) fn check_evidence(id: &str, evidence: &str) -> Result<(), Error> {
+pub(super) fn check_evidence(id: &str, evidence: &str, act: &'static str) -> Result<(), Error> {
     if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
         return Err(Refusal::EvidencePlaceholder {
             id: id.to_owned(),
             placeholder: placeholder.to_owned(),
+            act,
         }
         .into());
     }
@@ -226,6 +275,8 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         return Ok(finished);
     }
     let file = find_candidate(ctx, id, None)?;
+    // Its review item, looked up under the lock that the act holds.
+    let members = item_members(ctx, id)?;
     let parsed = file.parse();
     let cleaned = redact(evidence.trim());
     // A candidate that already claims `verified` under its own `# Evidence` (knowledge
@@ -243,7 +294,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     if evidence.is_empty() {
         return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
     }
-    check_evidence(id, evidence)?;
+    check_evidence(id, evidence, "promote")?;
     let (mut record, body) = parsed.map_err(|m| malformed(&file, m))?;
     if record.status == Status::Superseded {
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
@@ -327,6 +378,15 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         },
     )?;
     std::fs::remove_file(&file.path).map_err(|e| StoreError::io(&file.path, e))?;
+    // The near duplicates folded with it are decided by the same act: rejected as its
+    // duplicates, superseded by it.
+    let reason = format!("A near duplicate of {id}, which supersedes it.");
+    let mut duplicates = Vec::new();
+    for member in members {
+        if reject_member(ctx, &member, &reason, Some(id))? {
+            duplicates.push(member);
+        }
+    }
     let superseded = match ending {
         Some(plan) => super::end::write(ctx, plan)?.records,
         None => Vec::new(),
@@ -334,6 +394,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     drop(lock);
     let warnings = warnings_for(ctx, &rel)?;
     Ok(Promoted {
+        duplicates,
         id: id.to_owned(),
         class: record.class,
         path: rel,
@@ -448,6 +509,7 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
         instruction_shapes: Vec::new(),
         promoted_by,
         superseded: Vec::new(),
+        duplicates: Vec::new(),
         resumed: Some(format!(
             "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
             curated.rel,
@@ -530,6 +592,8 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     // A verified record is superseded or retired, never rejected: the refusal says which.
     let instead = super::end::instead_of_reject(ctx, id, by, reason);
     let file = find_candidate(ctx, id, Some(instead))?;
+    // Its review item, looked up under the lock that the act holds.
+    let members = item_members(ctx, id)?;
     if let Some(by) = by {
         let known = stored_files(&ctx.layout)?.iter().any(|f| f.stem == by);
         if !known || by == id {
@@ -554,6 +618,7 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
                     file.rel
                 )),
                 redacted,
+                folded: Vec::new(),
             });
         }
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());
@@ -566,12 +631,21 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
     );
     write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
     append_rejected(ctx, id, reason, by, &file.rel)?;
+    // The near duplicates folded with it go with it: the same reason, the same
+    // replacement (never the replacement itself).
+    let mut folded = Vec::new();
+    for member in members.iter().filter(|m| Some(m.as_str()) != by) {
+        if reject_member(ctx, member, reason, by)? {
+            folded.push(member.clone());
+        }
+    }
     Ok(Rejected {
         id: id.to_owned(),
         path: file.rel,
         superseded_by: by.map(str::to_owned),
         resumed: None,
         redacted,
+        folded,
     })
 }
 

@@ -7,6 +7,10 @@
 //! stale when its blob id at HEAD differs from the one in that commit's tree; the commits
 //! of the same walk that changed it since are named. A record HEAD does not hold yet is
 //! not judged, nor one whose verifying commit lies beyond a shallow clone's boundary.
+//!
+//! A record `knowledge reverify` re-verified in the work tree and not committed yet is read
+//! from the work tree: re-verified at a commit whose targets are HEAD's, it is not stale; it
+//! waits for its commit (`reverified`), which makes that commit the one that verified it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -89,20 +93,46 @@ pub struct NotJudged {
     pub reason: String,
 }
 
+/// A record re-verified in the work tree since the commit that verified it, against the
+/// targets as HEAD has them: not stale, waiting for the commit of its re-verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ReverifiedRecord {
+    pub id: String,
+    /// The record file, relative to the root.
+    pub file: String,
+    /// The commit it was re-verified at (its `# Evidence` says so).
+    pub at: String,
+}
+
 /// What the stale-knowledge check found.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct StaleReport {
     /// Verified records with `file:`/`test:` targets that were judged.
     pub judged: usize,
     pub stale: Vec<StaleRecord>,
+    /// Re-verified in the work tree, not committed yet: not stale.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reverified: Vec<ReverifiedRecord>,
     pub not_judged: Vec<NotJudged>,
 }
 
-/// A verified record that cites files: its id, its file and its targets.
+/// A verified record that cites files: its id, its file and its targets, and the commit
+/// of the last re-verification its `# Evidence` names.
 struct Cited {
     id: String,
     file: String,
     targets: BTreeSet<String>,
+    reverified_at: Option<String>,
+}
+
+/// The commit of the last `Re-verified at commit <sha>` line of a record's body (what
+/// `knowledge reverify` appends).
+fn last_reverification(body: &str) -> Option<String> {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("Re-verified at commit "))
+        .filter_map(|rest| rest.split([' ', ',', ':']).next())
+        .rfind(|sha| sha.len() >= 7 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_owned)
 }
 
 /// The `file:`/`test:` targets of a reference list (a `:<line>` suffix stripped).
@@ -128,7 +158,7 @@ pub fn stale(ctx: &Ctx) -> Result<StaleReport, Error> {
     for name in list_markdown(&dir)? {
         let path = dir.join(&name);
         let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
-        let Ok((record, _)) = parse_record(&text) else {
+        let Ok((record, body)) = parse_record(&text) else {
             continue;
         };
         if record.status != Status::Verified {
@@ -140,6 +170,7 @@ pub fn stale(ctx: &Ctx) -> Result<StaleReport, Error> {
                 id: record.id,
                 file: ctx.layout.display(&path),
                 targets,
+                reverified_at: last_reverification(body),
             });
         }
     }
@@ -189,6 +220,7 @@ pub fn stale(ctx: &Ctx) -> Result<StaleReport, Error> {
             id,
             file: rel,
             targets,
+            reverified_at,
         } in group
         {
             report.judged += 1;
@@ -212,17 +244,43 @@ pub fn stale(ctx: &Ctx) -> Result<StaleReport, Error> {
                     })
                 })
                 .collect();
-            if !moved.is_empty() {
-                report.stale.push(StaleRecord {
-                    id: id.clone(),
-                    file: rel.clone(),
-                    verified_in: CommitRef::of(commit),
-                    targets: moved,
-                });
+            if moved.is_empty() {
+                continue;
             }
+            // Re-verified in the work tree (the commit that holds the record is older than
+            // its last re-verification) against the targets as HEAD has them: it waits
+            // for its commit, it is not stale.
+            if let Some(at) = reverified_at
+                .as_deref()
+                .filter(|at| *at != commit.id.as_str())
+            {
+                let moved_paths: Vec<&str> = moved.iter().map(|m| m.path.as_str()).collect();
+                let there = ctx
+                    .repo
+                    .blob_ids_at(Some(at), moved_paths.iter().copied())
+                    .ok();
+                let same = there.is_some_and(|there| {
+                    moved_paths.iter().all(|p| there.get(*p) == at_head.get(*p))
+                });
+                if same {
+                    report.reverified.push(ReverifiedRecord {
+                        id: id.clone(),
+                        file: rel.clone(),
+                        at: at.to_owned(),
+                    });
+                    continue;
+                }
+            }
+            report.stale.push(StaleRecord {
+                id: id.clone(),
+                file: rel.clone(),
+                verified_in: CommitRef::of(commit),
+                targets: moved,
+            });
         }
     }
     report.stale.sort_by(|a, b| a.file.cmp(&b.file));
+    report.reverified.sort_by(|a, b| a.file.cmp(&b.file));
     report.not_judged.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(report)
 }

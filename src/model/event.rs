@@ -118,7 +118,8 @@ impl Event {
 
     /// A line a person or an agent authored for an episode (SPEC §3.2): a decision, a
     /// question or its answer, a checkpoint, a task, a reasoning record. An episode with
-    /// none of these and no commit closes empty.
+    /// none of these and no commit closes empty. (A checkpoint a hook wrote is not
+    /// authored: [`LedgerLine::authored`] reads the line.)
     pub fn authored(self) -> bool {
         matches!(
             self,
@@ -205,6 +206,15 @@ impl LedgerLine {
             return None;
         }
         P::deserialize(&self.data).ok()
+    }
+
+    /// Whether a person or an agent authored this line for its episode (SPEC §3.2, §8): an
+    /// [`Event::authored`] event, but not a checkpoint a hook wrote by itself (the session
+    /// end's or a compaction's), which never makes an episode non-empty.
+    pub fn authored(&self) -> bool {
+        self.event.authored()
+            && !(self.event == Event::CheckpointRecorded
+                && self.data.get("automatic") == Some(&serde_json::Value::Bool(true)))
     }
 }
 
@@ -408,6 +418,11 @@ pub struct CheckpointRecorded {
     /// (so a line citing nothing is byte for byte what it was before files existed).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
+    /// Written by a hook, not by a person or an agent: how the work looked at a session's
+    /// end or at a compaction (SPEC §8). It never makes an episode non-empty by itself.
+    /// Absent when false (a checkpoint someone wrote is byte for byte what it was).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub automatic: bool,
 }
 
 /// `commit.recorded`, written by the post-commit hook.

@@ -34,8 +34,8 @@ const KINDS: [RecallKind; 4] = [
 ];
 
 /// Hits read past the ones shown, so that records already shown this session and those
-/// under the floor leave enough.
-const READ_AHEAD: usize = 20;
+/// under the floor leave enough (the floor drops most of a prompt's weak matches).
+const READ_AHEAD: usize = 37;
 
 /// What a prompt-time or edit-time hook did.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
@@ -124,9 +124,10 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
             touched,
             kind: KINDS.to_vec(),
             // The files named themselves, not their directories; the files being worked
-            // on lift what the words found.
+            // on, and those the words came with, lift what the words found.
             exact_paths: true,
             lean_pool: true,
+            history: words.words.iter().map(|w| w.terms.clone()).collect(),
             ..RecallRequest::default()
         },
         |h| {
@@ -140,6 +141,30 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
                 .map(|c| c.why())
         },
     )?;
+    // A prompt that names code this repository's memory never mentions is about
+    // something else: another project's option, type or file (docs/RECALL.md, "Another
+    // project's words").
+    let searched: Vec<String> = crate::model::recall::query_terms(&words.query()).0;
+    let foreign: Vec<String> = crate::model::moment::code_words(text)
+        .into_iter()
+        // A file of this repository the prompt names is this repository's.
+        .filter(|w| {
+            !named
+                .iter()
+                .any(|p| p.ends_with(w.as_str()) || w.ends_with(p.as_str()))
+        })
+        .filter(|w| {
+            crate::model::moment::unknown_code(w, |t| {
+                !searched.iter().any(|s| s == t) || !cleared.absent.iter().any(|a| a == t)
+            })
+        })
+        .collect();
+    if !foreign.is_empty() {
+        return Ok(Recalled::nothing(format!(
+            "the prompt names what this repository's memory never mentions ({}): it is about something else",
+            foreign.join(", ")
+        )));
+    }
     let heading = "majordomus recalled for this prompt";
     show(
         ctx,
@@ -304,7 +329,7 @@ fn recall_unseen(
     seen: &Seen,
     mut request: RecallRequest,
     keep: impl Fn(&Hit) -> Option<String>,
-) -> Result<(Vec<(Hit, String)>, usize), Error> {
+) -> Result<Unseen, Error> {
     // An edit reads the few records of one file: what was shown is dropped from them
     // after, at no cost; a prompt's words reach thousands, so it is left out of the
     // search itself (a lookup of every record shown).
@@ -339,7 +364,19 @@ fn recall_unseen(
         })
         .filter_map(|h| keep(&h).map(|why| (h, why)))
         .collect();
-    Ok((hits, already_shown))
+    Ok(Unseen {
+        hits,
+        already_shown,
+        absent: found.absent_terms,
+    })
+}
+
+/// What a moment's search found: the hits its floor kept (each with why), how many it
+/// matched that the session was shown already, and the terms no record holds.
+struct Unseen {
+    hits: Vec<(Hit, String)>,
+    already_shown: usize,
+    absent: Vec<String>,
 }
 
 /// Whether the candidate `id` states what an episode decided (a decision, an answer:
@@ -369,7 +406,7 @@ fn show(
     payload: &MomentPayload<'_>,
     episode: &EpisodeState,
     seen: &Seen,
-    hits: (Vec<(Hit, String)>, usize),
+    found: Unseen,
     moment: Moment,
     heading: &str,
     files: Vec<String>,
@@ -377,7 +414,11 @@ fn show(
 ) -> Result<Recalled, Error> {
     // What this episode recorded itself, the agent already has, and what this session was
     // shown is not put before the model twice: both were left out of the search.
-    let (hits, already_shown) = hits;
+    let Unseen {
+        hits,
+        already_shown,
+        ..
+    } = found;
     let fresh: Vec<(Hit, String)> = hits
         .into_iter()
         .filter(|(h, _)| h.episode.as_deref() != Some(episode.id.as_str()) && !seen.holds(h))

@@ -278,10 +278,58 @@ fn uncommitted(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<Vec
 
 /// The episode of the newest handover file (episode ids sort by opening time).
 fn newest_handover(ctx: &Ctx) -> Result<Option<String>, Error> {
+    Ok(last_handover(ctx)?.map(|(episode, _)| episode))
+}
+
+/// How many handover files, newest first, [`last_handover`] weighs before it gives up: each is
+/// a ledger-index lookup, and a briefing costs what it shows, not what the clone holds.
+const HANDOVERS_WEIGHED: usize = 64;
+
+/// The newest handover a worker here continues from (SPEC §8): of an episode opened on the
+/// branch checked out (a detached HEAD: of one opened detached) that did not close empty,
+/// among the newest [`HANDOVERS_WEIGHED`] files. Its episode id and its path. A handover of
+/// an episode this ledger does not place (its lines pruned, or another clone's file) is
+/// not from this branch as far as anything here shows.
+pub fn last_handover(ctx: &Ctx) -> Result<Option<(String, std::path::PathBuf)>, Error> {
     let dir = ctx.layout.handovers_dir();
-    Ok(crate::store::outbox::list_markdown(&dir)?
+    let mut episodes: Vec<String> = crate::store::outbox::list_markdown(&dir)?
         .into_iter()
         .filter_map(|n| n.strip_suffix(".md").map(str::to_owned))
         .filter(|e| crate::model::ids::is_episode_id(e))
-        .max())
+        .collect();
+    if episodes.is_empty() {
+        return Ok(None);
+    }
+    // Episode ids sort by opening time: the newest last.
+    episodes.sort_unstable();
+    episodes.reverse();
+    episodes.truncate(HANDOVERS_WEIGHED);
+    // Branches are recorded redacted (`session.opened`): compared in the same form.
+    let here = ctx
+        .repo
+        .head()?
+        .branch
+        .map(|b| crate::model::redact::redact(&b).text);
+    let index = ctx.index()?;
+    let opened = index.opened_branches(episodes.iter().map(String::as_str))?;
+    for episode in episodes {
+        let Some(branch) = opened.get(&episode) else {
+            continue;
+        };
+        if *branch != here {
+            continue;
+        }
+        // An idle session's handover (written before idle sessions closed without one)
+        // hands nothing over.
+        if index
+            .episode(&episode)?
+            .and_then(|e| e.closed)
+            .is_some_and(|c| c.empty)
+        {
+            continue;
+        }
+        let path = dir.join(format!("{episode}.md"));
+        return Ok(Some((episode, path)));
+    }
+    Ok(None)
 }

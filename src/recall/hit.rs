@@ -101,7 +101,14 @@ pub(super) fn hits(
     outcome: &search::Outcome,
     query: &Query,
 ) -> Result<Vec<Hit>, Error> {
-    let _ = (ctx, db);
+    let _ = ctx;
+    // What a moment's floor weighs a hit's files by: those it reaches that say something
+    // about it (not a hub most documents reach).
+    let mut reached = if query.lean_pool {
+        telling_paths(db, outcome)?
+    } else {
+        std::collections::HashMap::new()
+    };
     Ok(outcome
         .found
         .iter()
@@ -190,7 +197,7 @@ pub(super) fn hits(
                         .filter(|m| m.how == PathHow::Exact && m.via != PathVia::Scope)
                         .map(|m| m.query.clone())
                         .collect(),
-                    reached: Vec::new(),
+                    reached: reached.remove(&f.doc.id).unwrap_or_default(),
                 },
             }
         })
@@ -224,4 +231,29 @@ pub fn read_hint(kind: RecallKind, id: &str) -> ReadHint {
         command: format!("majordomus show {}:{id}", kind.name()),
         uri: format!("majordomus://{}/{id}", kind.name()),
     }
+}
+
+/// The paths each record found reaches that say something about it: not a hub
+/// ([`is_hub`](crate::model::recall::history::is_hub)): a changelog or a lock file
+/// every change passes through names no subject.
+fn telling_paths(
+    db: &mut crate::store::recall::RecallDb,
+    outcome: &search::Outcome,
+) -> Result<std::collections::HashMap<i64, Vec<String>>, Error> {
+    let r = db.reader();
+    let ids: Vec<i64> = outcome.found.iter().map(|f| f.doc.id).collect();
+    let total = r.documents().map_err(search::index_failed)?;
+    let hub = |n: usize| crate::model::recall::history::is_hub(n, total);
+    Ok(r.reached_by(&ids)
+        .map_err(search::index_failed)?
+        .into_iter()
+        .map(|(doc, paths)| {
+            let telling = paths
+                .into_iter()
+                .filter(|(_, n)| !hub(*n))
+                .map(|(p, _)| p)
+                .collect();
+            (doc, telling)
+        })
+        .collect())
 }

@@ -31,7 +31,7 @@ use crate::model::recall::query_terms;
 
 pub use concern::{Concerned, concerned};
 pub use duplicate::{NearDuplicate, near_duplicates};
-pub use hand::{AtHand, at_hand};
+pub use hand::{AtHand, at_hand, last_handover};
 pub use hit::{Hit, ReadHint, Reason, Weighed, read_hint};
 pub use relevant::{Relevant, relevant_knowledge};
 pub use request::{DEFAULT_LIMIT, MAX_LIMIT, MAX_PATHS, RecallRequest, command, quote};
@@ -119,6 +119,9 @@ pub struct Recall {
     /// (`RecallRequest::leave_out`): a moment's `already_shown`.
     #[serde(skip)]
     pub shown_left_out: usize,
+    /// The terms searched for that no record holds.
+    #[serde(skip)]
+    pub absent_terms: Vec<String>,
 }
 
 /// `majordomus recall`.
@@ -180,6 +183,7 @@ fn recall_held(
         index_rebuilt: None,
         elsewhere: Vec::new(),
         shown_left_out: outcome.left_out,
+        absent_terms: outcome.absent.clone(),
     })
 }
 

@@ -72,6 +72,10 @@ pub struct RecallRequest {
     pub touched: Vec<String>,
     #[serde(skip)]
     pub leave_out_episode: Option<String>,
+    /// A prompt's words (each its terms): the files they came with lift the records
+    /// found (`model::recall::signal::history`). Never part of a request from a surface.
+    #[serde(skip)]
+    pub history: Vec<Vec<String>>,
 }
 
 /// Hits shown when the request names no limit.

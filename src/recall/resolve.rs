@@ -255,6 +255,7 @@ pub(super) fn resolve(
                 })
                 .collect(),
             leave_out_episode: request.leave_out_episode.clone(),
+            history: request.history.clone(),
         },
         context,
     ))

@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::hooks::{Acknowledged, GitHookOutcome, HooksReport, ProviderOutcome, RewriteOutcome};
+use crate::hooks::{
+    Acknowledged, GitHookOutcome, HooksReport, ProviderOutcome, ProviderRun, RewriteOutcome,
+};
 use crate::model::Verdict;
 use crate::ops::Report;
 
@@ -85,6 +87,26 @@ impl Report for GitHookOutcome {
     }
 }
 
+impl Report for ProviderRun {
+    fn text(&self) -> String {
+        self.outcome.text()
+    }
+
+    /// What of the payload could not be read, then what the hook did.
+    fn note(&self) -> Option<String> {
+        let unread = self.payload_failed.as_ref().map(|e| {
+            format!(
+                "majordomus: {} hook: {e} (recorded as provider.event.failed)",
+                self.hook.name()
+            )
+        });
+        match (unread, self.outcome.note()) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
 impl Report for ProviderOutcome {
     fn text(&self) -> String {
         match self {
@@ -101,6 +123,13 @@ impl Report for ProviderOutcome {
         match self {
             ProviderOutcome::Failed { hook, error } => Some(format!(
                 "majordomus: {hook} hook failed (recorded as provider.event.failed): {error}"
+            )),
+            ProviderOutcome::Closed {
+                episode,
+                empty: true,
+                ..
+            } => Some(format!(
+                "majordomus: closed episode {episode} empty: no commit, no authored line, so no record and no handover were written (docs/SESSIONS.md)"
             )),
             ProviderOutcome::Closed {
                 episode,

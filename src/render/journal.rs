@@ -48,7 +48,15 @@ impl Report for Enabled {
         if self.policy == WriteOutcome::Written {
             out.push_str("next: git add .ai/repo/policy.yaml && git commit -m \"majordomus: share the journal\"\n");
         }
-        out.push_str("next: git push (the pre-push hook of majordomus hooks install pushes the journal beside it)\n");
+        match &self.push {
+            Some(push) => {
+                let _ = writeln!(
+                    out,
+                    "next: {push} (the pre-push hook of majordomus hooks install pushes the journal beside it)"
+                );
+            }
+            None => out.push_str("the journal goes beside your next push of a branch (a detached HEAD has none to push)\n"),
+        }
         out
     }
 }

@@ -71,6 +71,13 @@ impl Report for DeriveReport {
 impl Report for Promoted {
     fn text(&self) -> String {
         let mut out = format!("promoted {} -> {} (verified)\n", self.id, self.path);
+        for d in &self.duplicates {
+            let _ = writeln!(
+                out,
+                "rejected {d} (folded with it: a near duplicate, superseded by {})",
+                self.id
+            );
+        }
         if let Some(by) = &self.promoted_by {
             let _ = writeln!(
                 out,
@@ -146,6 +153,9 @@ impl Report for Reverified {
                 self.redacted.join(", ")
             );
         }
+        if self.was_stale {
+            out.push_str("  doctor names it re-verified and waiting for its commit until the next line is run (HEAD still holds it as verified before its files changed)\n");
+        }
         let _ = writeln!(
             out,
             "next: git add {} && git commit -m \"Re-verify knowledge {}\"",
@@ -168,6 +178,12 @@ impl Report for Rejected {
             .map(|b| format!(", superseded by {b}"))
             .unwrap_or_default();
         let mut out = format!("rejected {} ({}){by}\n", self.id, self.path);
+        for f in &self.folded {
+            let _ = writeln!(
+                out,
+                "rejected {f} (folded with it: a near duplicate, the same reason)"
+            );
+        }
         if !self.redacted.is_empty() {
             let _ = writeln!(
                 out,
@@ -479,6 +495,13 @@ impl Report for KnowledgeStatus {
             "queue: {} pending ({} untracked), {} curated",
             self.pending, self.untracked, self.curated
         );
+        for c in &self.conflicted {
+            let _ = writeln!(
+                human,
+                "conflicted: {} [knowledge.conflict] {}\n  fix: {}",
+                c.file, c.message, c.fix
+            );
+        }
         if let (Some(id), Some(at), Some(from), Some(minutes), Some(days)) = (
             &self.oldest,
             &self.oldest_queued_at,

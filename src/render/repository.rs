@@ -285,15 +285,25 @@ impl Report for DoctorReport {
             if let Some(note) = &rule.note {
                 let _ = writeln!(out, "     {note}");
             }
+            // One fix line per distinct fix: the findings that share one (every failure
+            // `hooks acknowledge --through N` clears) are listed together, then it.
+            let mut fixes: Vec<&str> = Vec::new();
             for folded in &rule.findings {
-                let f = &folded.finding;
-                let sev = match f.severity {
-                    Severity::Blocking => "BLOCK",
-                    Severity::Advisory if f.informational => "INFO",
-                    Severity::Advisory => "WARN",
-                };
-                let _ = writeln!(out, "     {sev} {} [{}] {}", f.file, f.rule, folded.said());
-                let _ = writeln!(out, "       fix: {}", f.fix);
+                if !fixes.contains(&folded.finding.fix.as_str()) {
+                    fixes.push(&folded.finding.fix);
+                }
+            }
+            for fix in fixes {
+                for folded in rule.findings.iter().filter(|f| f.finding.fix == fix) {
+                    let f = &folded.finding;
+                    let sev = match f.severity {
+                        Severity::Blocking => "BLOCK",
+                        Severity::Advisory if f.informational => "INFO",
+                        Severity::Advisory => "WARN",
+                    };
+                    let _ = writeln!(out, "     {sev} {} [{}] {}", f.file, f.rule, folded.said());
+                }
+                let _ = writeln!(out, "       fix: {fix}");
             }
         }
         let _ = write!(

@@ -52,6 +52,22 @@ impl Report for SetupReport {
             }
             out.push_str("dry run: nothing was written\n");
         }
+        // As `init` does: the commit that shares the wiring with the team, while there is
+        // one to make (`-A`: a file `--remove` deleted is staged as deleted).
+        if !self.uncommitted.is_empty() {
+            let paths: Vec<String> = self
+                .uncommitted
+                .iter()
+                .map(|p| crate::model::shell::quote(p).into_owned())
+                .collect();
+            let _ = writeln!(
+                out,
+                "next: git add -A -- {paths} && git commit -m \"majordomus: {} {}\" -- {paths}",
+                if self.remove { "unwire" } else { "wire" },
+                self.client.name(),
+                paths = paths.join(" ")
+            );
+        }
         out
     }
 }

@@ -496,10 +496,12 @@ fn close_locked(ctx: &Ctx, summary: Option<&str>) -> Result<Closed, Error> {
         usize::try_from(policy.session.record_section_max_items).unwrap_or(usize::MAX),
     );
     // No commit, no authored line, no summary: nothing a record would hold that the
-    // ledger does not, so none is written and the tree stays clean (SPEC §3.2).
+    // ledger does not, so none is written and the tree stays clean (SPEC §3.2). A hook's
+    // own checkpoint (how the work looked at the end, or at a compaction) is not authored:
+    // an agent session that did nothing leaves no file to commit (SPEC §8).
     let empty = record.commits.is_empty()
         && summary.is_none_or(|s| s.trim().is_empty())
-        && !lines.iter().any(|l| l.event.authored());
+        && !lines.iter().any(LedgerLine::authored);
     if empty {
         return close_empty(
             ctx,

@@ -115,8 +115,12 @@ pub struct FileChange {
 pub struct UserStep {
     /// What waits for it.
     pub what: String,
-    /// The command to run or the click to make.
+    /// The click to make (the client's own words), and the command that does the same.
     pub how: String,
+    /// The command `how` names, to run as it is (in a POSIX shell, in this repository, as
+    /// the user who runs the client); absent where only the client's own dialog does it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -127,6 +131,10 @@ pub struct SetupReport {
     pub files: Vec<FileChange>,
     /// What still needs the user once the files are written (nothing after `remove`).
     pub needs_user: Vec<UserStep>,
+    /// The files setup wrote that HEAD does not hold as they are now: what the `next:`
+    /// line commits (empty: nothing to commit, or a dry run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncommitted: Vec<String>,
 }
 
 /// How an entry edit went (shared by the JSON and TOML editors).
@@ -458,12 +466,33 @@ pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
         changes.push((path, before, change));
     }
     let mut files = Vec::new();
+    let mut after_write: Vec<(String, Option<String>)> = Vec::new();
     for (path, before, change) in changes {
         if !request.dry_run && change.after.as_deref() != before.as_deref() {
             write(root, &path, change.after.as_deref())?;
         }
+        after_write.push((change.file.path.clone(), change.after.clone()));
         files.push(change.file);
     }
+    // What a commit would take: each file as setup leaves it, against HEAD.
+    let uncommitted = if request.dry_run {
+        Vec::new()
+    } else {
+        let at_head = ctx
+            .repo
+            .blob_ids_at(None, after_write.iter().map(|(p, _)| p.as_str()))?;
+        let mut out = Vec::new();
+        for (rel, text) in &after_write {
+            let now = match text {
+                Some(text) => Some(ctx.repo.blob_id(text.as_bytes())?),
+                None => None,
+            };
+            if now.as_ref() != at_head.get(rel) {
+                out.push(rel.clone());
+            }
+        }
+        out
+    };
     let needs_user = if request.remove {
         Vec::new()
     } else {
@@ -477,45 +506,109 @@ pub fn setup(ctx: &Ctx, request: SetupRequest) -> Result<SetupReport, Error> {
         remove: request.remove,
         files,
         needs_user,
+        uncommitted,
     })
 }
 
+/// The command that records in Claude Code's `~/.claude.json` what its two dialogs do for
+/// `key` (a work tree): the workspace trusted (`hasTrustDialogAccepted`) and the server of
+/// `.mcp.json` approved (`enabledMcpjsonServers`, which Claude Code moves into the
+/// project's git-ignored `.claude/settings.local.json` at its next start); the file created
+/// when missing, every other key kept (jq, as setup's hooks use).
+fn claude_trust_command(key: &Path) -> String {
+    use crate::model::shell::quote;
+    format!(
+        "f=~/.claude.json; [ -s \"$f\" ] || echo '{{}}' > \"$f\"; jq --arg p {} '.projects[$p].hasTrustDialogAccepted = true | .projects[$p].enabledMcpjsonServers = ((.projects[$p].enabledMcpjsonServers // []) - [\"majordomus\"] + [\"majordomus\"])' \"$f\" > \"$f.majordomus\" && mv \"$f.majordomus\" \"$f\"",
+        quote(&key.display().to_string())
+    )
+}
+
+/// The command that trusts `root` in Gemini CLI's `~/.gemini/trustedFolders.json` (what
+/// its "Trust folder" choice records), every other folder kept.
+fn gemini_trust_command(root: &Path) -> String {
+    use crate::model::shell::quote;
+    format!(
+        "mkdir -p ~/.gemini && f=~/.gemini/trustedFolders.json && {{ [ -s \"$f\" ] || echo '{{}}' > \"$f\"; }} && jq --arg p {} '.[$p] = \"TRUST_FOLDER\"' \"$f\" > \"$f.majordomus\" && mv \"$f.majordomus\" \"$f\"",
+        quote(&root.display().to_string())
+    )
+}
+
+/// `[projects."<root>"]`, the table Codex keeps a project's trust in (the key a TOML basic
+/// string, as JSON writes it).
+pub(crate) fn codex_project_table(root: &Path) -> String {
+    format!("[projects.{}]", quoted(&root.display().to_string()))
+}
+
+/// The step that makes Codex read `.codex/` in `root`: trusting the project (what its
+/// "Trust this folder?" records in `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`);
+/// the command appends the table unless the file has it already.
+pub(crate) fn codex_project_step(root: &Path) -> UserStep {
+    use crate::model::shell::quote;
+    let table = codex_project_table(root);
+    let command = format!(
+        "d=\"${{CODEX_HOME:-$HOME/.codex}}\"; mkdir -p \"$d\" && {{ grep -qxF {t} \"$d/config.toml\" 2>/dev/null || printf '\\n%s\\ntrust_level = \"trusted\"\\n' {t} >> \"$d/config.toml\"; }}",
+        t = quote(&table)
+    );
+    UserStep {
+        what: "Codex reads .codex/ (the server, the hooks) only in a trusted project".to_owned(),
+        how: format!(
+            "choose \"Trust and continue\" when `codex` asks \"Trust this folder?\" at its first start here; or run `{command}`"
+        ),
+        command: Some(command),
+    }
+}
+
+/// The step that lets Codex run the hooks setup wrote: only its own dialog records a
+/// hook's trust (a hash of it).
+pub(crate) fn codex_hooks_step() -> UserStep {
+    UserStep {
+        what: "Codex runs a hook only once you trusted it (until then: no briefing, no episode, no record, and nothing says so)".to_owned(),
+        how: "run `codex` here and choose \"Trust all and continue\" when it says \"Hooks need review\" (or trust them in /hooks)".to_owned(),
+        command: None,
+    }
+}
+
 /// What only the user can do for `client` wired in `root`; `asks` when no tool may be
-/// called unasked (`--no-permissions`).
+/// called unasked (`--no-permissions`). Each step's way is the client's own dialog, and
+/// where a command does the same, that command (`tests/cli/clients.rs` runs each, as
+/// printed, against the pinned client).
 fn user_steps(client: Client, root: &Path, main: Option<&Path>, asks: bool) -> Vec<UserStep> {
-    let step = |what: &str, how: String| UserStep {
+    let step = |what: &str, how: String, command: Option<String>| UserStep {
         what: what.to_owned(),
         how,
+        command,
     };
-    let rerun = format!(
-        "answer each prompt, or run `majordomus setup {}` without --no-permissions",
-        client.name()
-    );
+    let rerun = format!("majordomus setup {}", client.name());
+    let allow = |what: &str| {
+        step(
+            what,
+            format!(
+                "answer each prompt, or run `{rerun}` (without --no-permissions: it allows them)"
+            ),
+            Some(rerun.clone()),
+        )
+    };
     let mut steps = Vec::new();
     match client {
         Client::ClaudeCode => {
+            // Claude Code keys a linked worktree's trust by its main work tree.
+            let key = main.unwrap_or(root);
+            let command = claude_trust_command(key);
+            let worktree = if main.is_some_and(|m| m != root) {
+                " (Claude Code keys a linked worktree's trust by its main work tree)"
+            } else {
+                ""
+            };
             steps.push(step(
-                "Claude Code starts the server of .mcp.json only once you approved it (`claude -p` starts it unasked)",
-                "run `claude` here and answer \"Use this MCP server\" to \"New MCP server found in this project: majordomus\"".to_owned(),
+                "Claude Code honours this project's settings (the permissions.allow of .claude/settings.json) and uses the server of .mcp.json only once you trusted the workspace and approved the server (until then `claude -p` refuses the majordomus tool calls and `claude` asks first)",
+                format!(
+                    "run `claude` here and choose \"Yes, I trust this folder\", then \"Use this MCP server\"; or run `{command}`{worktree}"
+                ),
+                Some(command),
             ));
             if asks {
-                steps.push(step(
+                steps.push(allow(
                     "Claude Code asks before each majordomus tool call, and refuses them to `claude -p`",
-                    rerun,
-                ));
-            } else {
-                steps.push(step(
-                    "Claude Code ignores the permissions.allow of .claude/settings.json until you trusted the workspace (until then it asks before each majordomus tool call, and refuses them to `claude -p`)",
-                    match main {
-                        Some(main) => format!(
-                            "run `claude` here once and accept the trust dialog, or set `projects[{}].hasTrustDialogAccepted` to true in ~/.claude.json (Claude Code keys a linked worktree's trust by its main work tree)",
-                            quoted(&main.display().to_string())
-                        ),
-                        None => format!(
-                            "run `claude` here once and accept the trust dialog, or set `projects[{}].hasTrustDialogAccepted` to true in ~/.claude.json",
-                            quoted(&root.display().to_string())
-                        ),
-                    },
                 ));
             }
         }
@@ -524,32 +617,27 @@ fn user_steps(client: Client, root: &Path, main: Option<&Path>, asks: bool) -> V
                 || root.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             );
+            let command = gemini_trust_command(root);
             steps.push(step(
-                "Gemini CLI reads .gemini/settings.json (the hooks, the server) only in a trusted folder",
+                "Gemini CLI reads .gemini/settings.json (the hooks, the server) only in a trusted folder (in any other it loads no majordomus tool, runs no hook and says nothing)",
                 format!(
-                    "run `gemini` here and choose \"Trust folder ({folder})\" (a `gemini -p` run: add --skip-trust)"
+                    "run `gemini` here and choose \"Trust folder ({folder})\"; or run `{command}`; or, for one headless run, start it as `GEMINI_CLI_TRUST_WORKSPACE=true gemini -p ...`"
                 ),
+                Some(command),
             ));
             if asks {
-                steps.push(step(
+                steps.push(allow(
                     "Gemini CLI asks before each majordomus tool call, and offers none of them to `gemini -p`",
-                    rerun,
                 ));
             }
         }
         Client::Codex => {
-            steps.push(step(
-                "Codex reads .codex/ (the server, the hooks) only in a trusted project",
-                format!(
-                    "trust the project when `codex` asks at its first start here, or add `[projects.{}]` with `trust_level = \"trusted\"` to ~/.codex/config.toml",
-                    // A TOML basic string, as JSON writes it.
-                    quoted(&root.display().to_string())
-                ),
-            ));
-            steps.push(step(
-                "Codex runs a hook only once you trusted it (until then: no briefing, no episode, no record, and nothing says so)",
-                "run `codex` here and choose \"Trust all and continue\" when it says \"Hooks need review\" (or trust them in /hooks); `majordomus doctor` says when they are not".to_owned(),
-            ));
+            steps.push(codex_project_step(root));
+            let mut hooks = codex_hooks_step();
+            hooks
+                .how
+                .push_str("; `majordomus doctor` says when they are not");
+            steps.push(hooks);
         }
         Client::Cursor => {}
     }

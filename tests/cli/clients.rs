@@ -726,6 +726,12 @@ impl Session<'_> {
     /// request, the scripted decision in that episode, and the episode closed with its
     /// record. Prints what the client sent (docs/FIELD.md quotes it).
     fn check(&self, briefing_names_episode: bool) {
+        self.check_from(briefing_names_episode, 0);
+    }
+
+    /// [`Session::check`] of the session whose episode opened in a ledger line from
+    /// `since` on (what a client's dialog ran before it is not this session).
+    fn check_from(&self, briefing_names_episode: bool, since: usize) {
         let context = self.context();
         assert!(self.output.status.success(), "{context}");
         // Codex clamps a SessionEnd hook's timeout to 3 s and warns at every start when
@@ -737,8 +743,10 @@ impl Session<'_> {
         );
         let opened: Vec<Value> = self
             .repo
-            .ledger_events("session.opened")
+            .ledger()
             .into_iter()
+            .skip(since)
+            .filter(|l| l["event"] == "session.opened")
             .filter(|l| l["data"]["provider"] == self.client.setup)
             .collect();
         assert_eq!(opened.len(), 1, "one episode for the session: {context}");
@@ -1017,6 +1025,12 @@ fn gemini_home_settings(repo: &TestRepo) {
 
 /// `~/.codex/config.toml` for a session against `model` in a trusted `repo`.
 fn codex_home_config(repo: &TestRepo, model: Option<&FakeModel>) {
+    codex_home(repo, model, true);
+}
+
+/// `~/.codex/config.toml` for a session against `model`, `repo` trusted or not (the
+/// project's trust is then the user's to give, as setup says).
+fn codex_home(repo: &TestRepo, model: Option<&FakeModel>, trusted: bool) {
     let mut text = String::from("check_for_update_on_startup = false\n");
     if let Some(model) = model {
         text.push_str(&format!(
@@ -1024,10 +1038,13 @@ fn codex_home_config(repo: &TestRepo, model: Option<&FakeModel>) {
             model.url()
         ));
     }
-    text.push_str(&format!(
-        "\n[analytics]\nenabled = false\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
-        repo.root().display()
-    ));
+    text.push_str("\n[analytics]\nenabled = false\n");
+    if trusted {
+        text.push_str(&format!(
+            "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            repo.root().display()
+        ));
+    }
     repo.write_home(".codex/config.toml", &text);
 }
 
@@ -1398,6 +1415,9 @@ const EDIT_HEADING: &str = "majordomus: what is verified or decided about src/le
 const MOMENT_RECALL: &str = "tab characters indentation";
 /// The edited file.
 const LEXER: &str = "src/lexer.rs";
+/// A prompt from another project's history: nothing of this repository's memory is about it.
+const OFF_TOPIC_PROMPT: &str =
+    "Bump the Kubernetes ingress controller chart and rotate the staging TLS certificates";
 
 /// A repository whose closed earlier episode decided [`PROMPT_RECORD`] and
 /// [`EDIT_RECORD`] about [`LEXER`].
@@ -1549,7 +1569,7 @@ fn files_holding(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
 /// bytes of the recall result the model read.
 fn moment_session(
     client: Client,
-    configure: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+    configure: impl Fn(&TestRepo, &FakeModel, &Path, &str) -> Command,
 ) -> Option<usize> {
     let program = installed(client)?;
     let repo = repository_with_decisions();
@@ -1560,7 +1580,7 @@ fn moment_session(
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", &format!("Wire {}", client.setup)]);
     let model = FakeModel::start(edit_then_recall(repo.root().to_path_buf()));
-    let command = configure(&repo, &model, &program);
+    let command = configure(&repo, &model, &program, MOMENT_PROMPT);
     let output = run_to_end(command, client.bin);
     let requests = model.requests();
     let context = format!(
@@ -1668,6 +1688,74 @@ fn moment_session(
         client.setup,
         result.text
     );
+    // (e) What `recall --shown` says reached the model is what the requests carried: each
+    // record it lists stands in the last request, and each record a request offers to read
+    // (`majordomus show <kind>:<id>`) is one it lists.
+    let shown = repo
+        .run(&["--format", "json", "recall", "--shown"])
+        .success()
+        .json();
+    let listed: BTreeSet<String> = shown["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .flat_map(|e| e["records"].as_array().expect("records").iter())
+        .map(|r| r["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert!(!listed.is_empty(), "{shown}");
+    for reference in &listed {
+        let id = reference.split_once(':').expect("kind:id").1;
+        assert!(
+            occurrences_in(last, id) >= 1,
+            "{}: recall --shown lists {reference}, the model never got it: {last}",
+            client.setup
+        );
+    }
+    let mut offered_ids = Vec::new();
+    strings(last, &mut offered_ids);
+    for text in offered_ids {
+        for piece in text.split("majordomus show ").skip(1) {
+            let reference: String = piece
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "-:".contains(*c))
+                .collect();
+            // A recall the model ran itself is a tool's answer, on record as `tool`.
+            assert!(
+                listed
+                    .iter()
+                    .any(|l| crate::common::same_claim(l, &reference)),
+                "{}: the model got {reference}, recall --shown does not list it: {shown}",
+                client.setup
+            );
+        }
+    }
+
+    // (f) An off-topic prompt, another project's words, in a new session: nothing reaches
+    // the model at the prompt.
+    let quiet = FakeModel::start(Arc::new(|_: &Value| None));
+    let output = run_to_end(
+        configure(&repo, &quiet, &program, OFF_TOPIC_PROMPT),
+        client.bin,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let requests = quiet.requests();
+    let asked = requests
+        .iter()
+        .find(|r| occurrences_in(&r.body, OFF_TOPIC_PROMPT) > 0 && !offered(&r.body).is_empty())
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: the off-topic prompt never reached the model",
+                client.setup
+            )
+        });
+    assert_eq!(
+        occurrences_in(&asked.body, PROMPT_HEADING),
+        0,
+        "{}: an off-topic prompt got records: {}",
+        client.setup,
+        asked.body
+    );
+
     eprintln!(
         "== {}: {} requests, {} of the turn; the recall result before the model: {} bytes (the server's text: {} bytes)\n==",
         client.setup,
@@ -1681,10 +1769,10 @@ fn moment_session(
 
 #[test]
 fn claude_code_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote() {
-    moment_session(CLAUDE_CODE, |repo, model, program| {
+    moment_session(CLAUDE_CODE, |repo, model, program, prompt| {
         claude_home_trust(repo);
         let mut cmd = client_command(repo, program);
-        cmd.args(["-p", MOMENT_PROMPT, "--output-format", "json"])
+        cmd.args(["-p", prompt, "--output-format", "json"])
             .env("ANTHROPIC_BASE_URL", model.url())
             .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
             .env("DISABLE_AUTOUPDATER", "1")
@@ -1697,12 +1785,12 @@ fn claude_code_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote(
 
 #[test]
 fn gemini_cli_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote() {
-    moment_session(GEMINI_CLI, |repo, model, program| {
+    moment_session(GEMINI_CLI, |repo, model, program, prompt| {
         gemini_home_settings(repo);
         let mut cmd = client_command(repo, program);
         cmd.args([
             "-p",
-            MOMENT_PROMPT,
+            prompt,
             "--model",
             "gemini-2.5-flash",
             "--output-format",
@@ -1722,10 +1810,10 @@ fn gemini_cli_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote()
 
 #[test]
 fn codex_recalls_at_the_prompt_and_the_edit_through_the_hooks_setup_wrote() {
-    moment_session(CODEX, |repo, model, program| {
+    moment_session(CODEX, |repo, model, program, prompt| {
         codex_home_config(repo, Some(model));
         let mut cmd = client_command(repo, program);
-        cmd.args(["exec", "--dangerously-bypass-hook-trust", MOMENT_PROMPT])
+        cmd.args(["exec", "--dangerously-bypass-hook-trust", prompt])
             .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
         cmd
     });
@@ -1861,6 +1949,767 @@ fn doctor_reads_the_hook_trust_codex_reads() {
     assert!(after.is_empty(), "{after:#?}");
 }
 
+// --- The advice setup prints, followed exactly as printed ---------------------------------
+
+/// How a test follows the steps setup printed: each step's command, run as printed, or
+/// the client's own dialog, answered with the choices the step names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    Command,
+    Dialog,
+}
+
+/// The steps `setup <client> [extra]` prints under "still needs you", as its JSON gives
+/// them (a second run writes nothing).
+fn advice(repo: &TestRepo, client: Client, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["--format", "json", "setup", client.setup];
+    args.extend(extra);
+    let report = repo.run(&args).success().json();
+    report["needs_user"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no needs_user: {report}"))
+        .clone()
+}
+
+/// The choices a step names in its client's dialog, in order: each `"..."` of its `how`
+/// that follows `choose ` or `then ` (not the words the client says, which are quoted too).
+fn choices(step: &Value) -> Vec<String> {
+    let how = step["how"].as_str().expect("a how");
+    let parts: Vec<&str> = how.split('"').collect();
+    parts
+        .iter()
+        .enumerate()
+        .skip(1)
+        .step_by(2)
+        .filter(|(i, _)| {
+            let before = parts[i - 1];
+            before.ends_with("choose ") || before.ends_with("then ")
+        })
+        .map(|(_, c)| (*c).to_owned())
+        .collect()
+}
+
+/// The keys that select `choice` in its client's dialog from where the cursor starts:
+/// how each pinned client's terminal UI lays its options out (checked by the choice being
+/// on the screen before they are typed, and by what the choice records).
+fn keys_for(choice: &str) -> Vec<&'static str> {
+    const DOWN: &str = "\u{1b}[B";
+    const UP: &str = "\u{1b}[A";
+    const ENTER: &str = "\r";
+    match choice {
+        // Claude Code's trust dialog starts on "No, exit".
+        "Yes, I trust this folder" => vec![DOWN, ENTER],
+        // Its server dialog starts on "Continue without using this MCP server", the last.
+        "Use this MCP server" => vec![UP, UP, ENTER],
+        // Codex's hook review starts on "Review hooks".
+        "Trust all and continue" => vec![DOWN, ENTER],
+        // Codex's "Trust this folder?" and Gemini CLI's folder trust start on the choice.
+        c if c == "Trust and continue" || c.starts_with("Trust folder (") => vec![ENTER],
+        other => panic!("the test knows no way to choose {other:?}"),
+    }
+}
+
+/// Runs `program` (the client's interactive UI) in `repo`'s root through a pseudo-terminal
+/// (tests/cli/fixtures/tui.py) and answers its dialogs with `choices`, each once it is on
+/// the screen; panics when one never shows.
+fn answer_dialogs(repo: &TestRepo, program: &Path, env: &[(&str, String)], choices: &[String]) {
+    let steps: Vec<Value> = choices
+        .iter()
+        .map(|c| json!([regex::escape(c), keys_for(c)]))
+        .collect();
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/fixtures/tui.py");
+    let mut cmd = client_command(repo, Path::new("python3"));
+    cmd.arg(driver)
+        .arg(Value::Array(steps).to_string())
+        .arg("--")
+        .arg(program);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_to_end(cmd, "the client's dialogs");
+    assert!(
+        out.status.success(),
+        "{choices:?}: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// A repository with knowledge, wired by `setup <client> [extra]` (at its defaults when
+/// `extra` is empty) and committed, with the steps setup printed.
+fn wired(client: Client, extra: &[&str]) -> (TestRepo, String, Vec<Value>) {
+    let (repo, knowledge) = repository_with_knowledge();
+    let mut args = vec!["setup", client.setup];
+    args.extend(extra);
+    let run = repo.run(&args).success();
+    // It ends with the commit that shares the wiring, which works as printed.
+    let next = crate::common::next_lines(run.stdout());
+    assert_eq!(next.len(), 1, "{run}");
+    repo.run_printed(&next[0]);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "{run}");
+    let steps = advice(&repo, client, extra);
+    assert!(
+        !steps.is_empty(),
+        "{}: setup says nothing needs the user",
+        client.setup
+    );
+    (repo, knowledge, steps)
+}
+
+/// Follows every step as printed: runs its command, or answers its dialog in the client.
+fn follow(repo: &TestRepo, program: &Path, env: &[(&str, String)], steps: &[Value], how: Follow) {
+    let mut dialog = Vec::new();
+    for step in steps {
+        match (how, step["command"].as_str()) {
+            (Follow::Command, Some(command)) => {
+                repo.run_printed(command);
+            }
+            _ => dialog.extend(choices(step)),
+        }
+    }
+    if !dialog.is_empty() {
+        answer_dialogs(repo, program, env, &dialog);
+    }
+}
+
+/// One headless session of the client against the scripted model, with nothing of its
+/// own that trusts or allows anything: what it can do comes from setup's files and the
+/// steps the user followed. The whole contract of [`Session::check`] holds.
+fn advised_session(
+    client: Client,
+    how: Follow,
+    dialog_env: impl Fn(&TestRepo) -> Vec<(&'static str, String)>,
+    headless: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) {
+    advised_session_after(client, &[], how, dialog_env, headless);
+}
+
+/// [`advised_session`] after `setup <client> <extra>`.
+fn advised_session_after(
+    client: Client,
+    extra: &[&str],
+    how: Follow,
+    dialog_env: impl Fn(&TestRepo) -> Vec<(&'static str, String)>,
+    headless: impl FnOnce(&TestRepo, &FakeModel, &Path) -> Command,
+) {
+    let Some(program) = installed(client) else {
+        return;
+    };
+    let (repo, knowledge, steps) = wired(client, extra);
+    follow(&repo, &program, &dialog_env(&repo), &steps, how);
+    // An episode the dialog's own start opened is not the session checked.
+    if repo.episode_state().is_some() {
+        repo.run(&["session", "close"]).success();
+    }
+    let since = repo.ledger().len();
+    let model = FakeModel::start(Arc::new(record_then_read));
+    let output = run_to_end(headless(&repo, &model, &program), client.bin);
+    Session {
+        client,
+        repo: &repo,
+        model: &model,
+        knowledge: &knowledge,
+        output,
+    }
+    .check_from(client.setup != GEMINI_CLI.setup, since);
+}
+
+fn claude_env(repo: &TestRepo) -> Vec<(&'static str, String)> {
+    // Not the advice: a first run's onboarding, which would call Anthropic's API.
+    let mut home: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.base().join("home/.claude.json"))
+            .unwrap_or_else(|_| "{}".to_owned()),
+    )
+    .expect("~/.claude.json reads");
+    home["hasCompletedOnboarding"] = json!(true);
+    repo.write_home(".claude.json", &home.to_string());
+    vec![
+        (
+            "ANTHROPIC_API_KEY",
+            "test-key-for-the-scripted-model".to_owned(),
+        ),
+        ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9".to_owned()),
+        ("DISABLE_AUTOUPDATER", "1".to_owned()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ]
+}
+
+fn claude_headless(repo: &TestRepo, model: &FakeModel, program: &Path) -> Command {
+    // The server is approved and connected: what the steps were for.
+    let mut get = client_command(repo, program);
+    get.args(["mcp", "get", "majordomus"]);
+    let got = run_to_end(get, "claude mcp get");
+    let said = String::from_utf8_lossy(&got.stdout);
+    assert!(said.contains("Connected"), "{said}");
+    let mut cmd = client_command(repo, program);
+    // No --allowedTools: the permissions.allow setup wrote, honoured in a trusted workspace.
+    cmd.args(["-p", PROMPT, "--output-format", "json"])
+        .env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    cmd
+}
+
+#[test]
+fn claude_code_runs_after_the_command_setup_prints() {
+    advised_session(
+        CLAUDE_CODE,
+        Follow::Command,
+        |_| Vec::new(),
+        claude_headless,
+    );
+}
+
+/// With `--no-permissions`, setup says each tool call asks, and that rerunning it without
+/// the flag allows them: followed by its commands, the session runs unasked.
+#[test]
+fn claude_code_runs_after_the_commands_setup_prints_with_no_permissions() {
+    advised_session_after(
+        CLAUDE_CODE,
+        &["--no-permissions"],
+        Follow::Command,
+        |_| Vec::new(),
+        claude_headless,
+    );
+}
+
+#[test]
+fn gemini_cli_runs_after_the_commands_setup_prints_with_no_permissions() {
+    advised_session_after(
+        GEMINI_CLI,
+        &["--no-permissions"],
+        Follow::Command,
+        |_| Vec::new(),
+        gemini_headless,
+    );
+}
+
+#[test]
+fn claude_code_runs_after_the_dialog_choices_setup_names() {
+    advised_session(CLAUDE_CODE, Follow::Dialog, claude_env, claude_headless);
+}
+
+fn gemini_dialog_env(repo: &TestRepo) -> Vec<(&'static str, String)> {
+    gemini_home_settings(repo);
+    vec![
+        (
+            "GEMINI_API_KEY",
+            "test-key-for-the-scripted-model".to_owned(),
+        ),
+        ("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9".to_owned()),
+    ]
+}
+
+fn gemini_headless(repo: &TestRepo, model: &FakeModel, program: &Path) -> Command {
+    gemini_home_settings(repo);
+    let mut cmd = client_command(repo, program);
+    // No GEMINI_CLI_TRUST_WORKSPACE, no --approval-mode: the folder's trust the user gave,
+    // and the server's trust and includeTools setup wrote.
+    cmd.args([
+        "-p",
+        PROMPT,
+        "--model",
+        "gemini-2.5-flash",
+        "--output-format",
+        "json",
+    ])
+    .env("GOOGLE_GEMINI_BASE_URL", model.url())
+    .env("GEMINI_API_KEY", "test-key-for-the-scripted-model");
+    cmd
+}
+
+#[test]
+fn gemini_cli_runs_after_the_command_setup_prints() {
+    advised_session(GEMINI_CLI, Follow::Command, |_| Vec::new(), gemini_headless);
+}
+
+#[test]
+fn gemini_cli_runs_after_the_dialog_choice_setup_names() {
+    advised_session(
+        GEMINI_CLI,
+        Follow::Dialog,
+        gemini_dialog_env,
+        gemini_headless,
+    );
+}
+
+fn codex_headless(repo: &TestRepo, _model: &FakeModel, program: &Path) -> Command {
+    let mut cmd = client_command(repo, program);
+    // No --dangerously-bypass-hook-trust: the hooks run on the trust the user gave.
+    cmd.args(["exec", PROMPT])
+        .env("SCRIPTED_MODEL_API_KEY", "test-key-for-the-scripted-model");
+    cmd
+}
+
+/// Codex's config, with the model (once there is one) and without trust, the project's
+/// trust the steps add kept.
+fn codex_prepare(repo: &TestRepo, model: Option<&FakeModel>) {
+    let before =
+        std::fs::read_to_string(repo.base().join("home/.codex/config.toml")).unwrap_or_default();
+    codex_home(repo, model, false);
+    // What the steps recorded (the project's and the hooks' trust) stays.
+    let kept: String = before
+        .split("\n[")
+        .filter(|t| t.starts_with("projects.") || t.starts_with("hooks."))
+        .map(|t| format!("\n[{t}"))
+        .collect();
+    let now = repo.read_home(".codex/config.toml");
+    repo.write_home(".codex/config.toml", &format!("{now}{kept}\n"));
+}
+
+fn codex_dialog_env(_: &TestRepo) -> Vec<(&'static str, String)> {
+    vec![(
+        "SCRIPTED_MODEL_API_KEY",
+        "test-key-for-the-scripted-model".to_owned(),
+    )]
+}
+
+/// Doctor's fixes for Codex are setup's steps, word for word; once they are followed its
+/// rule passes.
+fn codex_doctor(repo: &TestRepo, steps: &[Value], followed: bool) {
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    let findings: Vec<Value> = doctor["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter(|r| r["rule"] == "majordomus.client-hooks")
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .collect();
+    if followed {
+        assert!(findings.is_empty(), "{findings:#?}");
+        return;
+    }
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    assert_eq!(findings[0]["fix"], steps[0]["how"], "{findings:#?}");
+    assert!(
+        steps[1]["how"]
+            .as_str()
+            .is_some_and(|h| h.starts_with(findings[1]["fix"].as_str().expect("a fix"))),
+        "{findings:#?}"
+    );
+}
+
+#[test]
+fn codex_runs_after_the_dialog_choices_setup_names() {
+    let Some(program) = installed(CODEX) else {
+        return;
+    };
+    let (repo, knowledge, steps) = wired(CODEX, &[]);
+    // Codex's first start wants a model provider (else it asks to sign in first).
+    let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
+    codex_prepare(&repo, Some(&dialog_model));
+    codex_doctor(&repo, &steps, false);
+    follow(
+        &repo,
+        &program,
+        &codex_dialog_env(&repo),
+        &steps,
+        Follow::Dialog,
+    );
+    codex_doctor(&repo, &steps, true);
+    codex_session(&repo, &program, &knowledge);
+}
+
+#[test]
+fn codex_runs_after_the_command_and_the_dialog_choice_setup_prints() {
+    let Some(program) = installed(CODEX) else {
+        return;
+    };
+    let (repo, knowledge, steps) = wired(CODEX, &[]);
+    let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
+    codex_prepare(&repo, Some(&dialog_model));
+    // The project's trust by its command; the hooks' only Codex's dialog records.
+    assert!(steps[0]["command"].is_string(), "{steps:?}");
+    assert!(steps[1]["command"].is_null(), "{steps:?}");
+    follow(
+        &repo,
+        &program,
+        &codex_dialog_env(&repo),
+        &steps,
+        Follow::Command,
+    );
+    codex_doctor(&repo, &steps, true);
+    // Run again, the command changes nothing (the table is there).
+    let before = repo.read_home(".codex/config.toml");
+    repo.run_printed(steps[0]["command"].as_str().expect("a command"));
+    assert_eq!(repo.read_home(".codex/config.toml"), before);
+    codex_session(&repo, &program, &knowledge);
+}
+
+/// The headless Codex session after the steps, checked whole.
+fn codex_session(repo: &TestRepo, program: &Path, knowledge: &str) {
+    if repo.episode_state().is_some() {
+        repo.run(&["session", "close"]).success();
+    }
+    let since = repo.ledger().len();
+    let model = FakeModel::start(Arc::new(record_then_read));
+    codex_prepare(repo, Some(&model));
+    let output = run_to_end(codex_headless(repo, &model, program), CODEX.bin);
+    Session {
+        client: CODEX,
+        repo,
+        model: &model,
+        knowledge,
+        output,
+    }
+    .check_from(true, since);
+}
+
+// --- The field day (docs/FIELD.md, step 19) -----------------------------------------------
+
+/// The ledger's lines, none when there is no ledger yet.
+fn ledger_lines(repo: &TestRepo) -> Vec<Value> {
+    repo.ledger_text_if_any()
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The field trial of step 19, run by hand on a real repository (it takes a few minutes
+/// and a clone of a real history, which no test has): `MAJORDOMUS_FIELD_SOURCE=<a git
+/// repository> MAJORDOMUS_CLIENTS_DIR=... cargo test --test cli field_day -- --ignored
+/// --nocapture`. The three pinned clients after `setup` at its defaults (the steps it
+/// printed followed as printed: the commands, and Codex's hook dialog), against the
+/// scripted model: on each of six branches a working session (a decision through MCP,
+/// then a commit) and two idle ones (a prompt answered without a tool), then idle sessions
+/// on the trunk. After every idle session `git status` is clean, and each session's
+/// briefing hands over from its own branch. It prints what it saw.
+#[test]
+#[ignore = "a field trial on a real repository, run by hand (docs/FIELD.md, step 19)"]
+fn field_day() {
+    let Some(source) = std::env::var_os("MAJORDOMUS_FIELD_SOURCE") else {
+        panic!("set MAJORDOMUS_FIELD_SOURCE to a git repository with real history");
+    };
+    let programs: Vec<(Client, PathBuf)> = [CLAUDE_CODE, GEMINI_CLI, CODEX]
+        .into_iter()
+        .map(|c| (c, installed(c).expect("the pinned clients")))
+        .collect();
+    let mut repo = TestRepo::unversioned();
+    let mut log = String::new();
+    let mut say = |line: String| {
+        eprintln!("{line}");
+        log.push_str(&line);
+        log.push('\n');
+    };
+    std::fs::remove_dir_all(repo.root()).expect("an empty work tree");
+    repo.git_in(
+        repo.base(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &source.to_string_lossy(),
+            "origin.git",
+        ],
+    );
+    repo.git_in(repo.base(), &["clone", "-q", "origin.git", "repo"]);
+    let trunk = repo.git(&["symbolic-ref", "--short", "HEAD"]);
+    let commits = repo.git(&["rev-list", "--count", "HEAD"]);
+    say(format!(
+        "== a clone of {} ({commits} commits on {trunk})",
+        source.to_string_lossy()
+    ));
+    let init = repo.run(&["init"]).success();
+    // Its commit and `hooks install`; the episodes are the clients' to open.
+    for line in crate::common::next_lines(init.stdout()) {
+        if line != "majordomus session start" {
+            repo.run_printed(&line);
+        }
+    }
+    say(format!(
+        "$ majordomus init; its next: lines run as printed (not its `session start`: the clients' hooks open the episodes)\n{}",
+        init.stdout()
+    ));
+    // setup at its defaults (`claude`, `gemini`: the short names), each step as printed.
+    for (client, name) in [
+        (CLAUDE_CODE, "claude"),
+        (GEMINI_CLI, "gemini"),
+        (CODEX, "codex"),
+    ] {
+        let run = repo.run(&["setup", name]).success();
+        say(format!("$ majordomus setup {name}\n{}", run.stdout()));
+        for line in crate::common::next_lines(run.stdout()) {
+            repo.run_printed(&line);
+        }
+        for step in advice(&repo, client, &[]) {
+            if let Some(command) = step["command"].as_str() {
+                repo.run_printed(command);
+                say(format!("  followed: {}", step["what"]));
+            }
+        }
+    }
+    gemini_home_settings(&repo);
+    let dialog_model = FakeModel::start(Arc::new(|_: &Value| None));
+    codex_prepare(&repo, Some(&dialog_model));
+    let codex = &programs[2].1;
+    answer_dialogs(
+        &repo,
+        codex,
+        &codex_dialog_env(&repo),
+        &["Trust all and continue".to_owned()],
+    );
+    if repo.episode_state().is_some() {
+        repo.run(&["session", "close"]).success();
+    }
+    say(
+        "  followed: Codex's \"Hooks need review\" → \"Trust all and continue\" (its terminal UI)"
+            .to_owned(),
+    );
+    let doctor = repo.run(&["doctor"]);
+    say(format!(
+        "$ majordomus doctor (exit {})\n{}",
+        doctor.code(),
+        doctor.stdout()
+    ));
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "setup left files");
+
+    let mut minute = 0;
+    let mut sessions = 0;
+    let mut idle = 0;
+    let mut next_time = |repo: &mut TestRepo| {
+        minute += 7;
+        repo.now(&format!(
+            "2026-12-07T{:02}:{:02}:00Z",
+            8 + minute / 60,
+            minute % 60
+        ));
+    };
+    let run_client = |repo: &TestRepo, client: Client, program: &Path, script: Script| -> Output {
+        let model = FakeModel::start(script);
+        let cmd = match client.setup {
+            "claude-code" => claude_headless(repo, &model, program),
+            "gemini-cli" => gemini_headless(repo, &model, program),
+            _ => {
+                codex_prepare(repo, Some(&model));
+                codex_headless(repo, &model, program)
+            }
+        };
+        let out = run_to_end(cmd, client.bin);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            client.setup,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let branches = [
+        "lexer-tabs",
+        "pager-env",
+        "theme-cache",
+        "wrap-width",
+        "git-diff-markers",
+        "config-paths",
+    ];
+    for (b, branch) in branches.iter().enumerate() {
+        repo.git(&["checkout", "-q", "-b", branch, &trunk]);
+        let (worker, program) = &programs[b % 3];
+        // The working session: a decision through MCP, then the agent's change committed.
+        next_time(&mut repo);
+        let decision =
+            format!("On {branch}: the change keeps the existing command-line flags as they are");
+        let text = decision.clone();
+        let script: Script = Arc::new(move |body: &Value| {
+            let n = results(body) + 1;
+            let ((namespace, name), args) = match n {
+                1 => (decision_tool(body)?, json!({"text": text})),
+                _ => return None,
+            };
+            Some(Call {
+                namespace,
+                name,
+                args,
+                n,
+            })
+        });
+        let before = ledger_lines(&repo).len();
+        run_client(&repo, *worker, program, script);
+        sessions += 1;
+        let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
+        let opened = lines
+            .iter()
+            .find(|l| l["event"] == "session.opened")
+            .expect("an episode");
+        let episode = opened["session"].as_str().expect("an id").to_owned();
+        let start_briefing = repo.read(&format!(".ai/local/session-contexts/{episode}.md"));
+        let handover_line = start_briefing
+            .split("## Last handover\n")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+            .to_owned();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["event"] == "decision.recorded" && l["data"]["text"] == decision),
+            "{branch}: the decision did not land"
+        );
+        repo.write(&format!("doc/field-{branch}.md"), &format!("# {branch}\n"));
+        repo.git(&["add", "-A"]);
+        let commit = repo
+            .git_command_in(
+                repo.root(),
+                &[
+                    "commit",
+                    "-q",
+                    "-m",
+                    &format!("{branch}: work and its record"),
+                ],
+            )
+            .env("MAJORDOMUS_BIN", crate::common::bin())
+            .output()
+            .expect("git commit");
+        assert!(commit.status.success());
+        say(format!(
+            "-- {branch}: {} worked (episode {episode}; its briefing's last handover: {handover_line}); committed, status: {:?}",
+            worker.setup,
+            repo.git(&["status", "--porcelain"])
+        ));
+        // The work goes on in a second session of another client: it hands over from the
+        // first (this branch's), and its own change is committed too.
+        let (second, program2) = &programs[(b + 1) % 3];
+        next_time(&mut repo);
+        let decision2 = format!("On {branch}: the second step documents the behaviour it changed");
+        let text2 = decision2.clone();
+        let script: Script = Arc::new(move |body: &Value| {
+            let n = results(body) + 1;
+            let ((namespace, name), args) = match n {
+                1 => (decision_tool(body)?, json!({"text": text2})),
+                _ => return None,
+            };
+            Some(Call {
+                namespace,
+                name,
+                args,
+                n,
+            })
+        });
+        let before = ledger_lines(&repo).len();
+        run_client(&repo, *second, program2, script);
+        sessions += 1;
+        let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
+        let opened = lines
+            .iter()
+            .find(|l| l["event"] == "session.opened")
+            .expect("an episode");
+        let continued = opened["session"].as_str().expect("an id").to_owned();
+        let snapshot = repo.read(&format!(".ai/local/session-contexts/{continued}.md"));
+        let handed = snapshot
+            .split("## Last handover\n")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+            .to_owned();
+        assert_eq!(
+            handed,
+            format!("- .ai/local/state/handovers/{episode}.md"),
+            "{branch}"
+        );
+        assert!(
+            lines.iter().any(|l| l["data"]["text"] == decision2),
+            "{branch}"
+        );
+        repo.write(
+            &format!("doc/field-{branch}.md"),
+            &format!("# {branch}\n\nDocumented.\n"),
+        );
+        repo.git(&["add", "-A"]);
+        let commit = repo
+            .git_command_in(
+                repo.root(),
+                &["commit", "-q", "-m", &format!("{branch}: document it")],
+            )
+            .env("MAJORDOMUS_BIN", crate::common::bin())
+            .output()
+            .expect("git commit");
+        assert!(commit.status.success());
+        say(format!(
+            "   {branch}: {} continued (episode {continued}; its briefing's last handover: {handed}); committed",
+            second.setup
+        ));
+        let episode = continued;
+        // Two idle sessions: a prompt, an answer, nothing else.
+        for k in 1..=2 {
+            let (client, program) = &programs[(b + k) % 3];
+            next_time(&mut repo);
+            let before = ledger_lines(&repo).len();
+            run_client(&repo, *client, program, Arc::new(|_: &Value| None));
+            sessions += 1;
+            idle += 1;
+            let lines: Vec<Value> = ledger_lines(&repo).into_iter().skip(before).collect();
+            let closed = lines.iter().find(|l| l["event"] == "session.closed");
+            let status = repo.git(&["status", "--porcelain"]);
+            say(format!(
+                "   idle {} on {branch}: closed {}, git status {:?}",
+                client.setup,
+                closed.map_or("no (still open)".to_owned(), |c| format!(
+                    "empty={}",
+                    c["data"]["empty"]
+                )),
+                status
+            ));
+            assert_eq!(
+                status, "",
+                "an idle {} session left a file on {branch}",
+                client.setup
+            );
+        }
+        let briefing = repo.run(&["briefing"]).success();
+        let last = briefing
+            .stdout()
+            .split("## Last handover\n")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+            .to_owned();
+        assert_eq!(
+            last,
+            format!("- .ai/local/state/handovers/{episode}.md"),
+            "{branch}"
+        );
+    }
+    // The trunk: idle sessions of each client, twice for two of them.
+    repo.git(&["checkout", "-q", &trunk]);
+    for (client, program) in programs.iter().chain(programs.iter().take(2)) {
+        next_time(&mut repo);
+        run_client(&repo, *client, program, Arc::new(|_: &Value| None));
+        sessions += 1;
+        idle += 1;
+        let status = repo.git(&["status", "--porcelain"]);
+        say(format!(
+            "   idle {} on {trunk}: git status {status:?}",
+            client.setup
+        ));
+        assert_eq!(status, "");
+    }
+    let briefing = repo.run(&["briefing"]).success();
+    say(format!(
+        "$ majordomus briefing (on {trunk})\n{}",
+        briefing.stdout()
+    ));
+    let listed = repo.run(&["session", "list"]).success();
+    say(format!("$ majordomus session list\n{}", listed.stdout()));
+    let doctor = repo.run(&["doctor"]);
+    say(format!(
+        "$ majordomus doctor (exit {})\n{}",
+        doctor.code(),
+        doctor.stdout()
+    ));
+    say(format!(
+        "== {sessions} sessions ({idle} idle), {} branches; git status: {:?}",
+        branches.len(),
+        repo.git(&["status", "--porcelain"])
+    ));
+    if let Some(out) = std::env::var_os("MAJORDOMUS_FIELD_OUT") {
+        std::fs::write(out, log).expect("write the transcript");
+    }
+}
+
 // --- A resumed conversation ----------------------------------------------------------------
 
 /// How many times `needle` stands in the strings of `body`.
@@ -1956,7 +2805,7 @@ fn continued_conversation(
 const FIRST_PROMPT: &str = "What does the parser report on an error?";
 const RESUMED_PROMPT: &str = "And how are its columns counted?";
 
-fn claude_env(cmd: &mut Command, model: &FakeModel) {
+fn scripted_claude(cmd: &mut Command, model: &FakeModel) {
     cmd.env("ANTHROPIC_BASE_URL", model.url())
         .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
         .env("DISABLE_AUTOUPDATER", "1")
@@ -1973,7 +2822,7 @@ fn claude_code_continued_holds_one_briefing_and_each_record_once() {
         |repo, model, program| {
             let mut cmd = client_command(repo, program);
             cmd.args(["-p", FIRST_PROMPT, "--output-format", "json"]);
-            claude_env(&mut cmd, model);
+            scripted_claude(&mut cmd, model);
             cmd
         },
         |repo, model, program| {
@@ -1985,7 +2834,7 @@ fn claude_code_continued_holds_one_briefing_and_each_record_once() {
                 "--output-format",
                 "json",
             ]);
-            claude_env(&mut cmd, model);
+            scripted_claude(&mut cmd, model);
             cmd
         },
     );
@@ -2062,7 +2911,12 @@ fn claude_prompt(repo: &TestRepo, program: &Path, prompt: &str) -> Vec<Recorded>
     let model = FakeModel::start(Arc::new(|_: &Value| None));
     let mut cmd = client_command(repo, program);
     cmd.args(["-p", prompt, "--output-format", "json"]);
-    claude_env(&mut cmd, &model);
+    cmd.env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     let output = run_to_end(cmd, "claude");
     assert!(
         output.status.success(),

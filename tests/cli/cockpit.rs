@@ -2006,7 +2006,7 @@ fn a_browser_promotes_a_candidate_through_the_form() {
     tab.wait_for("Page.loadEventFired");
 
     let curated = format!(".ai/repo/knowledge/curated/{id}.md");
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + crate::common::WAIT;
     while !repo.exists(&curated) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }

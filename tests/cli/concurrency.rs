@@ -177,8 +177,10 @@ fn reviewing_with_a_full_outbox() -> (TestRepo, String, Vec<String>) {
     repo.add_origin();
     repo.git(&["checkout", "-q", "-b", "work"]);
     let worked = repo.start_episode();
+    // Eight claims that are no near duplicates of each other: eight review items, each
+    // decided by its own act (an act decides a whole item: see the race below).
     for i in 0..8 {
-        repo.run(&["decision", &format!("Convention {i} of the review race")])
+        repo.run(&["decision", &format!("Unit u{i}x keeps k{i}y inside v{i}z")])
             .success();
     }
     repo.run(&["session", "close"]).success();
@@ -609,4 +611,68 @@ fn a_rejection_waits_for_a_drain_that_holds_the_knowledge_lock() {
     assert_eq!(rejected_line.len(), 1);
     assert_eq!(rejected_line[0]["data"]["path"], rel.as_str());
     store_is_whole(&repo, repo.root());
+}
+
+/// An act decides a whole review item, looking its members up under the lock it holds
+/// (SPEC §5.2): a promotion of one member and a rejection of another, at once, leave the
+/// item decided by exactly one of them, never half of each.
+#[test]
+fn two_acts_on_one_review_item_at_once_decide_it_once() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    for claim in [
+        "Parse the YAML policy with yaml_serde",
+        "Always parse the YAML policy with yaml_serde",
+        "Parse the YAML policy with yaml_serde only",
+    ] {
+        repo.run(&["decision", claim]).success();
+    }
+    repo.run(&["session", "close"]).success();
+    let ids = repo.record_ids(".ai/repo/knowledge/candidates");
+    assert_eq!(ids.len(), 3);
+    let listed = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    assert_eq!(listed["items"], 1, "one review item: {listed}");
+    for round in 0..3 {
+        let fresh = repo.copy();
+        let root = fresh.root().to_owned();
+        let mut promote = job(
+            &root,
+            &["--format", "json", "knowledge", "promote", &ids[round]],
+        );
+        promote.stdin = Some("src/model/policy.rs parses it\n".into());
+        let reject = job(
+            &root,
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "reject",
+                &ids[(round + 1) % 3],
+                "--reason",
+                "Raced",
+            ],
+        );
+        let runs = batch(&fresh, vec![promote, reject]);
+        // The first act decides the item; the second finds its record decided (refused,
+        // exit 3, nothing written).
+        let won: Vec<&Run> = runs.iter().filter(|r| r.code() == 0).collect();
+        assert_eq!(won.len(), 1, "{runs:?}");
+        for lost in runs.iter().filter(|r| r.code() != 0) {
+            lost.json_error(3, "knowledge.superseded");
+        }
+        let lines = whole_ledger(&root);
+        let counts = events(&lines);
+        let decided = counts.get("knowledge.promoted").copied().unwrap_or(0)
+            + counts.get("knowledge.rejected").copied().unwrap_or(0);
+        assert_eq!(decided, 3, "every member decided once: {counts:?}");
+        let pending = fresh
+            .run(&["--format", "json", "knowledge", "candidates"])
+            .success()
+            .json();
+        assert_eq!(pending["candidates"], serde_json::json!([]), "{pending}");
+        store_is_whole(&fresh, &root);
+    }
 }

@@ -809,3 +809,229 @@ fn doctor_shows_advisor_availability_as_information() {
     assert_eq!(info["status"], "skipped", "{info}");
     assert_eq!(info["findings"], json!([]), "{info}");
 }
+
+/// The files under `dir` (recursively) whose name ends with one of `ends`.
+fn sources_under(dir: &std::path::Path, ends: &[&str], out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read a source directory") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            sources_under(&path, ends, out);
+        } else if ends.iter().any(|e| path.to_string_lossy().ends_with(e)) {
+            out.push(path);
+        }
+    }
+}
+
+/// A heading's text as a pointer names it, and its GitHub anchor.
+fn headings(doc: &str) -> Vec<(String, String)> {
+    let mut fenced = false;
+    doc.lines()
+        .filter(|l| {
+            if l.starts_with("```") {
+                fenced = !fenced;
+            }
+            !fenced && l.starts_with('#')
+        })
+        .map(|l| {
+            let text = l.trim_start_matches('#').trim().to_owned();
+            let anchor: String = text
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect();
+            (text, anchor)
+        })
+        .collect()
+}
+
+/// Every pointer to the docs that majordomus prints or its source gives a reader
+/// (`docs/RULES.md`, `docs/RULES.md, "Stale knowledge"`, `docs/HOOKS.md#wiring-a-hook-by-hand`)
+/// names a file that exists and, when it names a section, a heading of that file: a
+/// finding that sends a reader to a section that is elsewhere costs them the search.
+#[test]
+fn every_doc_pointer_names_a_file_and_a_section_that_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "share", "hooks"] {
+        sources_under(
+            &root.join(dir),
+            &[".rs", ".yaml", ".md", ".txt", ".sh"],
+            &mut files,
+        );
+    }
+    files.sort();
+    // A pointer may run over a comment's line break: the lines are joined first.
+    let joins = regex::Regex::new(r#"\s*\n\s*(?://[/!]?|#)?\s*"#).expect("a regex");
+    let pointer = regex::Regex::new(
+        r#"docs/([A-Z][A-Z_]+\.md)(?:#([a-z0-9_-]+)|, \\?"([^"\\]+)\\?"|, ([A-Z][a-z]+(?: [a-z]+)*)\))?"#,
+    )
+    .expect("a regex");
+    let mut checked = 0;
+    let mut sections = 0;
+    let mut wrong = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a source file reads");
+        let text = joins.replace_all(&text, " ");
+        for found in pointer.captures_iter(&text) {
+            checked += 1;
+            let name = &found[1];
+            let shown = format!(
+                "{}: {}",
+                file.strip_prefix(root).unwrap_or(file).display(),
+                &found[0]
+            );
+            let Ok(doc) = std::fs::read_to_string(root.join("docs").join(name)) else {
+                wrong.push(format!("{shown}: no such file"));
+                continue;
+            };
+            let heads = headings(&doc);
+            let named = found
+                .get(3)
+                .or_else(|| found.get(4))
+                .map(|m| m.as_str().to_owned());
+            if let Some(anchor) = found.get(2) {
+                sections += 1;
+                if !heads.iter().any(|(_, a)| a == anchor.as_str()) {
+                    wrong.push(format!("{shown}: no heading with that anchor"));
+                }
+            } else if let Some(section) = named {
+                sections += 1;
+                // A heading (`## Stale knowledge`, `## Instruction-shaped text (...)`), or a
+                // paragraph's bold lead (`**Conflicts.** ...`).
+                let plain = |t: &str| t.replace('`', "");
+                let heading = heads.iter().any(|(t, _)| {
+                    let t = plain(t);
+                    t == section
+                        || t.starts_with(&format!("{section}:"))
+                        || t.starts_with(&format!("{section} ("))
+                });
+                let lead = doc.lines().any(|l| {
+                    l.starts_with(&format!("**{section}.**"))
+                        || l.starts_with(&format!("**{section}**"))
+                });
+                if !heading && !lead {
+                    wrong.push(format!("{shown}: no section \"{section}\" in docs/{name}"));
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 100 && sections > 10,
+        "{checked} pointers, {sections} to sections"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A candidate whose `file:` reference no longer resolves is a warning whose fix offers a
+/// rejection; once rejected, it claims nothing, and doctor says nothing about it (a fix
+/// that was followed never leaves the finding standing).
+#[test]
+fn a_rejected_candidates_references_are_no_finding() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/gone.rs", "fn gone() {}\n", "Add gone");
+    repo.start_episode();
+    repo.run(&[
+        "decision",
+        "The gone module stays small",
+        "--file",
+        "src/gone.rs",
+    ])
+    .success();
+    repo.run(&["session", "close"]).success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "majordomus: episode"]);
+    repo.git(&["rm", "-q", "src/gone.rs"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Remove gone"]);
+    let id = repo
+        .record_ids(".ai/repo/knowledge/candidates")
+        .pop()
+        .expect("a candidate");
+    let report = repo.run(&["--format", "json", "doctor"]).json();
+    let about: Vec<Value> = report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["file"].as_str().is_some_and(|p| p.contains(&id)))
+        .collect();
+    assert_eq!(about.len(), 1, "{report:#}");
+    assert!(
+        about[0]["fix"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("or reject the record")),
+        "{about:?}"
+    );
+    repo.run(&["knowledge", "reject", &id, "--reason", "The module is gone"])
+        .success();
+    let report = repo.run(&["--format", "json", "doctor"]).success().json();
+    let about: Vec<Value> = report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["file"].as_str().is_some_and(|p| p.contains(&id)))
+        .collect();
+    assert!(about.is_empty(), "{about:?}");
+    let check = repo
+        .run(&["--format", "json", "knowledge", "check"])
+        .success()
+        .json();
+    assert_eq!(check["findings"], json!([]), "{check}");
+}
+
+/// Doctor prints each distinct fix once: three provider hook failures share
+/// `hooks acknowledge --through N`, which is said once under them.
+#[test]
+fn doctor_says_each_distinct_fix_once() {
+    let repo = TestRepo::initialised();
+    for _ in 0..3 {
+        repo.run_with_stdin(&["hook", "compact", "--provider", "some-client"], "{nope")
+            .success();
+    }
+    let seq = repo
+        .ledger_events("provider.event.failed")
+        .last()
+        .expect("a failure")["seq"]
+        .clone();
+    let run = repo.run(&["doctor"]).success();
+    let fix = format!("       fix: majordomus hooks acknowledge --through {seq}\n");
+    assert_eq!(run.stdout().matches(&fix).count(), 1, "{run}");
+    let block: Vec<&str> = run
+        .stdout()
+        .lines()
+        .skip_while(|l| *l != "WARN majordomus.provider-events")
+        .skip(1)
+        .take(4)
+        .collect();
+    assert!(
+        block[..3]
+            .iter()
+            .all(|l| l
+                .starts_with("     WARN .ai/local/ledger.jsonl [majordomus.provider-events] #")),
+        "{run}"
+    );
+    assert_eq!(format!("{}\n", block[3]), fix, "{run}");
+    // The JSON keeps each finding's fix.
+    let json = repo.run(&["--format", "json", "doctor"]).success().json();
+    let events = json["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["rule"] == "majordomus.provider-events")
+        .expect("the rule")
+        .clone();
+    assert_eq!(
+        events["findings"].as_array().map(Vec::len),
+        Some(3),
+        "{events}"
+    );
+    // And the fix works as printed.
+    repo.run_printed(fix.trim().trim_start_matches("fix: "));
+    let after = repo.run(&["doctor"]).success();
+    assert!(
+        after.stdout().contains("ok   majordomus.provider-events"),
+        "{after}"
+    );
+}

@@ -1579,6 +1579,138 @@ fn provider_session_end_closes_the_episode() {
     assert_eq!(repo.ledger_text(), ledger);
 }
 
+/// One agent session through the provider hooks: start, `compact` (Gemini CLI runs it
+/// before every turn), what `work` does, end. Returns the episode.
+fn agent_session(repo: &TestRepo, work: impl FnOnce(&TestRepo)) -> String {
+    repo.run_with_stdin(
+        &["hook", "session-start", "--provider", "gemini-cli"],
+        START_PAYLOAD,
+    )
+    .success();
+    let episode = repo.episode_id();
+    repo.run_with_stdin(&["hook", "compact", "--provider", "gemini-cli"], "")
+        .success();
+    work(repo);
+    repo.run_with_stdin(
+        &["hook", "session-end", "--provider", "gemini-cli"],
+        END_PAYLOAD,
+    )
+    .success();
+    episode
+}
+
+/// The `## Last handover` line of the briefing.
+fn last_handover(repo: &TestRepo) -> String {
+    let briefing = repo.run(&["briefing"]).success();
+    briefing
+        .stdout()
+        .split("## Last handover\n")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap_or_else(|| panic!("no last handover section: {briefing}"))
+        .to_owned()
+}
+
+/// SPEC §8: an agent session that did nothing (start, a compaction, end) leaves no file to
+/// commit, and is not the next briefing's handover: the automatic checkpoints alone never
+/// make an episode non-empty. A handover is only ever this branch's.
+#[test]
+fn an_idle_agent_session_leaves_no_file_to_commit_and_no_handover() {
+    let mut repo = TestRepo::initialised();
+    // A session that decided something: a record and a handover, committed.
+    let worked = agent_session(&repo, |repo| {
+        repo.run(&["decision", "Parse the policy with yaml_serde"])
+            .success();
+    });
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "majordomus: episode"]);
+    let handover = format!(".ai/local/state/handovers/{worked}.md");
+    assert!(repo.exists(&handover));
+    assert_eq!(last_handover(&repo), format!("- {handover}"));
+
+    // Then an idle one: nothing to commit, no handover of its own.
+    repo.now("2026-11-30T11:00:00Z");
+    let idle = agent_session(&repo, |_| {});
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "an idle session left a file"
+    );
+    assert!(!repo.exists(&format!(".ai/local/state/handovers/{idle}.md")));
+    let closed = repo.ledger_events("session.closed").pop().expect("closed");
+    assert_eq!(closed["session"], idle.as_str());
+    assert_eq!(closed["data"]["empty"], true, "{closed}");
+    // Its checkpoints are in the ledger, marked as the hooks' own.
+    let own: Vec<Value> = repo
+        .ledger_events("checkpoint.recorded")
+        .into_iter()
+        .filter(|l| l["session"] == idle.as_str())
+        .collect();
+    assert_eq!(own.len(), 2, "the compact's and the session end's: {own:?}");
+    assert!(
+        own.iter().all(|l| l["data"]["automatic"] == true),
+        "{own:?}"
+    );
+    // The session end says what it did (on stderr: the client's stdout is its own).
+    let json = {
+        repo.now("2026-11-30T11:30:00Z");
+        repo.run_with_stdin(
+            &["hook", "session-start", "--provider", "gemini-cli"],
+            START_PAYLOAD,
+        )
+        .success();
+        let end = repo
+            .run_with_stdin(
+                &["hook", "session-end", "--provider", "gemini-cli"],
+                END_PAYLOAD,
+            )
+            .success();
+        assert!(
+            end.stderr().contains(
+                " empty: no commit, no authored line, so no record and no handover were written"
+            ),
+            "{end}"
+        );
+        repo.run(&["--format", "json", "session", "list"])
+            .success()
+            .json()
+    };
+    assert_eq!(json["episodes"][0]["empty"], true, "{json}");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    // The next briefing hands over from the session that did something.
+    assert_eq!(last_handover(&repo), format!("- {handover}"));
+
+    // A checkpoint someone wrote is authored: that session is not empty.
+    repo.now("2026-11-30T12:00:00Z");
+    let noted = agent_session(&repo, |repo| {
+        repo.run(&["checkpoint", "Halfway through the parser"])
+            .success();
+    });
+    assert!(repo.exists(&format!(".ai/repo/sessions/{noted}.md")));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "majordomus: episode"]);
+    let noted_handover = format!(".ai/local/state/handovers/{noted}.md");
+    assert_eq!(last_handover(&repo), format!("- {noted_handover}"));
+
+    // On another branch, main's handovers are not this branch's.
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    assert_eq!(last_handover(&repo), "- none");
+    repo.now("2026-11-30T13:00:00Z");
+    let there = agent_session(&repo, |repo| {
+        repo.run(&["decision", "Other work keeps its own parser"])
+            .success();
+    });
+    assert_eq!(
+        last_handover(&repo),
+        format!("- .ai/local/state/handovers/{there}.md")
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "majordomus: episode on other"]);
+    // Back on main: its own last handover, not the newer one of `other`.
+    repo.git(&["checkout", "-q", "main"]);
+    assert_eq!(last_handover(&repo), format!("- {noted_handover}"));
+}
+
 #[test]
 fn a_failing_provider_hook_exits_0_and_is_recorded_for_doctor() {
     let repo = TestRepo::initialised();
@@ -1632,6 +1764,120 @@ fn a_failing_provider_hook_exits_0_and_is_recorded_for_doctor() {
     assert_eq!(failed.len(), 2);
     assert_eq!(failed[1]["data"]["hook"], "compact");
     assert_eq!(failed[1]["session"], episode.as_str());
+}
+
+/// SPEC §8: a payload field of the wrong type is a failed provider event like an
+/// unreadable payload (recorded, said on stderr, exit 0), never a success that clears the
+/// earlier failures; a field that is not UTF-8 is refused for that field, never recorded
+/// mangled.
+#[test]
+fn a_payload_field_of_the_wrong_type_or_not_utf8_is_a_failed_provider_event() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/cafe.rs", "fn main() {}\n", "Add the cafe");
+    let episode = repo.start_episode();
+    let failures = |repo: &TestRepo| -> Vec<String> {
+        repo.ledger_events("provider.event.failed")
+            .iter()
+            .map(|l| l["data"]["error"].as_str().expect("error").to_owned())
+            .collect()
+    };
+    // An unreadable payload first: doctor warns.
+    let run = repo.run_with_stdin(&["hook", "prompt", "--provider", "claude-code"], "{nope");
+    assert_eq!((run.code(), run.stdout()), (0, ""), "{run}");
+    assert_eq!(failures(&repo).len(), 1);
+
+    // A prompt that is a number: recorded, said, exit 0, and it clears nothing.
+    let run = repo.run_with_stdin(
+        &["hook", "prompt", "--provider", "claude-code"],
+        r#"{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":12345}"#,
+    );
+    assert_eq!((run.code(), run.stdout()), (0, ""), "{run}");
+    assert_eq!(
+        run.stderr(),
+        "majordomus: prompt hook: payload field `prompt` is a number, not a string: ignored (recorded as provider.event.failed)\n"
+    );
+    assert_eq!(
+        failures(&repo).last().map(String::as_str),
+        Some("payload field `prompt` is a number, not a string: ignored")
+    );
+    assert!(
+        repo.ledger_events_if_any("provider.event.cleared")
+            .is_empty(),
+        "a payload of the wrong type cleared the earlier failure"
+    );
+    let doctor = repo.run(&["--format", "json", "doctor"]).success().json();
+    assert_eq!(doctor["advisory"], 2, "{doctor}");
+    // The same under --format json (how Gemini CLI's session start runs): the JSON says
+    // it, and so does stderr.
+    let run = repo.run_with_stdin(
+        &[
+            "--format",
+            "json",
+            "hook",
+            "session-start",
+            "--provider",
+            "gemini-cli",
+        ],
+        r#"{"session_id":["s1"],"cwd":7}"#,
+    );
+    assert_eq!(run.code(), 0, "{run}");
+    let json = run.json();
+    assert_eq!(json["did"], "started", "{json}");
+    assert_eq!(
+        json["payload_failed"],
+        "payload field `session_id` is an array, not a string: ignored; payload field `cwd` is a number, not a string: ignored",
+        "{json}"
+    );
+    assert!(
+        run.stderr()
+            .starts_with("majordomus: session-start hook: payload field `session_id`"),
+        "{run}"
+    );
+
+    // A raw 0xE9 byte in an edit's path: refused for that field, no path recorded.
+    let mut payload = br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"src/caf"#.to_vec();
+    payload.push(0xe9);
+    payload.extend_from_slice(br#".rs"}}"#);
+    let out = repo
+        .command_in(repo.root(), &["hook", "edit", "--provider", "claude-code"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(&payload)
+                .expect("write the payload");
+            child.wait_with_output()
+        })
+        .expect("run hook edit");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "majordomus: edit hook: payload field `tool_input.file_path` is not UTF-8: ignored (majordomus reads and records paths and text as UTF-8) (recorded as provider.event.failed)\n"
+    );
+    assert!(
+        repo.ledger_events_if_any("agent.touched").is_empty(),
+        "{}",
+        repo.ledger_text()
+    );
+    assert!(
+        !repo.ledger_text().contains('\u{fffd}'),
+        "a mangled path was recorded"
+    );
+
+    // A payload that reads clears this hook's failures, as before.
+    repo.run_with_stdin(
+        &["hook", "prompt", "--provider", "claude-code"],
+        r#"{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"parser"}"#,
+    )
+    .success();
+    let cleared = repo.ledger_events("provider.event.cleared");
+    assert_eq!(cleared.len(), 1, "{cleared:?}");
+    assert_eq!(cleared[0]["session"], episode.as_str());
 }
 
 #[test]
@@ -2788,14 +3034,20 @@ fn pre_push_says_only_the_advisories_about_records_the_push_carries() {
     repo.add_origin();
     repo.run(&["hooks", "install"]).success();
     let episode = repo.start_episode();
-    // A rejected record whose target is gone: advisory (rejection is the way out).
+    // A candidate naming a commit a rebase rewrote into one this clone has: advisory.
+    let gone = "0123456789abcdef0123456789abcdef01234567";
+    repo.append_ledger_line(
+        "commit.rewritten",
+        None,
+        json!({"by": "rebase", "pairs": [{"old": gone, "new": repo.head()}]}),
+    );
     let rejected = |id: &str, why: &str| {
         crate::common::knowledge_record(
             id,
-            "superseded",
-            &["file:src/gone.rs"],
+            "candidate",
+            &[&format!("commit:{gone}")],
             "",
-            &format!("A claim.\n\n# Rejected\n\n{why}"),
+            &format!("A claim. {why}"),
         )
     };
     let files: Vec<String> = (1..=2)
@@ -2808,10 +3060,10 @@ fn pre_push_says_only_the_advisories_about_records_the_push_carries() {
     repo.git(&["add", ".ai/repo/knowledge"]);
     assert_git_ok(&git_with_hooks(
         &repo,
-        &["commit", "-q", "-m", "Two rejected claims"],
+        &["commit", "-q", "-m", "Two claims"],
     ));
     let warned = |stderr: &str, file: &str| {
-        stderr.contains(&format!("WARN {file} [knowledge.ref-resolves]"))
+        stderr.contains(&format!("WARN {file} [knowledge.commit-rewritten]"))
     };
 
     // The first push carries both: both are said.
@@ -2836,7 +3088,7 @@ fn pre_push_says_only_the_advisories_about_records_the_push_carries() {
     let findings = json["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 1, "{json:#}");
     assert_eq!(findings[0]["file"], files[1].as_str());
-    assert_eq!(findings[0]["rule"], "knowledge.ref-resolves");
+    assert_eq!(findings[0]["rule"], "knowledge.commit-rewritten");
     assert_eq!(findings[0]["severity"], "advisory");
     assert_eq!(json["not_carried"], 1, "{json:#}");
     let output = git_with_hooks(&repo, &["push", "-q", "origin", "main"]);

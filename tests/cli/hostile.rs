@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::common::TestRepo;
 
+mod held_out;
 mod injected;
 
 /// What one run printed (decoded lossily: a hostile run may print anything) and its code.
@@ -441,7 +442,11 @@ fn non_utf8_arguments_are_a_usage_error_not_a_panic() {
             assert!(out.stderr.contains("no such directory"), "{out:?}");
         } else if list[0] == "--format" {
             let json: Value = serde_json::from_str(&out.stdout).expect("a JSON error");
-            assert_eq!(json["error"]["rule"], "usage", "{out:?}");
+            assert_eq!(json["error"]["rule"], "input.utf8", "{out:?}");
+            assert_eq!(
+                json["error"]["message"], "argument 4: not UTF-8 (a dec\\xffision\\xc3()",
+                "{out:?}"
+            );
         } else if list.len() == 1 {
             assert!(out.stderr.contains("unrecognized subcommand"), "{out:?}");
         } else {
@@ -449,6 +454,51 @@ fn non_utf8_arguments_are_a_usage_error_not_a_panic() {
         }
     }
     assert!(repo.ledger_events("decision.recorded").is_empty());
+}
+
+/// A path that is not UTF-8 given to `--file` (either form): the error names `--file`,
+/// shows the bytes that are not UTF-8, and says what to do; nothing is recorded.
+#[test]
+fn a_non_utf8_argument_names_the_option_and_the_fix() {
+    let repo = TestRepo::initialised();
+    repo.start_episode();
+    let cafe = OsString::from_vec(b"src/caf\xe9.rs".to_vec());
+    let mut eq = b"--file=".to_vec();
+    eq.extend_from_slice(b"src/caf\xe9.rs");
+    let fix = "fix: give --file as UTF-8: majordomus records paths and text as UTF-8, so a file whose name is not must be renamed first (git mv <old name> <UTF-8 name>) and given by its new name";
+    for list in [
+        vec![
+            "decision".into(),
+            "Keep it".into(),
+            "--file".into(),
+            cafe.clone(),
+        ],
+        vec![
+            "decision".into(),
+            "Keep it".into(),
+            OsString::from_vec(eq.clone()),
+        ],
+        vec![
+            "checkpoint".into(),
+            "Halfway".into(),
+            "--file".into(),
+            cafe.clone(),
+        ],
+    ] {
+        let out = raw(&repo, &list, b"");
+        out.human_error(2, "--file: not UTF-8 (src/caf\\xe9.rs)");
+        assert_eq!(
+            out.stderr,
+            format!("majordomus: --file: not UTF-8 (src/caf\\xe9.rs)\n{fix}\n"),
+            "{out:?}"
+        );
+    }
+    let mut list: Vec<OsString> = vec!["--format".into(), "json".into(), "decision".into()];
+    list.extend(["Keep it".into(), "--file".into(), cafe]);
+    let error = raw(&repo, &list, b"").json_error(2, "input.utf8");
+    assert_eq!(error["message"], "--file: not UTF-8 (src/caf\\xe9.rs)");
+    assert!(repo.ledger_events_if_any("decision.recorded").is_empty());
+    assert!(repo.ledger_events_if_any("checkpoint.recorded").is_empty());
 }
 
 #[test]
@@ -865,7 +915,19 @@ fn a_secrets_corpus_through_every_writer_reaches_no_file_and_no_git_object() {
     assert!(candidates.len() >= 2, "{candidates:?}");
     repo.run_with_stdin(&["knowledge", "promote", &candidates[0]], &joined)
         .success();
-    repo.run(&["knowledge", "reject", &candidates[1], "--reason", &joined])
+    // The promotion decided its whole review item (its near duplicates, which the
+    // redacted texts may well be, rejected with it): one still pending is rejected.
+    let pending = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let other = pending["candidates"]
+        .as_array()
+        .and_then(|c| c.first())
+        .and_then(|c| c["id"].as_str())
+        .unwrap_or_else(|| panic!("no candidate left to reject: {pending}"))
+        .to_owned();
+    repo.run(&["knowledge", "reject", &other, "--reason", &joined])
         .success();
     repo.git(&["add", "-A", ".ai"]);
     repo.git(&["commit", "-q", "-m", "records"]);

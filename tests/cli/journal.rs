@@ -1627,3 +1627,52 @@ fn a_long_ledger_is_published_as_a_chain_of_segments_of_at_most_a_mebibyte() {
     let st = status(&repo, &other);
     assert_eq!(st["fetched"][0]["lines"], 6000, "{st}");
 }
+
+/// The push `journal enable` prints works as printed: `git push` where the branch has an
+/// upstream, `git push -u origin <branch>` on a branch that has none (a plain `git push`
+/// fails there with "has no upstream branch"); and it carries the journal.
+#[test]
+fn the_push_enable_prints_works_as_printed_with_or_without_an_upstream() {
+    let repo = team();
+    let dir = clone(&repo, "clone");
+    repo.git_in(&dir, &["checkout", "-q", "-b", "work"]);
+    let enabled = repo.run_in(&dir, &["journal", "enable"]).success();
+    let next: Vec<String> = crate::common::next_lines(enabled.stdout());
+    assert_eq!(
+        next.last().map(String::as_str),
+        Some(
+            "git push -u origin work (the pre-push hook of majordomus hooks install pushes the journal beside it)"
+        ),
+        "{enabled}"
+    );
+    let json = repo
+        .run_in(&dir, &["--format", "json", "journal", "enable"])
+        .success()
+        .json();
+    assert_eq!(json["push"], "git push -u origin work");
+    repo.git_in(&dir, &["commit", "-q", "-am", "share the journal"]);
+    work(&repo, &dir, "on a branch with no upstream");
+    let push = json["push"].as_str().expect("a push");
+    let out = repo.sh_printed_in(&dir, push);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let journal = format!("refs/majordomus/journal/{}", writer(&dir));
+    assert!(
+        !repo
+            .git_in(
+                repo.base(),
+                &["--git-dir", "origin.git", "for-each-ref", &journal]
+            )
+            .is_empty(),
+        "the push did not carry the journal"
+    );
+    // Now the branch has an upstream: a plain push.
+    let again = repo
+        .run_in(&dir, &["--format", "json", "journal", "enable"])
+        .success()
+        .json();
+    assert_eq!(again["push"], "git push");
+}

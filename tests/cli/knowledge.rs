@@ -304,8 +304,35 @@ fn derive_rerun_writes_nothing_and_says_so() {
     assert_eq!(lines[1]["data"]["note"], "nothing to write");
     assert_eq!(lines[1]["data"]["written"], 0);
     assert_eq!(lines[1]["data"]["unchanged"], 3);
-    let paths: Vec<String> = ids.iter().map(|id| candidate(id)).collect();
-    assert_eq!(lines[1]["data"]["paths"], json!(paths));
+    // The same paths in the same order, the order they were derived in (their source
+    // lines'): the review queue orders what one second derived by it.
+    assert_eq!(lines[1]["data"]["paths"], lines[0]["data"]["paths"]);
+    let mut paths: Vec<String> = lines[1]["data"]["paths"]
+        .as_array()
+        .expect("paths")
+        .iter()
+        .map(|p| p.as_str().expect("a path").to_owned())
+        .collect();
+    let titles: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            crate::common::split_record(&repo.read(p)).1["title"]
+                .as_str()
+                .expect("a title")
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "All git reads go through gix",
+            "Parse YAML with yaml_serde",
+            "Which lock guards the ledger?"
+        ]
+    );
+    paths.sort();
+    let sorted: Vec<String> = ids.iter().map(|id| candidate(id)).collect();
+    assert_eq!(paths, sorted);
 
     let json = repo
         .run(&["--format", "json", "knowledge", "derive"])
@@ -2482,9 +2509,55 @@ fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_wor
         "{shown}"
     );
 
-    // Keeping the promote, as the fix says.
-    repo.git(&["checkout", "--theirs", "--", &path]);
-    repo.git(&["add", &path]);
+    // The briefing and `knowledge status` name it too, with both acts, never leaving it
+    // out silently.
+    let briefing = repo.run(&["briefing"]).success();
+    assert!(
+        briefing.stdout().contains(&format!(
+            "- conflicted: {path}: a merge left both acts in it: rejected on work (status: superseded) and promoted on promoted (status: verified) (knowledge.conflict; `majordomus knowledge check` prints the checkout that keeps one)\n"
+        )),
+        "{briefing}"
+    );
+    let status = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
+    assert_eq!(status["conflicted"][0]["file"], path.as_str(), "{status}");
+    assert_eq!(status["conflicted"][0]["fix"], fix, "{status}");
+    assert_eq!(
+        status["curated"], 0,
+        "a conflicted file is no curated record: {status}"
+    );
+    let human = repo.run(&["knowledge", "status"]).success();
+    assert!(
+        human.stdout().contains(&format!(
+            "conflicted: {path} [knowledge.conflict] a merge left both acts in it"
+        )),
+        "{human}"
+    );
+
+    // Each way out, run exactly as printed: the commands the fix quotes, in its order.
+    let quoted: Vec<&str> = fix.split('`').skip(1).step_by(2).collect();
+    assert_eq!(quoted.len(), 3, "{fix}");
+    let (ours, theirs, add) = (quoted[0], quoted[1], quoted[2]);
+    assert_eq!(theirs, format!("git checkout --theirs -- {path}"));
+    // Keeping the reject (in a copy of this state).
+    let other = repo.copy();
+    other.run_printed(ours);
+    other.run_printed(add);
+    other.run(&["knowledge", "check"]).success();
+    assert!(other.read(&path).contains("status: superseded\n"));
+    // Keeping the promote.
+    repo.run_printed(theirs);
+    repo.run_printed(add);
     repo.run(&["knowledge", "check"]).success();
     assert!(repo.read(&path).contains("status: verified\n"));
+    let briefing = repo.run(&["briefing"]).success();
+    assert!(!briefing.stdout().contains("- conflicted:"), "{briefing}");
+    repo.run_printed("git commit -q --no-edit");
+    let status = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
+    assert_eq!(status["curated"], 1, "{status}");
 }

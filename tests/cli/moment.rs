@@ -387,6 +387,16 @@ fn an_edit_records_the_file_once_and_gets_what_is_verified_or_decided_about_it()
 #[test]
 fn what_is_no_edit_records_nothing_and_loads_no_index() {
     let repo = seeded();
+    // The recall index built, then replaced by bytes no index reads as one: a hook that
+    // opened it would rebuild it (its bytes change) or fail (a provider.event.failed line).
+    // (The ledger index's manifest stays: a hook peeks at it for failures to clear, and an
+    // unreadable one is, rightly, rebuilt.)
+    repo.run(&["recall", "parser"]).success();
+    let garbage = [(".ai/local/state/recall.sqlite", "not a recall index\n")];
+    for (path, bytes) in garbage {
+        assert!(repo.exists(path), "{path} was not built");
+        repo.write(path, bytes);
+    }
     let before = repo.ledger_text();
     let timed = |args: &[&str], payload: &str| {
         let run = repo
@@ -413,6 +423,16 @@ fn what_is_no_edit_records_nothing_and_loads_no_index() {
         assert!(!stderr.contains("recall"), "{prompt:?}: {stderr}");
         assert!(!stderr.contains("index"), "{prompt:?}: {stderr}");
     }
+    // The index was not opened: it is the bytes it was made, and nothing failed.
+    for (path, bytes) in garbage {
+        let now = std::fs::read(repo.path(path)).expect("the index file");
+        assert!(
+            now == bytes.as_bytes(),
+            "{path} was opened: it is {} bytes now",
+            now.len()
+        );
+    }
+    assert_eq!(repo.ledger_text(), before, "a line was appended");
     // A payload that is no JSON: ignored (and recorded), never failing the client.
     repo.run_with_stdin(&["hook", "edit", "--provider", "claude-code"], "not json")
         .success();
@@ -420,6 +440,18 @@ fn what_is_no_edit_records_nothing_and_loads_no_index() {
     let added = &after[before.len()..];
     assert!(!added.contains("agent.touched"), "{added}");
     assert!(!added.contains("context.shown"), "{added}");
+    // The control: a prompt that has words to rank by does open the recall index, and
+    // finds it is none (rebuilt): what the checks above would have seen.
+    let run = repo
+        .run_env(
+            &["hook", "prompt", "--provider", "claude-code"],
+            &[("MAJORDOMUS_TIMING", "1")],
+            &prompt_payload(&repo, "how does the store write files?"),
+        )
+        .success();
+    assert!(run.stderr().contains("recall"), "{run}");
+    let now = std::fs::read(repo.path(garbage[0].0)).expect("the index file");
+    assert!(now != garbage[0].1.as_bytes(), "the prompt never opened it");
 }
 
 #[test]

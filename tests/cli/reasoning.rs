@@ -418,7 +418,8 @@ fn a_fixture_past_the_deadline_is_a_timeout_within_the_deadline() {
         json!({"answer": {"conclusion": "late", "stance": "supports"}, "delay_ms": 30000}),
     );
     let a = b.assessment("material");
-    let started = Instant::now();
+    // The answer would come after 30 s; the status says the 1-second deadline ended the
+    // wait (a wait for the answer would have said `completed`).
     let consulted = b
         .run(
             &[
@@ -435,11 +436,6 @@ fn a_fixture_past_the_deadline_is_a_timeout_within_the_deadline() {
         )
         .success()
         .json();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
     assert_eq!(
         consulted["consultations"][0]["status"], "timeout",
         "{consulted}"
@@ -482,7 +478,8 @@ fn a_process_advisor_that_ignores_its_deadline_is_killed_with_its_group() {
         .as_str()
         .expect("id")
         .to_owned();
-    let started = Instant::now();
+    // It never ends by itself (its child sleeps 300 s): the status says the deadline
+    // ended it, and the child is gone below.
     let consulted = repo
         .run(&[
             "--format",
@@ -496,11 +493,6 @@ fn a_process_advisor_that_ignores_its_deadline_is_killed_with_its_group() {
         ])
         .success()
         .json();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
     assert_eq!(
         consulted["consultations"][0]["status"], "timeout",
         "{consulted}"
@@ -515,7 +507,7 @@ fn a_process_advisor_that_ignores_its_deadline_is_killed_with_its_group() {
         })
     };
     let settled = Instant::now();
-    while running() && settled.elapsed() < Duration::from_secs(2) {
+    while running() && settled.elapsed() < crate::common::WAIT {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!running(), "the advisor's own child survived the deadline");
@@ -795,7 +787,7 @@ fn a_signal_cancels_the_consult_keeps_what_answered_and_kills_the_rest() {
     );
     // Once the slow advisor is running, interrupt the consult as Ctrl-C would.
     let started = Instant::now();
-    while !marker.exists() && started.elapsed() < Duration::from_secs(20) {
+    while !marker.exists() && started.elapsed() < crate::common::WAIT {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(marker.exists(), "the slow advisor never started");
@@ -806,11 +798,6 @@ fn a_signal_cancels_the_consult_keeps_what_answered_and_kills_the_rest() {
         .expect("run kill");
     assert!(killed.success());
     let run = Run::from_child("majordomus reasoning consult", child);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "took {:?}",
-        started.elapsed()
-    );
     let error = run.json_error(1, "interrupted");
     let message = error["message"].as_str().expect("message");
     assert!(message.contains("interrupted by SIGINT"), "{error}");
@@ -867,7 +854,7 @@ fn a_signal_cancels_the_consult_keeps_what_answered_and_kills_the_rest() {
         })
     };
     let settled = Instant::now();
-    while running() && settled.elapsed() < Duration::from_secs(2) {
+    while running() && settled.elapsed() < crate::common::WAIT {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!running(), "the cancelled advisor's child survived");

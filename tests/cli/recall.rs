@@ -1605,6 +1605,71 @@ fn a_stacked_branchs_own_file_leads_whatever_the_records_ages() {
     );
 }
 
+/// The whole order of the work at hand, end to end, as one ordering: what is changed and
+/// not committed, then the branch's own commits, then the rest of the branch against the
+/// trunk (a parent branch's work), then what the work does not touch; each record's age
+/// against it (the most recently verified would lead with nothing at hand).
+#[test]
+fn the_work_at_hand_ranks_uncommitted_then_own_commits_then_the_rest_then_the_others() {
+    let repo = TestRepo::initialised();
+    repo.git(&["config", "majordomus.trunk", "main"]);
+    for f in ["src/a.rs", "src/b.rs", "src/c.rs", "src/d.rs"] {
+        repo.commit(f, "x\n", &format!("Add {f}"));
+    }
+    // The older the record, the higher the work at hand must put it.
+    let uncommitted = curated_dated(&repo, 1, "src/c.rs", "C keeps its buffer", "2026-09-01");
+    let own = curated_dated(&repo, 2, "src/b.rs", "B keeps its cache warm", "2026-10-01");
+    let rest = curated_dated(&repo, 3, "src/a.rs", "A retries with backoff", "2026-11-01");
+    let other = curated_dated(&repo, 4, "src/d.rs", "D logs every call", "2026-11-29");
+    repo.git(&["checkout", "-q", "-b", "feature-a"]);
+    repo.commit("src/a.rs", "a, retrying\n", "Retry in a");
+    repo.git(&["checkout", "-q", "-b", "feature-b", "feature-a"]);
+    repo.commit("src/b.rs", "b, warm\n", "Warm b");
+    repo.write("src/c.rs", "c, buffered\n");
+
+    let at_hand = [uncommitted.clone(), own.clone(), rest.clone()];
+    let json = repo.run(&["briefing", "--format", "json"]).success().json();
+    let briefed = briefed_ids(&json);
+    assert_eq!(briefed[..3], at_hand, "{}", json["text"]);
+    if let Some(at) = briefed.iter().position(|id| *id == other) {
+        assert_eq!(at, 3, "{}", json["text"]);
+    }
+    let whys: Vec<&str> = json["knowledge"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .take(3)
+        .map(|h| h["why"][0]["detail"].as_str().expect("why"))
+        .collect();
+    assert_eq!(
+        whys,
+        [
+            "src/c.rs (it cites it; uncommitted change)",
+            "src/b.rs (it cites it; this branch's last commit)",
+            "src/a.rs (it cites it; changed on this branch before its own commits)"
+        ]
+    );
+    // `recall --at-hand` ranks the same way.
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    let recalled: Vec<String> = json["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(recalled[..3], at_hand, "{json:#}");
+    assert!(
+        recalled
+            .iter()
+            .position(|id| *id == other)
+            .is_none_or(|at| at == 3),
+        "{json:#}"
+    );
+}
+
 #[test]
 fn newest_first_means_the_newest_timestamp_within_one_day() {
     let mut repo = TestRepo::initialised();

@@ -81,7 +81,7 @@ fn two_hundred_candidates_are_reviewed_by_selection_in_one_act_and_one_commit() 
     repo.write("notes.txt", "untracked\n");
     let before = repo.head();
 
-    let started = std::time::Instant::now();
+    // What 200 promotions cost is measured by the guarantees bench (`review`), not here.
     let run = repo
         .run_with_stdin(
             &[
@@ -95,8 +95,6 @@ fn two_hundred_candidates_are_reviewed_by_selection_in_one_act_and_one_commit() 
             "tests/cli/review.rs checks every one of them",
         )
         .success();
-    let took = started.elapsed();
-    assert!(took.as_secs() < 30, "200 promotions took {took:?}");
     let json = run.json();
     assert_eq!(
         json["promoted"].as_array().map(Vec::len),
@@ -524,6 +522,172 @@ fn near_duplicates_are_one_review_item_decided_by_one_act() {
         .expect("listed");
     assert_eq!(restating["restates"], newer.as_str());
     repo.run(&["knowledge", "check"]).success();
+}
+
+/// `promote <id>` and `reject <id>` with a single id (no selection, no commit) decide the
+/// whole review item, as the selection forms do: one item, one act.
+#[test]
+fn a_single_id_decides_its_whole_review_item() {
+    let repo = TestRepo::initialised();
+    let older = id(EPISODE_A, 1);
+    let newer = id(EPISODE_B, 2);
+    let other = id(EPISODE_B, 3);
+    let again_old = id(EPISODE_A, 4);
+    let again_new = id(EPISODE_B, 5);
+    let folded = |repo: &TestRepo| {
+        candidate(
+            repo,
+            &older,
+            "convention",
+            "2026-11-30",
+            "Parse the YAML policy with yaml_serde",
+        );
+        candidate(
+            repo,
+            &newer,
+            "convention",
+            "2026-12-01",
+            "The YAML policy is parsed with yaml_serde.",
+        );
+        candidate(
+            repo,
+            &other,
+            "fact",
+            "2026-12-01",
+            "Ledger appends take the exclusive lock",
+        );
+    };
+    folded(&repo);
+    // The older one named: it is promoted, the newer rejected as its duplicate.
+    let run = repo
+        .run_with_stdin(
+            &["knowledge", "promote", &older],
+            "src/model/policy.rs parses it with yaml_serde",
+        )
+        .success();
+    assert!(
+        run.stdout().starts_with(&format!(
+            "promoted {older} -> {} (verified)\nrejected {newer} (folded with it: a near duplicate, superseded by {older})\n",
+            path(CURATED, &older)
+        )),
+        "{run}"
+    );
+    let (_, front, body) = split_record(&repo.read(&path(CANDIDATES, &newer)));
+    assert_eq!(front["status"], "superseded");
+    assert_eq!(front["superseded_by"], older.as_str());
+    assert!(
+        body.ends_with(&format!(
+            "# Rejected\n\nA near duplicate of {older}, which supersedes it.\n"
+        )),
+        "{body}"
+    );
+    let rejected = repo.ledger_events("knowledge.rejected");
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(rejected[0]["data"]["id"], newer.as_str());
+    // The other item is untouched.
+    let (_, front, _) = split_record(&repo.read(&path(CANDIDATES, &other)));
+    assert_eq!(front["status"], "candidate");
+
+    // `reject <id>` rejects every member, for the same reason; JSON names them.
+    candidate(
+        &repo,
+        &again_old,
+        "convention",
+        "2026-11-30",
+        "Tokenize the source with the logos crate",
+    );
+    candidate(
+        &repo,
+        &again_new,
+        "convention",
+        "2026-12-01",
+        "Always tokenize the source with the logos crate.",
+    );
+    let json = repo
+        .run(&[
+            "--format",
+            "json",
+            "knowledge",
+            "reject",
+            &again_new,
+            "--reason",
+            "The lexer allocates now",
+        ])
+        .success()
+        .json();
+    assert_eq!(json["id"], again_new.as_str());
+    assert_eq!(json["folded"], serde_json::json!([again_old]), "{json}");
+    for id in [&again_old, &again_new] {
+        let (_, front, body) = split_record(&repo.read(&path(CANDIDATES, id)));
+        assert_eq!(front["status"], "superseded", "{id}");
+        assert!(
+            body.ends_with("# Rejected\n\nThe lexer allocates now\n"),
+            "{body}"
+        );
+    }
+    assert_eq!(repo.ledger_events("knowledge.rejected").len(), 3);
+    repo.run(&["knowledge", "check"]).success();
+}
+
+/// SPEC §5.2: the queue is oldest first; what entered it in the same second lists in the
+/// order it was derived (the ledger's), never by the random part of the ids.
+#[test]
+fn candidates_derived_in_the_same_second_list_in_derivation_order() {
+    let repo = TestRepo::initialised();
+    // Ten episodes in one second, each deciding one thing, in an order neither their ids
+    // nor their titles follow.
+    let titles: Vec<String> = (0..10)
+        .map(|i| {
+            format!(
+                "{} rule of the parser number {i}",
+                [
+                    "Zeta", "Alpha", "Mu", "Beta", "Omega", "Delta", "Kappa", "Gamma", "Sigma",
+                    "Eta"
+                ][i]
+            )
+        })
+        .collect();
+    for title in &titles {
+        repo.start_episode();
+        repo.run(&["decision", title]).success();
+        repo.run(&["session", "close"]).success();
+    }
+    // And one episode deciding three things: they list as they were decided.
+    repo.start_episode();
+    for title in [
+        "Yankee is decided first",
+        "Bravo is decided second",
+        "Xray is decided third",
+    ] {
+        repo.run(&["decision", title]).success();
+    }
+    repo.run(&["session", "close"]).success();
+    let listed = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let order: Vec<&str> = listed["candidates"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|c| c["title"].as_str().expect("a title"))
+        .collect();
+    let mut expected: Vec<&str> = titles.iter().map(String::as_str).collect();
+    expected.extend([
+        "Yankee is decided first",
+        "Bravo is decided second",
+        "Xray is decided third",
+    ]);
+    assert_eq!(order, expected);
+    // The review item's "newest" is the last derived.
+    let status = repo
+        .run(&["--format", "json", "knowledge", "status"])
+        .success()
+        .json();
+    assert!(
+        listed["candidates"][0]["id"] == status["oldest"],
+        "{status}"
+    );
 }
 
 #[test]

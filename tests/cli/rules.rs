@@ -527,7 +527,7 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
 
     let run = repo.run(&["doctor"]).success();
     let expected = format!(
-        "WARN majordomus.knowledge-stale\n     WARN {record} [majordomus.knowledge-stale] verified record {EPISODE}-000000000001 was verified in {} \"Verify the parser claim\"; since then src/parser.rs changed by {} \"Return a byte\", {} \"Rewrite the parser\": if its claim still holds for them as they are now, re-verify it; if not, retire it, or supersede it by the record that replaces it (docs/KNOWLEDGE.md, \"Stale knowledge\")\n       fix: majordomus knowledge reverify {EPISODE}-000000000001  # if it no longer holds: majordomus knowledge retire {EPISODE}-000000000001 --reason \"<why>\", or, when a verified record replaces it, echo \"<why>\" | majordomus knowledge supersede {EPISODE}-000000000001 --by <its id>\n",
+        "WARN majordomus.knowledge-stale\n     WARN {record} [majordomus.knowledge-stale] verified record {EPISODE}-000000000001 was verified in {} \"Verify the parser claim\"; since then src/parser.rs changed by {} \"Return a byte\", {} \"Rewrite the parser\": if its claim still holds for them as they are now, re-verify it; if not, retire it, or supersede it by the record that replaces it (docs/RULES.md, \"Stale knowledge\")\n       fix: majordomus knowledge reverify {EPISODE}-000000000001  # if it no longer holds: majordomus knowledge retire {EPISODE}-000000000001 --reason \"<why>\", or, when a verified record replaces it, echo \"<why>\" | majordomus knowledge supersede {EPISODE}-000000000001 --by <its id>\n",
         &verified[..12],
         &second[..12],
         &first[..12]
@@ -579,6 +579,30 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
         reverified[0]["data"],
         serde_json::json!({"id": format!("{EPISODE}-000000000001"), "path": record, "head": head, "changed": ["src/parser.rs"]})
     );
+    // Until that commit, doctor reads the re-verification from the work tree: the record
+    // is not stale, it waits for its commit, whose command is the finding's fix.
+    assert!(
+        printed.contains(
+            "  doctor names it re-verified and waiting for its commit until the next line is run"
+        ),
+        "{printed}"
+    );
+    let report = doctor(&repo, 0);
+    let waiting = &rule(&report, "majordomus.knowledge-stale")["findings"];
+    assert_eq!(waiting.as_array().map(Vec::len), Some(1), "{waiting}");
+    assert_eq!(
+        waiting[0]["message"],
+        format!(
+            "verified record {EPISODE}-000000000001 was re-verified at {} (knowledge reverify) and waits for its commit: until then HEAD holds the record as it was verified before its files changed",
+            &head[..12]
+        )
+    );
+    assert_eq!(waiting[0]["fix"], next);
+    let run = repo.run(&["doctor"]).success();
+    assert!(
+        !run.stdout().contains("since then src/parser.rs changed"),
+        "{run}"
+    );
     repo.run_printed(next);
     let report = doctor(&repo, 0);
     assert_eq!(
@@ -586,6 +610,28 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
         "pass"
     );
     repo.run(&["knowledge", "check"]).success();
+
+    // Files that change again after the re-verification make it stale again, named from
+    // the commit that re-verified it.
+    let third = repo.commit(
+        "src/parser.rs",
+        "fn parse() -> u16 { 0 }\n",
+        "Return two bytes",
+    );
+    repo.run_printed(&fix);
+    repo.commit(
+        "src/parser.rs",
+        "fn parse() -> u32 { 0 }\n",
+        "Return four bytes",
+    );
+    let report = doctor(&repo, 0);
+    let findings = &rule(&report, "majordomus.knowledge-stale")["findings"];
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("since then src/parser.rs changed by")),
+        "{findings} (after {third})"
+    );
 }
 
 #[test]
@@ -774,7 +820,12 @@ fn reverify_refuses_what_is_not_a_verified_record_each_with_a_fix_that_works() {
     let error = repo
         .run(&["--format", "json", "knowledge", "reverify", &candidate])
         .json_error(3, "knowledge.reverify-verified");
-    repo.run_printed(error["fix"].as_str().expect("a fix"));
+    // Its fix shows the record, which says it is a candidate (to promote, not re-verify).
+    let shown = repo.run_printed(error["fix"].as_str().expect("a fix"));
+    assert!(
+        shown.contains(&candidate) && shown.contains("candidate"),
+        "{shown}"
+    );
     // No such record.
     let error = repo
         .run(&[
@@ -787,14 +838,53 @@ fn reverify_refuses_what_is_not_a_verified_record_each_with_a_fix_that_works() {
         .json_error(3, "knowledge.known-id");
     let listed = repo.run_printed(error["fix"].as_str().expect("a fix"));
     assert!(listed.contains(&id), "{listed}");
-    // Not an id at all, and placeholder evidence.
-    repo.run(&["--format", "json", "knowledge", "reverify", "../x"])
+    // Not an id at all: its fix lists what there is.
+    let error = repo
+        .run(&["--format", "json", "knowledge", "reverify", "../x"])
         .json_error(3, "id.shape");
-    repo.run_with_stdin(
-        &["--format", "json", "knowledge", "reverify", &id],
-        "<what shows it>",
-    )
-    .json_error(3, "knowledge.evidence");
+    repo.run_printed(error["fix"].as_str().expect("a fix"));
+    // Placeholder evidence: the fix says what to replace by hand, then the command to run,
+    // which re-verifies (not promotes: the record is verified).
+    let error = repo
+        .run_with_stdin(
+            &["--format", "json", "knowledge", "reverify", &id],
+            "<what shows it>",
+        )
+        .json_error(3, "knowledge.evidence");
     // Every refusal left the record and the ledger as they were.
     assert_eq!(repo.ledger_events("knowledge.reverified").len(), 1);
+    let fix = error["fix"].as_str().expect("a fix");
+    let (by_hand, command) = fix.split_once(", then run: ").expect("a command");
+    assert!(
+        by_hand.starts_with("by hand: replace the text in angle brackets"),
+        "{fix}"
+    );
+    assert!(
+        command.ends_with(&format!("| majordomus knowledge reverify {id}")),
+        "{fix}"
+    );
+    let replaced = regex::Regex::new("<[^>]*>")
+        .expect("a regex")
+        .replace_all(command, "tests/parser.rs still covers it");
+    repo.run_printed(&replaced);
+    assert_eq!(repo.ledger_events("knowledge.reverified").len(), 2);
+    assert!(
+        repo.read(&record)
+            .ends_with("tests/parser.rs still covers it\n"),
+        "{}",
+        repo.read(&record)
+    );
+
+    // An unborn HEAD has no commit to re-verify at: its fix makes the first one.
+    let unborn = TestRepo::unborn();
+    unborn.run(&["init"]).success();
+    let record = verified_record(&unborn, 7, &["file:README.md"]);
+    unborn.write("README.md", "# readme\n");
+    let id = format!("{EPISODE}-000000000007");
+    let error = unborn
+        .run(&["--format", "json", "knowledge", "reverify", &id])
+        .json_error(3, "knowledge.reverify-head");
+    unborn.run_printed(error["fix"].as_str().expect("a fix"));
+    unborn.run(&["knowledge", "reverify", &id]).success();
+    assert!(unborn.read(&record).contains("Re-verified at commit "));
 }

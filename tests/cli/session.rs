@@ -1526,6 +1526,28 @@ fn trunk_merged_in(hooks: bool) {
     git_hooked(&repo, &["commit", "-q", "--no-edit"]);
     let merged = repo.head();
     assert_eq!(repo.git(&["rev-parse", "HEAD^1"]), mine);
+    // With the hooks installed they ran: post-commit recorded this clone's two commits (the
+    // work, and the merge's resolution git committed through the hooks) for the episode,
+    // and none of the trunk's; without them, nothing did.
+    let recorded: Vec<(String, String)> = repo
+        .ledger_events_if_any("commit.recorded")
+        .iter()
+        .map(|l| {
+            (
+                l["session"].as_str().unwrap_or_default().to_owned(),
+                l["data"]["sha"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = if hooks {
+        vec![
+            (episode.clone(), mine.clone()),
+            (episode.clone(), merged.clone()),
+        ]
+    } else {
+        Vec::new()
+    };
+    assert_eq!(recorded, expected, "hooks: {hooks}");
     repo.run(&["session", "close"]).success();
     assert_eq!(
         listed(&repo, &record_of(&episode)),

@@ -3,7 +3,7 @@
 //! nothing, `--remove` back to the original byte for byte, and the wiring it writes
 //! actually running.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::TestRepo;
 
@@ -86,7 +86,7 @@ fn claude_code_merges_into_hand_formatted_files_and_comes_out_byte_for_byte() {
     assert_eq!(
         run.stdout(),
         format!(
-            "updated .claude/settings.json: hooks.SessionStart[] added, hooks.SessionEnd[] added, hooks.PreCompact[] added, hooks.UserPromptSubmit[] added, hooks.PreToolUse[] added, permissions.allow[] (41 majordomus tools) added\nupdated .mcp.json: mcpServers.majordomus added\nstill needs you:\n- Claude Code starts the server of .mcp.json only once you approved it (`claude -p` starts it unasked): run `claude` here and answer \"Use this MCP server\" to \"New MCP server found in this project: majordomus\"\n- Claude Code ignores the permissions.allow of .claude/settings.json until you trusted the workspace (until then it asks before each majordomus tool call, and refuses them to `claude -p`): run `claude` here once and accept the trust dialog, or set `projects[\"{}\"].hasTrustDialogAccepted` to true in ~/.claude.json\n",
+            "updated .claude/settings.json: hooks.SessionStart[] added, hooks.SessionEnd[] added, hooks.PreCompact[] added, hooks.UserPromptSubmit[] added, hooks.PreToolUse[] added, permissions.allow[] (41 majordomus tools) added\nupdated .mcp.json: mcpServers.majordomus added\nstill needs you:\n- Claude Code honours this project's settings (the permissions.allow of .claude/settings.json) and uses the server of .mcp.json only once you trusted the workspace and approved the server (until then `claude -p` refuses the majordomus tool calls and `claude` asks first): run `claude` here and choose \"Yes, I trust this folder\", then \"Use this MCP server\"; or run `f=~/.claude.json; [ -s \"$f\" ] || echo '{{}}' > \"$f\"; jq --arg p {} '.projects[$p].hasTrustDialogAccepted = true | .projects[$p].enabledMcpjsonServers = ((.projects[$p].enabledMcpjsonServers // []) - [\"majordomus\"] + [\"majordomus\"])' \"$f\" > \"$f.majordomus\" && mv \"$f.majordomus\" \"$f\"`\nnext: git add -A -- .claude/settings.json .mcp.json && git commit -m \"majordomus: wire claude-code\" -- .claude/settings.json .mcp.json\n",
             repo.root().display()
         )
     );
@@ -732,6 +732,10 @@ fn the_recall_hooks_setup_writes_run() {
     for (client, file, prompt, edit, matcher, mut payload) in cases {
         let repo = TestRepo::initialised();
         repo.write("src/lib.rs", "pub fn a() {}\n");
+        // An earlier episode decided something a prompt's words find.
+        repo.start_episode();
+        repo.run(&["decision", DECIDED]).success();
+        repo.run(&["session", "close"]).success();
         repo.run(&["setup", client]).success();
         let settings = parse_jsonc(&repo.read(file));
         let group = &settings["hooks"][edit][0];
@@ -759,12 +763,47 @@ fn the_recall_hooks_setup_writes_run() {
                 command,
                 format!("majordomus hook prompt --provider {client}")
             );
-            let payload = serde_json::json!({"hook_event_name": event, "prompt": "hello",
+            // The recall index is built by a read (a briefing, a recall).
+            repo.run(&["recall", "lexer"]).success();
+            let payload = serde_json::json!({"hook_event_name": event,
+                "prompt": "Why does the lexer reject tab characters in indentation?",
                 "cwd": repo.root().display().to_string()});
-            run_hook(&repo, repo.root(), &command, &payload);
+            let out = run_hook(&repo, repo.root(), &command, &payload);
+            // What the client reads: the earlier decision, in its context field, under the
+            // event the payload named; and the showing is on record.
+            let read: Value = serde_json::from_str(&out).unwrap_or_else(|e| {
+                panic!("{client}: the prompt hook printed no JSON ({e}): {out:?}")
+            });
+            assert_eq!(
+                read["hookSpecificOutput"]["hookEventName"], event,
+                "{client}: {out}"
+            );
+            let context = read["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{client}: no additionalContext: {out}"));
+            assert!(
+                context.starts_with("majordomus recalled for this prompt")
+                    && context.contains(DECIDED),
+                "{client}: {context}"
+            );
+            let shown = repo.ledger_events("context.shown");
+            assert!(
+                shown.iter().any(|l| l["data"]["where"] == "prompt"),
+                "{client}: {}",
+                repo.ledger_text()
+            );
+            assert!(
+                !repo
+                    .ledger_text()
+                    .contains("tab characters in indentation?"),
+                "{client}: the prompt was stored"
+            );
         }
     }
 }
+
+/// The decision the recall-hook test's prompt finds.
+const DECIDED: &str = "The lexer rejects tab characters in indentation";
 
 /// The findings of `rule` in a `doctor --format json` run.
 fn rule_findings(repo: &TestRepo, rule: &str) -> (Value, Vec<Value>) {
@@ -794,6 +833,36 @@ fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
 
     repo.run(&["setup", "codex"]).success();
     let root = repo.root().display().to_string();
+    // A teammate who never ran Codex (no ~/.codex): one finding, information only.
+    let (result, findings) = rule_findings(&repo, RULE);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["informational"], true, "{findings:#?}");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("so this machine's user does not run Codex")),
+        "{findings:#?}"
+    );
+    assert_eq!(result["status"], "fail", "{result:#}");
+    let doctor = repo.run(&["--format", "json", "doctor"]).json();
+    assert_eq!(
+        (doctor["advisory"].clone(), doctor["informational"].clone()),
+        (json!(0), json!(1)),
+        "{doctor:#}"
+    );
+    let human = repo.run(&["doctor"]).success();
+    assert!(
+        human.stdout().contains(
+            "     INFO .codex/hooks.json [majordomus.client-hooks] this repository wires Codex"
+        ),
+        "{human}"
+    );
+
+    // A user who runs Codex here: what keeps the hooks from running is a warning.
+    repo.write_home(
+        ".codex/config.toml",
+        "check_for_update_on_startup = false\n",
+    );
     let (result, findings) = rule_findings(&repo, RULE);
     assert_eq!(result["status"], "fail", "{result:#}");
     assert_eq!(result["severity"], "advisory");
@@ -802,10 +871,15 @@ fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
     assert_eq!(project["file"], ".codex/config.toml");
     let fix = project["fix"].as_str().expect("a fix");
     let table = format!("[projects.{}]", serde_json::json!(root));
+    // setup's own step, word for word.
+    let setup = repo
+        .run(&["--format", "json", "setup", "codex"])
+        .success()
+        .json();
+    assert_eq!(setup["needs_user"][0]["how"], fix, "{setup:#}");
     assert!(
-        fix.contains(&format!(
-            "add `{table}` with `trust_level = \"trusted\"` to "
-        )),
+        fix.starts_with("choose \"Trust and continue\" when `codex` asks \"Trust this folder?\" at its first start here; or run `")
+            && fix.contains(&format!("grep -qxF '{table}'")),
         "{fix}"
     );
     let hooks = &findings[1];
@@ -822,12 +896,35 @@ fn doctor_says_when_codex_cannot_run_the_hooks_setup_wrote() {
         "{hooks:#}"
     );
 
-    // The project's trust, as the fix says.
-    let mut config = format!("{table}\ntrust_level = \"trusted\"\n");
-    repo.write_home(".codex/config.toml", &config);
+    // The project's trust, by the fix's command run as printed.
+    let command = fix
+        .split_once("; or run `")
+        .and_then(|(_, c)| c.strip_suffix('`'))
+        .expect("the fix's command");
+    repo.run_printed(command);
     let (_, findings) = rule_findings(&repo, RULE);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     assert_eq!(findings[0]["file"], ".codex/hooks.json");
+    let mut config = repo.read_home(".codex/config.toml");
+    assert!(
+        config.ends_with(&format!("\n{table}\ntrust_level = \"trusted\"\n")),
+        "{config}"
+    );
+    // A table the user set otherwise is theirs to change: said, by hand.
+    repo.write_home(
+        ".codex/config.toml",
+        &config.replace("trust_level = \"trusted\"", "trust_level = \"untrusted\""),
+    );
+    let (_, findings) = rule_findings(&repo, RULE);
+    assert_eq!(
+        findings[0]["fix"],
+        format!(
+            "set `trust_level = \"trusted\"` under `{table}` in {}/.codex/config.toml (by hand: it was set to \"untrusted\")",
+            repo.base().join("home").display()
+        ),
+        "{findings:#?}"
+    );
+    repo.write_home(".codex/config.toml", &config);
 
     // What Codex records when the user trusts the hooks: a hash per hook, by its key.
     let keys = [
@@ -886,9 +983,84 @@ fn in_a_linked_worktree_claude_codes_trust_is_named_by_the_main_work_tree() {
     let main = repo.root().canonicalize().expect("the main work tree");
     assert!(
         run.stdout().contains(&format!(
-            "set `projects[\"{}\"].hasTrustDialogAccepted` to true in ~/.claude.json (Claude Code keys a linked worktree's trust by its main work tree)",
+            "jq --arg p {} '.projects[$p].hasTrustDialogAccepted = true | ",
             main.display()
-        )),
+        )) && run
+            .stdout()
+            .contains("` (Claude Code keys a linked worktree's trust by its main work tree)\n"),
         "{run}"
     );
+}
+
+/// `setup claude` is `setup claude-code` (and `setup gemini` is `setup gemini-cli`); setup
+/// ends with the commit line, as `init` does, while there is something to commit, and that
+/// line works as printed, for wiring and for `--remove`.
+#[test]
+fn setup_takes_the_short_names_and_ends_with_a_commit_that_works_as_printed() {
+    for (name, client) in [
+        ("claude", "claude-code"),
+        ("gemini", "gemini-cli"),
+        ("codex", "codex"),
+        ("cursor", "cursor"),
+    ] {
+        let repo = TestRepo::initialised();
+        // A change of the user's own, staged: the commit takes only setup's files.
+        repo.write("notes.txt", "mine\n");
+        repo.git(&["add", "notes.txt"]);
+        let run = repo.run(&["setup", name]).success();
+        let json = repo
+            .run(&["--format", "json", "setup", name, "--dry-run"])
+            .success()
+            .json();
+        assert_eq!(json["client"], client, "{json}");
+        let next = crate::common::next_lines(run.stdout());
+        assert_eq!(next.len(), 1, "{name}: {run}");
+        assert!(
+            next[0].starts_with("git add -A -- ")
+                && next[0].contains(&format!("git commit -m \"majordomus: wire {client}\" -- ")),
+            "{name}: {run}"
+        );
+        assert!(
+            run.stdout().ends_with(&format!("next: {}\n", next[0])),
+            "{run}"
+        );
+        repo.run_printed(&next[0]);
+        assert_eq!(
+            repo.git(&["status", "--porcelain"]),
+            "A  notes.txt",
+            "{name}"
+        );
+        // Nothing left to commit: no commit line.
+        let again = repo.run(&["setup", name]).success();
+        assert!(
+            crate::common::next_lines(again.stdout()).is_empty(),
+            "{again}"
+        );
+        // Removing it: the commit of the removal works as printed too.
+        let removed = repo.run(&["setup", name, "--remove"]).success();
+        let next = crate::common::next_lines(removed.stdout());
+        assert_eq!(next.len(), 1, "{name}: {removed}");
+        assert!(
+            next[0].contains(&format!("\"majordomus: unwire {client}\"")),
+            "{removed}"
+        );
+        repo.run_printed(&next[0]);
+        assert_eq!(
+            repo.git(&["status", "--porcelain"]),
+            "A  notes.txt",
+            "{name}"
+        );
+        assert_eq!(
+            repo.git(&["ls-tree", "-r", "--name-only", "HEAD"])
+                .lines()
+                .filter(|p| p.starts_with(".claude")
+                    || p.starts_with(".gemini")
+                    || p.starts_with(".codex")
+                    || p.starts_with(".cursor")
+                    || *p == ".mcp.json")
+                .count(),
+            0,
+            "{name}"
+        );
+    }
 }

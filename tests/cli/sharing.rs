@@ -41,8 +41,13 @@ fn ids_at(repo: &TestRepo, rev: &str) -> BTreeMap<String, Vec<String>> {
 fn close_an_episode(repo: &TestRepo, dir: &Path, who: &str) -> Vec<String> {
     repo.run_in(dir, &["session", "start"]).success();
     for i in 0..2 {
-        repo.run_in(dir, &["decision", &format!("{who} convention {i}")])
-            .success();
+        // Claims that are no near duplicates of each other: each is its own review item.
+        let me = format!("{}{i}", who.to_lowercase());
+        repo.run_in(
+            dir,
+            &["decision", &format!("Unit {me}x keeps {me}y inside {me}z")],
+        )
+        .success();
     }
     let closed = repo
         .run_in(dir, &["--format", "json", "session", "close"])

@@ -22,7 +22,7 @@ pub fn post_commit(ctx: &Ctx) -> Result<Output, Error> {
 pub fn pre_push(ctx: &Ctx, args: &GitArgs) -> Result<Output, Error> {
     let request = PrePushRequest {
         args: args.args.clone(),
-        refs: PushedRef::parse_lines(&crate::cli::read_stdin_lossy()),
+        refs: PushedRef::parse_lines(&crate::cli::read_stdin_lossy().0),
     };
     crate::cli::call(ctx, "hook.pre-push", request)
 }
@@ -42,7 +42,7 @@ pub fn post_rewrite(ctx: &Ctx, args: &PostRewriteArgs) -> Result<Output, Error> 
         "hook.post-rewrite",
         PostRewriteRequest {
             by: args.by.clone().unwrap_or_default(),
-            stdin: crate::cli::read_stdin_lossy(),
+            stdin: crate::cli::read_stdin_lossy().0,
         },
     )
 }

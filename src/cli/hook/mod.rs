@@ -87,7 +87,8 @@ pub fn open_from_payload(command: &HookCommand) -> Option<Ctx> {
     else {
         return None;
     };
-    let dir = crate::hooks::payload_cwd(args.payload())?;
+    let (payload, not_utf8) = args.payload();
+    let dir = crate::hooks::payload_cwd(payload, not_utf8)?;
     let clock = crate::Clock::from_env().ok()?;
     Ctx::open(&dir, clock).ok()
 }

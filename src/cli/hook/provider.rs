@@ -15,19 +15,23 @@ pub struct ProviderArgs {
     #[arg(long, default_value = "agent", value_name = "NAME")]
     pub provider: String,
     #[arg(skip)]
-    pub stdin: std::sync::OnceLock<String>,
+    pub stdin: std::sync::OnceLock<(String, bool)>,
 }
 
 impl ProviderArgs {
-    /// The payload the client wrote on stdin, read once.
-    pub fn payload(&self) -> &str {
-        self.stdin.get_or_init(crate::cli::read_stdin_lossy)
+    /// The payload the client wrote on stdin, read once, and whether its bytes were not
+    /// all UTF-8 (those that were not are U+FFFD in the text).
+    pub fn payload(&self) -> (&str, bool) {
+        let (text, not_utf8) = self.stdin.get_or_init(crate::cli::read_stdin_lossy);
+        (text, *not_utf8)
     }
 
     fn request(&self) -> ProviderRequest {
+        let (payload, not_utf8) = self.payload();
         ProviderRequest {
             provider: self.provider.clone(),
-            payload: self.payload().to_owned(),
+            payload: payload.to_owned(),
+            not_utf8,
         }
     }
 }

@@ -37,12 +37,12 @@ impl From<ClassArg> for Class {
 /// on stdin, a candidate that already claims `status: verified` under its own `# Evidence`
 /// keeps that as its evidence. --file adds a `file:` reference for each file the evidence
 /// names: recall finds the record by it, and the record goes stale when the file changes
-/// after it was verified.
+/// after it was verified. An id decides its whole review item: the near duplicates folded
+/// with it are rejected as its duplicates in the same act.
 ///
 /// Many at once: several ids, or --all-listed (what `knowledge candidates` lists with the
 /// same filters), take one evidence text for all; each record still gets its own ledger
-/// act and its own `# Evidence`, and every id is checked before anything is written. Each
-/// id decides its review item: its near duplicates are rejected as its duplicates.
+/// act and its own `# Evidence`, and every id is checked before anything is written.
 /// --commit writes one commit of exactly the reviewed records (through gix: no git hook
 /// runs). With ids, --class changes the class; with --all-listed it selects by class.
 ///

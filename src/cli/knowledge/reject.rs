@@ -9,12 +9,15 @@ use crate::{Ctx, Error};
 
 /// Reject a candidate with a reason; it stays, marked superseded (a human act).
 ///
+/// An id decides its whole review item: the near duplicates folded with it are rejected
+/// with it, for the same reason.
+///
 /// Many at once: several ids, or --all-listed (what `knowledge candidates` lists with the
 /// same filters), take one reason for all; each record still gets its own ledger act and
-/// its own `# Rejected`, and every id is checked before anything is written. Each id
-/// decides its review item (the near duplicates folded with it). --duplicate-of supersedes
-/// them by another record and says so (no --reason needed). --commit writes one commit of
-/// exactly the reviewed records (through gix: no git hook runs).
+/// its own `# Rejected`, and every id is checked before anything is written.
+/// --duplicate-of supersedes them by another record and says so (no --reason needed).
+/// --commit writes one commit of exactly the reviewed records (through gix: no git hook
+/// runs).
 ///
 /// Examples:
 ///   majordomus knowledge reject <id> --reason "Only true for the old parser"

@@ -9,6 +9,10 @@
 //! Read from files only: doctor does not compute Codex's hash of a hook, so a hook changed
 //! by hand after it was trusted (Codex: "modified", and it asks again) passes here; the
 //! rule's note says how many it took on trust (docs/MCP.md).
+//!
+//! Only a user who runs Codex is warned: once `.codex/` is committed, every teammate's
+//! doctor reads it, and one who never used Codex on this machine (no Codex home:
+//! `$CODEX_HOME`, else `~/.codex`) gets one informational finding, never a warning.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +29,11 @@ fn run(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
     let found = check(inputs.ctx.layout.root());
     out.note = found.note();
     for blocked in found.blocked {
-        out.find(&blocked.file, blocked.message, blocked.fix);
+        if found.runs_codex {
+            out.find(&blocked.file, blocked.message, blocked.fix);
+        } else {
+            out.inform(&blocked.file, blocked.message, blocked.fix);
+        }
     }
     Ok(())
 }
@@ -42,6 +50,9 @@ struct Blocked {
 struct Found {
     pub blocked: Vec<Blocked>,
     pub trusted: usize,
+    /// This machine's user runs Codex (its home exists): what blocks the hooks is a
+    /// warning; else one informational finding says so.
+    pub runs_codex: bool,
 }
 
 impl Found {
@@ -119,6 +130,21 @@ fn check(root: &Path) -> Found {
     let Some(home) = codex_home() else {
         return found;
     };
+    if !home.is_dir() {
+        // A teammate who never ran Codex here: the repository's `.codex/` is not theirs to
+        // trust. Said once, as information.
+        found.blocked.push(Blocked {
+            file: ".codex/hooks.json".to_owned(),
+            message: format!(
+                "this repository wires Codex (.codex/: the majordomus server and {} hook(s)), which Codex runs only in a project and for hooks its user trusted; no Codex home here ({}), so this machine's user does not run Codex",
+                ours.len(),
+                home.display()
+            ),
+            fix: "nothing to do unless you start using Codex here; then trust the project and its hooks when `codex` asks at its first start, and majordomus doctor checks them".to_owned(),
+        });
+        return found;
+    }
+    found.runs_codex = true;
     let config_path = home.join("config.toml");
     let config = std::fs::read_to_string(&config_path)
         .ok()
@@ -133,17 +159,34 @@ fn check(root: &Path) -> Found {
         Some(item.clone())
     };
     let trust_level = item(&["projects", &root_key, "trust_level"]);
-    if trust_level.as_ref().and_then(|i| i.as_str()) != Some("trusted") {
+    let level = trust_level.as_ref().and_then(|i| i.as_str());
+    if level != Some("trusted") {
+        // setup's own step, word for word; a table that says otherwise is the user's
+        // choice, changed by hand (the step's command adds the table only when missing).
+        let table = crate::setup::codex_project_table(root);
+        let (said, fix) = match (&trust_level, level) {
+            (None, _) => (
+                format!("{shown} does not trust {root_key}"),
+                crate::setup::codex_project_step(root).how,
+            ),
+            (Some(_), Some(other)) => (
+                format!("{shown} marks {root_key} `trust_level = \"{other}\"`"),
+                format!(
+                    "set `trust_level = \"trusted\"` under `{table}` in {shown} (by hand: it was set to \"{other}\")"
+                ),
+            ),
+            (Some(_), None) => (
+                format!("{shown} has `{table}` with no trust_level `trusted`"),
+                format!("set `trust_level = \"trusted\"` under `{table}` in {shown}"),
+            ),
+        };
         found.blocked.push(Blocked {
             file: ".codex/config.toml".to_owned(),
             message: format!(
-                "Codex reads this project's .codex/ (the majordomus server, its {} hook(s)) only in a trusted project, and {shown} does not trust {root_key}",
+                "Codex reads this project's .codex/ (the majordomus server, its {} hook(s)) only in a trusted project, and {said}",
                 ours.len()
             ),
-            fix: format!(
-                "trust the project when `codex` asks at its first start here, or add `[projects.{}]` with `trust_level = \"trusted\"` to {shown}",
-                serde_json::to_string(&root_key).expect("a string serialises")
-            ),
+            fix,
         });
     }
     let mut untrusted = Vec::new();
@@ -174,7 +217,7 @@ fn check(root: &Path) -> Found {
                 untrusted.len(),
                 untrusted.join(", ")
             ),
-            fix: "run `codex` here and choose \"Trust all and continue\" when it says \"Hooks need review\" (or trust them in /hooks)".to_owned(),
+            fix: crate::setup::codex_hooks_step().how,
         });
     }
     if !disabled.is_empty() {

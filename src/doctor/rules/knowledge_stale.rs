@@ -1,7 +1,8 @@
 //! `majordomus.knowledge-stale` (advisory, doctor only; SPEC §5.5): no verified record's
 //! `file:`/`test:` targets changed since the commit that verified it; a stale record is
 //! named with the commits that changed them, the command that re-verifies it and the ones
-//! that retire or supersede it.
+//! that retire or supersede it; one re-verified in the work tree is named as waiting for
+//! its commit, with the commit.
 
 use super::{Input, Inputs, Outcome, Rule};
 use crate::error::Error;
@@ -31,6 +32,22 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
         let (message, fix) = stale_finding(record);
         out.find(&record.file, message, fix);
     }
+    // Re-verified in the work tree: not stale, but HEAD's copy is still the one verified
+    // before the files changed until the re-verification is committed.
+    for record in &report.reverified {
+        out.find(
+            &record.file,
+            format!(
+                "verified record {} was re-verified at {} (knowledge reverify) and waits for its commit: until then HEAD holds the record as it was verified before its files changed",
+                record.id,
+                &record.at[..record.at.len().min(12)]
+            ),
+            format!(
+                "git add {} && git commit -m \"Re-verify knowledge {}\"",
+                record.file, record.id
+            ),
+        );
+    }
     Ok(())
 }
 
@@ -52,7 +69,7 @@ fn stale_finding(record: &StaleRecord) -> (String, String) {
         })
         .collect();
     let message = format!(
-        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, retire it, or supersede it by the record that replaces it (docs/KNOWLEDGE.md, \"Stale knowledge\")",
+        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, retire it, or supersede it by the record that replaces it (docs/RULES.md, \"Stale knowledge\")",
         record.id,
         record.verified_in.short(),
         moved.join("; ")

@@ -156,6 +156,19 @@ impl Outcome {
         });
     }
 
+    /// An informational finding of this rule: said, advisory, never a reason for `watch` to
+    /// stop; its fix says nothing needs doing.
+    pub fn inform(&mut self, file: &str, message: String, fix: String) {
+        self.findings.push(Finding {
+            informational: true,
+            file: file.to_owned(),
+            rule: self.rule.clone(),
+            severity: Severity::Advisory,
+            message,
+            fix,
+        });
+    }
+
     /// Findings another operation returned, at this rule's declared severity (a project
     /// may make the rule advisory).
     pub fn find_at_severity(&mut self, findings: Vec<Finding>) {

@@ -223,14 +223,17 @@ fn labels_name_status_and_origin_unless_a_person_verified_it() {
 }
 
 #[test]
-fn many_openers_cost_what_the_text_is_long() {
+fn many_openers_without_an_end_are_read_through_and_marked_exactly() {
     // Thousands of `<`, `[`, `"`, `![` and schemes without an end: every matcher looks a
-    // bounded distance from each, so this stays fast (and finds nothing to mark).
-    let text = "<a [b \"c ![d javascript data:x ".repeat(2_000);
-    let started = std::time::Instant::now();
+    // bounded distance from each (what that costs, against the length of the text, is the
+    // guarantees bench's `neutralise` row: no clock here). What it finds is exact.
+    let unit = "<a [b \"c ![d javascript data:x ";
+    let text = unit.repeat(2_000);
     let n = neutralise(&text);
-    assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
-    assert!(n.shapes.contains(&Shape::ScriptUrl) || n.shapes.is_empty());
+    // None of them is a tag, a link, an image or a script URL: nothing is marked, and the
+    // text comes through unchanged.
+    assert_eq!(n.shapes, Vec::<Shape>::new());
+    assert_eq!(n.text, text);
 }
 
 mod props {

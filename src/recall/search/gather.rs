@@ -369,8 +369,9 @@ pub(super) fn path_lists(
     type Entry = (Vec<(usize, PathHow, usize)>, f64, bool);
     let mut lists: BTreeMap<ReachGroup, Entry> = BTreeMap::new();
     for (i, q) in paths.iter().enumerate() {
-        // A moment's touched files lift what its words found; they read no list.
-        if lean && q.source == HandSource::Touched {
+        // A moment's touched files and the files its words came with lift what its words
+        // found; they read no list.
+        if lean && matches!(q.source, HandSource::Touched | HandSource::Words(_)) {
             continue;
         }
         let p = q.path.as_str();

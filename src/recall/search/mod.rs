@@ -14,6 +14,7 @@
 
 mod bound;
 mod gather;
+mod history;
 mod judge;
 mod weigh;
 
@@ -57,6 +58,8 @@ pub struct Query {
     /// Records left out, and every record of an episode (`RecallRequest::leave_out`).
     pub leave_out: Vec<(RecallKind, String)>,
     pub leave_out_episode: Option<String>,
+    /// A prompt's words, whose files lift what they found (`RecallRequest::history`).
+    pub history: Vec<Vec<String>>,
 }
 
 impl Query {
@@ -131,6 +134,9 @@ pub struct Outcome {
     pub unranked: usize,
     /// Records the query matched that it leaves out (`Query::leave_out`).
     pub left_out: usize,
+    /// The terms searched for that no record holds (what a prompt's words say that this
+    /// repository's memory never said).
+    pub absent: Vec<String>,
 }
 
 /// How many of the best records of each list (the lexical matches, each path's records)
@@ -146,7 +152,7 @@ const POOL_GROWTH: usize = 8;
 const DIR_COUNT_CAP: usize = 10_000;
 
 /// An index read that failed, as the store's error (the caller rebuilds and reads again).
-fn index_failed(e: crate::store::recall::IndexError) -> Error {
+pub(super) fn index_failed(e: crate::store::recall::IndexError) -> Error {
     crate::store::StoreError::Malformed {
         path: e.path.into(),
         message: e.message,
@@ -157,6 +163,22 @@ fn index_failed(e: crate::store::recall::IndexError) -> Error {
 /// Runs `query` over the index.
 pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Error> {
     let mut phase = crate::timing::Phase::start("recall.search");
+    // A prompt's words lift what they found with the files they came with.
+    let expanded;
+    let query = if query.history.is_empty() {
+        query
+    } else {
+        let timing = crate::timing::Phase::start("recall.history");
+        let mut with = query.clone();
+        for derived in history::paths(db.reader(), &query.history)? {
+            if !with.paths.iter().any(|p| p.path == derived.path) {
+                with.paths.push(derived);
+            }
+        }
+        timing.end();
+        expanded = with;
+        &expanded
+    };
     // A moment's one pass reads each path's best rows up to the hits it asks for.
     let path_pool = if query.lean_pool {
         query.limit
@@ -327,6 +349,7 @@ fn search_pool(
         exact: !unread.any(),
         unranked: unread.beyond_pool,
         left_out: 0,
+        absent: lexical.absent.clone(),
     }))
 }
 

@@ -258,7 +258,7 @@ fn ledger_line(
             w.insert_doc(&doc)?;
         }
         Event::CheckpointRecorded => {
-            let CheckpointRecorded { text, files } = line.payload().unwrap_or_default();
+            let CheckpointRecorded { text, files, .. } = line.payload().unwrap_or_default();
             let doc = NewDoc {
                 kind: "checkpoint",
                 key: line_key(line),

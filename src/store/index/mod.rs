@@ -152,6 +152,15 @@ pub struct LineQuery<'a> {
     pub since: Option<OffsetDateTime>,
 }
 
+/// Where the first `knowledge.derived` line naming a candidate is: its time, its `seq`, and
+/// the place of the candidate among the line's paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DerivedAt {
+    pub ts: String,
+    pub seq: u64,
+    pub position: usize,
+}
+
 /// The index of one ledger, checked against it and brought up to its end.
 #[derive(Debug)]
 pub struct LedgerIndex {
@@ -1004,12 +1013,23 @@ impl LedgerIndex {
     /// When the first `knowledge.derived` line naming a candidate of this file name was
     /// written.
     pub fn first_derived(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.first_derived_at(name)?.map(|d| d.ts))
+    }
+
+    /// The first `knowledge.derived` line naming a candidate of this file name: when, and
+    /// where in the ledger (its `seq`, and the place of the name among the line's paths),
+    /// which orders what one second derived as the derivations did.
+    pub fn first_derived_at(&self, name: &str) -> Result<Option<DerivedAt>, StoreError> {
         for line in self.lines_under(Key::Derived(name), &[Event::KnowledgeDerived], 0)? {
-            if line
+            if let Some(position) = line
                 .payload::<KnowledgeDerived>()
-                .is_some_and(|d| d.paths.iter().any(|p| file_name(p) == name))
+                .and_then(|d| d.paths.iter().position(|p| file_name(p) == name))
             {
-                return Ok(Some(line.ts));
+                return Ok(Some(DerivedAt {
+                    ts: line.ts,
+                    seq: line.seq,
+                    position,
+                }));
             }
         }
         Ok(None)

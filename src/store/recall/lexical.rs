@@ -178,6 +178,8 @@ pub struct Lexical {
     by_id: Vec<(i64, f64)>,
     /// The best BM25 of every match, once some were left out ([`Lexical::leave_out`]).
     best_of_all: Option<f64>,
+    /// The terms searched for that no document holds.
+    pub absent: Vec<String>,
 }
 
 impl Lexical {
@@ -224,6 +226,7 @@ impl Lexical {
         Lexical {
             by_id,
             best_of_all: None,
+            absent: Vec::new(),
         }
     }
 
@@ -294,6 +297,7 @@ impl Lexical {
                 .map(|&(id, bm25)| (id, bm25 * cap(id)))
                 .collect(),
             best_of_all: None,
+            absent: Vec::new(),
         };
         capped
             .top(limit)

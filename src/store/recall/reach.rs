@@ -396,6 +396,106 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))
     }
 
+    /// The paths each of `ids` reaches (its references, its episode's changed files, its
+    /// task's scope), each with how many documents reach it in all: what says something
+    /// about a record (a path few reach) and what does not (a hub most reach).
+    pub fn reached_by(
+        &self,
+        ids: &[i64],
+    ) -> Result<HashMap<i64, Vec<(String, usize)>>, IndexError> {
+        let mut out: HashMap<i64, Vec<(String, usize)>> = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let json = serde_json::to_string(ids).expect("ids serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.doc, r.path, (SELECT coalesce(sum(n), 0) FROM reach_counts c WHERE c.path = r.path) \
+                 FROM reach r WHERE r.doc IN (SELECT value FROM json_each(?1)) ORDER BY r.doc, r.path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(i64, String, i64)> = stmt
+            .query_map(params![json], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        for (doc, path, n) in rows {
+            out.entry(doc)
+                .or_default()
+                .push((path, usize::try_from(n).unwrap_or(0)));
+        }
+        Ok(out)
+    }
+
+    /// The documents holding `term`, when at most `most` do (`None` when more do): one read
+    /// of its postings, stopped past `most` documents.
+    pub fn term_docs(&self, term: &str, most: usize) -> Result<Option<Vec<i64>>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT doc FROM fts_instances WHERE term = ?1 LIMIT ?2")
+            .map_err(|e| self.err(e))?;
+        let docs: Vec<i64> = stmt
+            .query_map(params![term, (most + 1) as i64], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        Ok((docs.len() <= most).then_some(docs))
+    }
+
+    /// The paths each of `ids` reaches, without their counts.
+    pub fn paths_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<String>>, IndexError> {
+        let mut out: HashMap<i64, Vec<String>> = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let json = serde_json::to_string(ids).expect("ids serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT doc, path FROM reach WHERE doc IN (SELECT value FROM json_each(?1)) ORDER BY doc, path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(i64, String)> = stmt
+            .query_map(params![json], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        for (doc, path) in rows {
+            out.entry(doc).or_default().push(path);
+        }
+        Ok(out)
+    }
+
+    /// How many documents reach each of `paths`.
+    pub fn reach_totals(&self, paths: &[&str]) -> Result<HashMap<String, usize>, IndexError> {
+        if paths.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let json = serde_json::to_string(paths).expect("strings serialise");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT path, coalesce(sum(n), 0) FROM reach_counts WHERE path IN (SELECT value FROM json_each(?1)) GROUP BY path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, i64)> = stmt
+            .query_map(params![json], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(p, n)| (p, usize::try_from(n).unwrap_or(0)))
+            .collect())
+    }
+
+    /// How many documents the index holds (from the counts its triggers keep).
+    pub fn documents(&self) -> Result<usize, IndexError> {
+        self.conn
+            .query_row("SELECT coalesce(sum(n), 0) FROM doc_counts", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| usize::try_from(n).unwrap_or(0))
+            .map_err(|e| self.err(e))
+    }
+
     /// The files each of `episodes` changed, as its session records list them.
     pub fn episode_files_of(
         &self,

@@ -77,6 +77,7 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))?;
         // Per term, each matching document's weighted count of the term.
         let mut postings: Vec<Vec<(i64, f64, f64)>> = Vec::with_capacity(terms.len());
+        let mut absent = Vec::new();
         for term in terms {
             let mut counts = TermCounts::default();
             let mut rows = stmt.query(params![term]).map_err(|e| self.err(e))?;
@@ -89,9 +90,15 @@ impl Reader<'_> {
                 };
                 counts.add(doc, col);
             }
-            postings.push(counts.finish(&lens));
+            let docs = counts.finish(&lens);
+            if docs.is_empty() {
+                absent.push(term.clone());
+            }
+            postings.push(docs);
         }
-        Ok(Lexical::rank(&lens, &postings))
+        let mut lexical = Lexical::rank(&lens, &postings);
+        lexical.absent = absent;
+        Ok(lexical)
     }
 
     /// Every document's status factor in tenths (0: no document), by id.

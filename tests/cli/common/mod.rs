@@ -19,6 +19,13 @@ pub const NOW: &str = "2026-11-30T10:00:00Z";
 /// A run that takes longer than this is a hang, not a slow machine.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How long a test waits for something that happens at once on an idle machine (a peer's
+/// heartbeat, a question reaching a peer, a browser's form): a guard against a hang, far
+/// above any wait of the product, never a measurement. A test polls until what it waits
+/// for is there and goes on at once; what bounds the product's own waits is checked where
+/// a clock or a timeout is in the test's hands (unit tests), or in a bench.
+pub const WAIT: Duration = Duration::from_secs(180);
+
 /// An episode id: `YYYYMMDDTHHMMSSZ-<6 hex>`.
 pub static EPISODE_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\d{8}T\d{6}Z-[0-9a-f]{6}").expect("valid regex"));
@@ -1011,10 +1018,15 @@ impl TestRepo {
 
     /// Runs a printed line as [`TestRepo::run_printed`] does, whatever comes of it.
     pub fn sh_printed(&self, line: &str) -> std::process::Output {
+        self.sh_printed_in(&self.root, line)
+    }
+
+    /// [`TestRepo::sh_printed`] in `dir` (a clone or a worktree beside the repository).
+    pub fn sh_printed_in(&self, dir: &Path, line: &str) -> std::process::Output {
         let mut cmd = StdCommand::new("sh");
         cmd.arg("-c")
             .arg(line)
-            .current_dir(&self.root)
+            .current_dir(dir)
             .stdin(Stdio::null());
         self.pin(&mut cmd);
         let path = format!(
@@ -1078,4 +1090,14 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(&src, &dst).expect("copy a file");
         }
     }
+}
+
+/// Whether two references (`kind:id`) name one claim (SPEC §8): the same, or a decision and
+/// the knowledge record derived from it (they share their id).
+pub fn same_claim(a: &str, b: &str) -> bool {
+    let claim = |r: &str| match r.split_once(':') {
+        Some(("decision" | "knowledge", id)) => id.to_owned(),
+        _ => r.to_owned(),
+    };
+    a == b || claim(a) == claim(b)
 }

@@ -56,6 +56,11 @@ const PROMPT_TAG_PARTS: &[&str] = &[
     "hook",
     "reminder",
     "majordomus",
+    "admin",
+    "command",
+    "override",
+    "developer",
+    "assistant",
 ];
 /// Special tokens written as tags.
 const TOKEN_TAGS: &[&str] = &[
@@ -159,6 +164,12 @@ const BRACKET_TOKENS: &[&str] = &[
     "user",
     "human",
     "developer",
+    "admin",
+    "administrator",
+    "root",
+    "operator",
+    "sudo",
+    "override",
 ];
 /// Status words of majordomus's labels: a text that opens a bracket with one forges a
 /// label.

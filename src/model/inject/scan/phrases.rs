@@ -56,6 +56,9 @@ const FILLERS: &[&str] = &[
     "developer",
     "developer's",
     "safety",
+    "content",
+    "following",
+    "about",
 ];
 /// Fillers that make a weak noun an instruction (`previous rules`, `your context`).
 const POINTED: &[&str] = &[
@@ -74,6 +77,7 @@ const POINTED: &[&str] = &[
     "developer",
     "developer's",
     "safety",
+    "content",
 ];
 /// What a model is told: dropping these is always instruction-shaped.
 const STRONG_NOUNS: &[&str] = &[
@@ -101,8 +105,25 @@ const WEAK_NOUNS: &[&str] = &[
     "restrictions",
     "orders",
     "policies",
+    "policy",
     "guidance",
+    "message",
+    "task",
+    "tasks",
 ];
+/// What may follow a weak noun and point it at what the model was told (`the rules above`,
+/// `the rules you were given`).
+const POINTED_AFTER: &[&[&str]] = &[
+    &["above"],
+    &["before"],
+    &["so", "far"],
+    &["you", "were", "given"],
+    &["you", "were", "told"],
+    &["you", "have", "been", "given"],
+    &["you", "have", "been", "told"],
+];
+/// Fillers that point at what came before by themselves (`ignore the above`).
+const BEFORE_WORDS: &[&str] = &["above", "preceding", "foregoing"];
 /// `forget everything above`.
 const EVERYTHING_AFTER: &[&str] = &["above", "before", "prior", "previously", "earlier"];
 
@@ -124,30 +145,62 @@ pub(super) fn ignore_instructions(text: &str, words: &[Word], out: &mut Vec<Span
         };
         let mut k = after;
         let mut pointed = false;
+        // The last filler that points back by itself (`the above`), if any.
+        let mut back = None;
         while let Some(f) = words.get(k)
             && k - after < 6
             && FILLERS.contains(&f.lower.as_str())
             && joined(text, &words[k - 1], f)
         {
             pointed |= POINTED.contains(&f.lower.as_str());
+            if BEFORE_WORDS.contains(&f.lower.as_str()) {
+                back = Some(f.range.end);
+            }
             k += 1;
         }
-        let Some(noun) = words.get(k).filter(|n| joined(text, &words[k - 1], n)) else {
+        let noun = words.get(k).filter(|n| joined(text, &words[k - 1], n));
+        let noun_word = noun.map_or("", |n| n.lower.as_str());
+        // What follows the noun may point it at the model's (`the rules above`).
+        let pointed_after = noun.and_then(|n| {
+            POINTED_AFTER.iter().find_map(|seq| {
+                let last = sequence_at(text, words, k + 1, seq)?;
+                joined(text, n, &words[k + 1]).then(|| words[last].range.end)
+            })
+        });
+        let end = if let Some(noun) = noun
+            && (STRONG_NOUNS.contains(&noun_word)
+                || ((pointed || pointed_after.is_some()) && WEAK_NOUNS.contains(&noun_word)))
+        {
+            pointed_after.unwrap_or(noun.range.end)
+        } else if let Some(noun) = noun
+            && noun_word == "everything"
+        {
+            // `forget everything above`, `forget everything you were told (before)`.
+            let told = [
+                &["you", "were", "told"][..],
+                &["you", "have", "been", "told"][..],
+            ]
+            .iter()
+            .find_map(|seq| sequence_at(text, words, k + 1, seq))
+            .filter(|_| joined(text, noun, &words[k + 1]));
+            let at = told.unwrap_or(k);
+            let mut end = told.map(|last| words[last].range.end);
+            if let Some(next) = words.get(at + 1)
+                && EVERYTHING_AFTER.contains(&next.lower.as_str())
+                && joined(text, &words[at], next)
+            {
+                end = Some(next.range.end);
+            }
+            match end {
+                Some(end) => end,
+                None => continue,
+            }
+        } else if let Some(end) = back {
+            // `ignore the above` (and whatever it goes on with).
+            end
+        } else {
             continue;
         };
-        let noun_word = noun.lower.as_str();
-        let end =
-            if STRONG_NOUNS.contains(&noun_word) || (pointed && WEAK_NOUNS.contains(&noun_word)) {
-                noun.range.end
-            } else if noun_word == "everything"
-                && let Some(next) = words.get(k + 1)
-                && EVERYTHING_AFTER.contains(&next.lower.as_str())
-                && joined(text, noun, next)
-            {
-                next.range.end
-            } else {
-                continue;
-            };
         push(out, words[i].range.start..end, Shape::IgnoreInstructions);
     }
 }
@@ -222,22 +275,44 @@ const NEW_NOUNS: &[&str] = &[
     "directive",
     "directives",
     "orders",
+    "task",
 ];
 
-/// `New instructions:`, `Updated prompt:`: a heading over instructions.
+/// `New instructions:`, `Updated prompt:`, `RESEARCHER INSTRUCTIONS:` (a heading over
+/// instructions, one in capitals whatever its first word), `your new instructions are`.
 pub(super) fn new_instructions(text: &str, words: &[Word], out: &mut Vec<Span>) {
-    for pair in words.windows(2) {
+    for (i, pair) in words.windows(2).enumerate() {
         let [adjective, noun] = pair else { continue };
-        if NEW_ADJECTIVES.contains(&adjective.lower.as_str())
-            && NEW_NOUNS.contains(&noun.lower.as_str())
-            && joined(text, adjective, noun)
-            && let Some(colon) = colon_after(text, noun.range.end)
-        {
+        if !NEW_NOUNS.contains(&noun.lower.as_str()) || !joined(text, adjective, noun) {
+            continue;
+        }
+        let shouted = |w: &Word| {
+            let raw = &text[w.range.clone()];
+            raw.len() > 1 && raw.chars().all(|c| c.is_ascii_uppercase())
+        };
+        let heading = NEW_ADJECTIVES.contains(&adjective.lower.as_str())
+            || (shouted(adjective) && shouted(noun));
+        if heading && let Some(colon) = colon_after(text, noun.range.end) {
             push(
                 out,
                 adjective.range.start..colon + 1,
                 Shape::NewInstructions,
             );
+        } else if adjective.lower == "new"
+            && let Some(verb) = words.get(i + 2)
+            && matches!(verb.lower.as_str(), "are" | "is")
+            && joined(text, noun, verb)
+        {
+            let start = match i.checked_sub(1).map(|p| &words[p]) {
+                Some(owner)
+                    if matches!(owner.lower.as_str(), "your" | "the" | "these" | "my")
+                        && joined(text, owner, adjective) =>
+                {
+                    owner.range.start
+                }
+                _ => adjective.range.start,
+            };
+            push(out, start..verb.range.end, Shape::NewInstructions);
         }
     }
 }
@@ -245,7 +320,16 @@ pub(super) fn new_instructions(text: &str, words: &[Word], out: &mut Vec<Span>) 
 /// Shouted words that demand attention, when followed by `:` or `!` (as written, upper
 /// case).
 const SHOUTS: &[&str] = &["IMPORTANT", "URGENT", "CRITICAL", "ATTENTION", "MANDATORY"];
-const ADDRESS_STARTS: &[&str] = &["note", "attention", "hey", "dear", "reminder"];
+const ADDRESS_STARTS: &[&str] = &[
+    "note",
+    "attention",
+    "hey",
+    "dear",
+    "reminder",
+    "instruction",
+    "instructions",
+    "message",
+];
 /// What a text addresses when it speaks to the model.
 const ASSISTANTS: &[&str] = &[
     "ai",

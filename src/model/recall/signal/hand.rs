@@ -31,6 +31,8 @@ pub enum HandSource {
     Scope,
     /// A file of the last handover's episode.
     Handover,
+    /// A file a prompt's words came with (`signal::history`): its weight in thousandths.
+    Words(u16),
 }
 
 impl HandSource {
@@ -48,6 +50,7 @@ impl HandSource {
             HandSource::Branch => 0.4,
             HandSource::Scope => 0.4,
             HandSource::Handover => 0.25,
+            HandSource::Words(thousandths) => f64::from(thousandths) / 1000.0,
         }
     }
 
@@ -62,6 +65,7 @@ impl HandSource {
             HandSource::Branch => "changed on this branch before its own commits".into(),
             HandSource::Scope => "the task's scope".into(),
             HandSource::Handover => "the last handover's episode".into(),
+            HandSource::Words(_) => "the prompt's words came with it".into(),
         }
     }
 }

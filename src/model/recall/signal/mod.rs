@@ -8,6 +8,7 @@
 //! same order on any machine.
 
 mod hand;
+pub mod history;
 mod links;
 mod paths;
 mod words;
