@@ -72,6 +72,13 @@ pub fn for_browser(report: &ErrorReport) -> ErrorReport {
                 "Give in Replaced by the record that superseded it (its page names it): a verified record replaces this one.",
             ),
         ),
+        // A retired record replaces nothing, and nothing it named does either.
+        "knowledge.replacement" if report.message.contains("itself retired") => (
+            message,
+            fix(
+                "That record was retired: nothing replaces anything through it. Give in Replaced by the id of a verified record the Graph page lists, or press Retire if nothing replaces this one.",
+            ),
+        ),
         "knowledge.replacement" if report.message.contains("a candidate;") => (
             message,
             fix(
@@ -242,6 +249,15 @@ mod tests {
                     by: id.clone(),
                     how: crate::model::knowledge::EndedHow::SupersededBy("y".into()),
                     fix: format!("printf '%s\\n' x | majordomus knowledge supersede a --by {id}"),
+                }
+                .into(),
+                "knowledge.replacement",
+            ),
+            (
+                crate::model::knowledge::EndError::ReplacementEnded {
+                    by: id.clone(),
+                    how: crate::model::knowledge::EndedHow::Retired,
+                    fix: "majordomus knowledge verified".into(),
                 }
                 .into(),
                 "knowledge.replacement",

@@ -2169,6 +2169,81 @@ fn a_verified_records_page_decides_it_re_verified_superseded_or_retired() {
 }
 
 #[test]
+fn a_retired_replacement_is_refused_with_advice_the_supersede_form_can_follow() {
+    use crate::lifecycle::{project, verified};
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let retired = verified(
+        &repo,
+        "Trace spans are kept for a week",
+        "src/trace.rs",
+        "src/trace.rs: TTL 7d",
+    );
+    let live = verified(
+        &repo,
+        "Trace spans are kept for a month",
+        "src/trace.rs",
+        "src/trace.rs: TTL 30d",
+    );
+    repo.run(&[
+        "knowledge",
+        "retire",
+        &retired,
+        "--reason",
+        "Spans are kept a month",
+    ])
+    .success();
+    let served = Served::start(&repo);
+    let page = served.get(&format!("/cockpit/knowledge/{old}")).page();
+    let token = hidden_token(&page);
+    let action = format!("/cockpit/knowledge/{old}/supersede");
+    let refused = served.form_from_page(
+        &action,
+        &[
+            ("token", &token),
+            ("by", &retired),
+            ("reason", "A month now"),
+        ],
+    );
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    let text = refused.text();
+    assert!(
+        text.contains("<code>knowledge.replacement</code>"),
+        "{text}"
+    );
+    assert!(text.contains("itself retired"), "{text}");
+    // Replaced by is required on this form: the advice is never to leave it empty.
+    assert!(!text.contains("Leave Replaced by empty"), "{text}");
+    assert!(
+        text.contains(
+            "That record was retired: nothing replaces anything through it. Give in Replaced by the id of a verified record the Graph page lists, or press Retire if nothing replaces this one."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(">A month now</textarea>") && text.contains(&format!("value=\"{retired}\"")),
+        "what was typed is kept: {text}"
+    );
+    // The Graph page lists the record to give; followed, the form supersedes it.
+    let graph = served.get("/cockpit/graph").page();
+    assert!(graph.contains(&live), "{graph}");
+    let done = served.form_from_page(
+        &action,
+        &[("token", &token), ("by", &live), ("reason", "A month now")],
+    );
+    assert_eq!(done.status, 303, "{}", done.text());
+    assert!(
+        repo.read(&format!(".ai/repo/knowledge/curated/{old}.md"))
+            .contains(&format!("superseded_by: {live}"))
+    );
+}
+
+#[test]
 fn the_queue_shows_the_verified_records_a_candidate_concerns_and_promotes_superseding_one_click_away()
  {
     use crate::lifecycle::{decided, project, verified};
