@@ -171,6 +171,17 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         if request.ids.len() != 1 || request.all_listed {
             return Err(crate::model::knowledge::EndError::SupersedesOne.into());
         }
+        let id = &request.ids[0];
+        super::review::supersedes_itself(id, &request.supersedes, |others| {
+            super::review::promote_command(
+                id,
+                request.class,
+                &[],
+                others,
+                request.commit,
+                &request.evidence,
+            )
+        })?;
     }
     let mut redacted = Vec::new();
     let (evidence, reason) = match act {
@@ -282,6 +293,21 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         if curated.contains(id.as_str()) {
             // A verified record is superseded or retired, never rejected: say which.
             let instead = match act {
+                // `promote <id> --supersedes ... --commit` killed after the promotion: the
+                // single act finishes what it supersedes (then `next:` commits it).
+                Act::Promote
+                    if super::review::promoted_supersedes_left(ctx, id, &request.supersedes)?
+                        .is_some() =>
+                {
+                    Some(format!(
+                        "majordomus knowledge promote {id}{} </dev/null",
+                        request
+                            .supersedes
+                            .iter()
+                            .map(|s| format!(" --supersedes {s}"))
+                            .collect::<String>()
+                    ))
+                }
                 Act::Promote => None,
                 Act::Reject => Some(super::end::instead_of_reject(
                     ctx,
@@ -358,7 +384,9 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
             ctx,
             &super::review::each_once(&request.supersedes),
             Some(&p.record.id),
-            &super::review::superseded_by_promotion(&p.record.title),
+            crate::model::knowledge::Why::Given(&super::review::superseded_by_promotion(
+                &p.record.title,
+            )),
             Some(&p.record.id),
         )?),
         _ => None,

@@ -668,15 +668,28 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                 .lines()
                 .any(|l| l == "# Rejected" || l == crate::model::knowledge::SUPERSEDED_HEADING)
         {
+            // A candidate: `knowledge reject` writes the `# Rejected` reason it lacks. A
+            // curated record is no candidate (reject refuses it) and no longer verified
+            // (retire refuses it): its reason is written by hand.
+            let fix = if file.place == Place::Curated {
+                format!(
+                    "by hand: add to the end of {} a `{}` section saying why it no longer holds, or name the record that replaces it in its front matter as `superseded_by: <its id>`",
+                    file.rel,
+                    crate::model::knowledge::SUPERSEDED_HEADING
+                )
+            } else {
+                crate::model::knowledge::reject_fix(
+                    &record.id,
+                    None,
+                    crate::model::knowledge::Why::Missing,
+                )
+            };
             find(
                 "knowledge.superseded-reason",
                 blocking,
                 "superseded without `superseded_by`, a `# Rejected` or a `# Superseded` reason"
                     .into(),
-                format!(
-                    "majordomus knowledge reject {} --reason \"<why>\"",
-                    record.id
-                ),
+                fix,
             );
         }
         if let Some(by) = &record.superseded_by

@@ -14,14 +14,15 @@ use serde::{Deserialize, Serialize};
 use super::batch::{KNOWLEDGE_DIR, ReviewCommit, next_of};
 use super::verified::VerifiedRequest;
 use crate::Ctx;
-use crate::error::{Error, Refusal};
+use crate::error::Error;
 use crate::git::{CommitBlocker, PathBefore};
 use crate::model::event::{KnowledgeRetired, KnowledgeSuperseded};
 use crate::model::ids::IdKind;
 use crate::model::input::{TEXT_LIMIT, check_size};
 use crate::model::knowledge::{
-    EndAct, EndError, EndedHow, KnowledgeRecord, ReviewError, SUPERSEDED_HEADING, Status,
-    ended_body, ended_paragraph, reject_command, retire_command, supersede_command,
+    EndAct, EndError, EndedHow, KnowledgeRecord, ReviewError, SUPERSEDED_HEADING, Status, Why,
+    ended_alike, ended_body, ended_paragraph, reject_command, reject_fix, retire_command,
+    retire_fix, supersede_command, supersede_fix,
 };
 use crate::model::redact::redact;
 use crate::store::records::{Place, StoredFile, stored_files};
@@ -111,6 +112,22 @@ pub struct Ended {
     /// Secret shapes removed from the reason before it was written.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
+    /// What an earlier run of this same act, interrupted, had done, when this run finished
+    /// it: the records it had ended already (and whose ledger lines this run appended).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<String>,
+}
+
+/// How far an earlier, interrupted run of the same act got with one record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Progress {
+    /// Still verified: this run ends it.
+    Live,
+    /// Ended by this act (its `# Superseded` paragraph says so, naming `who`) but its
+    /// ledger line was never appended: this run appends only the line.
+    Unlined { who: String },
+    /// Ended by this act, its line there: nothing to do.
+    Done,
 }
 
 /// One record to take out of what is claimed, read and checked.
@@ -118,6 +135,7 @@ pub(crate) struct Planned {
     file: StoredFile,
     record: KnowledgeRecord,
     body: String,
+    progress: Progress,
 }
 
 /// The records an act will end, all checked, and what it writes into each.
@@ -128,6 +146,25 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// When every record was ended by this very act already, ledger line and all: the
+    /// refusal a rerun gets (nothing is left to finish).
+    pub(crate) fn settled(&self) -> Option<Error> {
+        let first = self.records.first()?;
+        self.records
+            .iter()
+            .all(|p| p.progress == Progress::Done)
+            .then(|| {
+                EndError::Ended {
+                    id: first.record.id.clone(),
+                    how: match &self.by {
+                        Some(by) => EndedHow::SupersededBy(by.clone()),
+                        None => EndedHow::Retired,
+                    },
+                }
+                .into()
+            })
+    }
+
     /// The records' paths and their blob ids now: what a commit of the act may hold.
     pub(crate) fn before(&self, ctx: &Ctx) -> Result<Vec<(String, Option<String>)>, Error> {
         self.records
@@ -189,19 +226,121 @@ fn live_end(files: &[StoredFile], start: &str) -> Option<String> {
     None
 }
 
-/// Checks every id of an act before anything is written: each a verified record in
-/// `curated/` (a candidate is rejected instead, an ended record is refused), `by` a verified
-/// record that is none of them — or, for `promote --supersedes`, the candidate `pending` being
-/// promoted in the same act.
+/// An id an act takes: a verified record's, so a wrong shape is answered with the listing
+/// of those (`knowledge verified`), not of candidates.
+fn check_shape(id: &str) -> Result<(), Error> {
+    if IdKind::Knowledge.accepts(id) {
+        Ok(())
+    } else {
+        Err(EndError::Shape {
+            id: id.to_owned(),
+            example: IdKind::Knowledge.example(),
+        }
+        .into())
+    }
+}
+
+/// Whether the ledger holds the line of this act for `id` (its reason as given).
+fn lined(ctx: &Ctx, id: &str, by: Option<&str>, reason: &str) -> Result<bool, Error> {
+    let n = match by {
+        Some(by) => super::review::recorded_lines(ctx, |p: &KnowledgeSuperseded| {
+            p.id == id && p.superseded_by == by && p.reason == reason
+        })?,
+        None => super::review::recorded_lines(ctx, |p: &KnowledgeRetired| {
+            p.id == id && p.reason == reason
+        })?,
+    };
+    Ok(n > 0)
+}
+
+/// How far this act got with the ended record `record` in an earlier run: `None` when it
+/// was ended otherwise (another act, another replacement, another reason).
+fn progress_of(
+    ctx: &Ctx,
+    record: &KnowledgeRecord,
+    body: &str,
+    by: Option<&str>,
+    why: Why<'_>,
+) -> Result<Option<Progress>, Error> {
+    let Why::Given(reason) = why else {
+        return Ok(None);
+    };
+    if record.status != Status::Superseded || record.superseded_by.as_deref() != by {
+        return Ok(None);
+    }
+    let Some(who) = ended_alike(body, by, reason) else {
+        return Ok(None);
+    };
+    Ok(Some(if lined(ctx, &record.id, by, reason)? {
+        Progress::Done
+    } else {
+        Progress::Unlined { who }
+    }))
+}
+
+/// The records in `curated/` this act ended in an earlier run without their ledger line:
+/// what a rerun of an `--all-listed` act (which lists only what is still verified) also
+/// finishes.
+fn unlined(ctx: &Ctx, by: Option<&str>, why: Why<'_>) -> Result<Vec<String>, Error> {
+    let mut out = Vec::new();
+    for file in stored_files(&ctx.layout)?
+        .iter()
+        .filter(|f| f.place == Place::Curated)
+    {
+        let Ok((record, body)) = file.parse() else {
+            continue;
+        };
+        if let Some(Progress::Unlined { .. }) = progress_of(ctx, &record, body, by, why)? {
+            out.push(record.id);
+        }
+    }
+    Ok(out)
+}
+
+/// Checks every id of an act before anything is written — and before its reason, so the
+/// first refusal printed is the one that stands: each a verified record in `curated/` (a
+/// candidate is rejected instead, an ended record is refused), `by` a verified record that
+/// is none of them — or, for `promote --supersedes`, the candidate `pending` being promoted
+/// in the same act. `why` is the reason as the fixes print it. A record this same act
+/// ended in an earlier, interrupted run is planned as far as that run got (its line alone,
+/// or nothing): see [`Plan::settled`].
 pub(crate) fn plan(
     ctx: &Ctx,
     ids: &[String],
     by: Option<&str>,
-    reason: &str,
+    why: Why<'_>,
     pending: Option<&str>,
 ) -> Result<Plan, Error> {
     for id in ids.iter().map(String::as_str).chain(by) {
-        Refusal::check_id(IdKind::Knowledge, id)?;
+        check_shape(id)?;
+    }
+    if let Some(by) = by
+        && ids.iter().any(|id| id == by)
+    {
+        let others: Vec<String> = ids.iter().filter(|id| *id != by).cloned().collect();
+        // The others can still be superseded by it; alone, it can only be retired — or,
+        // when that act would be refused too, that refusal's fix.
+        let fix = if others.is_empty() {
+            let alone = [by.to_owned()];
+            match plan(ctx, &alone, None, why, pending) {
+                Ok(_) => retire_fix(&alone, why),
+                Err(e) => e
+                    .fix()
+                    .unwrap_or_else(|| "majordomus knowledge verified".into()),
+            }
+        } else {
+            match plan(ctx, &others, Some(by), why, pending) {
+                Ok(_) => supersede_fix(&others, by, why),
+                Err(e) => e
+                    .fix()
+                    .unwrap_or_else(|| "majordomus knowledge verified".into()),
+            }
+        };
+        return Err(EndError::Itself {
+            id: by.to_owned(),
+            fix,
+        }
+        .into());
     }
     let files = stored_files(&ctx.layout)?;
     let mut records = Vec::new();
@@ -211,9 +350,17 @@ pub(crate) fn plan(
             .find(|f| f.place == Place::Curated && &f.stem == id)
         else {
             if files.iter().any(|f| &f.stem == id) {
+                let fix = match by {
+                    // `promote <new> --supersedes <candidate>`: nothing is promoted yet;
+                    // the candidate is rejected as replaced by the one to promote.
+                    Some(by) if Some(by) == pending => {
+                        reject_command(id, Some(by), &format!("replaced by {by}"))
+                    }
+                    _ => reject_fix(id, by, why),
+                };
                 return Err(EndError::Candidate {
                     id: id.clone(),
-                    fix: reject_command(id, by.filter(|b| Some(*b) != pending), reason),
+                    fix,
                 }
                 .into());
             }
@@ -222,15 +369,18 @@ pub(crate) fn plan(
         let (record, body) = file
             .parse()
             .map_err(|m| super::review::malformed(file, m))?;
-        match record.status {
-            Status::Verified => {}
-            Status::Superseded => {
-                return Err(EndError::Ended {
-                    id: id.clone(),
-                    how: how_ended(&record, body, file.place),
+        let progress = match record.status {
+            Status::Verified => Progress::Live,
+            Status::Superseded => match progress_of(ctx, &record, body, by, why)? {
+                Some(progress) => progress,
+                None => {
+                    return Err(EndError::Ended {
+                        id: id.clone(),
+                        how: how_ended(&record, body, file.place),
+                    }
+                    .into());
                 }
-                .into());
-            }
+            },
             // A curated file claiming `candidate` was never promoted: `knowledge check`
             // names it; it claims nothing.
             Status::Candidate => {
@@ -240,69 +390,57 @@ pub(crate) fn plan(
                 }
                 .into());
             }
-        }
+        };
         let body = body.to_owned();
         records.push(Planned {
             file: file.clone(),
             record,
             body,
+            progress,
         });
     }
-    if let Some(by) = by {
-        if ids.iter().any(|id| id == by) {
-            let others: Vec<String> = ids.iter().filter(|id| *id != by).cloned().collect();
-            // The others can still be superseded by it; alone, it can only be retired.
-            let fix = if others.is_empty() {
-                retire_command(&[by.to_owned()], reason)
-            } else {
-                supersede_command(&others, by, reason)
-            };
-            return Err(EndError::Itself {
-                id: by.to_owned(),
-                fix,
-            }
-            .into());
-        }
-        if Some(by) != pending {
-            match files
-                .iter()
-                .find(|f| f.place == Place::Curated && f.stem == by)
-            {
-                Some(file) => {
-                    let (record, body) = file
-                        .parse()
-                        .map_err(|m| super::review::malformed(file, m))?;
-                    if record.status != Status::Verified {
-                        let fix = match live_end(&files, by) {
-                            Some(end) if !ids.contains(&end) => {
-                                supersede_command(ids, &end, reason)
-                            }
-                            _ => "majordomus knowledge verified".into(),
-                        };
-                        return Err(EndError::ReplacementEnded {
-                            by: by.to_owned(),
-                            how: how_ended(&record, body, file.place),
-                            fix,
-                        }
-                        .into());
-                    }
-                }
-                None if files.iter().any(|f| f.stem == by) => {
-                    return Err(EndError::ReplacementCandidate {
+    if let Some(by) = by
+        && Some(by) != pending
+    {
+        match files
+            .iter()
+            .find(|f| f.place == Place::Curated && f.stem == by)
+        {
+            Some(file) => {
+                let (record, body) = file
+                    .parse()
+                    .map_err(|m| super::review::malformed(file, m))?;
+                if record.status != Status::Verified {
+                    let fix = match live_end(&files, by) {
+                        Some(end) if !ids.contains(&end) => supersede_fix(ids, &end, why),
+                        _ => "majordomus knowledge verified".into(),
+                    };
+                    return Err(EndError::ReplacementEnded {
                         by: by.to_owned(),
-                        old: ids.to_vec(),
+                        how: how_ended(&record, body, file.place),
+                        fix,
                     }
                     .into());
                 }
-                None => {
-                    return Err(EndError::ReplacementUnknown { by: by.to_owned() }.into());
+            }
+            None if files.iter().any(|f| f.stem == by) => {
+                return Err(EndError::ReplacementCandidate {
+                    by: by.to_owned(),
+                    old: ids.to_vec(),
                 }
+                .into());
+            }
+            None => {
+                return Err(EndError::ReplacementUnknown { by: by.to_owned() }.into());
             }
         }
     }
     Ok(Plan {
         by: by.map(str::to_owned),
-        reason: reason.to_owned(),
+        reason: match why {
+            Why::Given(reason) => reason.to_owned(),
+            Why::Missing => String::new(),
+        },
         records,
     })
 }
@@ -312,14 +450,16 @@ pub(crate) fn plan(
 /// that refusal (a candidate `by` is promoted superseding it, say). Works as printed.
 pub(crate) fn instead_of_reject(ctx: &Ctx, id: &str, by: Option<&str>, reason: &str) -> String {
     let ids = [id.to_owned()];
-    match plan(ctx, &ids, by, reason, None) {
-        Ok(_) => match by {
-            Some(by) => supersede_command(&ids, by, reason),
-            None => retire_command(&ids, reason),
-        },
-        Err(e) => e
+    let refused = match plan(ctx, &ids, by, Why::Given(reason), None) {
+        Ok(plan) => plan.settled(),
+        Err(e) => Some(e),
+    };
+    match (refused, by) {
+        (Some(e), _) => e
             .fix()
             .unwrap_or_else(|| "majordomus knowledge verified".into()),
+        (None, Some(by)) => supersede_command(&ids, by, reason),
+        (None, None) => retire_command(&ids, reason),
     }
 }
 
@@ -335,10 +475,13 @@ pub(crate) struct Written {
     pub records: Vec<EndedRecord>,
     pub decided_by: String,
     pub at: String,
+    /// What an earlier, interrupted run of the act had done (see [`Ended::resumed`]).
+    pub resumed: Option<String>,
 }
 
 /// Writes every planned record (`status: superseded`, `superseded_by`, `# Superseded`) and
-/// its ledger line, in order. The caller holds the knowledge lock.
+/// its ledger line, in order; of a record an earlier run of the act ended, only the line
+/// it did not append. The caller holds the knowledge lock.
 pub(crate) fn write(ctx: &Ctx, plan: Plan) -> Result<Written, Error> {
     let who = decided_by(ctx);
     let at = ctx.now();
@@ -351,39 +494,60 @@ pub(crate) fn write(ctx: &Ctx, plan: Plan) -> Result<Written, Error> {
         &plan.reason,
     );
     let mut out = Vec::new();
+    let (mut unlined, mut done, mut live) = (Vec::new(), Vec::new(), Vec::new());
     for p in plan.records {
         let Planned {
             file,
             mut record,
             body,
+            progress,
         } = p;
-        record.status = Status::Superseded;
-        record.superseded_by.clone_from(&plan.by);
-        let body = ended_body(&body, &paragraph);
-        write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
-        match &plan.by {
-            Some(by) => ctx.append(
-                session.as_deref(),
-                None,
-                &KnowledgeSuperseded {
-                    id: record.id.clone(),
-                    superseded_by: by.clone(),
-                    reason: plan.reason.clone(),
-                    path: file.rel.clone(),
-                    decided_by: who.clone(),
-                },
-            )?,
-            None => ctx.append(
-                session.as_deref(),
-                None,
-                &KnowledgeRetired {
-                    id: record.id.clone(),
-                    reason: plan.reason.clone(),
-                    path: file.rel.clone(),
-                    decided_by: who.clone(),
-                },
-            )?,
+        // Who the line names: this run's person, or whom the record already names.
+        let decided = match progress {
+            Progress::Done => {
+                done.push(record.id.clone());
+                None
+            }
+            Progress::Unlined { who } => {
+                unlined.push(record.id.clone());
+                Some(who)
+            }
+            Progress::Live => {
+                live.push(record.id.clone());
+                record.status = Status::Superseded;
+                record.superseded_by.clone_from(&plan.by);
+                let body = ended_body(&body, &paragraph);
+                // The record, then its line: killed between the two, a rerun of the act
+                // finds the record ended by it and appends the line (`Progress::Unlined`).
+                write_atomic(&file.path, frontmatter::render(&record, &body).as_bytes())?;
+                Some(who.clone())
+            }
         };
+        if let Some(decided_by) = decided {
+            match &plan.by {
+                Some(by) => ctx.append(
+                    session.as_deref(),
+                    None,
+                    &KnowledgeSuperseded {
+                        id: record.id.clone(),
+                        superseded_by: by.clone(),
+                        reason: plan.reason.clone(),
+                        path: file.rel.clone(),
+                        decided_by,
+                    },
+                )?,
+                None => ctx.append(
+                    session.as_deref(),
+                    None,
+                    &KnowledgeRetired {
+                        id: record.id.clone(),
+                        reason: plan.reason.clone(),
+                        path: file.rel.clone(),
+                        decided_by,
+                    },
+                )?,
+            };
+        }
         out.push(EndedRecord {
             id: record.id,
             title: record.title,
@@ -391,10 +555,37 @@ pub(crate) fn write(ctx: &Ctx, plan: Plan) -> Result<Written, Error> {
             superseded_by: plan.by.clone(),
         });
     }
+    let (act, done_word) = match plan.by {
+        Some(_) => ("supersede", "superseded"),
+        None => ("retire", "retired"),
+    };
+    let resumed = (!unlined.is_empty() || !done.is_empty()).then(|| {
+        let mut parts = Vec::new();
+        if !unlined.is_empty() {
+            parts.push(format!(
+                "{} had been {done_word} without its knowledge.{done_word} line, which this run appended",
+                unlined.join(", ")
+            ));
+        }
+        if !done.is_empty() {
+            parts.push(format!(
+                "{} had been {done_word}, its line written",
+                done.join(", ")
+            ));
+        }
+        if !live.is_empty() {
+            parts.push(format!("this run {done_word} {}", live.join(", ")));
+        }
+        format!(
+            "an earlier {act} of these records was interrupted: {}",
+            parts.join("; ")
+        )
+    });
     Ok(Written {
         records: out,
         decided_by: who,
         at,
+        resumed,
     })
 }
 
@@ -460,19 +651,24 @@ impl Selection<'_> {
             .into());
         }
         for id in self.ids {
-            Refusal::check_id(IdKind::Knowledge, id)?;
+            check_shape(id)?;
         }
         Ok(())
     }
 
-    /// The ids it names, each once.
-    fn ids(&self, ctx: &Ctx) -> Result<Vec<String>, Error> {
+    /// The ids it names, each once. A rerun of an `--all-listed` act also names the
+    /// records an interrupted run of it ended without their line (`knowledge verified` no
+    /// longer lists them), first, as that run wrote them first.
+    fn ids(&self, ctx: &Ctx, by: Option<&str>, why: Why<'_>) -> Result<Vec<String>, Error> {
         let named: Vec<String> = if self.all_listed {
-            super::verified::verified(ctx, self.filters.clone())?
-                .records
-                .into_iter()
-                .map(|v| v.id)
-                .collect()
+            let mut named = unlined(ctx, by, why)?;
+            named.extend(
+                super::verified::verified(ctx, self.filters.clone())?
+                    .records
+                    .into_iter()
+                    .map(|v| v.id),
+            );
+            named
         } else {
             let mut seen = BTreeSet::new();
             self.ids
@@ -491,6 +687,14 @@ impl Selection<'_> {
     }
 }
 
+/// The reason as the fixes of refusals before it print it.
+fn why_of(reason: &Result<String, Error>) -> Why<'_> {
+    match reason {
+        Ok(reason) => Why::Given(reason),
+        Err(_) => Why::Missing,
+    }
+}
+
 /// Replaces verified records by another verified record (a human act).
 pub fn supersede(ctx: &Ctx, request: SupersedeRequest) -> Result<Ended, Error> {
     let selection = Selection {
@@ -499,20 +703,22 @@ pub fn supersede(ctx: &Ctx, request: SupersedeRequest) -> Result<Ended, Error> {
         filters: &request.filters,
     };
     selection.check()?;
-    Refusal::check_id(IdKind::Knowledge, &request.by)?;
+    check_shape(&request.by)?;
     let mut redacted = Vec::new();
+    // Checked after the ids: a fix for the reason must not lead to a refusal of the ids.
     let reason = reason_of(
         EndAct::Supersede,
         &request.reason,
         || {
             format!(
-                "echo \"<why it no longer holds>\" | majordomus knowledge supersede {} --by {}",
+                "echo \"{}\" | majordomus knowledge supersede {} --by {}",
+                crate::model::knowledge::WHY_ENDED,
                 selection.said(),
                 request.by
             )
         },
         &mut redacted,
-    )?;
+    );
     end(
         ctx,
         EndAct::Supersede,
@@ -533,17 +739,19 @@ pub fn retire(ctx: &Ctx, request: RetireRequest) -> Result<Ended, Error> {
     };
     selection.check()?;
     let mut redacted = Vec::new();
+    // Checked after the ids: a fix for the reason must not lead to a refusal of the ids.
     let reason = reason_of(
         EndAct::Retire,
         &request.reason,
         || {
             format!(
-                "majordomus knowledge retire {} --reason \"<why it no longer holds>\"",
-                selection.said()
+                "majordomus knowledge retire {} --reason \"{}\"",
+                selection.said(),
+                crate::model::knowledge::WHY_ENDED
             )
         },
         &mut redacted,
-    )?;
+    );
     end(
         ctx,
         EndAct::Retire,
@@ -581,13 +789,19 @@ fn end(
     act: EndAct,
     selection: &Selection<'_>,
     by: Option<&str>,
-    reason: String,
+    reason: Result<String, Error>,
     commit: bool,
     mut redacted: Vec<String>,
 ) -> Result<Ended, Error> {
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
-    let ids = selection.ids(ctx)?;
-    let plan = plan(ctx, &ids, by, &reason, None)?;
+    let why = why_of(&reason);
+    let ids = selection.ids(ctx, by, why)?;
+    let plan = plan(ctx, &ids, by, why, None)?;
+    // The ids stand: now the reason.
+    reason?;
+    if let Some(refused) = plan.settled() {
+        return Err(refused);
+    }
     let mut before: BTreeMap<String, Option<String>> = plan.before(ctx)?.into_iter().collect();
     before.retain(|path, _| path.starts_with(KNOWLEDGE_DIR));
     if commit {
@@ -627,5 +841,6 @@ fn end(
         commit,
         next,
         redacted,
+        resumed: written.resumed,
     })
 }

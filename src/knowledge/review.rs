@@ -11,7 +11,7 @@ use crate::model::LedgerLine;
 use crate::model::event::{KnowledgePromoted, KnowledgeRejected, Rewrite};
 use crate::model::ids::IdKind;
 use crate::model::input::{INPUT_LIMIT, TEXT_LIMIT, check_size};
-use crate::model::knowledge::{Class, Markers, Status, evidence_section};
+use crate::model::knowledge::{Class, Markers, Status, Why, evidence_section};
 use crate::model::redact::redact;
 use crate::store::index::LineQuery;
 use crate::store::records::{Place, StoredFile, stored_files};
@@ -105,6 +105,79 @@ pub struct Promoted {
 /// The reason a record superseded by a promotion carries: the act that replaced it.
 pub(crate) fn superseded_by_promotion(title: &str) -> String {
     format!("promoted in its place: {title}")
+}
+
+/// The placeholder a promotion's fix prints for evidence a person writes.
+const WHAT_SHOWS: &str = "<what shows this holds: a test, a file, a command and its output>";
+
+/// The promotion of `id` as the command line says it, with `evidence` on stdin (given
+/// again by `printf`, one argument a line), or — when it is empty or only a placeholder —
+/// by hand with the placeholder to replace.
+pub(crate) fn promote_command(
+    id: &str,
+    class: Option<Class>,
+    files: &[String],
+    supersedes: &[String],
+    commit: bool,
+    evidence: &str,
+) -> String {
+    let mut words: Vec<&str> = vec!["majordomus", "knowledge", "promote", id];
+    if let Some(class) = class {
+        words.extend(["--class", class.name()]);
+    }
+    for f in files {
+        words.extend(["--file", f.as_str()]);
+    }
+    for s in supersedes {
+        words.extend(["--supersedes", s.as_str()]);
+    }
+    if commit {
+        words.push("--commit");
+    }
+    let command = words
+        .iter()
+        .map(|w| crate::model::shell::quote(w).into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let cleaned = redact(evidence.trim());
+    let evidence = cleaned.text.trim();
+    if evidence.is_empty() || crate::model::knowledge::placeholder(evidence).is_some() {
+        format!(
+            "{}echo \"{WHAT_SHOWS}\" | {command}",
+            crate::model::knowledge::BY_HAND
+        )
+    } else {
+        format!(
+            "printf '%s\\n' {} | {command}",
+            evidence
+                .lines()
+                .map(|l| crate::model::shell::quote(l).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    }
+}
+
+/// Refuses `promote <id> --supersedes <id>` before anything else is looked at: a record
+/// cannot supersede itself. The fix is the same promotion without it (the evidence again
+/// on stdin); `again` prints it given the `--supersedes` left.
+pub(crate) fn supersedes_itself(
+    id: &str,
+    supersedes: &[String],
+    again: impl FnOnce(&[String]) -> String,
+) -> Result<(), Error> {
+    if !supersedes.iter().any(|s| s == id) {
+        return Ok(());
+    }
+    let others: Vec<String> = each_once(supersedes)
+        .into_iter()
+        .filter(|s| s != id)
+        .collect();
+    Err(crate::model::knowledge::EndError::Itself {
+        id: id.to_owned(),
+        fix: again(&others),
+    }
+    .into())
 }
 
 /// The ids of `supersedes`, each once, in order.
@@ -247,29 +320,30 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     let id = id.as_str();
     Refusal::check_id(IdKind::Knowledge, id)?;
     check_size("evidence", &evidence, INPUT_LIMIT)?;
+    supersedes_itself(id, &supersedes, |others| {
+        promote_command(id, class, &files, others, false, &evidence)
+    })?;
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     if let Some(mut finished) = finish_interrupted_promotion(ctx, id)? {
-        // What it was to supersede and still claims is superseded now (a record the
-        // first run already superseded by it is left as it is).
-        let left: Vec<String> = each_once(&supersedes)
-            .into_iter()
-            .filter(|old| !superseded_by(ctx, old, id))
-            .collect();
-        if !left.is_empty() {
-            let title = stored_files(&ctx.layout)?
-                .into_iter()
-                .find(|f| f.place == Place::Curated && f.stem == id)
-                .and_then(|f| f.parse().ok().map(|(r, _)| r.title))
-                .unwrap_or_default();
+        // What it was to supersede is superseded now: what the first run had not
+        // superseded, and the line of what it had without its line.
+        if !supersedes.is_empty() {
             let plan = super::end::plan(
                 ctx,
-                &left,
+                &each_once(&supersedes),
                 Some(id),
-                &superseded_by_promotion(&title),
+                Why::Given(&superseded_by_promotion(&curated_title(ctx, id)?)),
                 Some(id),
             )?;
-            finished.superseded = super::end::write(ctx, plan)?.records;
+            if plan.settled().is_none() {
+                finished.superseded = super::end::write(ctx, plan)?.records;
+            }
         }
+        drop(lock);
+        finished.warnings = warnings_for(ctx, &finished.path)?;
+        return Ok(finished);
+    }
+    if let Some(mut finished) = finish_promoted_supersedes(ctx, id, &supersedes)? {
         drop(lock);
         finished.warnings = warnings_for(ctx, &finished.path)?;
         return Ok(finished);
@@ -324,7 +398,7 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             ctx,
             &each_once(&supersedes),
             Some(id),
-            &superseded_by_promotion(&record.title),
+            Why::Given(&superseded_by_promotion(&record.title)),
             Some(id),
         )?)
     };
@@ -410,18 +484,108 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
     })
 }
 
-/// Whether the curated record `old` is superseded by `by` already.
-fn superseded_by(ctx: &Ctx, old: &str, by: &str) -> bool {
-    ctx.layout
-        .record_in(&ctx.layout.curated_dir(), old)
-        .ok()
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|t| {
-            crate::store::records::parse_record(&t).ok().map(|(r, _)| {
-                r.status == Status::Superseded && r.superseded_by.as_deref() == Some(by)
-            })
-        })
-        .unwrap_or(false)
+/// The title of the curated record `id` ("" when it cannot be read).
+fn curated_title(ctx: &Ctx, id: &str) -> Result<String, Error> {
+    Ok(stored_files(&ctx.layout)?
+        .into_iter()
+        .find(|f| f.place == Place::Curated && f.stem == id)
+        .and_then(|f| f.parse().ok().map(|(r, _)| r.title))
+        .unwrap_or_default())
+}
+
+/// `promote <id> --supersedes <old>...` once `id` is promoted (its candidate gone): a run
+/// killed after the promotion and before, or in the middle of, what it supersedes. This
+/// run supersedes what is left (of a record the first run superseded without its ledger
+/// line, only the line). `None` when there is nothing to finish: `id` is no verified
+/// record, or what it supersedes is all done, or would be refused (the promotion's own
+/// refusal, `knowledge.already-promoted`, then stands).
+fn finish_promoted_supersedes(
+    ctx: &Ctx,
+    id: &str,
+    supersedes: &[String],
+) -> Result<Option<Promoted>, Error> {
+    let Some((plan, record, rel)) = promoted_supersedes_left(ctx, id, supersedes)? else {
+        return Ok(None);
+    };
+    let written = super::end::write(ctx, plan)?;
+    let from = ctx
+        .layout
+        .display(&ctx.layout.record_in(&ctx.layout.candidates_dir(), id)?);
+    Ok(Some(Promoted {
+        id: id.to_owned(),
+        class: record.class,
+        path: rel,
+        from,
+        rewritten: Vec::new(),
+        warnings: Vec::new(),
+        redacted: Vec::new(),
+        cited: Vec::new(),
+        instruction_shapes: Vec::new(),
+        promoted_by: None,
+        duplicates: Vec::new(),
+        resumed: Some(format!(
+            "{id} was promoted already (an earlier run was interrupted after promoting it); this run finished what it supersedes{}",
+            written
+                .resumed
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        )),
+        superseded: written.records,
+    }))
+}
+
+/// What `promote <id> --supersedes ...` has left to do once `id` is promoted: the plan of
+/// it, the promoted record and its path. `None` when nothing is left (see
+/// [`finish_promoted_supersedes`]).
+pub(crate) fn promoted_supersedes_left(
+    ctx: &Ctx,
+    id: &str,
+    supersedes: &[String],
+) -> Result<
+    Option<(
+        super::end::Plan,
+        crate::model::knowledge::KnowledgeRecord,
+        String,
+    )>,
+    Error,
+> {
+    if supersedes.is_empty() {
+        return Ok(None);
+    }
+    let files = stored_files(&ctx.layout)?;
+    if files
+        .iter()
+        .any(|f| f.place != Place::Curated && f.stem == id)
+    {
+        return Ok(None);
+    }
+    let Some(curated) = files
+        .iter()
+        .find(|f| f.place == Place::Curated && f.stem == id)
+    else {
+        return Ok(None);
+    };
+    let Ok((record, _)) = curated.parse() else {
+        return Ok(None);
+    };
+    if record.status != Status::Verified {
+        return Ok(None);
+    }
+    let reason = superseded_by_promotion(&record.title);
+    let Ok(plan) = super::end::plan(
+        ctx,
+        &each_once(supersedes),
+        Some(id),
+        Why::Given(&reason),
+        None,
+    ) else {
+        return Ok(None);
+    };
+    if plan.settled().is_some() {
+        return Ok(None);
+    }
+    Ok(Some((plan, record, curated.rel.clone())))
 }
 
 /// What `knowledge check` says about the record at `rel`.
@@ -439,6 +603,14 @@ fn recorded_acts<P: crate::model::Payload>(
     id: &str,
     id_of: impl Fn(&P) -> &str,
 ) -> Result<usize, Error> {
+    recorded_lines(ctx, |p: &P| id_of(p) == id)
+}
+
+/// How many ledger lines of the act `P` `matches` says are the one sought.
+pub(super) fn recorded_lines<P: crate::model::Payload>(
+    ctx: &Ctx,
+    matches: impl Fn(&P) -> bool,
+) -> Result<usize, Error> {
     let lines = ctx.index()?.lines(&LineQuery {
         event: Some(P::EVENT),
         ..LineQuery::default()
@@ -446,7 +618,7 @@ fn recorded_acts<P: crate::model::Payload>(
     Ok(lines
         .iter()
         .filter_map(LedgerLine::payload::<P>)
-        .filter(|p| id_of(p) == id)
+        .filter(|p| matches(p))
         .count())
 }
 
@@ -601,7 +773,13 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
         }
     }
     let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
-    if record.status == Status::Superseded {
+    // Superseded with no reason and nothing replacing it (`knowledge check`'s
+    // `knowledge.superseded-reason`, whose fix is this command): the rejection writes them.
+    let bare = record.superseded_by.is_none()
+        && !body
+            .lines()
+            .any(|l| l == "# Rejected" || l == crate::model::knowledge::SUPERSEDED_HEADING);
+    if record.status == Status::Superseded && !bare {
         if record.superseded_by.as_deref() == by
             && body.ends_with(&format!("\n# Rejected\n\n{reason}\n"))
             && recorded_acts(ctx, id, |p: &KnowledgeRejected| p.id.as_str())? == 0

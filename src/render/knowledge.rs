@@ -325,6 +325,9 @@ impl Report for Ended {
         }
         out
     }
+    fn note(&self) -> Option<String> {
+        super::resumed_note(self.resumed.as_deref())
+    }
 }
 
 impl Report for VerifiedListing {

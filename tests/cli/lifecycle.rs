@@ -516,14 +516,20 @@ fn every_refusal_names_its_rule_and_a_fix_that_works_as_printed() {
         newest.as_str()
     );
 
-    // No reason: what to write, then the command.
+    // Superseding by itself with no reason: the ids are refused first, the fix by hand.
     let fix = refused(
         &repo,
         &["knowledge", "supersede", &newest, "--by", &newest],
         "",
-        "record.text",
+        "knowledge.replacement",
     );
-    assert!(fix.starts_with("by hand: replace the text in angle brackets, then run: echo \"<why it no longer holds>\" | majordomus knowledge supersede"), "{fix}");
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: replace the text in angle brackets, then run: majordomus knowledge retire {newest} --reason \"<why it no longer holds>\""
+        )
+    );
+    // No reason, the ids standing: what to write, then the command.
     let fix = refused(
         &repo,
         &[
@@ -567,6 +573,431 @@ fn every_refusal_names_its_rule_and_a_fix_that_works_as_printed() {
     );
     repo.run_printed(&fix);
     assert_eq!(record(&repo, &curated(&live)).0["status"], "superseded");
+    repo.run(&["knowledge", "check"]).success();
+}
+
+/// `fix` with its placeholder replaced by `text`: what a person runs.
+#[track_caller]
+fn by_hand(fix: &str, placeholder: &str, text: &str) -> String {
+    let command = fix
+        .strip_prefix("by hand: replace the text in angle brackets, then run: ")
+        .unwrap_or_else(|| panic!("not a fix by hand: {fix}"));
+    assert!(command.contains(placeholder), "{fix}");
+    command.replace(placeholder, text)
+}
+
+#[test]
+fn promote_superseding_itself_is_refused_first_and_the_fix_promotes_it() {
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let new = decided(&repo, "Trace spans are kept for a week", "src/trace.rs");
+    // The candidate names itself: refused as such (not as a candidate to reject, whose
+    // fix would reject the very record being promoted); the fix promotes it, the evidence
+    // again on stdin.
+    let fix = refused(
+        &repo,
+        &["knowledge", "promote", &new, "--supersedes", &new],
+        "src/trace.rs: TTL is 7 days\nand the test passes\n",
+        "knowledge.replacement",
+    );
+    assert_eq!(
+        fix,
+        format!(
+            "printf '%s\\n' 'src/trace.rs: TTL is 7 days' 'and the test passes' | majordomus knowledge promote {new}"
+        )
+    );
+    // With what else it supersedes, and --commit (a review): those are kept.
+    let fix = refused(
+        &repo,
+        &[
+            "knowledge",
+            "promote",
+            &new,
+            "--supersedes",
+            &new,
+            "--supersedes",
+            &old,
+            "--commit",
+        ],
+        "src/trace.rs: TTL is 7 days",
+        "knowledge.replacement",
+    );
+    assert_eq!(
+        fix,
+        format!(
+            "printf '%s\\n' 'src/trace.rs: TTL is 7 days' | majordomus knowledge promote {new} --supersedes {old} --commit"
+        )
+    );
+    // No evidence: the fix says what to write.
+    let fix = refused(
+        &repo,
+        &[
+            "knowledge",
+            "promote",
+            &new,
+            "--supersedes",
+            &new,
+            "--class",
+            "lesson",
+        ],
+        "",
+        "knowledge.replacement",
+    );
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {new} --class lesson"
+        )
+    );
+    let head = repo.head();
+    let fix = refused(
+        &repo,
+        &[
+            "knowledge",
+            "promote",
+            &new,
+            "--supersedes",
+            &new,
+            "--supersedes",
+            &old,
+            "--commit",
+        ],
+        "src/trace.rs: TTL is 7 days",
+        "knowledge.replacement",
+    );
+    repo.run_printed(&fix);
+    assert_eq!(record(&repo, &curated(&new)).0["status"], "verified");
+    assert_eq!(
+        record(&repo, &curated(&old)).0["superseded_by"],
+        new.as_str()
+    );
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head);
+    repo.run(&["knowledge", "check"]).success();
+
+    // The single act, as printed.
+    let other = decided(&repo, "Trace ids are sequential", "src/trace.rs");
+    let fix = refused(
+        &repo,
+        &["knowledge", "promote", &other, "--supersedes", &other],
+        "src/trace.rs: next_id()",
+        "knowledge.replacement",
+    );
+    repo.run_printed(&fix);
+    assert_eq!(record(&repo, &curated(&other)).0["status"], "verified");
+    assert!(!repo.exists(&format!("{CANDIDATES}/{other}.md")));
+}
+
+#[test]
+fn promote_superseding_a_candidate_prints_its_rejection_by_the_new_one() {
+    let repo = project();
+    let new = decided(&repo, "Trace spans are kept for a week", "src/trace.rs");
+    let candidate = decided(&repo, "Trace spans are kept for a day", "src/trace.rs");
+    let fix = refused(
+        &repo,
+        &["knowledge", "promote", &new, "--supersedes", &candidate],
+        "src/trace.rs: TTL is 7 days",
+        "knowledge.verified-only",
+    );
+    // Nothing is promoted yet: the reason says what is true, and names the replacement.
+    assert_eq!(
+        fix,
+        format!("majordomus knowledge reject {candidate} --by {new} --reason 'replaced by {new}'")
+    );
+    repo.run_printed(&fix);
+    let (front, body) = record(&repo, &format!("{CANDIDATES}/{candidate}.md"));
+    assert_eq!(front["status"], "superseded");
+    assert_eq!(front["superseded_by"], new.as_str());
+    assert!(
+        body.ends_with(&format!("# Rejected\n\nreplaced by {new}\n")),
+        "{body}"
+    );
+    // The promotion alone goes through after it.
+    repo.run_with_stdin(
+        &["knowledge", "promote", &new],
+        "src/trace.rs: TTL is 7 days",
+    )
+    .success();
+    repo.run(&["knowledge", "check"]).success();
+}
+
+#[test]
+fn the_ids_are_refused_before_the_reason_and_a_fix_holding_a_placeholder_is_by_hand() {
+    let repo = project();
+    let live = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let newest = verified(
+        &repo,
+        "Trace spans are kept for a month",
+        "src/trace.rs",
+        "src/trace.rs: TTL 30d",
+    );
+    let middle = verified(
+        &repo,
+        "Trace spans are kept for a week",
+        "src/trace.rs",
+        "src/trace.rs: TTL 7d",
+    );
+    repo.run_with_stdin(
+        &["knowledge", "supersede", &middle, "--by", &newest],
+        "A month now",
+    )
+    .success();
+    let unknown = format!("{}-0123456789ab", &live[..23]);
+
+    // Retiring a candidate with no reason: the candidate is the refusal; its fix rejects
+    // it, the reason written by hand.
+    let candidate = decided(&repo, "Trace spans are sampled", "src/trace.rs");
+    let fix = refused(
+        &repo,
+        &["knowledge", "retire", &candidate],
+        "",
+        "knowledge.verified-only",
+    );
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: replace the text in angle brackets, then run: majordomus knowledge reject {candidate} --reason \"<why it does not hold>\""
+        )
+    );
+    repo.run_printed(&by_hand(
+        &fix,
+        "<why it does not hold>",
+        "Sampling was dropped",
+    ));
+    let (front, body) = record(&repo, &format!("{CANDIDATES}/{candidate}.md"));
+    assert_eq!(front["status"], "superseded");
+    assert!(
+        body.ends_with("# Rejected\n\nSampling was dropped\n"),
+        "{body}"
+    );
+
+    // Superseding a candidate with no reason: the same, replaced by the --by record.
+    let candidate = decided(&repo, "Trace spans are exported", "src/trace.rs");
+    let fix = refused(
+        &repo,
+        &["knowledge", "supersede", &candidate, "--by", &live],
+        "",
+        "knowledge.verified-only",
+    );
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: replace the text in angle brackets, then run: majordomus knowledge reject {candidate} --by {live} --reason \"<why it does not hold>\""
+        )
+    );
+    repo.run_printed(&by_hand(
+        &fix,
+        "<why it does not hold>",
+        "Export was dropped",
+    ));
+    assert_eq!(
+        record(&repo, &format!("{CANDIDATES}/{candidate}.md")).0["superseded_by"],
+        live.as_str()
+    );
+
+    // Unknown, and already ended, with no reason: those, not the reason.
+    let fix = refused(
+        &repo,
+        &["knowledge", "retire", &unknown],
+        "",
+        "knowledge.known-id",
+    );
+    repo.run_printed(&fix);
+    let fix = refused(
+        &repo,
+        &["knowledge", "supersede", &middle, "--by", &live],
+        "",
+        "knowledge.superseded",
+    );
+    assert_eq!(fix, format!("majordomus knowledge show {newest}"));
+    repo.run_printed(&fix);
+
+    // A replacement itself superseded, with no reason: the supersede by where its chain
+    // ends, the reason written by hand.
+    let fix = refused(
+        &repo,
+        &["knowledge", "supersede", &live, "--by", &middle],
+        "",
+        "knowledge.replacement",
+    );
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: replace the text in angle brackets, then run: echo \"<why it no longer holds>\" | majordomus knowledge supersede {live} --by {newest}"
+        )
+    );
+    // Superseding by itself beside another, with no reason: the others by it, by hand.
+    let fix = refused(
+        &repo,
+        &["knowledge", "supersede", &live, &newest, "--by", &newest],
+        "",
+        "knowledge.replacement",
+    );
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: replace the text in angle brackets, then run: echo \"<why it no longer holds>\" | majordomus knowledge supersede {live} --by {newest}"
+        )
+    );
+    repo.run_printed(&by_hand(&fix, "<why it no longer holds>", "A month now"));
+    assert_eq!(
+        record(&repo, &curated(&live)).0["superseded_by"],
+        newest.as_str()
+    );
+
+    // Retiring a candidate alone by superseding it by itself: the fix is its rejection.
+    let candidate = decided(&repo, "Trace spans are compressed", "src/trace.rs");
+    let fix = refused(
+        &repo,
+        &["knowledge", "supersede", &candidate, "--by", &candidate],
+        "Not compressed",
+        "knowledge.replacement",
+    );
+    assert_eq!(
+        fix,
+        format!("majordomus knowledge reject {candidate} --reason 'Not compressed'")
+    );
+    repo.run_printed(&fix);
+    repo.run(&["knowledge", "check"]).success();
+}
+
+#[test]
+fn an_id_of_the_wrong_shape_is_answered_with_the_verified_records() {
+    let repo = project();
+    let live = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let candidate = decided(&repo, "Trace spans are kept for a week", "src/trace.rs");
+    for (args, stdin) in [
+        (
+            vec!["knowledge", "retire", "not-an-id", "--reason", "gone"],
+            "",
+        ),
+        (vec!["knowledge", "retire", "not-an-id"], ""),
+        (
+            vec!["knowledge", "supersede", "not-an-id", "--by", live.as_str()],
+            "gone",
+        ),
+        (
+            vec!["knowledge", "supersede", live.as_str(), "--by", "not-an-id"],
+            "gone",
+        ),
+        (
+            vec![
+                "knowledge",
+                "promote",
+                candidate.as_str(),
+                "--supersedes",
+                "not-an-id",
+            ],
+            "src/trace.rs: TTL is 7 days",
+        ),
+    ] {
+        let fix = refused(&repo, &args, stdin, "id.shape");
+        assert_eq!(fix, "majordomus knowledge verified", "{args:?}");
+        assert!(repo.run_printed(&fix).contains(&live), "{args:?}");
+    }
+}
+
+#[test]
+fn a_superseded_record_without_its_reason_gets_a_fix_that_works_where_it_is() {
+    let repo = project();
+    let live = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let candidate = decided(&repo, "Trace spans are kept for a week", "src/trace.rs");
+    let finding = |file: &str| -> Value {
+        let run = repo.run(&["--format", "json", "knowledge", "check"]);
+        assert_eq!(run.code(), 3, "{run}");
+        let json = run.json();
+        json["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| f["file"] == file && f["rule"] == "knowledge.superseded-reason")
+            .cloned()
+            .unwrap_or_else(|| panic!("{file}: {json}"))
+    };
+
+    // A candidate marked superseded by hand: its rejection writes the reason.
+    let file = format!("{CANDIDATES}/{candidate}.md");
+    repo.write(
+        &file,
+        &repo
+            .read(&file)
+            .replacen("status: candidate", "status: superseded", 1),
+    );
+    let fix = finding(&file)["fix"].as_str().expect("fix").to_owned();
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: replace the text in angle brackets, then run: majordomus knowledge reject {candidate} --reason \"<why it does not hold>\""
+        )
+    );
+    repo.run_printed(&by_hand(
+        &fix,
+        "<why it does not hold>",
+        "Spans are kept a day",
+    ));
+    assert!(
+        record(&repo, &file)
+            .1
+            .ends_with("# Rejected\n\nSpans are kept a day\n")
+    );
+    repo.run(&["knowledge", "check"]).success();
+
+    // A verified record marked superseded by hand: reject and retire refuse it; the fix
+    // says what to write where.
+    let file = curated(&live);
+    repo.write(
+        &file,
+        &repo
+            .read(&file)
+            .replacen("status: verified", "status: superseded", 1),
+    );
+    let fix = finding(&file)["fix"].as_str().expect("fix").to_owned();
+    assert_eq!(
+        fix,
+        format!(
+            "by hand: add to the end of {file} a `# Superseded` section saying why it no longer holds, or name the record that replaces it in its front matter as `superseded_by: <its id>`"
+        )
+    );
+    for (args, rule) in [
+        (
+            vec!["knowledge", "reject", live.as_str(), "--reason", "gone"],
+            "knowledge.already-promoted",
+        ),
+        (
+            vec!["knowledge", "retire", live.as_str(), "--reason", "gone"],
+            "knowledge.superseded",
+        ),
+    ] {
+        let run = repo.run(&[&["--format", "json"][..], &args].concat());
+        run.json_error(3, rule);
+    }
+    // Done as it says, the record checks clean.
+    repo.write(
+        &file,
+        &format!(
+            "{}\n# Superseded\n\nRetired by hand: spans are kept a week now\n",
+            repo.read(&file).trim_end()
+        ),
+    );
     repo.run(&["knowledge", "check"]).success();
 }
 

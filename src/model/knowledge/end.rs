@@ -65,6 +65,47 @@ pub fn ended_body(body: &str, paragraph: &str) -> String {
     )
 }
 
+/// The reason an act was given, as a printed fix says it: the reason itself, or — when
+/// none was given, or only a template placeholder — the placeholder a person replaces by
+/// hand (the fix then starts with [`BY_HAND`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why<'a> {
+    Given(&'a str),
+    Missing,
+}
+
+/// How a fix that holds a placeholder starts.
+pub const BY_HAND: &str = "by hand: replace the text in angle brackets, then run: ";
+
+/// The placeholder of a supersede's or a retire's reason.
+pub const WHY_ENDED: &str = "<why it no longer holds>";
+
+/// The placeholder of a rejection's reason.
+pub const WHY_REJECTED: &str = "<why it does not hold>";
+
+/// The paragraph `ended_paragraph` wrote for this act, when `body` ends with one: the act
+/// (superseded by `by`, or retired) and `reason` as given. Returns who it names.
+pub fn ended_alike(body: &str, by: Option<&str>, reason: &str) -> Option<String> {
+    let (_, paragraph) = body.rsplit_once(&format!("\n{SUPERSEDED_HEADING}\n\n"))?;
+    let what = match by {
+        Some(by) => format!("Superseded by {by} at "),
+        None => "Retired at ".to_owned(),
+    };
+    let rest = paragraph
+        .strip_suffix('\n')
+        .unwrap_or(paragraph)
+        .strip_prefix(&what)?
+        .strip_suffix(reason)?
+        .strip_suffix(": ")?;
+    // `<at> by <who>[ in episode <id>]`: the time holds no space.
+    let (_, who) = rest.split_once(" by ")?;
+    let who = match who.rsplit_once(" in episode ") {
+        Some((who, episode)) if !episode.is_empty() && !episode.contains(' ') => who,
+        _ => who,
+    };
+    (!who.is_empty()).then(|| who.to_owned())
+}
+
 /// How a record already out of what is claimed got there, as said in a refusal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EndedHow {
@@ -87,6 +128,11 @@ impl EndedHow {
 /// asked. Nothing has been written when one is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EndError {
+    #[error(
+        "knowledge id {} does not have the shape of one (like {example})",
+        crate::model::ids::shown(id)
+    )]
+    Shape { id: String, example: &'static str },
     #[error("knowledge {id}: no such verified record in curated/")]
     Unknown { id: String },
     #[error(
@@ -136,6 +182,7 @@ impl EndError {
     /// The rule that refused.
     pub fn rule(&self) -> &'static str {
         match self {
+            EndError::Shape { .. } => "id.shape",
             EndError::Unknown { .. } => "knowledge.known-id",
             EndError::Candidate { .. } => "knowledge.verified-only",
             EndError::Ended { .. } => "knowledge.superseded",
@@ -154,7 +201,9 @@ impl EndError {
     /// What would get past it: a command that works as printed, or what to do by hand.
     pub fn fix(&self) -> String {
         match self {
-            EndError::Unknown { .. }
+            // What an act takes is a verified record: the listing of those.
+            EndError::Shape { .. }
+            | EndError::Unknown { .. }
             | EndError::ReplacementUnknown { .. }
             | EndError::Empty { .. } => "majordomus knowledge verified".into(),
             EndError::Candidate { fix, .. }
@@ -198,6 +247,42 @@ pub fn retire_command(ids: &[String], reason: &str) -> String {
     )
 }
 
+/// [`supersede_command`] with the reason given, else the same act by hand with
+/// [`WHY_ENDED`] on stdin.
+pub fn supersede_fix(ids: &[String], by: &str, why: Why<'_>) -> String {
+    match why {
+        Why::Given(reason) => supersede_command(ids, by, reason),
+        Why::Missing => format!(
+            "{BY_HAND}echo \"{WHY_ENDED}\" | majordomus knowledge supersede {} --by {by}",
+            ids.join(" ")
+        ),
+    }
+}
+
+/// [`retire_command`] with the reason given, else the same act by hand with
+/// [`WHY_ENDED`].
+pub fn retire_fix(ids: &[String], why: Why<'_>) -> String {
+    match why {
+        Why::Given(reason) => retire_command(ids, reason),
+        Why::Missing => format!(
+            "{BY_HAND}majordomus knowledge retire {} --reason \"{WHY_ENDED}\"",
+            ids.join(" ")
+        ),
+    }
+}
+
+/// [`reject_command`] with the reason given, else the same act by hand with
+/// [`WHY_REJECTED`].
+pub fn reject_fix(id: &str, by: Option<&str>, why: Why<'_>) -> String {
+    match why {
+        Why::Given(reason) => reject_command(id, by, reason),
+        Why::Missing => {
+            let by = by.map(|b| format!(" --by {b}")).unwrap_or_default();
+            format!("{BY_HAND}majordomus knowledge reject {id}{by} --reason \"{WHY_REJECTED}\"")
+        }
+    }
+}
+
 /// The command that rejects the candidate `id` (replaced by `by`, when given) with
 /// `reason`, as a fix prints it.
 pub fn reject_command(id: &str, by: Option<&str>, reason: &str) -> String {
@@ -233,6 +318,22 @@ mod tests {
             ended_paragraph(None, "T", "W", None, "gone"),
             "Retired at T by W: gone"
         );
+    }
+
+    #[test]
+    fn an_ended_record_says_who_ended_it_and_how() {
+        let p = ended_paragraph(Some("B"), "T", "Ada <a@x>", Some("E-1"), "async now");
+        let body = ended_body("Claim.", &p);
+        assert_eq!(
+            ended_alike(&body, Some("B"), "async now").as_deref(),
+            Some("Ada <a@x>")
+        );
+        assert_eq!(ended_alike(&body, Some("C"), "async now"), None);
+        assert_eq!(ended_alike(&body, None, "async now"), None);
+        assert_eq!(ended_alike(&body, Some("B"), "now"), None);
+        let body = ended_body("Claim.", &ended_paragraph(None, "T", "W", None, "a\nb"));
+        assert_eq!(ended_alike(&body, None, "a\nb").as_deref(), Some("W"));
+        assert_eq!(ended_alike("Claim.\n", None, "a"), None);
     }
 
     #[test]

@@ -20,8 +20,9 @@ pub use derive::{
     Derived, EpisodeEvidence, SkippedSource, candidate_id, canonical_source, derive_candidates,
 };
 pub use end::{
-    EndAct, EndError, EndedHow, SUPERSEDED_HEADING, ended_body, ended_paragraph, reject_command,
-    retire_command, supersede_command,
+    BY_HAND, EndAct, EndError, EndedHow, SUPERSEDED_HEADING, WHY_ENDED, WHY_REJECTED, Why,
+    ended_alike, ended_body, ended_paragraph, reject_command, reject_fix, retire_command,
+    retire_fix, supersede_command, supersede_fix,
 };
 pub use fast::parse_front_fast;
 pub use fold::{Claim, Fold, claim_of, fold};
