@@ -39,6 +39,8 @@ pub enum Error {
     #[error(transparent)]
     Review(#[from] crate::model::knowledge::ReviewError),
     #[error(transparent)]
+    End(#[from] crate::model::knowledge::EndError),
+    #[error(transparent)]
     Mesh(#[from] crate::model::mesh::MeshError),
     /// A long-running operation stopped by a signal after recording what it had.
     #[error("{operation} interrupted by {signal}: {recorded}")]
@@ -125,8 +127,12 @@ pub enum Refusal {
     UnknownVerified { id: String },
     #[error("knowledge {id}: HEAD has no commit yet to re-verify it at")]
     ReverifyUnborn { id: String },
-    #[error("knowledge {id}: already promoted (it is in curated/)")]
-    AlreadyPromoted { id: String },
+    #[error("knowledge {id}: already promoted (it is in curated/){}", if fix.is_some() { "; a verified record leaves by being superseded or retired, not rejected" } else { "" })]
+    AlreadyPromoted {
+        id: String,
+        /// For a rejection: the supersede or retire that does what was asked.
+        fix: Option<String>,
+    },
     #[error("knowledge {id}: the candidate is superseded (rejected)")]
     SupersededCandidate { id: String },
     #[error("knowledge {id}: promotion needs evidence on stdin")]
@@ -328,7 +334,11 @@ impl Refusal {
             Refusal::ReverifyUnborn { .. } => {
                 Some("git add -A && git commit -m \"First commit\"".into())
             }
-            Refusal::AlreadyPromoted { .. } | Refusal::SupersededCandidate { .. } => None,
+            Refusal::AlreadyPromoted { id, fix } => Some(
+                fix.clone()
+                    .unwrap_or_else(|| format!("majordomus knowledge show {id}")),
+            ),
+            Refusal::SupersededCandidate { .. } => None,
             // No command can supply evidence: the template says what to write, and the
             // placeholder itself is refused should it be run as it stands.
             Refusal::EvidenceRequired { id } => Some(format!(
@@ -520,6 +530,7 @@ impl Error {
             Error::Journal(_) => Class::Failed,
             Error::Review(r) if r.usage() => Class::Usage,
             Error::Review(_) => Class::Refused,
+            Error::End(_) => Class::Refused,
             Error::Mesh(m) if m.usage() => Class::Usage,
             Error::Mesh(m) if m.refused() => Class::Refused,
             Error::Mesh(_) => Class::Failed,
@@ -538,6 +549,7 @@ impl Error {
             Error::Refused(r) => r.rule(),
             Error::Journal(j) => j.rule(),
             Error::Review(r) => r.rule(),
+            Error::End(e) => e.rule(),
             Error::Mesh(m) => m.rule(),
             Error::Usage(u) => u.rule(),
             Error::Policy(p) => p.rule(),
@@ -559,6 +571,7 @@ impl Error {
             Error::Refused(r) => r.fix(),
             Error::Journal(j) => j.fix(),
             Error::Review(r) => r.fix(),
+            Error::End(e) => Some(e.fix()),
             Error::Mesh(m) => m.fix(),
             Error::Usage(u) => u.fix(),
             Error::Policy(p) => p.fix(),

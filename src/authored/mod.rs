@@ -122,6 +122,16 @@ pub struct Recorded {
     /// questions; advisory, SPEC §11).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub near_duplicates: Vec<crate::recall::NearDuplicate>,
+    /// Verified records a decision concerns the same files as (it cites one of theirs and
+    /// recall ranks them as its neighbours): restate, replace or keep both? Decisions only;
+    /// advisory, SPEC §5.2. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub concerns: Vec<crate::recall::Concerned>,
+    /// With `concerns`, in an episode: the id of the candidate this decision derives at the
+    /// episode's close, which `knowledge promote <it> --supersedes <concern>` promotes in
+    /// the concern's place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
     /// The files the line cites, sorted by path, each with how it came to be cited
     /// (`given`, named in the `text`, or cited by the `question` an answer resolves);
     /// absent when none.
@@ -176,6 +186,8 @@ fn write<P: Payload>(
         redacted,
         index_rebuilt: None,
         near_duplicates: Vec::new(),
+        concerns: Vec::new(),
+        candidate: None,
         files: Vec::new(),
         instruction_shapes: Vec::new(),
     })
@@ -247,9 +259,33 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
     )?;
     recorded.index_rebuilt = rebuilt;
     recorded.near_duplicates = near_duplicates(ctx, &text, None);
+    // A reading that fails leaves the write as it was (advisory).
+    recorded.concerns =
+        crate::recall::concerned(ctx, &text, &cited::paths(&files)).unwrap_or_default();
+    if !recorded.concerns.is_empty() {
+        recorded.candidate = derived_id(ctx, &recorded).ok().flatten();
+    }
     recorded.files = files;
     recorded.instruction_shapes = shapes(&text);
     Ok(recorded)
+}
+
+/// The id the candidate derived from the line `recorded` appended will have (SPEC §5.1:
+/// the episode and the digest of the line), read back from the ledger; `None` outside an
+/// episode (no close derives it).
+fn derived_id(ctx: &Ctx, recorded: &Recorded) -> Result<Option<String>, Error> {
+    let Some(episode) = recorded.session.as_deref() else {
+        return Ok(None);
+    };
+    let lines = ctx.index()?.lines(&crate::store::index::LineQuery {
+        session: Some(episode),
+        event: Some(recorded.event),
+        ..Default::default()
+    })?;
+    Ok(lines
+        .iter()
+        .find(|l| l.seq == recorded.seq)
+        .map(|l| crate::model::knowledge::candidate_id(episode, l)))
 }
 
 /// The files a record of one text cites (`--file`, and the paths its text names), a

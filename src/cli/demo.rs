@@ -489,6 +489,7 @@ pub fn run(args: &DemoArgs) -> Result<Output, Error> {
                 class: None,
                 evidence: evidence.into(),
                 files: Vec::new(),
+                supersedes: Vec::new(),
                 base: None,
             },
         )?;

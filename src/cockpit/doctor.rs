@@ -78,7 +78,7 @@ fn render_rule(rule: &RuleResult) -> String {
             .map(|folded| {
                 let f = &folded.finding;
                 vec![
-                    format!("<code>{}</code>", escape(&f.file)),
+                    file_cell(&f.file, &f.rule),
                     escape(&folded.said()),
                     format!("<code>{}</code>", escape(&f.fix)),
                     label(&f.severity),
@@ -88,4 +88,29 @@ fn render_rule(rule: &RuleResult) -> String {
         out.push_str(&table(&["file", "finding", "fix", "severity"], &rows));
     }
     out
+}
+
+/// A finding's file: a knowledge record links to its page, where a stale one is decided
+/// (re-verified, superseded or retired) and a candidate reviewed.
+fn file_cell(file: &str, rule: &str) -> String {
+    let id = file
+        .strip_prefix(".ai/repo/knowledge/curated/")
+        .or_else(|| file.strip_prefix(".ai/repo/knowledge/candidates/"))
+        .and_then(|f| f.strip_suffix(".md"))
+        .filter(|id| crate::model::ids::IdKind::Knowledge.accepts(id));
+    match id {
+        Some(id) => {
+            let anchor = if rule == "majordomus.knowledge-stale" {
+                "#decide"
+            } else {
+                ""
+            };
+            format!(
+                "<a href=\"/cockpit/knowledge/{}{anchor}\"><code>{}</code></a>",
+                escape(&super::html::encode(id)),
+                escape(file)
+            )
+        }
+        None => format!("<code>{}</code>", escape(file)),
+    }
 }

@@ -27,6 +27,8 @@ pub enum Flash {
         redacted: Vec<String>,
         /// Set when this act only finished an interrupted promotion.
         resumed: Option<String>,
+        /// `(id, title)` of each verified record it superseded in the same act.
+        superseded: Vec<(String, String)>,
     },
     Rejected {
         id: String,
@@ -35,6 +37,23 @@ pub enum Flash {
         /// The files to commit (empty when the candidate waits in the outbox, which git
         /// does not see).
         commit: Vec<String>,
+    },
+    /// Verified records superseded or retired (`knowledge.supersede`, `knowledge.retire`).
+    Ended {
+        /// `(id, title)` of each.
+        records: Vec<(String, String)>,
+        /// The record replacing them (none: retired).
+        by: Option<String>,
+        decided_by: String,
+        /// The one command that commits them.
+        next: Option<String>,
+    },
+    /// A verified record re-verified at HEAD (`knowledge.reverify`).
+    Reverified {
+        id: String,
+        path: String,
+        head: String,
+        was_stale: bool,
     },
     /// A batch review (`knowledge.review`).
     Reviewed {

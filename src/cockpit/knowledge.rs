@@ -1,5 +1,7 @@
 //! `/cockpit/knowledge/{id}` (`knowledge.show`: one record and whether each reference
-//! resolves) and `/cockpit/graph` (`knowledge.edges`: records and typed edges, as tables).
+//! resolves; for a verified record whether it is stale and the forms that re-verify,
+//! supersede or retire it) and `/cockpit/graph` (`knowledge.edges`: records and typed
+//! edges, as tables).
 
 use std::fmt::Write as _;
 
@@ -16,14 +18,21 @@ use crate::model::knowledge::Status;
 pub async fn show(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    uri: Uri,
 ) -> Result<Page, PageError> {
+    // What an act on this record did, said once (docs/COCKPIT.md, "The human act").
+    let flash = param(&query(uri.query()), "done")
+        .and_then(|key| super::flash::take(state.token(), &key))
+        .map(|f| super::review::render_flash(&f))
+        .unwrap_or_default();
     let shown = state
         .call(move |ops| {
             ops.call::<_, crate::knowledge::ShownRecord>("knowledge.show", ShowRequest { id })
         })
         .await?;
     let r = &shown.record;
-    let mut out = String::from("<dl>");
+    let mut out = flash;
+    out.push_str("<dl>");
     let _ = write!(
         out,
         "<dt>id</dt><dd><code>{}</code></dd><dt>class</dt><dd>{}</dd><dt>status</dt><dd>{}</dd><dt>stance</dt><dd>{}</dd><dt>date</dt><dd>{}</dd><dt>origin</dt><dd>{}</dd><dt>file</dt><dd><code>{}</code> ({})</dd>",
@@ -39,7 +48,16 @@ pub async fn show(
     if let Some(by) = &r.superseded_by {
         let _ = write!(out, "<dt>superseded by</dt><dd>{}</dd>", knowledge_link(by));
     }
-    out.push_str("</dl><h2>References</h2>");
+    out.push_str("</dl>");
+    // A curated record's life: stale or not, and the acts that decide it, or what ended it.
+    if shown.place == crate::store::records::Place::Curated && r.status != Status::Candidate {
+        out.push_str(&super::lifecycle::section(
+            &shown,
+            state.token(),
+            &super::lifecycle::Typed::default(),
+        ));
+    }
+    out.push_str("<h2>References</h2>");
     if shown.references.is_empty() {
         out.push_str(&empty("None."));
     } else {
@@ -67,6 +85,7 @@ pub async fn show(
             &r.id,
             state.token(),
             &super::review::Typed::default(),
+            &[],
         ));
     }
     Ok(Page::new("/graph", &r.title, &out))

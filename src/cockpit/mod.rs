@@ -1,7 +1,7 @@
 //! The cockpit (SPEC §9): server-rendered pages at `/cockpit`, served by `majordomus serve`
 //! beside the JSON API. Every page calls the library's operations and renders their typed
-//! results; the one write is the human act (promote, reject), a form carrying the run's
-//! token. No JavaScript: plain links, GET forms for filters, POST forms answered by a
+//! results; the one write is the human act (promote, reject; re-verify, supersede, retire
+//! a verified record), a form carrying the run's token. No JavaScript: plain links, GET forms for filters, POST forms answered by a
 //! redirect (303) back to the page with what happened.
 
 mod context;
@@ -11,6 +11,7 @@ mod flash;
 mod history;
 pub mod html;
 mod knowledge;
+mod lifecycle;
 mod reasoning;
 mod recall;
 mod review;
@@ -180,7 +181,7 @@ impl Form {
 }
 
 /// A query string's pairs, decoded.
-fn query(request_query: Option<&str>) -> Vec<(String, String)> {
+pub(crate) fn query(request_query: Option<&str>) -> Vec<(String, String)> {
     form_urlencoded::parse(request_query.unwrap_or_default().as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()
@@ -222,6 +223,18 @@ pub fn pages() -> Router<AppState> {
         .route(
             &format!("{ROOT}/knowledge/{{id}}/reject"),
             post(review::reject),
+        )
+        .route(
+            &format!("{ROOT}/knowledge/{{id}}/reverify"),
+            post(lifecycle::reverify),
+        )
+        .route(
+            &format!("{ROOT}/knowledge/{{id}}/supersede"),
+            post(lifecycle::supersede),
+        )
+        .route(
+            &format!("{ROOT}/knowledge/{{id}}/retire"),
+            post(lifecycle::retire),
         )
         .route(&format!("{ROOT}/knowledge/{{id}}"), get(knowledge::show))
         .route(&format!("{ROOT}/graph"), get(knowledge::graph))

@@ -55,10 +55,49 @@ pub fn for_browser(report: &ErrorReport) -> ErrorReport {
             String::from("The Reason box is empty."),
             fix("Write in the Reason box why the candidate does not hold, then press Reject."),
         ),
+        // Supersede and retire (a verified record's page).
+        "record.text" if report.message.contains("a reason is needed") => (
+            if report.message.contains("placeholder") {
+                String::from("The Reason box holds only a template placeholder.")
+            } else {
+                String::from("The Reason box is empty.")
+            },
+            fix(
+                "Write in the Reason box why the record no longer holds, then press Supersede or Retire.",
+            ),
+        ),
+        "knowledge.replacement" if report.message.contains("itself superseded") => (
+            message,
+            fix(
+                "Give in Replaced by the record that superseded it (its page names it): a verified record replaces this one.",
+            ),
+        ),
+        // A retired record replaces nothing, and nothing it named does either.
+        "knowledge.replacement" if report.message.contains("itself retired") => (
+            message,
+            fix(
+                "That record was retired: nothing replaces anything through it. Give in Replaced by the id of a verified record the Graph page lists, or press Retire if nothing replaces this one.",
+            ),
+        ),
+        "knowledge.replacement" if report.message.contains("a candidate;") => (
+            message,
+            fix(
+                "Promote that candidate first, ticking this record in its promote form (it supersedes it in the same act).",
+            ),
+        ),
+        "knowledge.replacement" if report.message.contains("cannot supersede itself") => (
+            message,
+            fix("Give another record in Replaced by, or press Retire: nothing replaces it."),
+        ),
+        "knowledge.replacement" if report.message.contains("no such verified record") => (
+            message,
+            fix("Give in Replaced by the id of a verified record the Graph page lists."),
+        ),
         "knowledge.replacement" => (
             message,
             fix("Leave Replaced by empty, or give the id of a record the Graph page lists."),
         ),
+        "knowledge.verified-only" => (message, fix("Reject it on its card in the review queue.")),
         "knowledge.known-id" => (
             message,
             fix(
@@ -179,8 +218,57 @@ mod tests {
                 "id.shape",
             ),
             (
-                Refusal::AlreadyPromoted { id: id.clone() }.into(),
+                Refusal::AlreadyPromoted {
+                    id: id.clone(),
+                    fix: None,
+                }
+                .into(),
                 "knowledge.already-promoted",
+            ),
+            (
+                crate::model::knowledge::EndError::Reason {
+                    act: crate::model::knowledge::EndAct::Retire,
+                    why: "it is empty",
+                    fix: format!(
+                        "by hand: ... majordomus knowledge retire {id} --reason \"<why>\""
+                    ),
+                }
+                .into(),
+                "record.text",
+            ),
+            (
+                crate::model::knowledge::EndError::Candidate {
+                    id: id.clone(),
+                    fix: format!("majordomus knowledge reject {id} --reason x"),
+                }
+                .into(),
+                "knowledge.verified-only",
+            ),
+            (
+                crate::model::knowledge::EndError::ReplacementEnded {
+                    by: id.clone(),
+                    how: crate::model::knowledge::EndedHow::SupersededBy("y".into()),
+                    fix: format!("printf '%s\\n' x | majordomus knowledge supersede a --by {id}"),
+                }
+                .into(),
+                "knowledge.replacement",
+            ),
+            (
+                crate::model::knowledge::EndError::ReplacementEnded {
+                    by: id.clone(),
+                    how: crate::model::knowledge::EndedHow::Retired,
+                    fix: "majordomus knowledge verified".into(),
+                }
+                .into(),
+                "knowledge.replacement",
+            ),
+            (
+                crate::model::knowledge::EndError::Itself {
+                    id: id.clone(),
+                    fix: format!("majordomus knowledge retire {id} --reason x"),
+                }
+                .into(),
+                "knowledge.replacement",
             ),
         ] {
             let shown = browser(error);

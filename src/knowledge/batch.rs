@@ -13,7 +13,6 @@ use super::queue::{CandidateListing, CandidatesRequest};
 use super::review::{append_rejected, check_evidence, malformed, successors_known};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
-use crate::git::{CommitBlocker, PathBefore};
 use crate::model::event::KnowledgePromoted;
 use crate::model::ids::IdKind;
 use crate::model::input::{INPUT_LIMIT, TEXT_LIMIT, check_size};
@@ -23,7 +22,7 @@ use crate::store::records::{Place, StoredFile, stored_files};
 use crate::store::{KnowledgeLock, StoreError, frontmatter, write_atomic};
 
 /// Where the records a review commit may hold live.
-const KNOWLEDGE_DIR: &str = ".ai/repo/knowledge/";
+pub(super) const KNOWLEDGE_DIR: &str = ".ai/repo/knowledge/";
 
 /// Past this many paths, the `next:` line stages the knowledge directory instead.
 const NEXT_PATHS: usize = 12;
@@ -66,6 +65,9 @@ pub struct ReviewRequest {
     /// Write one commit on the current branch holding only the reviewed records' paths.
     #[serde(default)]
     pub commit: bool,
+    /// Promote, one id: the verified records it replaces, superseded by it in the same act.
+    #[serde(default)]
+    pub supersedes: Vec<String>,
 }
 
 /// One record a review decided.
@@ -125,6 +127,9 @@ pub struct Reviewed {
     /// says promoted it (git's author identity, `unknown` when git configures none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub promoted_by: Option<String>,
+    /// The verified records the promoted one superseded (`supersedes`). Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<super::end::EndedRecord>,
 }
 
 /// One record to decide, read and checked before anything is written.
@@ -155,6 +160,29 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         Refusal::check_id(IdKind::Knowledge, id)?;
     }
     let act = request.act;
+    if !request.supersedes.is_empty() {
+        if act != Act::Promote {
+            return Err(ReviewError::Field {
+                field: "supersedes",
+                act: Act::Promote,
+            }
+            .into());
+        }
+        if request.ids.len() != 1 || request.all_listed {
+            return Err(crate::model::knowledge::EndError::SupersedesOne.into());
+        }
+        let id = &request.ids[0];
+        super::review::supersedes_itself(id, &request.supersedes, |others| {
+            super::review::promote_command(
+                id,
+                request.class,
+                &[],
+                others,
+                request.commit,
+                &request.evidence,
+            )
+        })?;
+    }
     let mut redacted = Vec::new();
     let (evidence, reason) = match act {
         Act::Promote => {
@@ -260,15 +288,48 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         }
         .into());
     }
+    let target = request.duplicate_of.as_deref().or(request.by.as_deref());
     for id in &named {
         if curated.contains(id.as_str()) {
-            return Err(Refusal::AlreadyPromoted { id: id.clone() }.into());
+            // A verified record is superseded or retired, never rejected: say which.
+            let instead = match act {
+                // `promote <id> --supersedes ... --commit` killed after the promotion: the
+                // single act finishes what it supersedes (then `next:` commits it).
+                Act::Promote
+                    if super::review::promoted_supersedes_left(ctx, id, &request.supersedes)?
+                        .is_some() =>
+                {
+                    Some(format!(
+                        "majordomus knowledge promote {id}{} </dev/null",
+                        request
+                            .supersedes
+                            .iter()
+                            .map(|s| format!(" --supersedes {s}"))
+                            .collect::<String>()
+                    ))
+                }
+                Act::Promote => None,
+                Act::Reject => Some(super::end::instead_of_reject(
+                    ctx,
+                    id,
+                    target,
+                    if reason.is_empty() {
+                        "a near duplicate of the record that supersedes it"
+                    } else {
+                        &reason
+                    },
+                )),
+            };
+            return Err(Refusal::AlreadyPromoted {
+                id: id.clone(),
+                fix: instead,
+            }
+            .into());
         }
         if !pending.contains_key(id.as_str()) {
             return Err(Refusal::UnknownKnowledge { id: id.clone() }.into());
         }
     }
-    let target = request.duplicate_of.as_deref().or(request.by.as_deref());
     if let Some(t) = target
         && (!known.contains(t) || (named.len() == 1 && named[0] == t))
     {
@@ -317,9 +378,26 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         }
     }
 
+    // What the promoted record supersedes, checked with the rest.
+    let ending = match planned_promotes.first() {
+        Some(p) if !request.supersedes.is_empty() => Some(super::end::plan(
+            ctx,
+            &super::review::each_once(&request.supersedes),
+            Some(&p.record.id),
+            crate::model::knowledge::Why::Given(&super::review::superseded_by_promotion(
+                &p.record.title,
+            )),
+            Some(&p.record.id),
+        )?),
+        _ => None,
+    };
+
     // The paths the review changes, and what each was before: what a commit may hold.
     let curated_dir = ctx.layout.curated_dir();
     let mut before: BTreeMap<String, Option<String>> = BTreeMap::new();
+    if let Some(plan) = &ending {
+        before.extend(plan.before(ctx)?);
+    }
     for p in &planned_promotes {
         let to = ctx.layout.record_in(&curated_dir, &p.record.id)?;
         before.insert(ctx.layout.display(&to), None);
@@ -336,21 +414,7 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
     }
     before.retain(|path, _| path.starts_with(KNOWLEDGE_DIR));
     if request.commit {
-        let paths: Vec<PathBefore> = before
-            .iter()
-            .map(|(path, blob)| PathBefore {
-                path: path.clone(),
-                blob: blob.clone(),
-            })
-            .collect();
-        match ctx.repo.commit_blocker(&paths)? {
-            None => {}
-            Some(CommitBlocker::Detached) => return Err(ReviewError::Detached.into()),
-            Some(CommitBlocker::NoIdentity) => return Err(ReviewError::NoIdentity.into()),
-            Some(CommitBlocker::Staged(paths)) => {
-                return Err(ReviewError::Staged { paths }.into());
-            }
-        }
+        super::end::commit_blocked(ctx, &before)?;
     }
 
     // Everything is checked: write.
@@ -448,9 +512,18 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
             instruction_shapes: Vec::new(),
         });
     }
+    let ending_lines = ending.as_ref().map(super::end::Plan::message_lines);
+    let superseded = match ending {
+        Some(plan) => super::end::write(ctx, plan)?.records,
+        None => Vec::new(),
+    };
     drop(lock);
 
-    let message = message_of(&promoted, &rejected);
+    let mut message = message_of(&promoted, &rejected);
+    if let Some(lines) = ending_lines {
+        message = message.replacen("\n\n", &format!(", supersede {}\n\n", superseded.len()), 1);
+        message.push_str(&lines);
+    }
     let paths: Vec<String> = before.keys().cloned().collect();
     let (commit, next) = if request.commit && !paths.is_empty() {
         let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
@@ -488,6 +561,7 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         redacted,
         warnings,
         promoted_by,
+        superseded,
     })
 }
 
@@ -578,7 +652,7 @@ fn message_of(promoted: &[ReviewedRecord], rejected: &[ReviewedRecord]) -> Strin
 
 /// The one command that commits the review's paths: each path git can stage (in the
 /// work tree, or removed from the index), or past [`NEXT_PATHS`] the knowledge directory.
-fn next_of(ctx: &Ctx, paths: &[String], message: &str) -> Result<Option<String>, Error> {
+pub(super) fn next_of(ctx: &Ctx, paths: &[String], message: &str) -> Result<Option<String>, Error> {
     let tracked: BTreeSet<String> = ctx
         .repo
         .tracked_files_under(KNOWLEDGE_DIR)?

@@ -664,16 +664,32 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         }
         if record.status == Status::Superseded
             && record.superseded_by.is_none()
-            && !body.lines().any(|l| l == "# Rejected")
+            && !body
+                .lines()
+                .any(|l| l == "# Rejected" || l == crate::model::knowledge::SUPERSEDED_HEADING)
         {
+            // A candidate: `knowledge reject` writes the `# Rejected` reason it lacks. A
+            // curated record is no candidate (reject refuses it) and no longer verified
+            // (retire refuses it): its reason is written by hand.
+            let fix = if file.place == Place::Curated {
+                format!(
+                    "by hand: add to the end of {} a `{}` section saying why it no longer holds, or name the record that replaces it in its front matter as `superseded_by: <its id>`",
+                    file.rel,
+                    crate::model::knowledge::SUPERSEDED_HEADING
+                )
+            } else {
+                crate::model::knowledge::reject_fix(
+                    &record.id,
+                    None,
+                    crate::model::knowledge::Why::Missing,
+                )
+            };
             find(
                 "knowledge.superseded-reason",
                 blocking,
-                "superseded without `superseded_by` or a `# Rejected` reason".into(),
-                format!(
-                    "majordomus knowledge reject {} --reason \"<why>\"",
-                    record.id
-                ),
+                "superseded without `superseded_by`, a `# Rejected` or a `# Superseded` reason"
+                    .into(),
+                fix,
             );
         }
         if let Some(by) = &record.superseded_by
@@ -706,8 +722,46 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
         if record.status == Status::Superseded {
             continue;
         }
-        for r in &record.provenance.derived_from {
-            check_ref(r, file, &resolver, changed, upstream, &mut find);
+        // Nor does a candidate claim anything yet: a file it cites that is gone is
+        // advisory, its fix the rejection (or the file restored) (SPEC §5.2); only
+        // verified records block.
+        let pending = record.status == Status::Candidate && file.place != Place::Curated;
+        let mut find_ref = |rule: &'static str, weight: Weight, message: String, fix: String| {
+            find(rule, weight, message, fix)
+        };
+        if pending {
+            let (paths, rest): (Vec<&String>, Vec<&String>) = record
+                .provenance
+                .derived_from
+                .iter()
+                .partition(|r| r.starts_with("file:") || r.starts_with("test:"));
+            for r in paths {
+                if let Some(target) = r.split_once(':').map(|(_, t)| t)
+                    && !resolver.resolves(r)
+                {
+                    let path = file_target(target);
+                    find_ref(
+                        "knowledge.ref-resolves",
+                        Weight::Advisory,
+                        format!(
+                            "`{r}` does not resolve against {}: a candidate claims nothing yet, so this blocks nothing; reject it, or restore {path} if the claim still holds",
+                            resolver.paths_at
+                        ),
+                        crate::model::knowledge::reject_command(
+                            &record.id,
+                            None,
+                            &format!("cites {path}, which is gone"),
+                        ),
+                    );
+                }
+            }
+            for r in rest {
+                check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
+            }
+        } else {
+            for r in &record.provenance.derived_from {
+                check_ref(r, file, &resolver, changed, upstream, &mut find_ref);
+            }
         }
         for r in record.relations.iter().flatten() {
             // `<relation>:<knowledge id>` or a bare id; ids never contain `:`.

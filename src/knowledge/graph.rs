@@ -88,6 +88,11 @@ pub struct ShownRecord {
     pub record: KnowledgeRecord,
     pub body: String,
     pub references: Vec<ShownReference>,
+    /// A verified record whose cited files changed since it was verified: what moved and
+    /// the commit that verified it (`majordomus.knowledge-stale`'s finding). Absent when
+    /// it is fresh, not judged, or not verified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<super::stale::StaleRecord>,
 }
 
 /// A record of the graph.
@@ -208,12 +213,22 @@ pub fn show(ctx: &Ctx, request: ShowRequest) -> Result<ShownRecord, Error> {
             },
         })
         .collect();
+    // Judged for a verified record only: its page offers re-verify, supersede and retire.
+    let stale = if file.place == Place::Curated && record.status == Status::Verified {
+        super::stale(ctx)?
+            .stale
+            .into_iter()
+            .find(|s| s.id == record.id)
+    } else {
+        None
+    };
     Ok(ShownRecord {
         path: file.rel.clone(),
         place: file.place,
         body: body.to_owned(),
         record,
         references: shown,
+        stale,
     })
 }
 

@@ -164,12 +164,50 @@ pub struct CandidateEntry {
     /// The verified record whose claim this review item restates (a near duplicate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restates: Option<String>,
+    /// Verified records this candidate concerns the same files as (it cites one of theirs
+    /// and their claims are alike): restate, replace (`knowledge promote <it> --supersedes
+    /// <them>`) or keep both? Most alike first; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub concerns: Vec<QueueConcern>,
     /// Its claim, for folding.
     #[serde(skip)]
     pub(crate) claim: String,
     /// Its `derived_from`, for the episode filter.
     #[serde(skip)]
     derived_from: Vec<String>,
+}
+
+/// A verified record a candidate concerns the same files as.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct QueueConcern {
+    pub id: String,
+    pub title: String,
+    /// The files both cite.
+    pub files: Vec<String>,
+    /// How alike the two claims are, 0–1.
+    pub similarity: f64,
+}
+
+/// A verified record as the queue compares candidates with it.
+#[derive(Debug, Clone)]
+pub(crate) struct VerifiedClaim {
+    pub id: String,
+    pub title: String,
+    /// Its claim (the body before its first section, else its title).
+    pub claim: String,
+    /// The files it cites.
+    pub files: Vec<String>,
+}
+
+impl VerifiedClaim {
+    fn of(record: &KnowledgeRecord, body: &str) -> VerifiedClaim {
+        VerifiedClaim {
+            id: record.id.clone(),
+            title: record.title.clone(),
+            claim: crate::model::knowledge::claim_of(&record.title, body).to_owned(),
+            files: crate::model::knowledge::cited_paths(&record.provenance.derived_from),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -207,6 +245,7 @@ fn entry(
         folded: Vec::new(),
         folded_under: None,
         restates: None,
+        concerns: Vec::new(),
         claim: crate::model::knowledge::claim_of(&record.title, body).to_owned(),
         derived_from: record.provenance.derived_from.clone(),
         id: record.id,
@@ -363,12 +402,52 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
             .retain(|c| crate::model::time::parse(&c.queued_at).is_some_and(|at| now - at > span));
     }
     fold_listing(&mut listing, &verified);
+    concerns_of(&mut listing, &verified);
     Ok(listing)
+}
+
+/// The verified records each candidate concerns the same files as (SPEC §5.2): the rule of
+/// `model::knowledge::concern`, over the verified records of this listing's store.
+fn concerns_of(listing: &mut CandidateListing, verified: &[VerifiedClaim]) {
+    use crate::model::knowledge::{Held, concerns};
+    let texts: Vec<String> = verified
+        .iter()
+        .map(|v| format!("{}\n{}", v.title, v.claim))
+        .collect();
+    let held: Vec<Held<'_>> = verified
+        .iter()
+        .zip(&texts)
+        .map(|(v, text)| Held {
+            id: &v.id,
+            text,
+            files: &v.files,
+        })
+        .collect();
+    for c in &mut listing.candidates {
+        let files = crate::model::knowledge::cited_paths(&c.derived_from);
+        if files.is_empty() {
+            continue;
+        }
+        let text = format!("{}\n{}", c.title, c.claim);
+        c.concerns = concerns(&text, &files, &held)
+            .into_iter()
+            .map(|found| QueueConcern {
+                title: verified
+                    .iter()
+                    .find(|v| v.id == found.id)
+                    .map(|v| v.title.clone())
+                    .unwrap_or_default(),
+                id: found.id,
+                files: found.files,
+                similarity: found.similarity,
+            })
+            .collect();
+    }
 }
 
 /// Folds the near duplicates of `listing` (in queue order) into review items, each under
 /// its newest; names the verified record an item restates.
-fn fold_listing(listing: &mut CandidateListing, verified: &[(String, String)]) {
+fn fold_listing(listing: &mut CandidateListing, verified: &[VerifiedClaim]) {
     use crate::model::knowledge::{Claim, fold};
     let claims: Vec<Claim<'_>> = listing
         .candidates
@@ -380,7 +459,10 @@ fn fold_listing(listing: &mut CandidateListing, verified: &[(String, String)]) {
         .collect();
     let verified: Vec<Claim<'_>> = verified
         .iter()
-        .map(|(id, text)| Claim { id, text })
+        .map(|v| Claim {
+            id: &v.id,
+            text: &v.claim,
+        })
         .collect();
     let items = fold(&claims, &verified);
     listing.items = items.len();
@@ -406,7 +488,7 @@ fn fold_listing(listing: &mut CandidateListing, verified: &[(String, String)]) {
 fn listed(
     ctx: &Ctx,
     request: &CandidatesRequest,
-    verified: &mut Vec<(String, String)>,
+    verified: &mut Vec<VerifiedClaim>,
 ) -> Result<CandidateListing, Error> {
     let keep = |c: &CandidateEntry| {
         request.class.is_none_or(|class| c.class == class)
@@ -440,11 +522,12 @@ fn listed(
             }
         }
         for file in stored_files(&ctx.layout)? {
+            // A superseded or retired record is no longer claimed: nothing restates it.
             if file.place == Place::Curated
                 && let Ok((record, body)) = file.parse()
+                && record.status == Status::Verified
             {
-                let claim = crate::model::knowledge::claim_of(&record.title, body).to_owned();
-                verified.push((record.id, claim));
+                verified.push(VerifiedClaim::of(&record, body));
             }
         }
         let tip = ctx.repo.resolve_commit(&format!("refs/heads/{branch}"))?;
@@ -462,8 +545,7 @@ fn listed(
                 if let Ok((record, body)) = file.parse()
                     && record.status == Status::Verified
                 {
-                    let claim = crate::model::knowledge::claim_of(&record.title, body).to_owned();
-                    verified.push((record.id, claim));
+                    verified.push(VerifiedClaim::of(&record, body));
                 }
                 continue;
             }

@@ -11,7 +11,7 @@ use crate::model::LedgerLine;
 use crate::model::event::{KnowledgePromoted, KnowledgeRejected, Rewrite};
 use crate::model::ids::IdKind;
 use crate::model::input::{INPUT_LIMIT, TEXT_LIMIT, check_size};
-use crate::model::knowledge::{Class, Markers, Status, evidence_section};
+use crate::model::knowledge::{Class, Markers, Status, Why, evidence_section};
 use crate::model::redact::redact;
 use crate::store::index::LineQuery;
 use crate::store::records::{Place, StoredFile, stored_files};
@@ -35,6 +35,11 @@ pub struct PromoteRequest {
     /// of HEAD's tree.
     #[serde(default)]
     pub files: Vec<String>,
+    /// Verified records this one replaces: each is superseded by it in the same act
+    /// (`status: superseded`, `superseded_by`, `# Superseded`, a `knowledge.superseded`
+    /// line), all checked before anything is written.
+    #[serde(default)]
+    pub supersedes: Vec<String>,
     /// The directory the CLI's relative `files` were typed in; never part of an HTTP
     /// request, whose paths are from the root.
     #[serde(skip)]
@@ -87,11 +92,101 @@ pub struct Promoted {
     /// whose line names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub promoted_by: Option<String>,
+    /// The verified records it superseded in the same act (`supersedes`). Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<super::end::EndedRecord>,
     /// The near duplicates folded with it in its review item, rejected as its duplicates
     /// (superseded by it) in the same act (SPEC §5.2: one review item, one decision).
     /// Absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<String>,
+}
+
+/// The reason a record superseded by a promotion carries: the act that replaced it.
+pub(crate) fn superseded_by_promotion(title: &str) -> String {
+    format!("promoted in its place: {title}")
+}
+
+/// The placeholder a promotion's fix prints for evidence a person writes.
+const WHAT_SHOWS: &str = "<what shows this holds: a test, a file, a command and its output>";
+
+/// The promotion of `id` as the command line says it, with `evidence` on stdin (given
+/// again by `printf`, one argument a line), or — when it is empty or only a placeholder —
+/// by hand with the placeholder to replace.
+pub(crate) fn promote_command(
+    id: &str,
+    class: Option<Class>,
+    files: &[String],
+    supersedes: &[String],
+    commit: bool,
+    evidence: &str,
+) -> String {
+    let mut words: Vec<&str> = vec!["majordomus", "knowledge", "promote", id];
+    if let Some(class) = class {
+        words.extend(["--class", class.name()]);
+    }
+    for f in files {
+        words.extend(["--file", f.as_str()]);
+    }
+    for s in supersedes {
+        words.extend(["--supersedes", s.as_str()]);
+    }
+    if commit {
+        words.push("--commit");
+    }
+    let command = words
+        .iter()
+        .map(|w| crate::model::shell::quote(w).into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let cleaned = redact(evidence.trim());
+    let evidence = cleaned.text.trim();
+    if evidence.is_empty() || crate::model::knowledge::placeholder(evidence).is_some() {
+        format!(
+            "{}echo \"{WHAT_SHOWS}\" | {command}",
+            crate::model::knowledge::BY_HAND
+        )
+    } else {
+        format!(
+            "printf '%s\\n' {} | {command}",
+            evidence
+                .lines()
+                .map(|l| crate::model::shell::quote(l).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    }
+}
+
+/// Refuses `promote <id> --supersedes <id>` before anything else is looked at: a record
+/// cannot supersede itself. The fix is the same promotion without it (the evidence again
+/// on stdin); `again` prints it given the `--supersedes` left.
+pub(crate) fn supersedes_itself(
+    id: &str,
+    supersedes: &[String],
+    again: impl FnOnce(&[String]) -> String,
+) -> Result<(), Error> {
+    if !supersedes.iter().any(|s| s == id) {
+        return Ok(());
+    }
+    let others: Vec<String> = each_once(supersedes)
+        .into_iter()
+        .filter(|s| s != id)
+        .collect();
+    Err(crate::model::knowledge::EndError::Itself {
+        id: id.to_owned(),
+        fix: again(&others),
+    }
+    .into())
+}
+
+/// The ids of `supersedes`, each once, in order.
+pub(crate) fn each_once(ids: &[String]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    ids.iter()
+        .filter(|i| seen.insert(i.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// Who a promotion made with no open episode records as its promoter: git's author
@@ -143,7 +238,7 @@ fn item_members(ctx: &Ctx, id: &str) -> Result<Vec<String>, Error> {
 /// the review item another act decides: its file rewritten, its ledger line. A member that
 /// is no longer pending (decided since the listing) is passed over.
 fn reject_member(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<bool, Error> {
-    let Ok(file) = find_candidate(ctx, id) else {
+    let Ok(file) = find_candidate(ctx, id, None) else {
         return Ok(false);
     };
     let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
@@ -161,14 +256,20 @@ fn reject_member(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<
     Ok(true)
 }
 
-fn find_candidate(ctx: &Ctx, id: &str) -> Result<StoredFile, Error> {
+/// The pending candidate `id`; `instead` is what a promoted one's refusal offers in its
+/// place (a rejection's supersede or retire), or none (it shows the record).
+fn find_candidate(ctx: &Ctx, id: &str, instead: Option<String>) -> Result<StoredFile, Error> {
     Refusal::check_id(IdKind::Knowledge, id)?;
     let files = stored_files(&ctx.layout)?;
     if files
         .iter()
         .any(|f| f.place == Place::Curated && f.stem == id)
     {
-        return Err(Refusal::AlreadyPromoted { id: id.to_owned() }.into());
+        return Err(Refusal::AlreadyPromoted {
+            id: id.to_owned(),
+            fix: instead,
+        }
+        .into());
     }
     files
         .into_iter()
@@ -213,18 +314,41 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         class,
         evidence,
         files,
+        supersedes,
         base,
     } = request;
     let id = id.as_str();
     Refusal::check_id(IdKind::Knowledge, id)?;
     check_size("evidence", &evidence, INPUT_LIMIT)?;
+    supersedes_itself(id, &supersedes, |others| {
+        promote_command(id, class, &files, others, false, &evidence)
+    })?;
     let lock = KnowledgeLock::acquire(&ctx.layout)?;
     if let Some(mut finished) = finish_interrupted_promotion(ctx, id)? {
+        // What it was to supersede is superseded now: what the first run had not
+        // superseded, and the line of what it had without its line.
+        if !supersedes.is_empty() {
+            let plan = super::end::plan(
+                ctx,
+                &each_once(&supersedes),
+                Some(id),
+                Why::Given(&superseded_by_promotion(&curated_title(ctx, id)?)),
+                Some(id),
+            )?;
+            if plan.settled().is_none() {
+                finished.superseded = super::end::write(ctx, plan)?.records;
+            }
+        }
         drop(lock);
         finished.warnings = warnings_for(ctx, &finished.path)?;
         return Ok(finished);
     }
-    let file = find_candidate(ctx, id)?;
+    if let Some(mut finished) = finish_promoted_supersedes(ctx, id, &supersedes)? {
+        drop(lock);
+        finished.warnings = warnings_for(ctx, &finished.path)?;
+        return Ok(finished);
+    }
+    let file = find_candidate(ctx, id, None)?;
     // Its review item, looked up under the lock that the act holds.
     let members = item_members(ctx, id)?;
     let parsed = file.parse();
@@ -266,6 +390,18 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             stdin: Some(evidence),
         },
     )?;
+    // What it supersedes is checked with the rest, before anything is written.
+    let ending = if supersedes.is_empty() {
+        None
+    } else {
+        Some(super::end::plan(
+            ctx,
+            &each_once(&supersedes),
+            Some(id),
+            Why::Given(&superseded_by_promotion(&record.title)),
+            Some(id),
+        )?)
+    };
     record.status = Status::Verified;
     if let Some(class) = class {
         record.class = class;
@@ -325,6 +461,10 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
             duplicates.push(member);
         }
     }
+    let superseded = match ending {
+        Some(plan) => super::end::write(ctx, plan)?.records,
+        None => Vec::new(),
+    };
     drop(lock);
     let warnings = warnings_for(ctx, &rel)?;
     Ok(Promoted {
@@ -340,7 +480,112 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         resumed: None,
         instruction_shapes,
         promoted_by,
+        superseded,
     })
+}
+
+/// The title of the curated record `id` ("" when it cannot be read).
+fn curated_title(ctx: &Ctx, id: &str) -> Result<String, Error> {
+    Ok(stored_files(&ctx.layout)?
+        .into_iter()
+        .find(|f| f.place == Place::Curated && f.stem == id)
+        .and_then(|f| f.parse().ok().map(|(r, _)| r.title))
+        .unwrap_or_default())
+}
+
+/// `promote <id> --supersedes <old>...` once `id` is promoted (its candidate gone): a run
+/// killed after the promotion and before, or in the middle of, what it supersedes. This
+/// run supersedes what is left (of a record the first run superseded without its ledger
+/// line, only the line). `None` when there is nothing to finish: `id` is no verified
+/// record, or what it supersedes is all done, or would be refused (the promotion's own
+/// refusal, `knowledge.already-promoted`, then stands).
+fn finish_promoted_supersedes(
+    ctx: &Ctx,
+    id: &str,
+    supersedes: &[String],
+) -> Result<Option<Promoted>, Error> {
+    let Some((plan, record, rel)) = promoted_supersedes_left(ctx, id, supersedes)? else {
+        return Ok(None);
+    };
+    let written = super::end::write(ctx, plan)?;
+    let from = ctx
+        .layout
+        .display(&ctx.layout.record_in(&ctx.layout.candidates_dir(), id)?);
+    Ok(Some(Promoted {
+        id: id.to_owned(),
+        class: record.class,
+        path: rel,
+        from,
+        rewritten: Vec::new(),
+        warnings: Vec::new(),
+        redacted: Vec::new(),
+        cited: Vec::new(),
+        instruction_shapes: Vec::new(),
+        promoted_by: None,
+        duplicates: Vec::new(),
+        resumed: Some(format!(
+            "{id} was promoted already (an earlier run was interrupted after promoting it); this run finished what it supersedes{}",
+            written
+                .resumed
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        )),
+        superseded: written.records,
+    }))
+}
+
+/// What `promote <id> --supersedes ...` has left to do once `id` is promoted: the plan of
+/// it, the promoted record and its path. `None` when nothing is left (see
+/// [`finish_promoted_supersedes`]).
+pub(crate) fn promoted_supersedes_left(
+    ctx: &Ctx,
+    id: &str,
+    supersedes: &[String],
+) -> Result<
+    Option<(
+        super::end::Plan,
+        crate::model::knowledge::KnowledgeRecord,
+        String,
+    )>,
+    Error,
+> {
+    if supersedes.is_empty() {
+        return Ok(None);
+    }
+    let files = stored_files(&ctx.layout)?;
+    if files
+        .iter()
+        .any(|f| f.place != Place::Curated && f.stem == id)
+    {
+        return Ok(None);
+    }
+    let Some(curated) = files
+        .iter()
+        .find(|f| f.place == Place::Curated && f.stem == id)
+    else {
+        return Ok(None);
+    };
+    let Ok((record, _)) = curated.parse() else {
+        return Ok(None);
+    };
+    if record.status != Status::Verified {
+        return Ok(None);
+    }
+    let reason = superseded_by_promotion(&record.title);
+    let Ok(plan) = super::end::plan(
+        ctx,
+        &each_once(supersedes),
+        Some(id),
+        Why::Given(&reason),
+        None,
+    ) else {
+        return Ok(None);
+    };
+    if plan.settled().is_some() {
+        return Ok(None);
+    }
+    Ok(Some((plan, record, curated.rel.clone())))
 }
 
 /// What `knowledge check` says about the record at `rel`.
@@ -358,6 +603,14 @@ fn recorded_acts<P: crate::model::Payload>(
     id: &str,
     id_of: impl Fn(&P) -> &str,
 ) -> Result<usize, Error> {
+    recorded_lines(ctx, |p: &P| id_of(p) == id)
+}
+
+/// How many ledger lines of the act `P` `matches` says are the one sought.
+pub(super) fn recorded_lines<P: crate::model::Payload>(
+    ctx: &Ctx,
+    matches: impl Fn(&P) -> bool,
+) -> Result<usize, Error> {
     let lines = ctx.index()?.lines(&LineQuery {
         event: Some(P::EVENT),
         ..LineQuery::default()
@@ -365,7 +618,7 @@ fn recorded_acts<P: crate::model::Payload>(
     Ok(lines
         .iter()
         .filter_map(LedgerLine::payload::<P>)
-        .filter(|p| id_of(p) == id)
+        .filter(|p| matches(p))
         .count())
 }
 
@@ -427,6 +680,7 @@ fn finish_interrupted_promotion(ctx: &Ctx, id: &str) -> Result<Option<Promoted>,
         cited: Vec::new(),
         instruction_shapes: Vec::new(),
         promoted_by,
+        superseded: Vec::new(),
         duplicates: Vec::new(),
         resumed: Some(format!(
             "an earlier promotion of {id} was interrupted after writing {}; this run {}removed {} (the evidence given now was not used: the curated record keeps the first run's)",
@@ -507,7 +761,9 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
         return Err(Refusal::EmptyText { what: "reason" }.into());
     }
     let _lock = KnowledgeLock::acquire(&ctx.layout)?;
-    let file = find_candidate(ctx, id)?;
+    // A verified record is superseded or retired, never rejected: the refusal says which.
+    let instead = super::end::instead_of_reject(ctx, id, by, reason);
+    let file = find_candidate(ctx, id, Some(instead))?;
     // Its review item, looked up under the lock that the act holds.
     let members = item_members(ctx, id)?;
     if let Some(by) = by {
@@ -517,7 +773,13 @@ pub fn reject(ctx: &Ctx, request: RejectRequest) -> Result<Rejected, Error> {
         }
     }
     let (mut record, body) = file.parse().map_err(|m| malformed(&file, m))?;
-    if record.status == Status::Superseded {
+    // Superseded with no reason and nothing replacing it (`knowledge check`'s
+    // `knowledge.superseded-reason`, whose fix is this command): the rejection writes them.
+    let bare = record.superseded_by.is_none()
+        && !body
+            .lines()
+            .any(|l| l == "# Rejected" || l == crate::model::knowledge::SUPERSEDED_HEADING);
+    if record.status == Status::Superseded && !bare {
         if record.superseded_by.as_deref() == by
             && body.ends_with(&format!("\n# Rejected\n\n{reason}\n"))
             && recorded_acts(ctx, id, |p: &KnowledgeRejected| p.id.as_str())? == 0

@@ -40,6 +40,14 @@ pub enum Event {
     KnowledgeRejected,
     #[serde(rename = "knowledge.reverified")]
     KnowledgeReverified,
+    /// Not in SPEC's list: a verified record replaced by another (`knowledge supersede`,
+    /// `promote --supersedes`).
+    #[serde(rename = "knowledge.superseded")]
+    KnowledgeSuperseded,
+    /// Not in SPEC's list: a verified record that no longer holds, with nothing replacing
+    /// it (`knowledge retire`).
+    #[serde(rename = "knowledge.retired")]
+    KnowledgeRetired,
     #[serde(rename = "outbox.drained")]
     OutboxDrained,
     #[serde(rename = "reasoning.recorded")]
@@ -80,7 +88,7 @@ pub fn name_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 impl Event {
     /// All known events, in SPEC order.
-    pub const ALL: [Event; 23] = [
+    pub const ALL: [Event; 25] = [
         Event::SessionOpened,
         Event::SessionClosed,
         Event::DecisionRecorded,
@@ -95,6 +103,8 @@ impl Event {
         Event::KnowledgePromoted,
         Event::KnowledgeRejected,
         Event::KnowledgeReverified,
+        Event::KnowledgeSuperseded,
+        Event::KnowledgeRetired,
         Event::OutboxDrained,
         Event::ReasoningRecorded,
         Event::ProviderEventFailed,
@@ -140,6 +150,8 @@ impl Event {
             Event::KnowledgePromoted => "knowledge.promoted",
             Event::KnowledgeRejected => "knowledge.rejected",
             Event::KnowledgeReverified => "knowledge.reverified",
+            Event::KnowledgeSuperseded => "knowledge.superseded",
+            Event::KnowledgeRetired => "knowledge.retired",
             Event::OutboxDrained => "outbox.drained",
             Event::ReasoningRecorded => "reasoning.recorded",
             Event::ProviderEventFailed => "provider.event.failed",
@@ -274,6 +286,8 @@ payload! {
     KnowledgePromoted => KnowledgePromoted,
     KnowledgeRejected => KnowledgeRejected,
     KnowledgeReverified => KnowledgeReverified,
+    KnowledgeSuperseded => KnowledgeSuperseded,
+    KnowledgeRetired => KnowledgeRetired,
     OutboxDrained => OutboxDrained,
     ReasoningRecorded => ReasoningRecorded,
     ProviderEventFailed => ProviderEventFailed,
@@ -552,6 +566,29 @@ pub struct KnowledgeReverified {
     pub path: String,
     pub head: String,
     pub changed: Vec<String>,
+}
+
+/// `knowledge.superseded`: a verified record replaced by `superseded_by`; who decided it
+/// (git's author identity) and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct KnowledgeSuperseded {
+    pub id: String,
+    pub superseded_by: String,
+    pub reason: String,
+    pub path: String,
+    pub decided_by: String,
+}
+
+/// `knowledge.retired`: a verified record that no longer holds, nothing replacing it; who
+/// decided it and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct KnowledgeRetired {
+    pub id: String,
+    pub reason: String,
+    pub path: String,
+    pub decided_by: String,
 }
 
 /// `knowledge.rejected`.

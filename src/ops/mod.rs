@@ -95,6 +95,10 @@ pub struct Operation {
     /// An entry point git or an agent client calls (a hook), or the command that wires
     /// one (`setup`): not a capability to offer on MCP or HTTP.
     pub entry_point: bool,
+    /// A read for the person deciding a human act (`knowledge verified`, the listing
+    /// `knowledge supersede|retire` select from): not offered to agents, who read verified
+    /// knowledge through `recall`; over HTTP and the CLI like any read.
+    pub people_only: bool,
     /// Running it twice with the same request changes nothing more than running it once
     /// (every read is; a write says so). MCP's `idempotentHint`.
     pub idempotent: bool,
@@ -137,6 +141,7 @@ impl std::fmt::Debug for Operation {
             .field("human_act", &self.human_act)
             .field("admin", &self.admin)
             .field("entry_point", &self.entry_point)
+            .field("people_only", &self.people_only)
             .field("anywhere", &self.anywhere)
             .field("never_fails", &self.never_fails)
             .finish()
@@ -237,6 +242,7 @@ where
         human_act: false,
         admin: false,
         entry_point: false,
+        people_only: false,
         anywhere: false,
         never_fails: false,
         idempotent: false,
@@ -350,10 +356,16 @@ impl Operation {
         self
     }
 
+    /// Marks a read as a person's (see [`Operation::people_only`]): never an MCP tool.
+    pub fn people_only(mut self) -> Operation {
+        self.people_only = true;
+        self
+    }
+
     /// Offered to agents (the MCP tools): neither a human act, nor an act on the
-    /// repository's wiring, nor an entry point.
+    /// repository's wiring, nor an entry point, nor a person's read.
     pub fn offered_to_agents(&self) -> bool {
-        !self.human_act && !self.admin && !self.entry_point
+        !self.human_act && !self.admin && !self.entry_point && !self.people_only
     }
 
     /// Its MCP tool name: SPEC's spelling when the entry gives one, else `majordomus_` +
@@ -463,6 +475,7 @@ impl Operation {
             human_act: self.human_act,
             admin: self.admin,
             entry_point: self.entry_point,
+            offered_to_agents: self.offered_to_agents(),
             initialised: !self.anywhere,
             never_fails: self.never_fails,
             request: self.request_schema(),
@@ -481,6 +494,8 @@ pub struct OperationInfo {
     pub human_act: bool,
     pub admin: bool,
     pub entry_point: bool,
+    /// An MCP tool: neither a human act, an admin act, an entry point nor a person's read.
+    pub offered_to_agents: bool,
     /// It needs an initialised repository (refused `repository.initialised` otherwise).
     pub initialised: bool,
     /// A provider hook: a failure exits 0 and is said on stderr.

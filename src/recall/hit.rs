@@ -14,7 +14,8 @@ use crate::model::recall::{HitStatus, PathHow, PathVia};
 /// Why a hit ranked, one signal each.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Reason {
-    /// `terms`, `path`, `task`, `issue`, `intent`, `status`, `replaces` or `recency`.
+    /// `terms`, `evidence`, `path`, `task`, `issue`, `intent`, `status`, `replaces` or
+    /// `recency`.
     pub signal: String,
     pub detail: String,
 }
@@ -121,6 +122,9 @@ pub(super) fn hits(
                     detail: w.detail,
                 })
                 .collect();
+            if let Some(held) = evidence_why(f, &query.terms) {
+                why.insert(0, held);
+            }
             match f.status {
                 HitStatus::Stale => {
                     let moved: Vec<String> = f
@@ -138,7 +142,7 @@ pub(super) fn hits(
                     why.push(Reason {
                         signal: "status".into(),
                         detail: format!(
-                            "stale: {}{since}; re-verify or reject it",
+                            "stale: {}{since}; re-verify it, or retire or supersede it",
                             moved.join(", ")
                         ),
                     });
@@ -147,6 +151,8 @@ pub(super) fn hits(
                     signal: "status".into(),
                     detail: match &f.doc.superseded_by {
                         Some(by) => format!("superseded by {by}"),
+                        // A verified record that left what is claimed stays in curated/.
+                        None if f.doc.place.as_deref() == Some("curated") => "retired".into(),
                         None => "rejected".into(),
                     },
                 }),
@@ -196,6 +202,27 @@ pub(super) fn hits(
             }
         })
         .collect())
+}
+
+/// Why a knowledge record whose claim holds none of the query's terms ranked by words: the
+/// terms its evidence holds (`# Evidence`, `# Rejected`, `# Superseded`), which rank it
+/// below every claim that holds one (docs/RECALL.md).
+fn evidence_why(f: &search::Found, terms: &[String]) -> Option<Reason> {
+    if f.kind != RecallKind::Knowledge || !f.signals.terms.is_empty() || f.signals.bm25 <= 0.0 {
+        return None;
+    }
+    let beside = f.doc.text.split_once("\n# ").map(|(_, rest)| rest)?;
+    let have: std::collections::HashSet<String> =
+        crate::model::recall::tokens(beside).into_iter().collect();
+    let held: Vec<&str> = terms
+        .iter()
+        .filter(|t| have.contains(*t))
+        .map(String::as_str)
+        .collect();
+    (!held.is_empty()).then(|| Reason {
+        signal: "evidence".into(),
+        detail: format!("its evidence holds {} (its claim none)", held.join(", ")),
+    })
 }
 
 /// How to read a hit whole.

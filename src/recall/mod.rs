@@ -8,9 +8,10 @@
 //! A recall is a pipeline: the request (`request`) resolved into what the search ranks
 //! by (`resolve`, with the work at hand: `hand`), the search ([`search`]), and each
 //! record found made a hit with why it ranked (`hit`). Beside it: what `task start` and
-//! `session context` show (`relevant`), the near-duplicate note (`duplicate`), and
-//! `show` (`show`).
+//! `session context` show (`relevant`), the near-duplicate note (`duplicate`), the
+//! verified records a new decision concerns (`concern`), and `show` (`show`).
 
+mod concern;
 mod duplicate;
 mod hand;
 mod hit;
@@ -28,6 +29,7 @@ use crate::Ctx;
 use crate::error::Error;
 use crate::model::recall::query_terms;
 
+pub use concern::{Concerned, concerned};
 pub use duplicate::{NearDuplicate, near_duplicates};
 pub use hand::{AtHand, at_hand, last_handover};
 pub use hit::{Hit, ReadHint, Reason, Weighed, read_hint};

@@ -5,10 +5,12 @@ use std::fmt::Write as _;
 use crate::knowledge::batch::Reviewed;
 use crate::knowledge::check::{CheckReport, Severity};
 use crate::knowledge::derive::DeriveReport;
+use crate::knowledge::end::{Ended, EndedRecord};
 use crate::knowledge::graph::{EdgeState, KnowledgeGraph, ShownRecord};
 use crate::knowledge::queue::{CandidateListing, KnowledgeStatus, Moment};
 use crate::knowledge::reverify::Reverified;
 use crate::knowledge::review::{Promoted, Rejected};
+use crate::knowledge::verified::VerifiedListing;
 use crate::model::Verdict;
 use crate::ops::Report;
 
@@ -107,6 +109,7 @@ impl Report for Promoted {
                 f.rule, f.message, f.fix
             );
         }
+        superseded_lines(&mut out, &self.superseded);
         let _ = writeln!(
             out,
             "next: git add -A .ai/repo/knowledge && git commit -m \"Verify knowledge {}\"",
@@ -220,6 +223,7 @@ impl Report for Reviewed {
             };
             let _ = writeln!(out, "  reject {} {}{why}", r.id, r.title);
         }
+        superseded_lines(&mut out, &self.superseded);
         if !self.redacted.is_empty() {
             let _ = writeln!(out, "  removed from the text: {}", self.redacted.join(", "));
         }
@@ -262,6 +266,104 @@ impl Report for Reviewed {
                 shaped.join(", ")
             )
         })
+    }
+}
+
+/// One line per record a promotion superseded.
+fn superseded_lines(out: &mut String, superseded: &[EndedRecord]) {
+    for r in superseded {
+        let by = r.superseded_by.as_deref().unwrap_or("-");
+        let _ = writeln!(
+            out,
+            "  superseded {} {} (by {by}; {})",
+            r.id, r.title, r.path
+        );
+    }
+}
+
+impl Report for Ended {
+    fn text(&self) -> String {
+        let mut out = match &self.by {
+            Some(by) => format!(
+                "superseded {} record(s) by {by}, decided by {} at {}\n",
+                self.records.len(),
+                self.decided_by,
+                self.at
+            ),
+            None => format!(
+                "retired {} record(s), decided by {} at {}\n",
+                self.records.len(),
+                self.decided_by,
+                self.at
+            ),
+        };
+        for r in &self.records {
+            let _ = writeln!(out, "  {} {} ({})", r.id, r.title, r.path);
+        }
+        if !self.redacted.is_empty() {
+            let _ = writeln!(
+                out,
+                "  removed from the reason: {}",
+                self.redacted.join(", ")
+            );
+        }
+        out.push_str(
+            "  no longer claimed: never put before a model again; `majordomus recall --all` still lists it\n",
+        );
+        if let Some(c) = &self.commit {
+            let _ = writeln!(
+                out,
+                "committed {} on {}: {} ({} path(s))",
+                short(&c.id),
+                c.branch,
+                self.message.lines().next().unwrap_or_default(),
+                c.paths.len()
+            );
+        }
+        if let Some(next) = &self.next {
+            let _ = writeln!(out, "next: {next}");
+        }
+        out
+    }
+    fn note(&self) -> Option<String> {
+        super::resumed_note(self.resumed.as_deref())
+    }
+}
+
+impl Report for VerifiedListing {
+    fn text(&self) -> String {
+        let stale = self.records.iter().filter(|r| !r.stale.is_empty()).count();
+        let mut out = format!("{} verified record(s)", self.records.len());
+        if stale > 0 {
+            let _ = write!(out, ", {stale} stale");
+        }
+        if self.ended > 0 {
+            let _ = write!(
+                out,
+                "; {} superseded or retired (no longer claimed, not listed)",
+                self.ended
+            );
+        }
+        out.push('\n');
+        for r in &self.records {
+            let _ = write!(
+                out,
+                "- {} {}: {} (verified {}, {})",
+                r.id,
+                r.class.name(),
+                r.title,
+                r.verified_at,
+                r.verified_from.name()
+            );
+            if !r.stale.is_empty() {
+                let _ = write!(out, " [stale: {}]", r.stale.join(", "));
+            }
+            out.push('\n');
+        }
+        for u in &self.unreadable {
+            let _ = writeln!(out, "- unreadable: {u} (see `majordomus knowledge check`)");
+        }
+        out
     }
 }
 
@@ -345,6 +447,18 @@ impl Report for CandidateListing {
             human.push('\n');
             if let Some(v) = &c.restates {
                 let _ = writeln!(human, "    restates verified {v}");
+            }
+            for v in &c.concerns {
+                let _ = writeln!(
+                    human,
+                    "    concerns the same files as verified {} ({}; {}% alike): {} — restate, replace or keep both? replace: echo \"<evidence>\" | majordomus knowledge promote {} --supersedes {}",
+                    v.id,
+                    v.files.join(", "),
+                    (v.similarity * 100.0).round(),
+                    v.title,
+                    c.id,
+                    v.id
+                );
             }
             for f in &c.folded {
                 let title = by_id.get(f.as_str()).map_or("", |e| e.title.as_str());
@@ -444,6 +558,20 @@ impl Report for ShownRecord {
             format!("{:?}", r.stance).to_lowercase(),
             r.date
         );
+        if let Some(stale) = &self.stale {
+            let moved: Vec<String> = stale
+                .targets
+                .iter()
+                .map(|t| format!("{} {}", t.path, t.change.verb()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "stale: {} since it was verified in {}: re-verify it (majordomus knowledge reverify {}), or retire or supersede it",
+                moved.join(", "),
+                stale.verified_in.short(),
+                r.id
+            );
+        }
         if !self.references.is_empty() {
             out.push_str("references:\n");
         }

@@ -349,6 +349,40 @@ impl Report for Recorded {
                     .collect::<Vec<_>>()
                     .join("\n")
             }),
+            concerns_note(&self.concerns, &self.near_duplicates, self.candidate.as_deref()),
         ])
     }
+}
+
+/// The verified records a decision concerns the same files as, one note each (those it
+/// nearly repeats are said already): the person decides.
+fn concerns_note(
+    concerns: &[crate::recall::Concerned],
+    near: &[crate::recall::NearDuplicate],
+    candidate: Option<&str>,
+) -> Option<String> {
+    // Outside an episode no close derives a candidate: the note says so, not a command.
+    let replace = |id: &str| match candidate {
+        Some(candidate) => format!(
+            "replace it when this decision's candidate is reviewed: `echo \"<evidence>\" | majordomus knowledge promote {candidate} --supersedes {id}`"
+        ),
+        None => "replace it by hand: `majordomus knowledge supersede` (docs/KNOWLEDGE.md)".into(),
+    };
+    let lines: Vec<String> = concerns
+        .iter()
+        .filter(|c| !near.iter().any(|n| n.id == c.id))
+        .map(|c| {
+            format!(
+                "note: concerns the same files as {} knowledge {} ({}; {}% alike): {} — restate, replace or keep both? To {}; read it: {}",
+                c.status.name(),
+                c.id,
+                c.files.join(", "),
+                (c.similarity * 100.0).round(),
+                crate::model::inject::quote(&c.line).text,
+                replace(&c.id),
+                c.read.command
+            )
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }

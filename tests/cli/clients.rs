@@ -2890,3 +2890,124 @@ fn gemini_cli_resumed_holds_one_briefing_and_each_record_once() {
         gemini(true),
     );
 }
+
+// --- The end of a record's life, read by a real client (issue 35) -------------------------
+
+/// The texts a hook added to what the model reads in `body`, after `heading`.
+fn hook_texts(body: &Value, heading: &str) -> Vec<String> {
+    let mut texts = Vec::new();
+    strings(body, &mut texts);
+    texts
+        .iter()
+        .filter_map(|t| t.find(heading).map(|at| t[at..].to_owned()))
+        .collect()
+}
+
+/// Claude Code, set up in `repo`, given `prompt` against a model that answers at once: the
+/// request bodies the model received.
+fn claude_prompt(repo: &TestRepo, program: &Path, prompt: &str) -> Vec<Recorded> {
+    repo.run(&["setup", "claude-code"]).success();
+    claude_home_trust(repo);
+    let model = FakeModel::start(Arc::new(|_: &Value| None));
+    let mut cmd = client_command(repo, program);
+    cmd.args(["-p", prompt, "--output-format", "json"]);
+    cmd.env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "test-key-for-the-scripted-model")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    let output = run_to_end(cmd, "claude");
+    assert!(
+        output.status.success(),
+        "claude exited {:?}: {}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    model.requests()
+}
+
+#[test]
+fn claude_code_prompt_brings_the_current_record_never_the_one_it_superseded() {
+    let Some(program) = installed(CLAUDE_CODE) else {
+        return;
+    };
+    let repo = crate::lifecycle::project();
+    let old = crate::lifecycle::verified(
+        &repo,
+        "Model pricing refresh must stay synchronous",
+        "src/pricing.rs",
+        "src/pricing.rs calls refresh() inline",
+    );
+    let new = crate::lifecycle::decided(
+        &repo,
+        "Model pricing refresh is now async",
+        "src/pricing.rs",
+    );
+    repo.run_with_stdin(
+        &["knowledge", "promote", &new, "--supersedes", &old],
+        "src/pricing.rs spawns refresh()",
+    )
+    .success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "Supersede the synchronous refresh"]);
+    let requests = claude_prompt(
+        &repo,
+        &program,
+        "Go ahead and apply the pricing refresh change we agreed on",
+    );
+    let turn: Vec<&Recorded> = requests
+        .iter()
+        .filter(|r| !offered(&r.body).is_empty())
+        .collect();
+    assert!(!turn.is_empty(), "no request of the turn: {requests:?}");
+    let said = hook_texts(&turn[0].body, PROMPT_HEADING).join("\n");
+    assert!(
+        said.contains(&new),
+        "the current record is not in the first request: {said}\n{}",
+        turn[0].body
+    );
+    // Nothing majordomus put before the model names it (its id is in a commit subject git
+    // status shows; its claim is only majordomus's to show).
+    for r in &requests {
+        for text in hook_texts(&r.body, PROMPT_HEADING) {
+            assert!(
+                !text.contains(&old),
+                "the superseded record was injected: {text}"
+            );
+        }
+        assert!(
+            !r.body.to_string().contains("must stay synchronous"),
+            "the superseded claim reached the model: {}",
+            r.body
+        );
+    }
+}
+
+/// A field trial's tool (docs/FIELD.md, step 18): Claude Code in a copy of the repository
+/// at `MAJORDOMUS_FIELD_REPO`, given `MAJORDOMUS_FIELD_PROMPT`; writes every request body
+/// the model received to `MAJORDOMUS_FIELD_OUT` (one JSON document a line) and prints what
+/// the prompt hook added to the first request of the turn. Not part of the suite: it reads
+/// a repository outside the test's own temporary directory.
+#[test]
+#[ignore = "a field trial's tool: MAJORDOMUS_FIELD_REPO, MAJORDOMUS_FIELD_PROMPT, MAJORDOMUS_FIELD_OUT"]
+fn field_trial_prompt_through_claude_code() {
+    let var = |name: &str| {
+        std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set (docs/FIELD.md, step 18)"))
+    };
+    let program = installed(CLAUDE_CODE).expect("Claude Code is installed");
+    let repo = TestRepo::copied_from(Path::new(&var("MAJORDOMUS_FIELD_REPO")));
+    let requests = claude_prompt(&repo, &program, &var("MAJORDOMUS_FIELD_PROMPT"));
+    let lines: Vec<String> = requests.iter().map(|r| r.body.to_string()).collect();
+    std::fs::write(var("MAJORDOMUS_FIELD_OUT"), lines.join("\n") + "\n").expect("write the log");
+    let turn = requests
+        .iter()
+        .find(|r| !offered(&r.body).is_empty())
+        .expect("a request of the turn");
+    eprintln!(
+        "== {} request(s); the prompt hook's text in the first of the turn:\n{}",
+        requests.len(),
+        hook_texts(&turn.body, PROMPT_HEADING).join("\n--\n")
+    );
+}

@@ -275,6 +275,9 @@ fn every_cockpit_page_is_sent_with_the_security_headers() {
     let token = served.token.clone();
     let promote = format!("/cockpit/knowledge/{id}/promote");
     let reject = format!("/cockpit/knowledge/{id}/reject");
+    let reverify = format!("/cockpit/knowledge/{id}/reverify");
+    let supersede = format!("/cockpit/knowledge/{id}/supersede");
+    let retire = format!("/cockpit/knowledge/{id}/retire");
     let batch = "/cockpit/review".to_owned();
     // Each route of the router, with what it answers: its page, and its error pages (a
     // refused form, a usage error, an unknown record).
@@ -369,6 +372,30 @@ fn every_cockpit_page_is_sent_with_the_security_headers() {
             &reject,
             vec![("token", token.as_str())],
             true,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/reverify",
+            &reverify,
+            vec![("evidence", "e")],
+            true,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/supersede",
+            &supersede,
+            vec![("by", "b"), ("reason", "r")],
+            true,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/supersede",
+            &supersede,
+            vec![("token", token.as_str()), ("reason", "r")],
+            true,
+        ),
+        (
+            "POST /cockpit/knowledge/{id}/retire",
+            &retire,
+            vec![("reason", "r"), ("token", token.as_str())],
+            false,
         ),
         (
             "POST /cockpit/review",
@@ -1995,4 +2022,313 @@ fn a_browser_promotes_a_candidate_through_the_form() {
     let after = tab.html();
     assert!(after.contains("class=\"flash\""), "{after}");
     assert!(after.contains("promoted 1"), "{after}");
+}
+
+// --- The end of a record's life (issue 35) ------------------------------------------------
+
+#[test]
+fn a_verified_records_page_decides_it_re_verified_superseded_or_retired() {
+    use crate::lifecycle::{project, verified};
+    let repo = project();
+    let stale = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let other = verified(
+        &repo,
+        "Trace ids are random",
+        "src/trace.rs",
+        "src/trace.rs: ids",
+    );
+    let new = verified(
+        &repo,
+        "Trace spans are kept for a week",
+        "src/pricing.rs",
+        "src/pricing.rs: 7d",
+    );
+    repo.commit(
+        "src/trace.rs",
+        "pub fn normalize() { week() }\n",
+        "Keep spans a week",
+    );
+    let served = Served::start(&repo);
+    let page = served.get(&format!("/cockpit/knowledge/{stale}")).page();
+    assert!(page.contains("<strong>Stale</strong>"), "{page}");
+    assert!(
+        page.contains("<code>src/trace.rs</code> changed by"),
+        "{page}"
+    );
+    for form in ["reverify", "supersede", "retire"] {
+        assert!(
+            page.contains(&format!("action=\"/cockpit/knowledge/{stale}/{form}\"")),
+            "{form}: {page}"
+        );
+    }
+    let token = hidden_token(&page);
+    // The doctor's stale finding links to this page, where it is decided.
+    let doctor = served.get("/cockpit/doctor").page();
+    assert!(
+        doctor.contains(&format!("href=\"/cockpit/knowledge/{stale}#decide\"")),
+        "{doctor}"
+    );
+
+    // A refused act: the rule, the fix in the form's words, the forms again with what was
+    // typed; nothing written.
+    let action = format!("/cockpit/knowledge/{stale}/supersede");
+    let refused = served.form_from_page(
+        &action,
+        &[("token", &token), ("by", &stale), ("reason", "A week now")],
+    );
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    let text = refused.text();
+    assert!(
+        text.contains("knowledge.replacement") && text.contains("press Retire"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A week now"),
+        "what was typed is kept: {text}"
+    );
+    assert!(
+        repo.read(&format!(".ai/repo/knowledge/curated/{stale}.md"))
+            .contains("status: verified")
+    );
+    let empty = served.form_from_page(
+        &format!("/cockpit/knowledge/{other}/retire"),
+        &[("token", &token), ("reason", " ")],
+    );
+    assert_eq!(empty.status, 409, "{}", empty.text());
+    assert!(
+        empty.text().contains("The Reason box is empty."),
+        "{}",
+        empty.text()
+    );
+
+    // Superseded through the form: a redirect back to its page, which says it once.
+    let done = served.form_from_page(
+        &action,
+        &[("token", &token), ("by", &new), ("reason", "A week now")],
+    );
+    assert_eq!(done.status, 303, "{}", done.text());
+    let location = done.header("location").expect("a redirect").to_owned();
+    assert!(
+        location.starts_with(&format!("/cockpit/knowledge/{stale}?done=")),
+        "{location}"
+    );
+    let after = served.get(&location).page();
+    assert!(
+        after.contains("class=\"flash\"") && after.contains("Superseded by"),
+        "{after}"
+    );
+    assert!(
+        after.contains("No longer claimed: superseded by"),
+        "{after}"
+    );
+    assert!(
+        !after.contains("action=\"/cockpit/knowledge/"),
+        "no forms on an ended record: {after}"
+    );
+    let again = served.get(&location).page();
+    assert!(!again.contains("class=\"flash\""), "said once");
+    let record = repo.read(&format!(".ai/repo/knowledge/curated/{stale}.md"));
+    assert!(
+        record.contains(&format!("superseded_by: {new}")),
+        "{record}"
+    );
+    assert!(record.contains("# Superseded\n\nSuperseded by"), "{record}");
+
+    // Retired, and re-verified, through theirs.
+    let done = served.form_from_page(
+        &format!("/cockpit/knowledge/{other}/retire"),
+        &[("token", &token), ("reason", "Ids are sequential now")],
+    );
+    assert_eq!(done.status, 303, "{}", done.text());
+    let after = served
+        .get(done.header("location").expect("a redirect"))
+        .page();
+    assert!(after.contains("Retired:"), "{after}");
+    let done = served.form_from_page(
+        &format!("/cockpit/knowledge/{new}/reverify"),
+        &[
+            ("token", &token),
+            ("evidence", "src/pricing.rs still says 7d"),
+        ],
+    );
+    assert_eq!(done.status, 303, "{}", done.text());
+    let after = served
+        .get(done.header("location").expect("a redirect"))
+        .page();
+    assert!(after.contains("Re-verified"), "{after}");
+    // The commit line the flash printed works as printed.
+    let command = commit_command(&after);
+    repo.run_printed(&command);
+    assert_eq!(repo.ledger_events("knowledge.superseded").len(), 1);
+    assert_eq!(repo.ledger_events("knowledge.retired").len(), 1);
+}
+
+#[test]
+fn a_retired_replacement_is_refused_with_advice_the_supersede_form_can_follow() {
+    use crate::lifecycle::{project, verified};
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let retired = verified(
+        &repo,
+        "Trace spans are kept for a week",
+        "src/trace.rs",
+        "src/trace.rs: TTL 7d",
+    );
+    let live = verified(
+        &repo,
+        "Trace spans are kept for a month",
+        "src/trace.rs",
+        "src/trace.rs: TTL 30d",
+    );
+    repo.run(&[
+        "knowledge",
+        "retire",
+        &retired,
+        "--reason",
+        "Spans are kept a month",
+    ])
+    .success();
+    let served = Served::start(&repo);
+    let page = served.get(&format!("/cockpit/knowledge/{old}")).page();
+    let token = hidden_token(&page);
+    let action = format!("/cockpit/knowledge/{old}/supersede");
+    let refused = served.form_from_page(
+        &action,
+        &[
+            ("token", &token),
+            ("by", &retired),
+            ("reason", "A month now"),
+        ],
+    );
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    let text = refused.text();
+    assert!(
+        text.contains("<code>knowledge.replacement</code>"),
+        "{text}"
+    );
+    assert!(text.contains("itself retired"), "{text}");
+    // Replaced by is required on this form: the advice is never to leave it empty.
+    assert!(!text.contains("Leave Replaced by empty"), "{text}");
+    assert!(
+        text.contains(
+            "That record was retired: nothing replaces anything through it. Give in Replaced by the id of a verified record the Graph page lists, or press Retire if nothing replaces this one."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(">A month now</textarea>") && text.contains(&format!("value=\"{retired}\"")),
+        "what was typed is kept: {text}"
+    );
+    // The Graph page lists the record to give; followed, the form supersedes it.
+    let graph = served.get("/cockpit/graph").page();
+    assert!(graph.contains(&live), "{graph}");
+    let done = served.form_from_page(
+        &action,
+        &[("token", &token), ("by", &live), ("reason", "A month now")],
+    );
+    assert_eq!(done.status, 303, "{}", done.text());
+    assert!(
+        repo.read(&format!(".ai/repo/knowledge/curated/{old}.md"))
+            .contains(&format!("superseded_by: {live}"))
+    );
+}
+
+#[test]
+fn the_queue_shows_the_verified_records_a_candidate_concerns_and_promotes_superseding_one_click_away()
+ {
+    use crate::lifecycle::{decided, project, verified};
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Model pricing refresh must stay synchronous",
+        "src/pricing.rs",
+        "src/pricing.rs calls refresh() inline",
+    );
+    let new = decided(
+        &repo,
+        "Model pricing refresh is now async",
+        "src/pricing.rs",
+    );
+    let unrelated = decided(
+        &repo,
+        "Prices are displayed with two decimals",
+        "src/pricing.rs",
+    );
+    // The queue's JSON names the record under the candidate, and only there.
+    let listing = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let entry = |id: &str| {
+        listing["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .find(|c| c["id"] == id)
+            .cloned()
+            .expect("listed")
+    };
+    assert_eq!(entry(&new)["concerns"][0]["id"], old.as_str(), "{listing}");
+    assert_eq!(
+        entry(&new)["concerns"][0]["files"],
+        json!(["src/pricing.rs"])
+    );
+    assert!(entry(&unrelated).get("concerns").is_none(), "{listing}");
+    // The CLI says it with the flag that replaces it.
+    let text = repo.run(&["knowledge", "candidates"]).success();
+    assert!(
+        text.stdout().contains(&format!(
+            "    concerns the same files as verified {old} (src/pricing.rs; 54% alike): Model pricing refresh must stay synchronous — restate, replace or keep both? replace: echo \"<evidence>\" | majordomus knowledge promote {new} --supersedes {old}"
+        )),
+        "{text}"
+    );
+
+    let served = Served::start(&repo);
+    let queue = served.get("/cockpit/review").page();
+    let link = format!("href=\"/cockpit/review/{new}?supersedes={old}#promote\"");
+    assert!(queue.contains(&link), "{queue}");
+    assert_eq!(queue.matches("concerns verified").count(), 1, "{queue}");
+    // One click: the card, its promote form ticking the record it replaces.
+    let card = served
+        .get(&format!("/cockpit/review/{new}?supersedes={old}"))
+        .page();
+    assert!(
+        card.contains("It concerns the same files as 1 verified record(s)"),
+        "{card}"
+    );
+    assert!(
+        card.contains(&format!("name=\"supersedes\" value=\"{old}\" checked>")),
+        "{card}"
+    );
+    let token = hidden_token(&card);
+    let done = served.form_from_page(
+        &format!("/cockpit/knowledge/{new}/promote"),
+        &[
+            ("token", &token),
+            ("evidence", "src/pricing.rs spawns refresh()"),
+            ("supersedes", &old),
+        ],
+    );
+    assert_eq!(done.status, 303, "{}", done.text());
+    let after = served.get(&done_location(&done)).page();
+    assert!(after.contains("It supersedes"), "{after}");
+    let record = repo.read(&format!(".ai/repo/knowledge/curated/{old}.md"));
+    assert!(
+        record.contains(&format!("superseded_by: {new}")),
+        "{record}"
+    );
+    // What to commit names the superseded record too, and works as printed.
+    let command = commit_command(&after);
+    assert!(command.contains(&format!("curated/{old}.md")), "{command}");
+    repo.run_printed(&command);
 }

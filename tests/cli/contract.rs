@@ -563,6 +563,45 @@ fn script(d: &mut Driver) {
             reviewed.as_ref(),
             &["/promoted", "/rejected", "/message", "/commit/id"],
         );
+        // Two verified records written by hand: one superseded by the promoted record, one
+        // retired; the listing they are selected from.
+        let ended = [
+            "20261130T101500Z-c0ffee-00000000000c",
+            "20261130T101500Z-c0ffee-00000000000d",
+        ];
+        for (n, id) in ended.iter().enumerate() {
+            d.repo.write(
+                &format!(".ai/repo/knowledge/curated/{id}.md"),
+                &format!(
+                    "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: verified\nstance: observed\ntitle: Verified claim {n}\ndate: 2026-11-30\nprovenance:\n  origin: extracted\n  derived_from:\n  - file:src/lib.rs\n---\nUnit w{n}x keeps z{n}y.\n"
+                ),
+            );
+        }
+        d.run(
+            "knowledge.verified",
+            json!({}),
+            &["knowledge", "verified"],
+            "",
+        );
+        if let Some(first) = candidates.first() {
+            let superseded = d.run(
+                "knowledge.supersede",
+                json!({"ids": [ended[0]], "by": first, "reason": "only a test"}),
+                &["knowledge", "supersede", ended[0], "--by", first],
+                "only a test",
+            );
+            d.require(
+                "knowledge.supersede",
+                superseded.as_ref(),
+                &["/records", "/by", "/decided_by", "/at", "/message"],
+            );
+        }
+        d.run(
+            "knowledge.retire",
+            json!({"ids": [ended[1]], "reason": "only a test"}),
+            &["knowledge", "retire", ended[1], "--reason", "only a test"],
+            "",
+        );
     }
     let recalled = d.run(
         "recall",

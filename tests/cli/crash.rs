@@ -33,6 +33,8 @@ const ONCE: &[&str] = &[
     "session.closed",
     "knowledge.promoted",
     "knowledge.rejected",
+    "knowledge.superseded",
+    "knowledge.retired",
     "task.finished",
     "handover.derived",
     "reasoning.recorded",
@@ -323,7 +325,7 @@ fn check_crashed(
             );
         }
         match line["event"].as_str() {
-            Some("knowledge.rejected") => {
+            Some("knowledge.rejected" | "knowledge.superseded" | "knowledge.retired") => {
                 let path = line["data"]["path"].as_str().expect("path");
                 assert!(
                     crashed
@@ -364,9 +366,12 @@ fn files_named(line: &Value) -> Vec<String> {
             .into_iter()
             .collect(),
         "knowledge.derived" => names(&data["paths"]),
-        "knowledge.promoted" | "knowledge.rejected" | "handover.derived" | "reasoning.recorded" => {
-            string(&data["path"]).into_iter().collect()
-        }
+        "knowledge.promoted"
+        | "knowledge.rejected"
+        | "knowledge.superseded"
+        | "knowledge.retired"
+        | "handover.derived"
+        | "reasoning.recorded" => string(&data["path"]).into_iter().collect(),
         "task.finished" => vec![format!(
             ".ai/local/state/completed/{}.md",
             line["task"].as_str().expect("task")
@@ -791,6 +796,276 @@ fn reasoning_record_killed_at_every_step() {
     });
     scenario.must_reach = &["new", "ledger"];
     crash_at_every_step(&template, &scenario);
+}
+
+/// Three verified records, committed, no episode open: two to end, one replacing them.
+fn verified_records() -> (TestRepo, [String; 3]) {
+    use crate::lifecycle::{project, verified};
+    let repo = project();
+    let a = verified(
+        &repo,
+        "Trace spans are kept for a day",
+        "src/trace.rs",
+        "src/trace.rs: TTL",
+    );
+    let b = verified(
+        &repo,
+        "Trace ids are random",
+        "src/trace.rs",
+        "src/trace.rs: ids",
+    );
+    let new = verified(
+        &repo,
+        "Trace spans and ids are gone",
+        "src/pricing.rs",
+        "src/pricing.rs: no spans",
+    );
+    (repo, [a, b, new])
+}
+
+/// What the rerun of an act ending `ids` says after a crash: refused as already done when
+/// the killed run had appended every line (`event`), else done, saying it resumed when
+/// the killed run had ended a record already.
+fn ended_rerun(ids: Vec<String>, event: &'static str) -> impl Fn(&Crashed, &Run) + 'static {
+    move |crashed, run| {
+        let lines = crashed
+            .appended
+            .iter()
+            .filter(|l| l["event"] == event)
+            .count();
+        if lines == ids.len() {
+            run.json_error(3, "knowledge.superseded");
+            return;
+        }
+        let json = ok(crashed, run);
+        let ended: Vec<&String> = ids
+            .iter()
+            .filter(|id| {
+                crashed
+                    .state
+                    .text(&format!(".ai/repo/knowledge/curated/{id}.md"))
+                    .is_some_and(|t| t.contains("status: superseded"))
+            })
+            .collect();
+        let resumed = json["resumed"].as_str().unwrap_or_default();
+        assert_eq!(
+            !resumed.is_empty(),
+            !ended.is_empty(),
+            "{}: {json}",
+            crashed.fault
+        );
+        // A record ended without its line gets the line, and is said to.
+        assert_eq!(
+            resumed.contains("which this run appended"),
+            ended.len() > lines,
+            "{}: {json}",
+            crashed.fault
+        );
+        assert_eq!(
+            json["records"].as_array().map(Vec::len),
+            Some(ids.len()),
+            "{}: {json}",
+            crashed.fault
+        );
+    }
+}
+
+#[test]
+fn knowledge_supersede_killed_at_every_step() {
+    let (template, [a, b, new]) = verified_records();
+    let mut scenario = Scenario::new(
+        &["knowledge", "supersede", &a, &b, "--by", &new],
+        "The trace module was removed\n",
+        ended_rerun(vec![a.clone(), b.clone()], "knowledge.superseded"),
+    );
+    scenario.must_reach = &["write", "ledger"];
+    let kills = crash_at_every_step(&template, &scenario);
+    // Two records, each at four steps; two lines at three.
+    assert_eq!(kills.0[&("write", "after-rename")], 2, "{kills:?}");
+    assert_eq!(kills.0[&("ledger", "after-line")], 2, "{kills:?}");
+}
+
+#[test]
+fn knowledge_retire_killed_at_every_step() {
+    let (template, [a, b, _]) = verified_records();
+    let mut scenario = Scenario::new(
+        &[
+            "knowledge",
+            "retire",
+            &a,
+            &b,
+            "--reason",
+            "The trace module was removed",
+        ],
+        "",
+        ended_rerun(vec![a.clone(), b.clone()], "knowledge.retired"),
+    );
+    scenario.must_reach = &["write", "ledger"];
+    let kills = crash_at_every_step(&template, &scenario);
+    assert_eq!(kills.0[&("write", "after-rename")], 2, "{kills:?}");
+    assert_eq!(kills.0[&("ledger", "after-line")], 2, "{kills:?}");
+}
+
+#[test]
+fn knowledge_retire_all_listed_killed_at_every_step() {
+    // The selection form: a rerun lists what is still verified, and finds what the killed
+    // run ended without its line.
+    let (template, ids) = verified_records();
+    let mut scenario = Scenario::new(
+        &[
+            "knowledge",
+            "retire",
+            "--all-listed",
+            "--reason",
+            "The trace module was removed",
+        ],
+        "",
+        move |crashed, run| {
+            let lines = crashed
+                .appended
+                .iter()
+                .filter(|l| l["event"] == "knowledge.retired")
+                .count();
+            if lines == 3 {
+                // All three listed were retired, lines and all: nothing is listed now.
+                run.json_error(3, "knowledge.selection-empty");
+                return;
+            }
+            let json = ok(crashed, run);
+            let resumed = json["resumed"].as_str().unwrap_or_default();
+            let unlined = ids
+                .iter()
+                .filter(|id| {
+                    crashed
+                        .state
+                        .text(&format!(".ai/repo/knowledge/curated/{id}.md"))
+                        .is_some_and(|t| t.contains("status: superseded"))
+                })
+                .count()
+                > lines;
+            assert_eq!(
+                resumed.contains("which this run appended"),
+                unlined,
+                "{}: {json}",
+                crashed.fault
+            );
+        },
+    );
+    scenario.must_reach = &["write", "ledger"];
+    crash_at_every_step(&template, &scenario);
+}
+
+#[test]
+fn knowledge_promote_supersedes_killed_at_every_step() {
+    let (template, [a, b, _]) = verified_records();
+    let id = crate::lifecycle::decided(&template, "Trace spans are kept nowhere", "src/trace.rs");
+    let candidate = format!(".ai/repo/knowledge/candidates/{id}.md");
+    let curated = format!(".ai/repo/knowledge/curated/{id}.md");
+    let (cand, cur) = (candidate.clone(), curated.clone());
+    let mut scenario = Scenario::new(
+        &[
+            "knowledge",
+            "promote",
+            &id,
+            "--supersedes",
+            &a,
+            "--supersedes",
+            &b,
+        ],
+        "src/trace.rs is gone\n",
+        move |crashed, run| {
+            let files = &crashed.state.files;
+            let superseded = crashed
+                .appended
+                .iter()
+                .filter(|l| l["event"] == "knowledge.superseded")
+                .count();
+            if files.contains_key(&cur) && files.contains_key(&cand) {
+                // Killed between the curated record and the candidate's removal.
+                let json = ok(crashed, run);
+                let resumed = json["resumed"].as_str().unwrap_or_default();
+                assert!(resumed.contains("interrupted"), "{}: {json}", crashed.fault);
+                assert_eq!(json["superseded"].as_array().map(Vec::len), Some(2));
+            } else if files.contains_key(&cur) && superseded == 2 {
+                // Killed after the act was whole (in a later derived write).
+                run.json_error(3, "knowledge.already-promoted");
+            } else if files.contains_key(&cur) {
+                // Promoted; what it supersedes not all done: the rerun finishes it.
+                let json = ok(crashed, run);
+                let resumed = json["resumed"].as_str().unwrap_or_default();
+                assert!(
+                    resumed.contains("was promoted already"),
+                    "{}: {json}",
+                    crashed.fault
+                );
+                assert_eq!(json["superseded"].as_array().map(Vec::len), Some(2));
+            } else {
+                let json = ok(crashed, run);
+                assert!(json.get("resumed").is_none(), "{}: {json}", crashed.fault);
+            }
+        },
+    );
+    scenario.must_reach = &["write", "ledger"];
+    crash_at_every_step(&template, &scenario);
+}
+
+#[test]
+fn a_review_promoting_with_supersedes_killed_after_the_promotion_is_finished_by_its_fix() {
+    let (repo, [a, b, _]) = verified_records();
+    let id = crate::lifecycle::decided(&repo, "Trace spans are kept nowhere", "src/trace.rs");
+    let args = [
+        "knowledge",
+        "promote",
+        id.as_str(),
+        "--supersedes",
+        a.as_str(),
+        "--supersedes",
+        b.as_str(),
+        "--commit",
+    ];
+    // Killed before the second record's line: the promotion is whole, `a` superseded
+    // with its line, `b` superseded without.
+    let promoted = repo.ledger_events("knowledge.promoted").len();
+    let run = repo.run_env(
+        &args,
+        &[("MAJORDOMUS_FAULT", "ledger:before-line:3")],
+        "src/trace.rs is gone\n",
+    );
+    assert_eq!(run.signal(), Some(SIGKILL), "{run}");
+    assert_eq!(repo.ledger_events("knowledge.promoted").len(), promoted + 1);
+    assert_eq!(repo.ledger_events("knowledge.superseded").len(), 1);
+    assert!(
+        repo.read(&format!(".ai/repo/knowledge/curated/{b}.md"))
+            .contains("status: superseded")
+    );
+    // The review is refused as promoted already; its fix finishes the act, as printed.
+    let rerun = repo.run_with_stdin(&args, "src/trace.rs is gone\n");
+    assert_eq!(rerun.code(), 3, "{rerun}");
+    let fixes = crate::common::fix_lines(rerun.stderr());
+    assert_eq!(
+        fixes,
+        [format!(
+            "majordomus knowledge promote {id} --supersedes {a} --supersedes {b} </dev/null"
+        )]
+    );
+    let out = repo.sh_printed(&fixes[0]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("note: resumed:"),
+        "{out:?}"
+    );
+    let lines = repo.ledger_events("knowledge.superseded");
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["data"]["id"], b.as_str());
+    assert_eq!(repo.ledger_events("knowledge.promoted").len(), promoted + 1);
+    repo.run(&["knowledge", "check"]).success();
+    // Nothing is left: the review is refused with nothing to finish.
+    let again = repo.run_with_stdin(
+        &[&["--format", "json"][..], &args].concat(),
+        "src/trace.rs is gone\n",
+    );
+    let error = again.json_error(3, "knowledge.already-promoted");
+    assert_eq!(error["fix"], format!("majordomus knowledge show {id}"));
 }
 
 /// A repository where `promote` was killed after writing the curated record: both files

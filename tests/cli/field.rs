@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::common::{TestRepo, bin, knowledge_record};
 
 const CANDIDATES: &str = ".ai/repo/knowledge/candidates";
+const CURATED: &str = ".ai/repo/knowledge/curated";
 
 /// `git ARGS` in `dir` with the hooks able to find this build of majordomus.
 fn git_hooked(repo: &TestRepo, dir: &Path, args: &[&str]) -> Output {
@@ -46,18 +47,20 @@ fn on_a_branch_with_hooks() -> TestRepo {
 fn pre_push_judges_the_pushed_tree_not_the_work_tree() {
     let repo = on_a_branch_with_hooks();
     let episode = repo.start_episode();
-    // A bad candidate that is not committed: it must not block an unrelated push.
+    // A bad verified record that is not committed: it must not block an unrelated push.
+    // (Verified: a candidate citing a file that is gone claims nothing yet and blocks
+    // nothing.)
     let bad = format!("{episode}-0123456789ab");
     repo.write(
-        &format!("{CANDIDATES}/{bad}.md"),
-        &knowledge_record(&bad, "candidate", &["file:src/gone.rs"], "", "Claim."),
+        &format!("{CURATED}/{bad}.md"),
+        &knowledge_record(&bad, "verified", &["file:src/gone.rs"], "", "Claim."),
     );
     repo.commit("src/lib.rs", "//! lib\n", "Add the library");
     let pushed = git_hooked(&repo, repo.root(), &["push", "-q", "origin", "work"]);
     assert!(pushed.status.success(), "{}", stderr(&pushed));
 
     // The same record committed: the push carrying it is refused.
-    repo.git(&["add", &format!("{CANDIDATES}/{bad}.md")]);
+    repo.git(&["add", &format!("{CURATED}/{bad}.md")]);
     repo.git(&["commit", "-q", "-m", "Add a bad claim"]);
     let refused = git_hooked(&repo, repo.root(), &["push", "-q", "origin", "work"]);
     assert!(!refused.status.success(), "the push went through");
@@ -69,8 +72,8 @@ fn pre_push_judges_the_pushed_tree_not_the_work_tree() {
 
     // Mended in the work tree but not committed: still refused, the commit is what goes.
     repo.write(
-        &format!("{CANDIDATES}/{bad}.md"),
-        &knowledge_record(&bad, "candidate", &["file:src/lib.rs"], "", "Claim."),
+        &format!("{CURATED}/{bad}.md"),
+        &knowledge_record(&bad, "verified", &["file:src/lib.rs"], "", "Claim."),
     );
     let still = git_hooked(&repo, repo.root(), &["push", "-q", "origin", "work"]);
     assert!(

@@ -1180,11 +1180,13 @@ fn pre_push_refuses_a_push_with_a_blocking_finding() {
     let pushed = repo.head();
     let episode = repo.start_episode();
     let id = format!("{episode}-0123456789ab");
-    let file = format!(".ai/repo/knowledge/candidates/{id}.md");
+    // A verified record: what it cites must resolve (a candidate's dangling file is
+    // advisory, `knowledge::a_candidate_citing_a_file_that_is_gone_blocks_nothing`).
+    let file = format!(".ai/repo/knowledge/curated/{id}.md");
     repo.write(
         &file,
         &format!(
-            "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: candidate\nstance: observed\ntitle: A claim\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n  - file:src/gone.rs\n---\nA claim.\n"
+            "---\nid: {id}\nschema: knowledge/v1\nclass: fact\nstatus: verified\nstance: observed\ntitle: A claim\ndate: 2026-11-30\nprovenance:\n  origin: authored\n  derived_from:\n  - file:src/gone.rs\n---\nA claim.\n"
         ),
     );
     repo.git(&["add", &file]);

@@ -1281,11 +1281,13 @@ fn check_names_each_finding_with_file_rule_and_fix() {
             "knowledge.commit-missing",
         ),
         (
-            "dangling file",
+            // (A candidate citing a file that is gone is advisory: it claims nothing yet;
+            // `a_candidate_citing_a_file_that_is_gone_blocks_nothing`.)
+            "dangling issue",
             record(
                 &id(2),
                 "candidate",
-                &[s, "file:src/no_such_file.rs:12"],
+                &[s, "issue:no-such-issue"],
                 "",
                 "Claim.",
             ),

@@ -28,6 +28,7 @@ mod intent;
 mod journal;
 mod knowledge;
 mod ledger;
+mod lifecycle;
 mod mcp;
 mod mesh;
 mod moment;

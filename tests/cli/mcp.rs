@@ -254,7 +254,7 @@ fn tools_list_is_every_operation_but_human_acts_admin_acts_and_entry_points_unde
     let registry = Registry::standard();
     let expected: BTreeSet<String> = registry
         .iter()
-        .filter(|op| !op.human_act && !op.admin && !op.entry_point)
+        .filter(|op| op.offered_to_agents())
         .map(majordomus::mcp::tool_name)
         .collect();
     assert_eq!(names, expected);
@@ -290,6 +290,11 @@ fn tools_list_is_every_operation_but_human_acts_admin_acts_and_entry_points_unde
     for hidden in [
         "majordomus_knowledge_promote",
         "majordomus_knowledge_reject",
+        "majordomus_knowledge_supersede",
+        "majordomus_knowledge_retire",
+        "majordomus_knowledge_review",
+        "majordomus_knowledge_reverify",
+        "majordomus_knowledge_verified",
         "majordomus_init",
         "majordomus_hooks_install",
         "majordomus_hooks_uninstall",

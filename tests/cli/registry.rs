@@ -54,8 +54,10 @@ fn every_operation_has_object_schemas_and_a_unique_name() {
             "hooks.acknowledge",
             "knowledge.promote",
             "knowledge.reject",
+            "knowledge.retire",
             "knowledge.reverify",
             "knowledge.review",
+            "knowledge.supersede",
             "session.recompose"
         ])
     );
@@ -497,6 +499,17 @@ const NEEDS_INIT: &[(&str, &[&str], &str)] = &[
         "evidence",
     ),
     ("knowledge.reverify", &["knowledge", "reverify", "k-1"], ""),
+    (
+        "knowledge.supersede",
+        &["knowledge", "supersede", "k-1", "--by", "k-2"],
+        "why",
+    ),
+    (
+        "knowledge.retire",
+        &["knowledge", "retire", "k-1", "--reason", "no"],
+        "",
+    ),
+    ("knowledge.verified", &["knowledge", "verified"], ""),
     ("knowledge.check", &["knowledge", "check"], ""),
     ("knowledge.candidates", &["knowledge", "candidates"], ""),
     ("knowledge.status", &["knowledge", "status"], ""),

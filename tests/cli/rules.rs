@@ -527,7 +527,7 @@ fn a_verified_record_whose_files_changed_is_named_with_the_commits_that_changed_
 
     let run = repo.run(&["doctor"]).success();
     let expected = format!(
-        "WARN majordomus.knowledge-stale\n     WARN {record} [majordomus.knowledge-stale] verified record {EPISODE}-000000000001 was verified in {} \"Verify the parser claim\"; since then src/parser.rs changed by {} \"Return a byte\", {} \"Rewrite the parser\": if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/RULES.md, \"Stale knowledge\")\n       fix: majordomus knowledge reverify {EPISODE}-000000000001\n",
+        "WARN majordomus.knowledge-stale\n     WARN {record} [majordomus.knowledge-stale] verified record {EPISODE}-000000000001 was verified in {} \"Verify the parser claim\"; since then src/parser.rs changed by {} \"Return a byte\", {} \"Rewrite the parser\": if its claim still holds for them as they are now, re-verify it; if not, retire it, or supersede it by the record that replaces it (docs/RULES.md, \"Stale knowledge\")\n       fix: majordomus knowledge reverify {EPISODE}-000000000001  # if it no longer holds: majordomus knowledge retire {EPISODE}-000000000001 --reason \"<why>\", or, when a verified record replaces it, echo \"<why>\" | majordomus knowledge supersede {EPISODE}-000000000001 --by <its id>\n",
         &verified[..12],
         &second[..12],
         &first[..12]

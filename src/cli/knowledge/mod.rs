@@ -1,4 +1,5 @@
-//! `majordomus knowledge derive|promote|reject|reverify|check|candidates|status|show|edges`.
+//! `majordomus knowledge derive|promote|reject|reverify|supersede|retire|verified|check|
+//! candidates|status|show|edges`.
 
 mod candidates;
 mod check;
@@ -6,9 +7,12 @@ mod derive;
 mod edges;
 mod promote;
 mod reject;
+mod retire;
 mod reverify;
 mod show;
 mod status;
+mod supersede;
+mod verified;
 
 use std::path::Path;
 
@@ -23,9 +27,12 @@ pub use derive::DeriveArgs;
 pub use edges::EdgesArgs;
 pub use promote::PromoteArgs;
 pub use reject::RejectArgs;
+pub use retire::RetireArgs;
 pub use reverify::ReverifyArgs;
 pub use show::ShowArgs;
 pub use status::StatusArgs;
+pub use supersede::SupersedeArgs;
+pub use verified::VerifiedArgs;
 
 /// Derive, review, check and read the knowledge base (.ai/repo/knowledge/).
 #[derive(Debug, Subcommand)]
@@ -35,6 +42,9 @@ pub enum KnowledgeCommand {
     Promote(PromoteArgs),
     Reject(RejectArgs),
     Reverify(ReverifyArgs),
+    Supersede(SupersedeArgs),
+    Retire(RetireArgs),
+    Verified(VerifiedArgs),
     Check(CheckArgs),
     Candidates(CandidatesArgs),
     Status(StatusArgs),
@@ -48,6 +58,9 @@ pub fn run(ctx: &Ctx, command: &KnowledgeCommand, dir: &Path) -> Result<Output, 
         KnowledgeCommand::Promote(args) => promote::run(ctx, args, dir),
         KnowledgeCommand::Reject(args) => reject::run(ctx, args),
         KnowledgeCommand::Reverify(args) => reverify::run(ctx, args),
+        KnowledgeCommand::Supersede(args) => supersede::run(ctx, args),
+        KnowledgeCommand::Retire(args) => retire::run(ctx, args),
+        KnowledgeCommand::Verified(args) => verified::run(ctx, args),
         KnowledgeCommand::Check(args) => check::run(ctx, args),
         KnowledgeCommand::Candidates(args) => candidates::run(ctx, args),
         KnowledgeCommand::Status(args) => status::run(ctx, args),

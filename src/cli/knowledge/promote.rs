@@ -46,12 +46,17 @@ impl From<ClassArg> for Class {
 /// --commit writes one commit of exactly the reviewed records (through gix: no git hook
 /// runs). With ids, --class changes the class; with --all-listed it selects by class.
 ///
+/// --supersedes <old> decides both in one act: the candidate is promoted and each verified
+/// record it names is superseded by it (`status: superseded`, `superseded_by`, a
+/// `# Superseded` section); every record is checked before anything is written.
+///
 /// Examples:
 ///   echo "tests/cli/ledger.rs::concurrent_appends shows it" | majordomus knowledge promote <id>
 ///   majordomus knowledge promote <id> --class constraint < evidence.txt
 ///   echo "the lock test passes" | majordomus knowledge promote <id> --file tests/cli/ledger.rs
 ///   echo "tests/cli/ledger.rs covers both" | majordomus knowledge promote <id> <id> --commit
 ///   majordomus knowledge promote --all-listed --episode <episode> --class fact < evidence.txt
+///   echo "src/pricing.rs spawns it" | majordomus knowledge promote <new> --supersedes <old>
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct PromoteArgs {
@@ -84,6 +89,10 @@ pub struct PromoteArgs {
     /// Write one commit on the current branch holding only the reviewed records.
     #[arg(long)]
     pub commit: bool,
+    /// A verified record the promoted one replaces (repeatable): superseded by it in the
+    /// same act. One candidate id only.
+    #[arg(long, value_name = "OLD")]
+    pub supersedes: Vec<String>,
 }
 
 impl PromoteArgs {
@@ -114,6 +123,7 @@ pub fn run(ctx: &Ctx, args: &PromoteArgs, dir: &Path) -> Result<Output, Error> {
                 class: args.class.map(Class::from),
                 evidence: crate::cli::read_stdin()?,
                 files: args.files.clone(),
+                supersedes: args.supersedes.clone(),
                 base: Some(dir.to_path_buf()),
             },
         );
@@ -146,6 +156,7 @@ pub fn run(ctx: &Ctx, args: &PromoteArgs, dir: &Path) -> Result<Output, Error> {
             by: None,
             duplicate_of: None,
             commit: args.commit,
+            supersedes: args.supersedes.clone(),
         },
     )
 }

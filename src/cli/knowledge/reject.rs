@@ -81,6 +81,7 @@ pub fn run(ctx: &Ctx, args: &RejectArgs) -> Result<Output, Error> {
             by: args.by.clone(),
             duplicate_of: args.duplicate_of.clone(),
             commit: args.commit,
+            supersedes: Vec::new(),
         },
     )
 }

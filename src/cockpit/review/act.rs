@@ -38,6 +38,8 @@ pub struct Typed {
     all: bool,
     /// The batch form's "one commit".
     commit: bool,
+    /// The verified records the promotion is to supersede (its checked boxes).
+    supersedes: Vec<String>,
 }
 
 impl Typed {
@@ -57,13 +59,54 @@ impl Typed {
             duplicate_of: raw("duplicate_of"),
             all: form.field("select") == Some("all"),
             commit: form.field("commit").is_some(),
+            supersedes: form
+                .fields
+                .iter()
+                .filter(|(k, v)| k == "supersedes" && !v.trim().is_empty())
+                .map(|(_, v)| v.trim().to_owned())
+                .collect(),
         }
     }
 }
 
+impl Typed {
+    /// Nothing typed, the boxes of `supersedes` ticked (the queue's "promote superseding
+    /// it").
+    pub fn superseding(supersedes: Vec<String>) -> Typed {
+        Typed {
+            supersedes,
+            ..Typed::default()
+        }
+    }
+}
+
+/// The verified records a promotion may supersede in the same act, as the promote form's
+/// checkboxes (`offered`: id and title of each; `checked` the ones ticked).
+fn supersedes_fields(offered: &[(String, String)], checked: &[String]) -> String {
+    if offered.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<fieldset class=\"supersedes\"><legend>It replaces (supersede in the same act)</legend>",
+    );
+    for (id, title) in offered {
+        let on = if checked.contains(id) { " checked" } else { "" };
+        let _ = write!(
+            out,
+            "<label class=\"check\"><input type=\"checkbox\" name=\"supersedes\" value=\"{}\"{on}> {} <code>{}</code></label>",
+            escape(id),
+            escape(title),
+            escape(id)
+        );
+    }
+    out.push_str("</fieldset>");
+    out
+}
+
 /// The promote and reject forms of candidate `id`, with the run's `token` hidden in each
-/// and `typed` in their fields.
-pub fn acts(id: &str, token: &str, typed: &Typed) -> String {
+/// and `typed` in their fields; `offered` the verified records it concerns, each a box of
+/// the promote form that supersedes it in the same act.
+pub fn acts(id: &str, token: &str, typed: &Typed, offered: &[(String, String)]) -> String {
     let target = escape(&encode(id));
     let token = escape(token);
     let mut classes = String::from("<option value=\"\">keep the derived class</option>");
@@ -76,12 +119,13 @@ pub fn acts(id: &str, token: &str, typed: &Typed) -> String {
     }
     format!(
         "<div class=\"acts\">\
-         <form method=\"post\" action=\"/cockpit/knowledge/{target}/promote\">\
+         <form method=\"post\" action=\"/cockpit/knowledge/{target}/promote\" id=\"promote\">\
          <input type=\"hidden\" name=\"token\" value=\"{token}\">\
          <label for=\"evidence-{target}\">Evidence</label>\
          <textarea id=\"evidence-{target}\" name=\"evidence\" required placeholder=\"What shows the claim holds: a test, a file, a command and its output\">{evidence}</textarea>\
          <label for=\"class-{target}\">Class</label>\
          <select id=\"class-{target}\" name=\"class\">{classes}</select>\
+         {supersedes}\
          <button type=\"submit\" class=\"promote\">Promote</button>\
          </form>\
          <form method=\"post\" action=\"/cockpit/knowledge/{target}/reject\">\
@@ -95,6 +139,7 @@ pub fn acts(id: &str, token: &str, typed: &Typed) -> String {
         evidence = escape(&typed.evidence),
         reason = escape(&typed.reason),
         by = escape(&typed.by),
+        supersedes = supersedes_fields(offered, &typed.supersedes),
     )
 }
 
@@ -116,6 +161,7 @@ pub fn render_flash(flash: &Flash) -> String {
             warnings,
             redacted,
             resumed,
+            superseded,
         } => {
             let mut out = format!(
                 "<section class=\"flash\" role=\"status\"><p>Promoted {}: it is curated knowledge now, in <code>{}</code>.</p>",
@@ -124,6 +170,14 @@ pub fn render_flash(flash: &Flash) -> String {
             );
             if let Some(note) = resumed {
                 let _ = write!(out, "<p>{}</p>", escape(note));
+            }
+            for (old, title) in superseded {
+                let _ = write!(
+                    out,
+                    "<p>It supersedes {} ({}): no longer claimed, never put before a model again.</p>",
+                    knowledge_link(old),
+                    escape(title)
+                );
             }
             if !redacted.is_empty() {
                 let _ = write!(
@@ -234,6 +288,9 @@ pub fn render_flash(flash: &Flash) -> String {
             out.push_str("</ul></details></section>");
             out
         }
+        other @ (Flash::Ended { .. } | Flash::Reverified { .. }) => {
+            crate::cockpit::lifecycle::render_flash(other).unwrap_or_default()
+        }
         Flash::Rejected {
             id,
             path,
@@ -273,9 +330,18 @@ fn refused(error: impl Into<PageError>) -> PageError {
         .back(QUEUE.to_owned(), "Back to the review queue")
 }
 
-/// The error page of an act the operation refused: the forms again, with what was typed.
+/// The error page of an act the operation refused: the forms again, with what was typed
+/// (the records it was to supersede offered again, ticked).
 fn refused_with_forms(report: ErrorReport, id: &str, token: &str, typed: &Typed) -> PageError {
-    refused(report).with(format!("<h2>Try again</h2>{}", acts(id, token, typed)))
+    let offered: Vec<(String, String)> = typed
+        .supersedes
+        .iter()
+        .map(|s| (s.clone(), String::new()))
+        .collect();
+    refused(report).with(format!(
+        "<h2>Try again</h2>{}",
+        acts(id, token, typed, &offered)
+    ))
 }
 
 /// Where candidate `id` waits (tracked, untracked, outbox), before an act moves it.
@@ -324,6 +390,7 @@ pub async fn promote(
         class,
         evidence: form.field("evidence").unwrap_or_default().to_owned(),
         files: Vec::new(),
+        supersedes: typed.supersedes.clone(),
         base: None,
     };
     let (was, promoted) = state
@@ -339,6 +406,8 @@ pub async fn promote(
     if was == Some(CandidateState::Tracked) && promoted.from != promoted.path {
         commit.push(promoted.from.clone());
     }
+    // The records it superseded were rewritten in place: part of the commit.
+    commit.extend(promoted.superseded.iter().map(|r| r.path.clone()));
     let key = flash::put(
         state.token(),
         Flash::Promoted {
@@ -352,6 +421,11 @@ pub async fn promote(
                 .collect(),
             redacted: promoted.redacted,
             resumed: promoted.resumed,
+            superseded: promoted
+                .superseded
+                .iter()
+                .map(|r| (r.id.clone(), r.title.clone()))
+                .collect(),
         },
     );
     Ok(Redirect::to(&format!("{QUEUE}?done={key}")))
@@ -547,6 +621,7 @@ pub async fn batch(State(state): State<AppState>, request: Request) -> Result<Re
             Act::Promote => None,
         },
         commit: typed.commit,
+        supersedes: Vec::new(),
     };
     let reviewed = state
         .call(move |ops| ops.call::<_, Reviewed>("knowledge.review", request))
@@ -599,6 +674,7 @@ mod tests {
             warnings: Vec::new(),
             redacted: Vec::new(),
             resumed: None,
+            superseded: Vec::new(),
         });
         assert!(
             html.contains("<code>git add .ai/repo/knowledge/curated/I.md .ai/repo/knowledge/candidates/I.md &amp;&amp; git commit -m &#39;Verify knowledge I&#39;</code>"),

@@ -172,6 +172,7 @@ fn read(ops: Caller<'_>, id: &str) -> Result<Option<Card>, Error> {
 pub async fn page(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    uri: axum::http::Uri,
 ) -> Result<Response, PageError> {
     // An id reaches the store only in the shape of one (SPEC §0).
     Refusal::check_id(IdKind::Knowledge, &id)
@@ -183,8 +184,17 @@ pub async fn page(
     let Some(card) = card else {
         return Ok(Redirect::to(&format!("/cockpit/knowledge/{}", encode(&id))).into_response());
     };
+    // `?supersedes=<id>`: the queue's "promote superseding it", ticked in the form.
+    let pairs = crate::cockpit::query(uri.query());
+    let typed = Typed::superseding(
+        pairs
+            .iter()
+            .filter(|(k, v)| k == "supersedes" && !v.trim().is_empty())
+            .map(|(_, v)| v.trim().to_owned())
+            .collect(),
+    );
     let mut out = format!("<p><a href=\"{QUEUE}\">← the review queue</a></p>");
-    out.push_str(&render(&card, state.token()));
+    out.push_str(&render(&card, state.token(), &typed));
     Ok(Page::new("/review", &card.row.entry.title, &out).into_response())
 }
 
@@ -213,7 +223,7 @@ pub fn state_badge(state: CandidateState) -> String {
 
 /// One candidate's card: what it claims, where it comes from, what else is known there,
 /// what is folded under it, and the acts.
-fn render(card: &Card, token: &str) -> String {
+fn render(card: &Card, token: &str, typed: &Typed) -> String {
     let c: &CandidateEntry = &card.row.entry;
     let mut out = String::new();
     let _ = write!(
@@ -241,6 +251,29 @@ fn render(card: &Card, token: &str) -> String {
             "<p class=\"note\">Its claim restates the verified record {}.</p>",
             knowledge_link(restates)
         );
+    }
+    if !c.concerns.is_empty() {
+        let _ = write!(
+            out,
+            "<section class=\"note\"><p>It concerns the same files as {} verified record(s): restate, replace or keep both? To replace one, tick it in the promote form below: promoting this candidate supersedes it in the same act.</p><ul class=\"concerns\">",
+            c.concerns.len()
+        );
+        for v in &c.concerns {
+            let files: Vec<String> = v
+                .files
+                .iter()
+                .map(|f| format!("<code>{}</code>", escape(f)))
+                .collect();
+            let _ = write!(
+                out,
+                "<li>{} {} <span class=\"muted\">({}; {}% alike)</span></li>",
+                knowledge_link(&v.id),
+                escape(&v.title),
+                files.join(", "),
+                (v.similarity * 100.0).round()
+            );
+        }
+        out.push_str("</ul></section>");
     }
     match &card.shown {
         Ok(shown) => {
@@ -289,7 +322,12 @@ fn render(card: &Card, token: &str) -> String {
             std::slice::from_ref(&c.id),
         ));
     } else {
-        out.push_str(&acts(&c.id, token, &Typed::default()));
+        let offered: Vec<(String, String)> = c
+            .concerns
+            .iter()
+            .map(|v| (v.id.clone(), v.title.clone()))
+            .collect();
+        out.push_str(&acts(&c.id, token, typed, &offered));
     }
     out.push_str("</article>");
     out

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 
-pub use act::{Typed, acts, batch, promote, reject};
+pub use act::{Typed, acts, batch, promote, reject, render_flash};
 pub use card::page as card;
 
 use super::flash;
@@ -385,10 +385,23 @@ fn rows_table(rows: &[Row], filters: &Filters) -> String {
         } else {
             format!("+{}", c.folded.len())
         };
+        // A verified record it concerns the same files as: restate, replace or keep both?
+        // Replacing it is one click: the card, its promote form superseding it.
+        let concerns: String = c
+            .concerns
+            .iter()
+            .map(|v| {
+                format!(
+                    "<span class=\"concern\">concerns verified <a href=\"/cockpit/knowledge/{old}\">{title}</a> · <a class=\"replace\" href=\"{QUEUE}/{target}?supersedes={old}#promote\">promote superseding it</a></span>",
+                    old = escape(&encode(&v.id)),
+                    title = escape(&v.title),
+                )
+            })
+            .collect();
         let _ = write!(
             out,
             "<tr><td class=\"pick\"><input type=\"checkbox\" name=\"ids\" value=\"{id}\" id=\"pick-{id}\" aria-label=\"select {title}\"></td>\
-             <td class=\"title\"><a href=\"{QUEUE}/{target}\">{title}</a>{state}</td>\
+             <td class=\"title\"><a href=\"{QUEUE}/{target}\">{title}</a>{state}{concerns}</td>\
              <td data-label=\"class\">{class}</td><td data-label=\"branch\">{branch}</td>\
              <td data-label=\"episode\">{episode}</td><td data-label=\"waiting\" title=\"since {queued}\">{age}</td>\
              <td data-label=\"folded\"{none}>{folded}</td></tr>",

@@ -1,7 +1,8 @@
 //! `majordomus.knowledge-stale` (advisory, doctor only; SPEC §5.5): no verified record's
 //! `file:`/`test:` targets changed since the commit that verified it; a stale record is
-//! named with the commits that changed them, and the command that re-verifies it; one
-//! re-verified in the work tree is named as waiting for its commit, with the commit.
+//! named with the commits that changed them, the command that re-verifies it and the ones
+//! that retire or supersede it; one re-verified in the work tree is named as waiting for
+//! its commit, with the commit.
 
 use super::{Input, Inputs, Outcome, Rule};
 use crate::error::Error;
@@ -50,8 +51,10 @@ fn check(inputs: &Inputs<'_>, out: &mut Outcome) -> Result<(), Error> {
     Ok(())
 }
 
-/// What a stale record's finding says, and the command that re-verifies it once a person
-/// checked it (a curated record cannot be promoted again).
+/// What a stale record's finding says, and its fix: the command that re-verifies it once a
+/// person checked it (a curated record cannot be promoted again), with the other way out —
+/// retire or supersede it — named after it as a shell comment, so the line still runs as
+/// printed.
 fn stale_finding(record: &StaleRecord) -> (String, String) {
     let moved: Vec<String> = record
         .targets
@@ -66,11 +69,16 @@ fn stale_finding(record: &StaleRecord) -> (String, String) {
         })
         .collect();
     let message = format!(
-        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, supersede it (docs/RULES.md, \"Stale knowledge\")",
+        "verified record {} was verified in {}; since then {}: if its claim still holds for them as they are now, re-verify it; if not, retire it, or supersede it by the record that replaces it (docs/RULES.md, \"Stale knowledge\")",
         record.id,
         record.verified_in.short(),
         moved.join("; ")
     );
-    let fix = format!("majordomus knowledge reverify {}", record.id);
+    // Both ways out: the command re-verifies it as printed; the shell comment after it
+    // names the other (a person decides which: nothing here can tell whether it holds).
+    let fix = format!(
+        "majordomus knowledge reverify {id}  # if it no longer holds: majordomus knowledge retire {id} --reason \"<why>\", or, when a verified record replaces it, echo \"<why>\" | majordomus knowledge supersede {id} --by <its id>",
+        id = record.id
+    );
     (message, fix)
 }

@@ -2,17 +2,27 @@
 //! path (`fast`), transcript markers (`markers`) and the deterministic derivation from an
 //! episode's ledger lines (`derive`, §5.1). Pure: no files, no git, no clock.
 
+mod concern;
 mod conflict;
 mod derive;
+mod end;
 mod fast;
 mod fold;
 mod markers;
 mod review;
 pub mod sources;
 
+pub use concern::{
+    Concern, Held, NEIGHBOUR, cited_paths, concern_similarity, concern_terms, concerns,
+};
 pub use conflict::{Conflict, Side, conflict_of};
 pub use derive::{
     Derived, EpisodeEvidence, SkippedSource, candidate_id, canonical_source, derive_candidates,
+};
+pub use end::{
+    BY_HAND, EndAct, EndError, EndedHow, SUPERSEDED_HEADING, WHY_ENDED, WHY_REJECTED, Why,
+    ended_alike, ended_body, ended_paragraph, reject_command, reject_fix, retire_command,
+    retire_fix, supersede_command, supersede_fix,
 };
 pub use fast::parse_front_fast;
 pub use fold::{Claim, Fold, claim_of, fold};
@@ -68,6 +78,13 @@ pub enum Class {
     Constraint,
     Memory,
     Lesson,
+}
+
+/// The schema of an optional class request field: one of [`Class::NAMES`], or null (any).
+pub fn class_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut names: Vec<serde_json::Value> = Class::NAMES.iter().map(|n| (*n).into()).collect();
+    names.push(serde_json::Value::Null);
+    schemars::json_schema!({"type": ["string", "null"], "enum": names})
 }
 
 impl Class {

@@ -71,9 +71,118 @@ pub(super) fn top_down(
             }
         }
     }
+    let lines = judge_lines(ctx, db, query, found, judged)?;
     phase.count("judged", judged_here.len());
+    phase.count("lines", lines);
     phase.end();
     Ok(by_index)
+}
+
+/// A decision or an answer is its knowledge record's claim: one status on every surface.
+/// A line whose record is verified (so the line's stored status says `verified`) is stale
+/// when its record is (`recall --kind decision` must not call verified what `--kind
+/// knowledge` calls stale). Judged from the top down, as records are; the record's rows
+/// are read by the line's `derives`, judged by the index where it knows them, else by
+/// git's history. Returns how many lines were judged.
+fn judge_lines(
+    ctx: &Ctx,
+    db: &mut RecallDb,
+    query: &Query,
+    found: &mut Vec<Found>,
+    judged: &mut Judged,
+) -> Result<usize, Error> {
+    let is_line = |f: &Found| {
+        f.kind != RecallKind::Knowledge
+            && f.status == HitStatus::Verified
+            && f.doc.derives.is_some()
+    };
+    if !found.iter().any(is_line) {
+        return Ok(0);
+    }
+    let filter_splits =
+        query.statuses.contains(&HitStatus::Stale) != query.statuses.contains(&HitStatus::Verified);
+    order(found);
+    let window = if filter_splits {
+        found.len()
+    } else {
+        query.limit + 8
+    };
+    let lines: Vec<usize> = found
+        .iter()
+        .enumerate()
+        .take(window)
+        .filter(|(_, f)| is_line(f))
+        .map(|(i, _)| i)
+        .collect();
+    if lines.is_empty() {
+        return Ok(0);
+    }
+    let keys: Vec<String> = lines
+        .iter()
+        .filter_map(|&i| found[i].doc.derives.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut records: Vec<Found> = db
+        .reader()
+        .docs_where(crate::store::recall::Column::Key, &keys)
+        .map_err(index_failed)?
+        .into_iter()
+        .filter(|r| {
+            r.kind == "knowledge" && r.status == "verified" && r.place.as_deref() == Some("curated")
+        })
+        .map(|r| {
+            Found::new(
+                r,
+                RecallKind::Knowledge,
+                HitStatus::Verified,
+                Default::default(),
+            )
+        })
+        .collect();
+    if records.is_empty() {
+        return Ok(0);
+    }
+    let by_index = judge_by_index(ctx, db, &mut records, judged)?;
+    // The rest by history; a stale one judged by the index again, for its verifying
+    // commit (the line's why names it).
+    let batch: Vec<usize> = records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !by_index.contains(&r.doc.id) || r.status == HitStatus::Stale)
+        .map(|(i, _)| i)
+        .collect();
+    if !batch.is_empty() {
+        let judgements = judge(ctx, db, &records, &batch)?;
+        for (i, judgement) in batch.into_iter().zip(judgements) {
+            if let Some((commit, subject, moved)) = judgement {
+                let r = &mut records[i];
+                r.verified_in = Some((commit, subject));
+                if !by_index.contains(&r.doc.id) {
+                    judged.note(r.doc.id, !moved.is_empty());
+                }
+                if !moved.is_empty() {
+                    r.status = HitStatus::Stale;
+                    r.moved = moved;
+                }
+            }
+        }
+    }
+    let stale: HashMap<&str, &Found> = records
+        .iter()
+        .filter(|r| r.status == HitStatus::Stale)
+        .map(|r| (r.doc.key.as_str(), r))
+        .collect();
+    for &i in &lines {
+        let f = &mut found[i];
+        if let Some(record) = f.doc.derives.as_deref().and_then(|k| stale.get(k)) {
+            f.status = HitStatus::Stale;
+            f.moved.clone_from(&record.moved);
+            f.verified_in.clone_from(&record.verified_in);
+            f.score = score(&f.signals, f.status);
+        }
+    }
+    Ok(lines.len())
 }
 
 /// The stale records shown that the index judged: their verifying commit, for the why.

@@ -333,6 +333,7 @@ fn search_pool(
         found.retain(|f| query.statuses.contains(&f.status));
     }
     weigh::replacements(db.reader(), &mut found)?;
+    keep_replacements_asked(query, &mut found);
     order(&mut found);
     if let Err(deeper) = bound::settled(query, lexical, lists, &unread, &found) {
         return Ok(Err(deeper));
@@ -350,6 +351,22 @@ fn search_pool(
         left_out: 0,
         absent: lexical.absent.clone(),
     }))
+}
+
+/// A replacement brought in for a superseded record is one of the kinds asked, and one
+/// claim once: a decision line is superseded by the record its derivation names, whose key
+/// is a knowledge record's and, often, a decision line's too.
+fn keep_replacements_asked(query: &Query, found: &mut Vec<Found>) {
+    let knowledge_wanted = query.kinds.is_empty() || query.kinds.contains(&RecallKind::Knowledge);
+    let mut seen: HashSet<(RecallKind, String)> = HashSet::new();
+    found.retain(|f| {
+        if f.replaces.is_none() {
+            return true;
+        }
+        (query.kinds.is_empty() || query.kinds.contains(&f.kind))
+            && !(knowledge_wanted && f.kind != RecallKind::Knowledge && f.doc.folded)
+            && seen.insert((f.kind, f.doc.key.clone()))
+    });
 }
 
 /// What the hits shown carry besides their row: their whole text, and the query terms

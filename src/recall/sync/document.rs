@@ -72,7 +72,11 @@ pub(super) fn knowledge_doc(text: &str, source: &str, place: &'static str) -> Op
         Status::Superseded => "superseded",
     };
     let body = body.trim();
-    let mut searchable = body.to_owned();
+    // The claim is the body before its first section; the sections (`# Evidence`, `# Rejected`,
+    // `# Superseded`) say what shows it or why it went, and are searched apart from it: a
+    // batch's one evidence text must not make ten records rank for what it names.
+    let (claim, beside) = claim_and_beside(body);
+    let mut searchable = claim.to_owned();
     for r in &refs {
         searchable.push('\n');
         searchable.push_str(r);
@@ -95,8 +99,20 @@ pub(super) fn knowledge_doc(text: &str, source: &str, place: &'static str) -> Op
         offset: None,
         head_tokens: joined_tokens(&record.title),
         body_tokens: joined_tokens(&searchable),
+        evidence_tokens: joined_tokens(beside),
         refs,
     })
+}
+
+/// A record body's claim (its text before the first `# ` section) and what follows it.
+fn claim_and_beside(body: &str) -> (&str, &str) {
+    if body.starts_with("# ") {
+        return ("", body);
+    }
+    match body.find("\n# ") {
+        Some(at) => (&body[..at], &body[at..]),
+        None => (body, ""),
+    }
 }
 
 /// The lines of a Markdown section `## <title>` (up to the next `## `).

@@ -7,10 +7,16 @@ use std::collections::BinaryHeap;
 /// Documents one `lens` row holds.
 pub(super) const LENS_CHUNK: usize = 4096;
 
-/// BM25's weights of the head and the body (FTS5's `bm25(fts, 2.0, 1.0)`), and its
-/// parameters (FTS5's, fixed there).
+/// BM25's weights of the head and the body (FTS5's `bm25(fts, 2.0, 1.0, 0.0)`: a record's
+/// claim), and its parameters (FTS5's, fixed there). The evidence column is weighed apart
+/// (`bm25(fts, 0.0, 0.0, 1.0)`) and ranks below every claim ([`EVIDENCE_BELOW`]).
 pub(super) const HEAD_WEIGHT: f64 = 2.0;
 pub(super) const BODY_WEIGHT: f64 = 1.0;
+/// A record matched by its evidence alone scores at most this share of the weakest record
+/// whose claim matches: what only the evidence holds never ranks a record above one whose
+/// own claim holds it (a batch's one evidence text names what the records are not about).
+/// With no claim matching at all, the evidence is ranked by itself.
+pub const EVIDENCE_BELOW: f64 = 0.5;
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
 
@@ -77,30 +83,53 @@ impl Lens {
     }
 }
 
-/// One term's weighted count in each document, built from its postings (one per
-/// occurrence, in the head or the body) as they are read.
+/// The column of the index a posting is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Col {
+    Head,
+    Body,
+    Evidence,
+}
+
+/// One term's weighted count in each document — in its claim (head and body) and in its
+/// evidence — built from its postings (one per occurrence) as they are read.
 #[derive(Debug, Default)]
 pub(super) struct TermCounts {
-    docs: Vec<(i64, f64)>,
+    docs: Vec<(i64, f64, f64)>,
 }
 
 impl TermCounts {
-    pub(super) fn add(&mut self, doc: i64, head: bool) {
-        let weight = if head { HEAD_WEIGHT } else { BODY_WEIGHT };
+    pub(super) fn add(&mut self, doc: i64, col: Col) {
+        let (claim, evidence) = match col {
+            Col::Head => (HEAD_WEIGHT, 0.0),
+            Col::Body => (BODY_WEIGHT, 0.0),
+            Col::Evidence => (0.0, 1.0),
+        };
         match self.docs.last_mut() {
-            Some((last, f)) if *last == doc => *f += weight,
-            _ => self.docs.push((doc, weight)),
+            Some((last, c, e)) if *last == doc => {
+                *c += claim;
+                *e += evidence;
+            }
+            _ => self.docs.push((doc, claim, evidence)),
         }
     }
 
     /// The counts by document (FTS5 gives a term's postings in document order; any other
     /// order is sorted and merged); documents `lens` does not hold are no match.
-    pub(super) fn finish(mut self, lens: &Lens) -> Vec<(i64, f64)> {
-        if !self.docs.is_sorted_by_key(|&(doc, _)| doc) {
-            self.docs.sort_by_key(|&(doc, _)| doc);
-            self.docs.dedup_by(merge_into_earlier);
+    pub(super) fn finish(mut self, lens: &Lens) -> Vec<(i64, f64, f64)> {
+        if !self.docs.is_sorted_by_key(|&(doc, _, _)| doc) {
+            self.docs.sort_by_key(|&(doc, _, _)| doc);
+            self.docs.dedup_by(|later, earlier| {
+                if later.0 == earlier.0 {
+                    earlier.1 += later.1;
+                    earlier.2 += later.2;
+                    true
+                } else {
+                    false
+                }
+            });
         }
-        self.docs.retain(|&(doc, _)| lens.tokens(doc).is_some());
+        self.docs.retain(|&(doc, _, _)| lens.tokens(doc).is_some());
         self.docs
     }
 }
@@ -154,16 +183,69 @@ pub struct Lexical {
 }
 
 impl Lexical {
-    /// FTS5's BM25 (`fts5Bm25Function`): for each term, its IDF (at least 1e-6) times its
-    /// saturated, length-normalised weighted count, summed in the terms' order.
-    pub(super) fn rank(lens: &Lens, postings: &[Vec<(i64, f64)>]) -> Lexical {
+    /// FTS5's BM25 (`fts5Bm25Function`) of a claim: for each term, its IDF (at least
+    /// 1e-6) times its saturated, length-normalised weighted count in the head and body,
+    /// summed in the terms' order — bit for bit `bm25(fts, 2.0, 1.0, 0.0)`. A document
+    /// whose claim holds none of the terms and whose evidence does scores its evidence's
+    /// BM25 (`bm25(fts, 0.0, 0.0, 1.0)`) scaled below the weakest claim that matches
+    /// ([`EVIDENCE_BELOW`]); with no claim matching, its evidence's BM25 as it is.
+    pub(super) fn rank(lens: &Lens, postings: &[Vec<(i64, f64, f64)>]) -> Lexical {
+        let claim = Lexical::column(lens, postings, |&(doc, c, _)| (doc, c));
+        let evidence = Lexical::column(lens, postings, |&(doc, _, e)| (doc, e));
+        let weakest = claim
+            .iter()
+            .map(|&(_, s)| s)
+            .filter(|s| *s > 0.0)
+            .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.min(s))));
+        let strongest = evidence.iter().map(|&(_, s)| s).fold(0.0, f64::max);
+        let mut by_id = Vec::with_capacity(claim.len());
+        let mut e = evidence.iter().peekable();
+        for &(doc, c) in &claim {
+            let mut ev = 0.0;
+            while let Some(&&(d, s)) = e.peek() {
+                if d > doc {
+                    break;
+                }
+                e.next();
+                if d == doc {
+                    ev = s;
+                }
+            }
+            let score = if c > 0.0 {
+                c
+            } else {
+                match weakest {
+                    Some(w) if strongest > 0.0 => EVIDENCE_BELOW * w * ev / strongest,
+                    _ => ev,
+                }
+            };
+            if score > 0.0 {
+                by_id.push((doc, score));
+            }
+        }
+        Lexical {
+            by_id,
+            best_of_all: None,
+            absent: Vec::new(),
+        }
+    }
+
+    /// One column group's BM25 of every document in `postings` (0 where the group holds
+    /// none of the terms), by document: `count` picks a posting's weighted count. A term's
+    /// IDF counts every document matching it anywhere, as FTS5's does.
+    fn column(
+        lens: &Lens,
+        postings: &[Vec<(i64, f64, f64)>],
+        count: impl Fn(&(i64, f64, f64)) -> (i64, f64),
+    ) -> Vec<(i64, f64)> {
         let n = lens.docs as f64;
         let mut parts: Vec<(i64, f64)> = Vec::with_capacity(postings.iter().map(Vec::len).sum());
         for docs in postings {
             let hits = docs.len() as f64;
             let idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
             let idf = if idf <= 0.0 { 1e-6 } else { idf };
-            for &(doc, f) in docs {
+            for posting in docs {
+                let (doc, f) = count(posting);
                 let length = lens.tokens(doc).unwrap_or(0) as f64;
                 let norm = if lens.average > 0.0 {
                     1.0 - BM25_B + BM25_B * length / lens.average
@@ -181,11 +263,7 @@ impl Lexical {
             parts.sort_by_key(|&(doc, _)| doc);
         }
         parts.dedup_by(merge_into_earlier);
-        Lexical {
-            by_id: parts,
-            best_of_all: None,
-            absent: Vec::new(),
-        }
+        parts
     }
 
     /// The best `limit`, best first, ties by id: kept in a heap of `limit` while the
@@ -287,18 +365,28 @@ mod tests {
         let lens = Lens::of(vec![(0, chunk)]);
         assert_eq!((lens.docs, lens.average), (2, 6.5));
         let mut counts = TermCounts::default();
-        for (doc, head) in [(3, false), (1, true), (2, true), (3, true), (1, false)] {
-            counts.add(doc, head);
+        for (doc, col) in [
+            (3, Col::Body),
+            (1, Col::Head),
+            (2, Col::Head),
+            (3, Col::Head),
+            (1, Col::Body),
+            (3, Col::Evidence),
+        ] {
+            counts.add(doc, col);
         }
         assert_eq!(
             counts.finish(&lens),
             [
-                (1, HEAD_WEIGHT + BODY_WEIGHT),
-                (3, BODY_WEIGHT + HEAD_WEIGHT)
+                (1, HEAD_WEIGHT + BODY_WEIGHT, 0.0),
+                (3, BODY_WEIGHT + HEAD_WEIGHT, 1.0)
             ]
         );
         // The best k of a ranking are its first k, ties by id.
-        let ranked = Lexical::rank(&lens, &[vec![(1, 1.0), (3, 1.0)], vec![(1, 1.0)]]);
+        let ranked = Lexical::rank(
+            &lens,
+            &[vec![(1, 1.0, 0.0), (3, 1.0, 0.0)], vec![(1, 1.0, 0.0)]],
+        );
         assert_eq!(ranked.len(), 2);
         assert_eq!(ranked.top(1)[0].0, 1, "the document with both terms");
         assert_eq!(ranked.top(0), []);
@@ -323,5 +411,32 @@ mod tests {
         let mut same = ranked.clone();
         assert!(same.leave_out(&std::collections::HashSet::new()).is_empty());
         assert_eq!(same.len(), 2);
+    }
+
+    #[test]
+    fn evidence_alone_ranks_below_every_claim_and_by_itself_when_no_claim_matches() {
+        // Document 1's claim holds the term once, in a long body; 3's evidence holds it
+        // three times in a short record: its evidence alone still ranks below 1.
+        let mut chunk = vec![0u8; LENS_CHUNK * 2];
+        for (id, tokens) in [(1usize, 60usize), (3, 4), (5, 4)] {
+            chunk[id * 2..id * 2 + 2].copy_from_slice(&len_entry(tokens).to_le_bytes());
+        }
+        let lens = Lens::of(vec![(0, chunk)]);
+        let ranked = Lexical::rank(&lens, &[vec![(1, 1.0, 0.0), (3, 0.0, 3.0), (5, 0.0, 1.0)]]);
+        let (claim, three, five) = (
+            ranked.of(1).expect("1"),
+            ranked.of(3).expect("3"),
+            ranked.of(5).expect("5"),
+        );
+        assert!(three <= EVIDENCE_BELOW * claim, "{three} against {claim}");
+        assert!(
+            five < three,
+            "more evidence, more weight, still below the claim"
+        );
+        assert_eq!(ranked.best(), claim);
+        // With no claim matching, the evidence is what there is: ranked by itself.
+        let alone = Lexical::rank(&lens, &[vec![(3, 0.0, 3.0), (5, 0.0, 1.0)]]);
+        assert!(alone.of(3).expect("3") > alone.of(5).expect("5"));
+        assert_eq!(alone.best(), alone.of(3).expect("3"));
     }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::lexical::{LENS_CHUNK, Lens, TermCounts};
+use super::lexical::{Col, LENS_CHUNK, Lens, TermCounts};
 use super::rows::{DOC_COLUMNS, doc_row, json_ids};
 use super::{Column, DocRow, EpisodeRow, IndexError, Lexical, TaskRow, VerifiedAt};
 
@@ -60,7 +60,9 @@ impl Reader<'_> {
     }
 
     /// Every document matching any of `terms`, with its BM25 (positive; the head weighs
-    /// twice the body), best first, ties by id: FTS5's `bm25(fts, 2.0, 1.0)`, computed
+    /// twice the body; a match in the evidence alone ranks below every claim that matches:
+    /// [`super::lexical::EVIDENCE_BELOW`]), best first, ties by id: FTS5's
+    /// `bm25(fts, 2.0, 1.0, 0.0)` where the claim matches, computed
     /// here from the terms' postings (`fts_instances`) and the lengths in `lens`, so that
     /// a search costs what its terms' postings hold plus one read of the lengths, instead
     /// of FTS5's lookup of each match's length with a statement of its own.
@@ -74,15 +76,19 @@ impl Reader<'_> {
             .prepare_cached("SELECT doc, col FROM fts_instances WHERE term = ?1")
             .map_err(|e| self.err(e))?;
         // Per term, each matching document's weighted count of the term.
-        let mut postings: Vec<Vec<(i64, f64)>> = Vec::with_capacity(terms.len());
+        let mut postings: Vec<Vec<(i64, f64, f64)>> = Vec::with_capacity(terms.len());
         let mut absent = Vec::new();
         for term in terms {
             let mut counts = TermCounts::default();
             let mut rows = stmt.query(params![term]).map_err(|e| self.err(e))?;
             while let Some(row) = rows.next().map_err(|e| self.err(e))? {
                 let doc: i64 = row.get(0).map_err(|e| self.err(e))?;
-                let col = row.get_ref(1).map_err(|e| self.err(e))?;
-                counts.add(doc, matches!(col, rusqlite::types::ValueRef::Text(b"head")));
+                let col = match row.get_ref(1).map_err(|e| self.err(e))? {
+                    rusqlite::types::ValueRef::Text(b"head") => Col::Head,
+                    rusqlite::types::ValueRef::Text(b"evidence") => Col::Evidence,
+                    _ => Col::Body,
+                };
+                counts.add(doc, col);
             }
             let docs = counts.finish(&lens);
             if docs.is_empty() {

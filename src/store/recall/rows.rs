@@ -28,6 +28,10 @@ pub struct NewDoc {
     /// The tokens of the head (title, one line) and of the rest, space-joined.
     pub head_tokens: String,
     pub body_tokens: String,
+    /// The tokens of what a record says beside its claim (a knowledge record's `# Evidence`,
+    /// `# Rejected`, `# Superseded`), space-joined: searched, but never ranked above a
+    /// claim that holds the same word (docs/KNOWLEDGE.md, "Evidence answers for no one").
+    pub evidence_tokens: String,
     /// Paths the record cites (`file:`/`test:`, evidence).
     pub refs: Vec<String>,
 }

@@ -54,7 +54,9 @@ CREATE TRIGGER docs_recounted AFTER UPDATE OF kind, branch, status, folded ON do
   INSERT INTO doc_counts VALUES (new.kind, coalesce(new.branch, ''), new.status, new.folded, 1)
     ON CONFLICT(kind, branch, status, folded) DO UPDATE SET n = n + 1;
 END;
-CREATE VIRTUAL TABLE fts USING fts5(head, body, tokenize='ascii', content='', contentless_delete=1);
+-- A knowledge record's claim is its head and body; what it says beside its claim (its
+-- evidence, why it was rejected or superseded) is a column of its own, weighed apart.
+CREATE VIRTUAL TABLE fts USING fts5(head, body, evidence, tokenize='ascii', content='', contentless_delete=1);
 -- Each term's postings, one row per occurrence (doc, column): what BM25 is computed from.
 CREATE VIRTUAL TABLE fts_instances USING fts5vocab(fts, 'instance');
 -- Every document's length in tokens, LENS_CHUNK to a row (two bytes each, little-endian:

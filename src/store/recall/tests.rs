@@ -274,7 +274,8 @@ fn assert_counts_match_rows(db: &RecallDb) {
     }
 }
 
-/// FTS5's own `bm25(fts, 2.0, 1.0)` of every match of `terms`, best first.
+/// FTS5's own `bm25(fts, 2.0, 1.0, 0.0)` of every match of `terms` (the claim's: these
+/// documents have no evidence), best first.
 fn fts5_bm25(db: &RecallDb, terms: &[&str]) -> Vec<(i64, f64)> {
     let expr = terms
         .iter()
@@ -283,7 +284,7 @@ fn fts5_bm25(db: &RecallDb, terms: &[&str]) -> Vec<(i64, f64)> {
         .join(" OR ");
     let mut stmt = db
         .conn
-        .prepare("SELECT rowid, -bm25(fts, 2.0, 1.0) AS s FROM fts WHERE fts MATCH ?1 ORDER BY s DESC, rowid")
+        .prepare("SELECT rowid, -bm25(fts, 2.0, 1.0, 0.0) AS s FROM fts WHERE fts MATCH ?1 ORDER BY s DESC, rowid")
         .expect("prepare");
     stmt.query_map(params![expr], |r| Ok((r.get(0)?, r.get(1)?)))
         .and_then(Iterator::collect)

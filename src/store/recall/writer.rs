@@ -90,7 +90,12 @@ impl Writer<'_> {
         // A decision or an answer whose record is indexed too is folded into it (one
         // claim, one hit); kept as a column so a listing counts without a lookup per line.
         let folded = record.is_some() && matches!(doc.kind, "decision" | "question");
-        let status = record.unwrap_or(doc.status.to_owned());
+        // One claim, one status: a line also names what superseded its record.
+        let superseded_by = match &record {
+            Some((_, by)) => by.clone(),
+            None => doc.superseded_by.clone(),
+        };
+        let status = record.map_or_else(|| doc.status.to_owned(), |(status, _)| status);
         // A knowledge record is as recent as its promotion, where one was recorded.
         let ts = match doc.kind {
             "knowledge" => self.promoted_at(&doc.key)?,
@@ -114,7 +119,7 @@ impl Writer<'_> {
                     doc.task,
                     doc.issue,
                     doc.intent,
-                    doc.superseded_by,
+                    superseded_by,
                     doc.derives,
                     doc.place,
                     doc.offset.map(|o| o as i64),
@@ -131,12 +136,20 @@ impl Writer<'_> {
             self.settle_lines(&doc.key)?;
         }
         self.conn
-            .prepare_cached("INSERT INTO fts(rowid, head, body) VALUES (?1, ?2, ?3)")
-            .and_then(|mut s| s.execute(params![id, doc.head_tokens, doc.body_tokens]))
+            .prepare_cached("INSERT INTO fts(rowid, head, body, evidence) VALUES (?1, ?2, ?3, ?4)")
+            .and_then(|mut s| {
+                s.execute(params![
+                    id,
+                    doc.head_tokens,
+                    doc.body_tokens,
+                    doc.evidence_tokens
+                ])
+            })
             .map_err(|e| self.err(e))?;
         // The tokens FTS5 counted: ours, space-joined, each one token to its ASCII tokenizer.
-        let tokens =
-            doc.head_tokens.split_whitespace().count() + doc.body_tokens.split_whitespace().count();
+        let tokens = doc.head_tokens.split_whitespace().count()
+            + doc.body_tokens.split_whitespace().count()
+            + doc.evidence_tokens.split_whitespace().count();
         self.set_len(id, len_entry(tokens))?;
         let mut stmt = self
             .conn
@@ -167,13 +180,16 @@ impl Writer<'_> {
     /// The status a ledger line deriving `record` takes: the record's (verified above
     /// superseded above candidate, when two copies lie in two places); `None` when there
     /// is no such record.
-    fn record_status(&self, record: &str) -> Result<Option<String>, IndexError> {
+    fn record_status(&self, record: &str) -> Result<Option<(String, Option<String>)>, IndexError> {
         self.conn
             .prepare_cached(
-                "SELECT status FROM docs WHERE key = ?1 AND kind = 'knowledge' \
+                "SELECT status, superseded_by FROM docs WHERE key = ?1 AND kind = 'knowledge' \
                  ORDER BY CASE status WHEN 'verified' THEN 0 WHEN 'superseded' THEN 1 ELSE 2 END LIMIT 1",
             )
-            .and_then(|mut s| s.query_row(params![record], |r| r.get(0)).optional())
+            .and_then(|mut s| {
+                s.query_row(params![record], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
             .map_err(|e| self.err(e))
     }
 
@@ -197,13 +213,15 @@ impl Writer<'_> {
 
     /// The status of the ledger lines (decisions, answers) whose derivation is the
     /// record `key`: that record's (verified above superseded above candidate, when two
-    /// copies lie in two places), `candidate` when there is none; and whether they are
-    /// folded into it (it is indexed).
+    /// copies lie in two places), `candidate` when there is none; what superseded it; and
+    /// whether they are folded into it (it is indexed).
     fn settle_lines(&self, key: &str) -> Result<(), IndexError> {
         self.conn
             .prepare_cached(
                 "UPDATE docs SET status = COALESCE((SELECT k.status FROM docs k WHERE k.key = ?1 AND k.kind = 'knowledge' \
                  ORDER BY CASE k.status WHEN 'verified' THEN 0 WHEN 'superseded' THEN 1 ELSE 2 END LIMIT 1), 'candidate'), \
+                 superseded_by = (SELECT k.superseded_by FROM docs k WHERE k.key = ?1 AND k.kind = 'knowledge' \
+                 ORDER BY CASE k.status WHEN 'verified' THEN 0 WHEN 'superseded' THEN 1 ELSE 2 END LIMIT 1), \
                  folded = EXISTS(SELECT 1 FROM docs k WHERE k.key = ?1 AND k.kind = 'knowledge') \
                  WHERE derives = ?1 AND kind IN ('decision', 'question') RETURNING id, status",
             )

@@ -200,26 +200,20 @@ impl TestRepo {
         )
     }
 
+    /// A copy of the work tree at `dir` (its `.git` and `.ai/local/` included), in a new
+    /// temporary directory with its own `HOME` and `TMPDIR`: a field trial's repository
+    /// as it stands, run against without touching it.
+    pub fn copied_from(dir: &Path) -> TestRepo {
+        let copy = TestRepo::unversioned();
+        let _ = std::fs::remove_dir_all(&copy.root);
+        copy_dir(dir, &copy.root);
+        copy
+    }
+
     /// A copy of this repository, its `HOME` and `TMPDIR` in a new temporary directory at
     /// the same clock: the same state to run one command against many times. (A remote's
     /// URL still names the original's `origin.git`; linked worktrees are not copied.)
     pub fn copy(&self) -> TestRepo {
-        fn copy_dir(from: &Path, to: &Path) {
-            std::fs::create_dir_all(to).expect("create a directory of the copy");
-            for entry in std::fs::read_dir(from).expect("list a directory to copy") {
-                let entry = entry.expect("directory entry");
-                let (src, dst) = (entry.path(), to.join(entry.file_name()));
-                let kind = entry.file_type().expect("file type");
-                if kind.is_dir() {
-                    copy_dir(&src, &dst);
-                } else if kind.is_symlink() {
-                    let target = std::fs::read_link(&src).expect("read a link");
-                    std::os::unix::fs::symlink(target, &dst).expect("copy a link");
-                } else {
-                    std::fs::copy(&src, &dst).expect("copy a file");
-                }
-            }
-        }
         let copy = TestRepo::unversioned();
         for name in ["repo", "home", "tmp", "origin.git"] {
             let from = self.base.join(name);
@@ -1078,6 +1072,24 @@ pub fn missing_tool(what: &str, install: &str) {
             "\n*** SKIPPED: {what} is not installed ({install}); this test did not run ***\n"
         ),
     );
+}
+
+/// `from` copied to `to`, files, directories and links.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory of the copy");
+    for entry in std::fs::read_dir(from).expect("list a directory to copy") {
+        let entry = entry.expect("directory entry");
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type().expect("file type");
+        if kind.is_dir() {
+            copy_dir(&src, &dst);
+        } else if kind.is_symlink() {
+            let target = std::fs::read_link(&src).expect("read a link");
+            std::os::unix::fs::symlink(target, &dst).expect("copy a link");
+        } else {
+            std::fs::copy(&src, &dst).expect("copy a file");
+        }
+    }
 }
 
 /// Whether two references (`kind:id`) name one claim (SPEC §8): the same, or a decision and
