@@ -56,6 +56,38 @@ pub struct TestRepo {
     now: String,
 }
 
+impl Drop for TestRepo {
+    /// No process a test started outlives it: an agent client may leave a daemon running
+    /// from its own `HOME` (Codex's `app-server`), which would hold the temporary directory
+    /// and load the machine for the tests after it.
+    fn drop(&mut self) {
+        let Ok(procs) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in procs.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid == std::process::id() {
+                continue;
+            }
+            if std::fs::read_link(entry.path().join("exe"))
+                .is_ok_and(|exe| exe.starts_with(&self.base))
+            {
+                let _ = StdCommand::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+            }
+        }
+    }
+}
+
 /// What one `majordomus` run printed and how it exited.
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -214,7 +246,7 @@ impl TestRepo {
     /// the same clock: the same state to run one command against many times. (A remote's
     /// URL still names the original's `origin.git`; linked worktrees are not copied.)
     pub fn copy(&self) -> TestRepo {
-        let copy = TestRepo::unversioned();
+        let mut copy = TestRepo::unversioned();
         for name in ["repo", "home", "tmp", "origin.git"] {
             let from = self.base.join(name);
             if from.exists() {
@@ -223,10 +255,8 @@ impl TestRepo {
                 copy_dir(&from, &to);
             }
         }
-        TestRepo {
-            now: self.now.clone(),
-            ..copy
-        }
+        copy.now.clone_from(&self.now);
+        copy
     }
 
     /// Runs `majordomus ARGS` at the root, stdin empty.
