@@ -122,8 +122,9 @@ pub struct Recorded {
     /// questions; advisory, SPEC §11).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub near_duplicates: Vec<crate::recall::NearDuplicate>,
-    /// Verified records a decision concerns the same files as (it cites one of theirs and
-    /// recall ranks them as its neighbours): restate, replace or keep both? Decisions only;
+    /// Verified records a decision concerns the same files as (it cites one of theirs — or,
+    /// citing none, its episode touched one — and recall ranks them as its neighbours):
+    /// restate, replace or keep both? Decisions only;
     /// advisory, SPEC §5.2. Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub concerns: Vec<crate::recall::Concerned>,
@@ -239,7 +240,15 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
             stdin: None,
         },
     )?;
-    let session = ctx.episode()?.map(|e| e.id);
+    let episode = ctx.episode()?;
+    // The files the decision reaches (SPEC §5.2: "cite or reach"): those it cites, else the
+    // files its episode's editing tools touched (the work it was decided in). A reading that
+    // fails reaches nothing (advisory).
+    let reached = match &episode {
+        Some(open) if files.is_empty() => crate::ctx::touched(ctx, open).unwrap_or_default(),
+        _ => cited::paths(&files),
+    };
+    let session = episode.map(|e| e.id);
     // Without --task, the active task of the open episode (SPEC §3).
     let task = match (request.task, &session) {
         (Some(task), _) => Some(task),
@@ -260,8 +269,7 @@ pub fn record_decision(ctx: &Ctx, request: DecisionRequest) -> Result<Recorded, 
     recorded.index_rebuilt = rebuilt;
     recorded.near_duplicates = near_duplicates(ctx, &text, None);
     // A reading that fails leaves the write as it was (advisory).
-    recorded.concerns =
-        crate::recall::concerned(ctx, &text, &cited::paths(&files)).unwrap_or_default();
+    recorded.concerns = crate::recall::concerned(ctx, &text, &reached).unwrap_or_default();
     if !recorded.concerns.is_empty() {
         recorded.candidate = derived_id(ctx, &recorded).ok().flatten();
     }

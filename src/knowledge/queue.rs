@@ -402,13 +402,62 @@ pub fn candidates(ctx: &Ctx, request: CandidatesRequest) -> Result<CandidateList
             .retain(|c| crate::model::time::parse(&c.queued_at).is_some_and(|at| now - at > span));
     }
     fold_listing(&mut listing, &verified);
-    concerns_of(&mut listing, &verified);
+    let reached = reached_by_episode(ctx, &listing);
+    concerns_of(&mut listing, &verified, &reached);
     Ok(listing)
+}
+
+/// What each episode whose candidates cite no file reached: the files its editing tools
+/// touched (`agent.touched`, this clone's ledger), read in one pass and only when such a
+/// candidate is listed. A reading that fails reaches nothing (concerns are advisory).
+fn reached_by_episode(
+    ctx: &Ctx,
+    listing: &CandidateListing,
+) -> std::collections::HashMap<String, Vec<String>> {
+    let wanted: std::collections::HashSet<&str> = listing
+        .candidates
+        .iter()
+        .filter(|c| crate::model::knowledge::cited_paths(&c.derived_from).is_empty())
+        .filter_map(|c| c.episode.as_deref())
+        .collect();
+    let mut newest_first: std::collections::HashMap<String, Vec<String>> =
+        std::collections::HashMap::new();
+    if wanted.is_empty() {
+        return newest_first;
+    }
+    let Ok(index) = ctx.index() else {
+        return newest_first;
+    };
+    let Ok(lines) = index.lines(&crate::store::index::LineQuery {
+        event: Some(crate::model::event::Event::AgentTouched),
+        ..Default::default()
+    }) else {
+        return newest_first;
+    };
+    for line in lines.iter().rev() {
+        let Some(episode) = line.session.as_deref().filter(|e| wanted.contains(e)) else {
+            continue;
+        };
+        if let Some(touched) = line.payload::<crate::model::event::AgentTouched>() {
+            newest_first
+                .entry(episode.to_owned())
+                .or_default()
+                .extend(touched.paths.into_iter().rev());
+        }
+    }
+    newest_first
+        .into_iter()
+        .map(|(episode, paths)| (episode, crate::ctx::most_recent(paths)))
+        .collect()
 }
 
 /// The verified records each candidate concerns the same files as (SPEC §5.2): the rule of
 /// `model::knowledge::concern`, over the verified records of this listing's store.
-fn concerns_of(listing: &mut CandidateListing, verified: &[VerifiedClaim]) {
+fn concerns_of(
+    listing: &mut CandidateListing,
+    verified: &[VerifiedClaim],
+    reached: &std::collections::HashMap<String, Vec<String>>,
+) {
     use crate::model::knowledge::{Held, concerns};
     let texts: Vec<String> = verified
         .iter()
@@ -424,7 +473,13 @@ fn concerns_of(listing: &mut CandidateListing, verified: &[VerifiedClaim]) {
         })
         .collect();
     for c in &mut listing.candidates {
-        let files = crate::model::knowledge::cited_paths(&c.derived_from);
+        // What it cites, else what its episode touched (SPEC §5.2: "cite or reach").
+        let mut files = crate::model::knowledge::cited_paths(&c.derived_from);
+        if files.is_empty()
+            && let Some(touched) = c.episode.as_ref().and_then(|e| reached.get(e))
+        {
+            files.clone_from(touched);
+        }
         if files.is_empty() {
             continue;
         }

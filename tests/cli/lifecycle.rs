@@ -1534,6 +1534,73 @@ fn a_batchs_shared_evidence_makes_no_record_rank_for_what_only_the_evidence_name
 
 // --- item 2: contradictions are shown where they are decided ------------------------------
 
+/// A decision that cites no file reaches the files its episode's editing tools touched
+/// (SPEC §5.2: "cite or reach"): a verified record about one of them, alike, is named; the
+/// same words in an episode that touched another file name nothing.
+#[test]
+fn a_decision_citing_no_file_reaches_the_files_its_episode_touched() {
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Model pricing refresh must stay synchronous",
+        "src/pricing.rs",
+        "src/pricing.rs calls refresh() inline",
+    );
+    let touch = |path: &str| {
+        let edit = json!({
+            "session_id": "reach",
+            "cwd": repo.root(),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": repo.root().join(path), "old_string": "a", "new_string": "b"},
+        });
+        repo.run_with_stdin(
+            &["hook", "edit", "--provider", "claude-code"],
+            &edit.to_string(),
+        )
+        .success();
+    };
+    let decided = |text: &str| {
+        repo.run(&["--format", "json", "decision", text])
+            .success()
+            .json()
+    };
+    // Another file touched: the same words concern nothing.
+    repo.run(&["session", "start"]).success();
+    touch("src/other.rs");
+    let json = decided("Model pricing refresh is now async");
+    assert!(json.get("concerns").is_none(), "{json}");
+    repo.run(&["session", "close"]).success();
+    // The record's file touched: named, with the file both concern.
+    repo.run(&["session", "start"]).success();
+    touch("src/pricing.rs");
+    let json = decided("Model pricing refresh is now async");
+    assert_eq!(json["concerns"][0]["id"], old.as_str(), "{json}");
+    assert_eq!(json["concerns"][0]["files"], json!(["src/pricing.rs"]));
+    let candidate = json["candidate"]
+        .as_str()
+        .expect("its candidate")
+        .to_owned();
+    // An unrelated claim in the same episode says nothing.
+    let json = decided("Logs rotate daily at midnight");
+    assert!(json.get("concerns").is_none(), "{json}");
+    // The review queue shows the record under the candidate too, and only there.
+    repo.run(&["session", "close"]).success();
+    let listing = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    for entry in listing["candidates"].as_array().expect("candidates") {
+        if entry["id"] == candidate.as_str() {
+            assert_eq!(entry["concerns"][0]["id"], old.as_str(), "{entry}");
+            assert_eq!(entry["concerns"][0]["files"], json!(["src/pricing.rs"]));
+        } else {
+            assert!(entry.get("concerns").is_none(), "{entry}");
+        }
+    }
+    assert!(listing.to_string().contains(&candidate), "{listing}");
+}
+
 #[test]
 fn a_decision_about_a_verified_records_files_names_it_on_every_surface() {
     let repo = project();
