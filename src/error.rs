@@ -136,7 +136,12 @@ pub enum Refusal {
     #[error("knowledge {id}: the candidate is superseded (rejected)")]
     SupersededCandidate { id: String },
     #[error("knowledge {id}: promotion needs evidence on stdin")]
-    EvidenceRequired { id: String },
+    EvidenceRequired {
+        id: String,
+        /// The act's own command with the evidence to write in, when the act was given
+        /// more than the id (`--supersedes`, `--class`, `--file`): its fix keeps them.
+        fix: Option<String>,
+    },
     #[error(
         "knowledge {id}: the evidence is a placeholder ({}), not what shows the claim holds",
         crate::model::ids::shown(placeholder)
@@ -146,6 +151,8 @@ pub enum Refusal {
         placeholder: String,
         /// The act that was given it: `promote` or `reverify` (its fix reruns that one).
         act: &'static str,
+        /// As `EvidenceRequired`'s: the act's own command, its options kept.
+        fix: Option<String>,
     },
     #[error(
         "{what}: carries the transcript marker `{marker}`; a record is a claim about the repository, never a conversation"
@@ -341,7 +348,9 @@ impl Refusal {
             Refusal::SupersededCandidate { .. } => None,
             // No command can supply evidence: the template says what to write, and the
             // placeholder itself is refused should it be run as it stands.
-            Refusal::EvidenceRequired { id } => Some(format!(
+            Refusal::EvidenceRequired { fix: Some(fix), .. }
+            | Refusal::EvidencePlaceholder { fix: Some(fix), .. } => Some(fix.clone()),
+            Refusal::EvidenceRequired { id, .. } => Some(format!(
                 "by hand: replace the text in angle brackets, then run: echo \"<what shows this holds: a test, a file, a command and its output>\" | majordomus knowledge promote {id}"
             )),
             Refusal::EvidencePlaceholder { id, act, .. } => Some(format!(

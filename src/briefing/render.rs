@@ -194,6 +194,12 @@ fn allocation(b: &Briefing, quiet: bool) -> Alloc {
         1
     };
     let decisions_head = usize::from(b.branch.is_some() && b.decisions.total > 0);
+    // The line that counts the candidates that are decisions listed above.
+    let decided_line = usize::from(
+        assigned
+            .iter()
+            .any(|c| b.decisions.hits.iter().any(|h| h.id == c.id)),
+    );
     let legend = quotes_any(b);
     let base = PRACTICE_LINES
         + 1
@@ -204,6 +210,7 @@ fn allocation(b: &Briefing, quiet: bool) -> Alloc {
         + 1
         + knowledge_head
         + decisions_head
+        + decided_line
         + 3
         + usize::from(b.other_branches > 0)
         + unassigned.len()
@@ -442,6 +449,20 @@ fn compose(b: &mut Briefing, alloc: &Alloc, quiet: bool) -> String {
             crate::model::inject::neutralise(&c.message)
                 .text
                 .replace('\n', " ")
+        );
+    }
+    // A candidate derived from a decision listed above is that decision: one claim, said
+    // once (SPEC §8), counted here and not named again.
+    let above: std::collections::HashSet<&str> =
+        b.decisions.hits.iter().map(|h| h.id.as_str()).collect();
+    let (decided, assigned): (Vec<_>, Vec<_>) = assigned
+        .into_iter()
+        .partition(|c| above.contains(c.id.as_str()));
+    if !decided.is_empty() {
+        let _ = writeln!(
+            out,
+            "({} of them: the decisions above, not repeated)",
+            decided.len()
         );
     }
     let mut listed: Vec<super::PendingCandidate> = Vec::new();

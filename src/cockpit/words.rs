@@ -187,7 +187,10 @@ mod tests {
         let id = "20261130T100000Z-abcdef-000000000001".to_owned();
         for (error, rule) in [
             (
-                Error::from(Refusal::EvidenceRequired { id: id.clone() }),
+                Error::from(Refusal::EvidenceRequired {
+                    id: id.clone(),
+                    fix: None,
+                }),
                 "knowledge.evidence",
             ),
             (
@@ -195,6 +198,7 @@ mod tests {
                     id: id.clone(),
                     placeholder: "<what shows this holds>".into(),
                     act: "promote",
+                    fix: None,
                 }
                 .into(),
                 "knowledge.evidence",
@@ -280,7 +284,13 @@ mod tests {
                 assert!(!fix.contains(word), "{rule}: {fix}");
             }
         }
-        let evidence = browser(Refusal::EvidenceRequired { id: id.clone() }.into());
+        let evidence = browser(
+            Refusal::EvidenceRequired {
+                id: id.clone(),
+                fix: None,
+            }
+            .into(),
+        );
         assert_eq!(
             evidence.message,
             format!("knowledge {id}: promotion needs evidence, and the Evidence box is empty")

@@ -207,6 +207,7 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
             if evidence.is_empty() {
                 return Err(Refusal::EvidenceRequired {
                     id: first.to_owned(),
+                    fix: None,
                 }
                 .into());
             }

@@ -656,6 +656,7 @@ pub(crate) fn judge(ctx: &Ctx, judged: &Judged) -> Result<CheckReport, Error> {
                     "a file under candidates/ claims `status: verified` with no `# Evidence` section: promote it, with the evidence on stdin".into(),
                     crate::error::Refusal::EvidenceRequired {
                         id: record.id.clone(),
+                        fix: None,
                     }
                     .fix()
                     .expect("evidence required has a fix"),

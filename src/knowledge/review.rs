@@ -280,11 +280,23 @@ fn find_candidate(ctx: &Ctx, id: &str, instead: Option<String>) -> Result<Stored
 /// Refuses evidence that is only a template placeholder, or that quotes a conversation
 /// (promote and reverify).
 pub(super) fn check_evidence(id: &str, evidence: &str, act: &'static str) -> Result<(), Error> {
+    check_evidence_or(id, evidence, act, None)
+}
+
+/// [`check_evidence`], a refusal's fix being `fix` when given (the act's own command, its
+/// options kept).
+pub(super) fn check_evidence_or(
+    id: &str,
+    evidence: &str,
+    act: &'static str,
+    fix: Option<String>,
+) -> Result<(), Error> {
     if let Some(placeholder) = crate::model::knowledge::placeholder(evidence) {
         return Err(Refusal::EvidencePlaceholder {
             id: id.to_owned(),
             placeholder: placeholder.to_owned(),
             act,
+            fix,
         }
         .into());
     }
@@ -365,10 +377,19 @@ pub fn promote(ctx: &Ctx, request: PromoteRequest) -> Result<Promoted, Error> {
         _ => None,
     };
     let evidence = own.as_deref().unwrap_or(cleaned.text.trim());
+    // Refused for its evidence, the fix is this promotion with the evidence to write in:
+    // `--supersedes`, `--class` and `--file` kept (a fix that dropped `--supersedes` would
+    // promote the new record and leave the old one claimed).
+    let again = (class.is_some() || !files.is_empty() || !supersedes.is_empty())
+        .then(|| promote_command(id, class, &files, &supersedes, false, ""));
     if evidence.is_empty() {
-        return Err(Refusal::EvidenceRequired { id: id.to_owned() }.into());
+        return Err(Refusal::EvidenceRequired {
+            id: id.to_owned(),
+            fix: again,
+        }
+        .into());
     }
-    check_evidence(id, evidence, "promote")?;
+    check_evidence_or(id, evidence, "promote", again)?;
     let (mut record, body) = parsed.map_err(|m| malformed(&file, m))?;
     if record.status == Status::Superseded {
         return Err(Refusal::SupersededCandidate { id: id.to_owned() }.into());

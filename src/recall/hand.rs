@@ -24,8 +24,10 @@ impl AtHand {
     fn claim(&mut self, files: impl IntoIterator<Item = String>, source: HandSource) -> usize {
         let mut added = 0;
         for path in files {
+            // majordomus's own files, and the clients' wiring setup wrote, are not the work.
             if path.is_empty()
                 || path.starts_with(".ai/")
+                || crate::setup::WIRING.contains(&path.as_str())
                 || self.paths.iter().any(|p| p.path == path)
             {
                 continue;

@@ -66,6 +66,18 @@ impl Client {
     }
 }
 
+/// Every file setup writes for a client: the clients' wiring, which is majordomus's own
+/// and never the work at hand (docs/RECALL.md, "The work at hand").
+pub const WIRING: &[&str] = &[
+    ".claude/settings.json",
+    ".mcp.json",
+    ".gemini/settings.json",
+    ".codex/config.toml",
+    ".codex/hooks.json",
+    ".cursor/mcp.json",
+    ".cursor/hooks.json",
+];
+
 /// What happened to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -800,4 +812,23 @@ fn write(root: &Path, path: &Path, text: Option<&str>) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod wiring_tests {
+    use super::*;
+
+    #[test]
+    fn wiring_names_every_file_setup_writes() {
+        for client in [
+            Client::ClaudeCode,
+            Client::GeminiCli,
+            Client::Codex,
+            Client::Cursor,
+        ] {
+            for planned in plan(client, &[]) {
+                assert!(WIRING.contains(&planned.path), "{}", planned.path);
+            }
+        }
+    }
 }

@@ -181,3 +181,63 @@ fn with_nothing_at_hand_the_briefing_lists_no_record_by_recency_within_2048_byte
     );
     quotes_whole_or_cut_at_a_word(text);
 }
+
+/// A decision of this branch not yet reviewed, and the candidate derived from it, are one
+/// claim (SPEC §8): the briefing quotes it once, under the decisions, and counts the
+/// candidate without naming it again; a long decision's candidate is titled whole or cut at
+/// a word with `…`, never mid-word.
+#[test]
+fn a_decision_and_its_candidate_are_quoted_once() {
+    let repo = TestRepo::initialised();
+    repo.commit("src/merge.rs", "pub fn merge() {}\n", "Add the merger");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let long = "StringMerger in src/merge.rs never emits a merged string longer than the line limit that StringSplitter cannot split again; merge only when the result is splittable";
+    repo.run(&["session", "start"]).success();
+    repo.run(&["decision", long, "--file", "src/merge.rs"])
+        .success();
+    repo.run(&[
+        "decision",
+        "Merged strings keep their quotes",
+        "--file",
+        "src/merge.rs",
+    ])
+    .success();
+    repo.run(&["session", "close"]).success();
+    let listing = repo
+        .run(&["--format", "json", "knowledge", "candidates"])
+        .success()
+        .json();
+    let ids: Vec<String> = listing["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| c["id"].as_str().expect("an id").to_owned())
+        .collect();
+    assert_eq!(ids.len(), 2, "{listing}");
+    let title = listing["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .find_map(|c| {
+            c["title"]
+                .as_str()
+                .filter(|t| t.starts_with("StringMerger"))
+        })
+        .expect("the long decision's candidate")
+        .to_owned();
+    assert_eq!(title, long, "a title of 164 bytes is whole");
+    repo.run(&["session", "start"]).success();
+    let text = repo.run(&["briefing"]).success().stdout().to_owned();
+    for id in &ids {
+        assert_eq!(text.matches(id.as_str()).count(), 1, "{id} twice:\n{text}");
+    }
+    assert!(
+        text.contains("(2 of them: the decisions above, not repeated)"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("StringSplitter cannot split again").count(),
+        1,
+        "{text}"
+    );
+}

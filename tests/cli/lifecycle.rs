@@ -1707,3 +1707,72 @@ fn a_decision_about_a_verified_records_files_names_it_on_every_surface() {
         .unwrap_or_else(|| panic!("{candidate}: {listing}"));
     assert_eq!(entry["concerns"][0]["id"], old.as_str(), "{entry}");
 }
+
+/// Promoting with `--supersedes` and evidence that is only the template (the contradiction
+/// note's command as printed) is refused for its evidence, and the fix keeps
+/// `--supersedes`: filled in and run, it promotes the new record and ends the old one.
+#[test]
+fn an_evidence_refusal_of_promote_supersedes_keeps_the_old_record_in_its_fix() {
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Uploads are capped at 1 MB",
+        "src/pricing.rs",
+        "src/pricing.rs: MAX_UPLOAD = 1 MB",
+    );
+    let new = decided(&repo, "Uploads are capped at 2 MB", "src/pricing.rs");
+    for stdin in ["<evidence>", ""] {
+        let run = repo.run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "promote",
+                &new,
+                "--supersedes",
+                &old,
+            ],
+            stdin,
+        );
+        assert_eq!(run.code(), 3, "{run}");
+        let error = run.json()["error"].clone();
+        assert_eq!(error["rule"], "knowledge.evidence", "{error}");
+        let fix = error["fix"].as_str().expect("a fix").to_owned();
+        let command = fix
+            .strip_prefix("by hand: replace the text in angle brackets, then run: ")
+            .unwrap_or_else(|| panic!("{fix}"));
+        assert!(
+            command.ends_with(&format!(
+                "majordomus knowledge promote {new} --supersedes {old}"
+            )),
+            "{fix}"
+        );
+    }
+    let run = repo.run_with_stdin(
+        &[
+            "--format",
+            "json",
+            "knowledge",
+            "promote",
+            &new,
+            "--supersedes",
+            &old,
+        ],
+        "<evidence>",
+    );
+    let fix = run.json()["error"]["fix"]
+        .as_str()
+        .expect("a fix")
+        .to_owned();
+    let command = fix
+        .strip_prefix("by hand: replace the text in angle brackets, then run: ")
+        .expect("by hand")
+        .replace(
+            "<what shows this holds: a test, a file, a command and its output>",
+            "src/pricing.rs: MAX_UPLOAD = 2 MB",
+        );
+    repo.run_printed(&command);
+    let (front, _) = record(&repo, &format!(".ai/repo/knowledge/curated/{old}.md"));
+    assert_eq!(front["status"], "superseded", "{front}");
+    assert_eq!(front["superseded_by"], new.as_str(), "{front}");
+}

@@ -1819,6 +1819,35 @@ fn a_path_every_record_reaches_is_read_best_first_not_whole() {
     assert!(first.stdout().contains("date: 2026-11-28"), "{first}");
 }
 
+/// The files `setup` writes for the clients are majordomus's wiring, not the work: left
+/// uncommitted, they put nothing at hand (and no record "near" them before the model).
+#[test]
+fn the_wiring_setup_writes_is_not_the_work_at_hand() {
+    let repo = TestRepo::initialised();
+    repo.commit("CHANGES.md", "# Changes\n", "Add the changelog");
+    curated_citing(&repo, 1, "CHANGES.md", "The changelog lists every release");
+    for client in ["claude-code", "gemini-cli", "codex", "cursor"] {
+        repo.run(&["setup", client]).success();
+    }
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(json["context"]["at_hand"], json!([]), "{json}");
+    assert_eq!(json["context"]["weighed"], json!([]), "{json}");
+    // A file of the work beside them is at hand.
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        json["context"]["at_hand"],
+        json!(["1 uncommitted change(s)"]),
+        "{json}"
+    );
+}
+
 #[test]
 fn a_new_file_is_at_hand_and_an_ignored_one_is_not() {
     let repo = TestRepo::initialised();

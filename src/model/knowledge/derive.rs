@@ -54,13 +54,14 @@ pub fn candidate_id(episode: &str, line: &LedgerLine) -> String {
     format!("{episode}-{}", &sha256_hex(&canonical_source(line))[..12])
 }
 
+/// At most this many bytes of a derived record's title: the claim's first line, whole or cut
+/// at a word with `…` — what an injected line quotes (docs/RECALL.md, "How many lines").
+pub const TITLE_MAX: usize = 240;
+
+/// A derived record's title: its text's first line, whole or cut at a word with `…`.
 fn title_of(text: &str) -> String {
     let first = text.lines().next().unwrap_or_default().trim();
-    let mut title: String = first.chars().take(100).collect();
-    if first.chars().count() > 100 {
-        title.push_str("...");
-    }
-    title
+    crate::model::inject::cut_at_word(first, TITLE_MAX)
 }
 
 /// The `file:` references of the files a line cites (SPEC §5.1), sorted; a path that is not

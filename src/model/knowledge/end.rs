@@ -220,10 +220,13 @@ impl EndError {
                     .map(|o| format!(" --supersedes {o}"))
                     .collect::<String>()
             ),
-            EndError::Mixed => "give the ids alone, or --all-listed with its filters alone".into(),
+            EndError::Mixed => {
+                "by hand: give the ids alone, or --all-listed with its filters alone".into()
+            }
             EndError::NoSelection { filters } => format!("majordomus knowledge verified{filters}"),
             EndError::SupersedesOne => {
-                "promote the replacing candidate alone with --supersedes, then the others".into()
+                "by hand: promote the replacing candidate alone with --supersedes, then the others"
+                    .into()
             }
         }
     }

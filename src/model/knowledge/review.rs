@@ -76,19 +76,20 @@ impl ReviewError {
     pub fn fix(&self) -> Option<String> {
         Some(match self {
             ReviewError::OlderThan { .. } => {
-                "give --older-than a whole number and a unit: 30m, 12h, 7d or 2w".into()
+                "by hand: give --older-than a whole number and a unit: 30m, 12h, 7d or 2w".into()
             }
             ReviewError::Mixed => {
-                "give the ids alone, or --all-listed with its filters alone".into()
+                "by hand: give the ids alone, or --all-listed with its filters alone".into()
             }
             ReviewError::NoSelection { filters, .. } => {
                 format!("majordomus knowledge candidates{filters}")
             }
-            ReviewError::Field { .. } => "leave it out".into(),
-            ReviewError::ByAndDuplicate => "give one of --by and --duplicate-of".into(),
+            ReviewError::Field { .. } => "by hand: leave it out".into(),
+            ReviewError::ByAndDuplicate => "by hand: give one of --by and --duplicate-of".into(),
             ReviewError::Empty { .. } => "majordomus knowledge candidates".into(),
             ReviewError::Detached => {
-                "git switch <branch>, then run the review again (or leave out --commit)".into()
+                "by hand: git switch <branch>, then run the review again (or leave out --commit)"
+                    .into()
             }
             ReviewError::NoIdentity => {
                 "git config user.name \"Your Name\" && git config user.email you@example.com".into()
