@@ -249,6 +249,27 @@ impl Word {
     }
 }
 
+/// The name of the file a path-shaped chunk of a prompt names (`src/a/serving.py` and
+/// `serving.py` name `serving`; `docs/guide/` names `guide`), or `None` for a chunk that is
+/// no path: one holding a `/` between names, or a name with a short extension.
+fn path_name(chunk: &str) -> Option<&str> {
+    let chunk = chunk.trim_matches(|c: char| "`'\"()[]{},;:!?.".contains(c));
+    let last = chunk.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let slashed = chunk.contains('/') && !last.is_empty();
+    let (stem, ext) = match last.rsplit_once('.') {
+        Some((stem, ext))
+            if !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic()) =>
+        {
+            (stem, true)
+        }
+        _ => (last, false),
+    };
+    (slashed || ext).then_some(stem).filter(|s| !s.is_empty())
+}
+
 /// The words of a prompt that say what it is about: each word's terms (a `camelCase` or
 /// `snake_case` word's compound and parts), filler left out, each word once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -290,7 +311,18 @@ impl Cleared {
 impl PromptWords {
     pub fn of(prompt: &str) -> PromptWords {
         let mut words: Vec<Word> = Vec::new();
-        for word in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        // A path the prompt names (`src/werkzeug/serving.py`, `strings.py`) is one word,
+        // its file's name: its directories and extension would otherwise be words of their
+        // own (`src`, `werkzeug`, `py`) that every record about a file beside it holds.
+        let spans = prompt
+            .split_whitespace()
+            .flat_map(|chunk| match path_name(chunk) {
+                Some(name) => vec![name],
+                None => chunk
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .collect(),
+            });
+        for word in spans {
             let terms: Vec<String> = tokens(word)
                 .into_iter()
                 .filter(|t| !PROMPT_FILLER.contains(&t.as_str()))
@@ -731,6 +763,20 @@ mod tests {
                 vec!["httpclient", "http", "client"]
             ]
         );
+        // A path is one word, its file's name: not its directories and extension.
+        let said = |p: &str| -> Vec<String> {
+            PromptWords::of(p)
+                .words
+                .iter()
+                .map(|w| w.said().to_owned())
+                .collect()
+        };
+        assert_eq!(
+            said("Raise the timeout in src/werkzeug/serving.py, please."),
+            ["raise", "timeout", "serving"]
+        );
+        assert_eq!(said("Fix returns in `strings.py`"), ["returns", "strings"]);
+        assert_eq!(said("Rewrite docs/guide/ for 1.2.0"), ["rewrite", "guide"]);
         assert!(PromptWords::of("Can you please do it now?").is_empty());
         assert!(PromptWords::of("").is_empty());
         assert!(PromptWords::of("42 1999").is_empty());

@@ -55,13 +55,16 @@ fn on_the_trunk_the_outbox_candidates_are_the_outboxs_not_this_branchs() {
     );
     let briefing = repo.run(&["briefing"]).success();
     let block = candidates_block(briefing.stdout());
-    // Listed, and said to be in the outbox (waiting to leave the trunk): never counted as
-    // a candidate on this branch, which has none.
+    // Counted in the outbox (waiting to leave the trunk), and — the decision it derives from
+    // being listed above — not quoted again: never counted as a candidate on this branch,
+    // which has none.
     assert!(
-        block
-            .iter()
-            .any(|l| l.contains(&parked[0]) && l.contains("outbox")),
-        "the outbox candidate is named as the outbox's:\n{briefing}"
+        block.iter().any(|l| l.contains("1 in the outbox"))
+            && block
+                .iter()
+                .any(|l| *l == "(1 of them: the decisions above, not repeated)")
+            && briefing.stdout().matches(parked[0].as_str()).count() == 1,
+        "the outbox candidate is counted as the outbox's, quoted once:\n{briefing}"
     );
     assert!(
         !block

@@ -1932,7 +1932,11 @@ fn briefing_lists_open_questions_and_candidates_unassigned_when_unknown() {
         .chain(std::iter::once(
             "3 candidate(s) on this branch, 1 unassigned; review: `majordomus knowledge candidates --branch main`".to_owned(),
         ))
-        .chain(ids.iter().map(|id| titled(id)))
+        // The decision's candidate is the decision listed above: counted, not quoted again.
+        .chain(std::iter::once(
+            "(1 of them: the decisions above, not repeated)".to_owned(),
+        ))
+        .chain(ids.iter().filter(|id| **id != decision).map(|id| titled(id)))
         .chain(std::iter::once(format!(
             "- {foreign}: [candidate] ⟪The ledger is append-only⟫ (unassigned: this checkout does not know its episode)"
         )))

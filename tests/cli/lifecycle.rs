@@ -1776,3 +1776,48 @@ fn an_evidence_refusal_of_promote_supersedes_keeps_the_old_record_in_its_fix() {
     assert_eq!(front["status"], "superseded", "{front}");
     assert_eq!(front["superseded_by"], new.as_str(), "{front}");
 }
+
+/// A path a prompt names is one word, its file's name (field trial, step 18, Found 1): a
+/// prompt about `src/app/serving.py` does not reach records about the files beside it
+/// through `src`, `app` and `py`; the record about the file it names still reaches it.
+#[test]
+fn a_path_in_a_prompt_is_one_word_not_its_directories() {
+    let repo = project();
+    for (path, body) in [
+        ("src/app/serving.py", "def serve(): pass\n"),
+        ("src/app/routing.py", "def route(): pass\n"),
+        ("src/app/wsgi.py", "def app(): pass\n"),
+    ] {
+        repo.write(path, body);
+    }
+    repo.git(&["add", "src"]);
+    repo.git(&["commit", "-q", "-m", "Add the app"]);
+    let beside = [
+        verified(
+            &repo,
+            "Routes in src/app/routing.py are matched longest first",
+            "src/app/routing.py",
+            "src/app/routing.py sorts rules by length",
+        ),
+        verified(
+            &repo,
+            "The WSGI entry in src/app/wsgi.py never buffers a response body",
+            "src/app/wsgi.py",
+            "src/app/wsgi.py streams the iterable",
+        ),
+    ];
+    let serving = verified(
+        &repo,
+        "The development server in src/app/serving.py reloads on file changes",
+        "src/app/serving.py",
+        "src/app/serving.py runs a reloader thread",
+    );
+    let said = prompted(&repo, "Raise the request timeout in src/app/serving.py");
+    for id in &beside {
+        assert!(
+            !said.contains(id.as_str()),
+            "{id} reached through src, app, py: {said}"
+        );
+    }
+    assert!(said.contains(&serving), "{said}");
+}

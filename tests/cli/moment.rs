@@ -265,8 +265,8 @@ fn what_the_briefing_showed_is_not_put_before_the_model_again() {
     repo.run(&["session", "close"]).success();
 
     // A new session: the session-start hook's briefing shows the decision (this branch's
-    // unsettled decisions) and the candidate derived from it (the review queue), and logs
-    // both as shown.
+    // unsettled decisions) and counts the candidate derived from it as that decision (one
+    // claim, quoted once), and logs it as shown.
     repo.run_with_stdin(
         &["hook", "session-start", "--provider", "claude-code"],
         &json!({"session_id": "s2", "cwd": repo.root(), "hook_event_name": "SessionStart"})
@@ -276,8 +276,9 @@ fn what_the_briefing_showed_is_not_put_before_the_model_again() {
     let text = repo.run(&["briefing"]).success().stdout().to_owned();
     assert!(
         text.contains("Decisions on main, not yet promoted or rejected (1)")
-            && text.contains(&format!("- {claim}: [candidate")),
-        "the briefing shows the decision and the candidate derived from it:\n{text}"
+            && text.contains("(1 of them: the decisions above, not repeated)")
+            && text.matches(claim.as_str()).count() == 1,
+        "the briefing shows the decision once, its candidate counted as it:\n{text}"
     );
     let briefed = repo.ledger_events("context.shown");
     let briefed = briefed.last().expect("the briefing's line");

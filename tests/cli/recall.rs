@@ -282,7 +282,7 @@ fn superseded_is_hidden_unless_all_and_never_above_its_replacement() {
 }
 
 /// A curated record citing `file`, committed with the file.
-fn curated_citing(repo: &TestRepo, n: u32, file: &str, title: &str) -> String {
+pub(crate) fn curated_citing(repo: &TestRepo, n: u32, file: &str, title: &str) -> String {
     let id = format!("20261130T100000Z-0a0b0c-{n:012x}");
     let record = knowledge_record(&id, "verified", &[&format!("file:{file}")], "", "A claim.")
         .replace(
@@ -1817,35 +1817,6 @@ fn a_path_every_record_reaches_is_read_best_first_not_whole() {
         .run(&["show", &format!("knowledge:{}", shown[0].1)])
         .success();
     assert!(first.stdout().contains("date: 2026-11-28"), "{first}");
-}
-
-/// The files `setup` writes for the clients are majordomus's wiring, not the work: left
-/// uncommitted, they put nothing at hand (and no record "near" them before the model).
-#[test]
-fn the_wiring_setup_writes_is_not_the_work_at_hand() {
-    let repo = TestRepo::initialised();
-    repo.commit("CHANGES.md", "# Changes\n", "Add the changelog");
-    curated_citing(&repo, 1, "CHANGES.md", "The changelog lists every release");
-    for client in ["claude-code", "gemini-cli", "codex", "cursor"] {
-        repo.run(&["setup", client]).success();
-    }
-    let json = repo
-        .run(&["recall", "--at-hand", "--format", "json"])
-        .success()
-        .json();
-    assert_eq!(json["context"]["at_hand"], json!([]), "{json}");
-    assert_eq!(json["context"]["weighed"], json!([]), "{json}");
-    // A file of the work beside them is at hand.
-    repo.write("src/lib.rs", "pub fn f() {}\n");
-    let json = repo
-        .run(&["recall", "--at-hand", "--format", "json"])
-        .success()
-        .json();
-    assert_eq!(
-        json["context"]["at_hand"],
-        json!(["1 uncommitted change(s)"]),
-        "{json}"
-    );
 }
 
 #[test]

@@ -1064,3 +1064,32 @@ fn setup_takes_the_short_names_and_ends_with_a_commit_that_works_as_printed() {
         );
     }
 }
+
+/// The files `setup` writes for the clients are majordomus's wiring, not the work: left
+/// uncommitted, they put nothing at hand (and no record "near" them before the model).
+#[test]
+fn the_wiring_setup_writes_is_not_the_work_at_hand() {
+    let repo = TestRepo::initialised();
+    repo.commit("CHANGES.md", "# Changes\n", "Add the changelog");
+    crate::recall::curated_citing(&repo, 1, "CHANGES.md", "The changelog lists every release");
+    for client in ["claude-code", "gemini-cli", "codex", "cursor"] {
+        repo.run(&["setup", client]).success();
+    }
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(json["context"]["at_hand"], json!([]), "{json}");
+    assert_eq!(json["context"]["weighed"], json!([]), "{json}");
+    // A file of the work beside them is at hand.
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    let json = repo
+        .run(&["recall", "--at-hand", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        json["context"]["at_hand"],
+        json!(["1 uncommitted change(s)"]),
+        "{json}"
+    );
+}
