@@ -251,11 +251,12 @@ impl Word {
 
 /// The name of the file a path-shaped chunk of a prompt names (`src/a/serving.py` and
 /// `serving.py` name `serving`; `docs/guide/` names `guide`), or `None` for a chunk that is
-/// no path: one holding a `/` between names, or a name with a short extension.
+/// no path: a path is a name with a short extension, or one ending in `/` (a slashed name
+/// without either, `actions/checkout`, is a reference of another kind, its words its own).
 fn path_name(chunk: &str) -> Option<&str> {
     let chunk = chunk.trim_matches(|c: char| "`'\"()[]{},;:!?.".contains(c));
     let last = chunk.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-    let slashed = chunk.contains('/') && !last.is_empty();
+    let slashed = chunk.len() > 1 && chunk.ends_with('/') && !last.is_empty();
     let (stem, ext) = match last.rsplit_once('.') {
         Some((stem, ext))
             if !stem.is_empty()
@@ -777,6 +778,7 @@ mod tests {
         );
         assert_eq!(said("Fix returns in `strings.py`"), ["returns", "strings"]);
         assert_eq!(said("Rewrite docs/guide/ for 1.2.0"), ["rewrite", "guide"]);
+        assert_eq!(said("bump actions/checkout from 4 to 5"), ["bump", "actions", "checkout"]);
         assert!(PromptWords::of("Can you please do it now?").is_empty());
         assert!(PromptWords::of("").is_empty());
         assert!(PromptWords::of("42 1999").is_empty());
