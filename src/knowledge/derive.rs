@@ -71,6 +71,14 @@ pub struct DeriveReport {
 pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> {
     let _total = Phase::start("derive.total");
     ctx.policy()?;
+    // The open episode is read before the ledger: a close running at the same time appends
+    // its `session.closed` line before it removes the episode's state, so an episode no
+    // longer open here is closed in the ledger read after (read the other way round, the
+    // ledger could predate the close and the state postdate it: neither open nor closed).
+    let open = match &request.episode {
+        Some(_) => None,
+        None => ctx.episode()?,
+    };
     let mut phase = Phase::start("derive.index");
     let index = ctx.index()?;
     phase.count("lines", index.read().lines);
@@ -80,7 +88,7 @@ pub fn derive(ctx: &Ctx, request: DeriveRequest) -> Result<DeriveReport, Error> 
             Refusal::check_id(IdKind::Episode, id)?;
             id.clone()
         }
-        None => match ctx.episode()? {
+        None => match open {
             Some(open) => open.id,
             // The newest `session.closed` episode in the ledger.
             None => index

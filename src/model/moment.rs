@@ -778,7 +778,10 @@ mod tests {
         );
         assert_eq!(said("Fix returns in `strings.py`"), ["returns", "strings"]);
         assert_eq!(said("Rewrite docs/guide/ for 1.2.0"), ["rewrite", "guide"]);
-        assert_eq!(said("bump actions/checkout from 4 to 5"), ["bump", "actions", "checkout"]);
+        assert_eq!(
+            said("bump actions/checkout from 4 to 5"),
+            ["bump", "actions", "checkout"]
+        );
         assert!(PromptWords::of("Can you please do it now?").is_empty());
         assert!(PromptWords::of("").is_empty());
         assert!(PromptWords::of("42 1999").is_empty());

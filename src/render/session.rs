@@ -338,8 +338,22 @@ impl Report for Recorded {
                             crate::recall::RecallKind::Question => "open question".to_owned(),
                             kind => format!("{} {}", d.status.name(), kind.name()),
                         };
+                        // A verified record it nearly repeats about the same files may be
+                        // one it replaces (a value changed): the same choice as a concern.
+                        let choice = self
+                            .concerns
+                            .iter()
+                            .find(|c| c.id == d.id)
+                            .map(|c| {
+                                format!(
+                                    " — it concerns the same files ({}): restate, replace or keep both? To {}",
+                                    c.files.join(", "),
+                                    replace_note(self.candidate.as_deref(), &c.id)
+                                )
+                            })
+                            .unwrap_or_default();
                         format!(
-                            "note: this nearly repeats {what} {} ({}% alike): {} — {}",
+                            "note: this nearly repeats {what} {} ({}% alike): {}{choice} — {}",
                             d.id,
                             (d.similarity * 100.0).round(),
                             crate::model::inject::quote(&d.line).text,
@@ -354,6 +368,17 @@ impl Report for Recorded {
     }
 }
 
+/// How a note offers to replace the verified record `id` by this decision. Outside an
+/// episode no close derives a candidate: the note says so, not a command.
+fn replace_note(candidate: Option<&str>, id: &str) -> String {
+    match candidate {
+        Some(candidate) => format!(
+            "replace it when this decision's candidate is reviewed: `echo \"<evidence>\" | majordomus knowledge promote {candidate} --supersedes {id}`"
+        ),
+        None => "replace it by hand: `majordomus knowledge supersede` (docs/KNOWLEDGE.md)".into(),
+    }
+}
+
 /// The verified records a decision concerns the same files as, one note each (those it
 /// nearly repeats are said already): the person decides.
 fn concerns_note(
@@ -361,13 +386,7 @@ fn concerns_note(
     near: &[crate::recall::NearDuplicate],
     candidate: Option<&str>,
 ) -> Option<String> {
-    // Outside an episode no close derives a candidate: the note says so, not a command.
-    let replace = |id: &str| match candidate {
-        Some(candidate) => format!(
-            "replace it when this decision's candidate is reviewed: `echo \"<evidence>\" | majordomus knowledge promote {candidate} --supersedes {id}`"
-        ),
-        None => "replace it by hand: `majordomus knowledge supersede` (docs/KNOWLEDGE.md)".into(),
-    };
+    let replace = |id: &str| replace_note(candidate, id);
     let lines: Vec<String> = concerns
         .iter()
         .filter(|c| !near.iter().any(|n| n.id == c.id))

@@ -1821,3 +1821,39 @@ fn a_path_in_a_prompt_is_one_word_not_its_directories() {
     }
     assert!(said.contains(&serving), "{said}");
 }
+
+/// A decision that nearly repeats a verified record about the same file (a value changed:
+/// "1 MB" to "2 MB") is offered the same choice as a contradiction: its note names the
+/// record and the command that replaces it (field trial, step 18, Found 2).
+#[test]
+fn a_near_repeat_of_a_verified_record_about_its_files_is_offered_the_replacement() {
+    let repo = project();
+    let old = verified(
+        &repo,
+        "Uploads in src/pricing.rs are capped at 1 MB",
+        "src/pricing.rs",
+        "src/pricing.rs: MAX_UPLOAD = 1 MB",
+    );
+    repo.run(&["session", "start"]).success();
+    let run = repo
+        .run(&[
+            "decision",
+            "Uploads in src/pricing.rs are capped at 2 MB",
+            "--file",
+            "src/pricing.rs",
+        ])
+        .success();
+    let note = run
+        .stderr()
+        .lines()
+        .find(|l| l.starts_with("note: this nearly repeats"))
+        .unwrap_or_else(|| panic!("{run}"))
+        .to_owned();
+    assert!(note.contains(&old), "{note}");
+    assert!(
+        note.contains(
+            "it concerns the same files (src/pricing.rs): restate, replace or keep both?"
+        ) && note.contains(&format!("--supersedes {old}")),
+        "{note}"
+    );
+}
