@@ -330,11 +330,6 @@ impl Bm25 {
         }
     }
 
-    /// The best `k` documents for `query` (ties to the newer).
-    fn top(&self, query: &str, k: usize) -> Vec<usize> {
-        self.scored(query, k).into_iter().map(|(d, _)| d).collect()
-    }
-
     /// The best `k` documents for `query` with their scores, best first (ties to the newer).
     fn scored(&self, query: &str, k: usize) -> Vec<(usize, f64)> {
         let n = self.lens.len() as f64;
@@ -358,12 +353,15 @@ impl Bm25 {
     }
 }
 
+/// A prompt's plain BM25 top 3 with their scores, and the records relevant to it.
+type Scored = (Vec<(usize, f64)>, BTreeSet<String>);
+
 /// Plain BM25's top 3 with a floor on its best score, chosen with the answers in hand (an
 /// oracle): the lowest floor under which at least `silent` of the off-topic prompts show
 /// nothing. What BM25 finds when it is as silent as the hook — a floor only takes hits
 /// away, so no floor lets a silent BM25 reach its unfloored hit@3.
 fn floored(
-    on: &[(Vec<(usize, f64)>, BTreeSet<String>)],
+    on: &[Scored],
     off: &[Vec<(usize, f64)>],
     silent: f64,
     ids: impl Fn(Vec<usize>) -> Vec<String>,

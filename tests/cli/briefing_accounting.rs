@@ -60,9 +60,7 @@ fn on_the_trunk_the_outbox_candidates_are_the_outboxs_not_this_branchs() {
     // which has none.
     assert!(
         block.iter().any(|l| l.contains("1 in the outbox"))
-            && block
-                .iter()
-                .any(|l| *l == "(1 of them: the decisions above, not repeated)")
+            && block.contains(&"(1 of them: the decisions above, not repeated)")
             && briefing.stdout().matches(parked[0].as_str()).count() == 1,
         "the outbox candidate is counted as the outbox's, quoted once:\n{briefing}"
     );
