@@ -86,6 +86,12 @@ pub enum UsageError {
         "serve --listen: a team address needs --token-file (a token every runtime is given, not one per run)"
     )]
     ListenWithoutTokenFile,
+    /// `knowledge promote --file` with more than one id, a selection or `--commit`: the
+    /// fix is the single promotion it can be (its `next:` line commits it).
+    #[error(
+        "knowledge promote --file: takes one candidate id, and neither a selection nor --commit"
+    )]
+    PromoteFileAlone { fix: String },
 }
 
 /// A writer or gate said no. Each variant names its rule and, where one exists, the fix.
@@ -413,6 +419,7 @@ impl UsageError {
             UsageError::UnknownOperation { .. } => "request.operation",
             UsageError::NotUtf8 { .. } | UsageError::ArgumentNotUtf8 { .. } => "input.utf8",
             UsageError::HandoverFile { .. } => "handover.file",
+            UsageError::PromoteFileAlone { .. } => "usage",
             UsageError::Arguments(_) => "usage",
             UsageError::ListenWithoutTokenFile => "serve.token-file",
         }
@@ -442,6 +449,7 @@ impl UsageError {
                 "head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ~/.majordomus-token && majordomus serve --listen 0.0.0.0:7788 --token-file ~/.majordomus-token".into(),
             ),
             UsageError::HandoverFile { fix, .. } => Some((*fix).into()),
+            UsageError::PromoteFileAlone { fix } => Some(fix.clone()),
             UsageError::NotUtf8 { .. } => Some(
                 "give the text as UTF-8 (e.g. `iconv -t UTF-8 < file | majordomus ...`)".into(),
             ),

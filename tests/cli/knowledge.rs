@@ -2565,3 +2565,47 @@ fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_wor
         .json();
     assert_eq!(status["curated"], 1, "{status}");
 }
+
+/// `promote <id> --file F --commit` is refused as a usage error that names `--commit`, and
+/// its fix — the same promotion, the evidence given again, without `--commit` — works as
+/// printed (field trial, step 17, Found 14).
+#[test]
+fn promote_with_file_and_commit_is_refused_with_the_promotion_it_can_be() {
+    let mut repo = TestRepo::initialised();
+    let (_, decision, _) = closed_with_two_candidates(&mut repo);
+    repo.commit("tests/ledger.rs", "#[test]\nfn lock() {}\n", "Test the lock");
+    let error = repo
+        .run_with_stdin(
+            &[
+                "--format",
+                "json",
+                "knowledge",
+                "promote",
+                &decision,
+                "--file",
+                "tests/ledger.rs",
+                "--commit",
+            ],
+            "tests/ledger.rs::lock passes",
+        )
+        .json_error(2, "usage");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("--commit")),
+        "{error}"
+    );
+    let fix = error["fix"].as_str().expect("a fix").to_owned();
+    assert_eq!(
+        fix,
+        format!(
+            "printf '%s\\n' 'tests/ledger.rs::lock passes' | majordomus knowledge promote {decision} --file tests/ledger.rs"
+        )
+    );
+    repo.run_printed(&fix);
+    assert!(
+        repo.root()
+            .join(format!(".ai/repo/knowledge/curated/{decision}.md"))
+            .exists()
+    );
+}

@@ -110,10 +110,20 @@ impl PromoteArgs {
 pub fn run(ctx: &Ctx, args: &PromoteArgs, dir: &Path) -> Result<Output, Error> {
     if args.single() || !args.files.is_empty() {
         if args.ids.len() != 1 || !args.single() {
-            return Err(crate::error::UsageError::Arguments(
-                "--file takes one candidate id and no selection".into(),
-            )
-            .into());
+            // One id: the same promotion without the selection and `--commit` (its `next:`
+            // line is the commit); else each id promoted alone.
+            let fix = match args.ids.as_slice() {
+                [id] => crate::knowledge::review::promote_command(
+                    id,
+                    args.class.map(Class::from),
+                    &args.files,
+                    &args.supersedes,
+                    false,
+                    &crate::cli::read_stdin().unwrap_or_default(),
+                ),
+                _ => "by hand: promote each candidate alone with its --file: `majordomus knowledge promote <id> --file <path>`".into(),
+            };
+            return Err(crate::error::UsageError::PromoteFileAlone { fix }.into());
         }
         return crate::cli::call(
             ctx,
