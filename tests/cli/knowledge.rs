@@ -2573,7 +2573,11 @@ fn a_promote_merged_with_a_reject_is_a_conflict_naming_both_acts_and_its_fix_wor
 fn promote_with_file_and_commit_is_refused_with_the_promotion_it_can_be() {
     let mut repo = TestRepo::initialised();
     let (_, decision, _) = closed_with_two_candidates(&mut repo);
-    repo.commit("tests/ledger.rs", "#[test]\nfn lock() {}\n", "Test the lock");
+    repo.commit(
+        "tests/ledger.rs",
+        "#[test]\nfn lock() {}\n",
+        "Test the lock",
+    );
     let error = repo
         .run_with_stdin(
             &[
