@@ -26,6 +26,7 @@ pub mod task;
 pub mod time;
 pub mod verdict;
 pub mod window;
+pub mod wiring;
 pub mod worktree;
 
 pub use episode::{CommitSummary, EpisodeState, GitSinceOpen};

@@ -27,7 +27,7 @@ impl AtHand {
             // majordomus's own files, and the clients' wiring setup wrote, are not the work.
             if path.is_empty()
                 || path.starts_with(".ai/")
-                || crate::setup::WIRING.contains(&path.as_str())
+                || crate::model::wiring::WIRING.contains(&path.as_str())
                 || self.paths.iter().any(|p| p.path == path)
             {
                 continue;

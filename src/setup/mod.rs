@@ -66,17 +66,8 @@ impl Client {
     }
 }
 
-/// Every file setup writes for a client: the clients' wiring, which is majordomus's own
-/// and never the work at hand (docs/RECALL.md, "The work at hand").
-pub const WIRING: &[&str] = &[
-    ".claude/settings.json",
-    ".mcp.json",
-    ".gemini/settings.json",
-    ".codex/config.toml",
-    ".codex/hooks.json",
-    ".cursor/mcp.json",
-    ".cursor/hooks.json",
-];
+/// Every file setup writes for a client ([`crate::model::wiring::WIRING`]).
+pub use crate::model::wiring::WIRING;
 
 /// What happened to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
