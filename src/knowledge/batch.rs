@@ -526,20 +526,7 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
         message.push_str(&lines);
     }
     let paths: Vec<String> = before.keys().cloned().collect();
-    let (commit, next) = if request.commit && !paths.is_empty() {
-        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-        let written = ctx.repo.commit_paths(&refs, &message)?;
-        (
-            Some(ReviewCommit {
-                id: written.id,
-                branch: written.branch,
-                paths,
-            }),
-            None,
-        )
-    } else {
-        (None, next_of(ctx, &paths, &message)?)
-    };
+    let (commit, next) = commit_or_next(ctx, request.commit, paths, &message)?;
     let warnings = if promoted.is_empty() {
         Vec::new()
     } else {
@@ -649,6 +636,30 @@ fn message_of(promoted: &[ReviewedRecord], rejected: &[ReviewedRecord]) -> Strin
         }
     }
     out
+}
+
+/// With `commit`, one commit of exactly `paths` with `message`; without it (or with no path),
+/// the one command that commits them (`next_of`).
+pub(super) fn commit_or_next(
+    ctx: &Ctx,
+    commit: bool,
+    paths: Vec<String>,
+    message: &str,
+) -> Result<(Option<ReviewCommit>, Option<String>), Error> {
+    if commit && !paths.is_empty() {
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let written = ctx.repo.commit_paths(&refs, message)?;
+        Ok((
+            Some(ReviewCommit {
+                id: written.id,
+                branch: written.branch,
+                paths,
+            }),
+            None,
+        ))
+    } else {
+        Ok((None, next_of(ctx, &paths, message)?))
+    }
 }
 
 /// The one command that commits the review's paths: each path git can stage (in the

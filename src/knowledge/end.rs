@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::batch::{KNOWLEDGE_DIR, ReviewCommit, next_of};
+use super::batch::{KNOWLEDGE_DIR, ReviewCommit, commit_or_next};
 use super::verified::VerifiedRequest;
 use crate::Ctx;
 use crate::error::Error;
@@ -815,20 +815,7 @@ fn end(
     let written = write(ctx, plan)?;
     drop(lock);
     let paths: Vec<String> = before.keys().cloned().collect();
-    let (commit, next) = if commit && !paths.is_empty() {
-        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-        let written = ctx.repo.commit_paths(&refs, &message)?;
-        (
-            Some(ReviewCommit {
-                id: written.id,
-                branch: written.branch,
-                paths,
-            }),
-            None,
-        )
-    } else {
-        (None, next_of(ctx, &paths, &message)?)
-    };
+    let (commit, next) = commit_or_next(ctx, commit, paths, &message)?;
     redacted.sort();
     redacted.dedup();
     Ok(Ended {
