@@ -234,7 +234,78 @@ pub(crate) fn read_window(ctx: &Ctx, episode: &EpisodeState) -> Result<Window, E
 /// reaches, so an episode that touched hundreds of files must not make every read cost
 /// hundreds of paths.
 pub fn touched(ctx: &Ctx, episode: &EpisodeState) -> Result<Vec<String>, Error> {
-    Ok(touched_in(&read_window(ctx, episode)?.lines))
+    /// What [`touched`] reads of a line: its episode, its event, the paths it names.
+    #[derive(serde::Deserialize)]
+    struct Touched {
+        session: Option<String>,
+        event: Event,
+        #[serde(default)]
+        data: TouchedPaths,
+    }
+    #[derive(Default, serde::Deserialize)]
+    struct TouchedPaths {
+        #[serde(default)]
+        paths: Vec<String>,
+    }
+    let Some(pieces) = window_pieces(ctx, episode, &[Event::AgentTouched]) else {
+        return Ok(touched_in(&read_window(ctx, episode)?.lines));
+    };
+    let lines: Vec<Touched> = pieces
+        .iter()
+        // A torn or unreadable line is skipped, as every reader skips it.
+        .filter_map(|piece| serde_json::from_slice::<Touched>(piece).ok())
+        .filter(|l| {
+            l.event == Event::AgentTouched && l.session.as_deref() == Some(episode.id.as_str())
+        })
+        .collect();
+    Ok(most_recent(
+        lines
+            .into_iter()
+            .rev()
+            .flat_map(|l| l.data.paths.into_iter().rev()),
+    ))
+}
+
+/// The lines of `episode`'s window that may be of one of `events` (their event's name is
+/// in their bytes), read from the offset of its `session.opened` line as they are: one
+/// pass over the window's bytes, no line parsed, so a long episode costs its reader what
+/// it wants of it (the caller parses those and checks each one's episode and event).
+/// `None` when that offset does not start the episode's window (the ledger was replaced:
+/// the caller reads the window as every other reader does, [`read_window`]).
+pub(crate) fn window_pieces(
+    ctx: &Ctx,
+    episode: &EpisodeState,
+    events: &[Event],
+) -> Option<Vec<Vec<u8>>> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    #[derive(serde::Deserialize)]
+    struct Opened {
+        session: Option<String>,
+        event: Event,
+    }
+    let mut file = std::fs::File::open(ctx.layout.ledger()).ok()?;
+    if !ctx.ledger().is_line_start(episode.ledger_offset).ok()? {
+        return None;
+    }
+    file.seek(SeekFrom::Start(episode.ledger_offset)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let mut pieces = bytes.split(|&b| b == b'\n');
+    let first: Opened = serde_json::from_slice(pieces.next()?).ok()?;
+    if first.event != Event::SessionOpened || first.session.as_deref() != Some(&episode.id) {
+        return None;
+    }
+    let names: Vec<&[u8]> = events.iter().map(|e| e.name().as_bytes()).collect();
+    Some(
+        pieces
+            .filter(|piece| {
+                names
+                    .iter()
+                    .any(|name| piece.windows(name.len()).any(|w| w == *name))
+            })
+            .map(<[u8]>::to_vec)
+            .collect(),
+    )
 }
 
 /// [`touched`] of an episode's lines already read.

@@ -215,9 +215,12 @@ fn next_action(path: &std::path::Path) -> Vec<String> {
 
 /// Composes the briefing.
 pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> {
+    let _phase = crate::timing::Phase::start("briefing");
     let (policy, policy_error) = ctx.policy_lenient()?;
     // The ledger index keeps the open questions folded.
+    let phase = crate::timing::Phase::start("briefing.ledger");
     let index = ctx.index()?;
+    phase.end();
     let open_questions = index.open_questions();
     // Branches are recorded redacted (a secret shape in a branch name never reaches a
     // record), so this branch is compared, filtered by and shown in the same form.
@@ -239,6 +242,11 @@ pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> 
     // fails during it).
     let ((pending, places, known, decisions), recall_rebuilt) =
         crate::recall::sync::with_index(ctx, |opened| {
+            // The identifiers and the judgements the hooks read, brought to HEAD.
+            let phase = crate::timing::Phase::start("briefing.to_head");
+            crate::recall::to_head(ctx, &mut opened.db)?;
+            phase.end();
+            let pending_phase = crate::timing::Phase::start("briefing.pending");
             // Pending candidates, each placed on its episode's branch.
             let pending = opened
                 .db
@@ -256,15 +264,37 @@ pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> 
                 .reader()
                 .episodes(&episodes)
                 .map_err(index_error)?;
+            pending_phase.end();
             let mut known_request = knowledge_request();
             known_request.limit = Some(most);
             known_request.leave_out = request.held.clone();
-            let known = crate::recall::recall_in(ctx, &mut opened.db, &known_request)?;
+            // At every session start and re-entry: one pass (docs/PERFORMANCE.md).
+            known_request.one_pass = true;
+            let mut known = crate::recall::recall_in(ctx, &mut opened.db, &known_request)?;
+            // The one pass left records unread: what the repository knows is every
+            // verified record, counted over the status index (no row read).
+            if !known.total_exact {
+                let (_, all) = opened
+                    .db
+                    .reader()
+                    .listing(
+                        RecallKind::Knowledge.name(),
+                        &["verified"],
+                        None,
+                        None,
+                        true,
+                        0,
+                    )
+                    .map_err(index_error)?;
+                known.total = known.total.max(all);
+                known.total_exact = true;
+            }
             let decisions = match &here {
                 Some(branch) => {
                     let mut decided = decisions_request(branch);
                     decided.limit = Some(most);
                     decided.leave_out = request.held.clone();
+                    decided.one_pass = true;
                     Some(crate::recall::recall_in(ctx, &mut opened.db, &decided)?)
                 }
                 None => None,
@@ -322,6 +352,7 @@ pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> 
     });
     let candidates: Vec<PendingCandidate> = candidates.into_iter().map(|(c, _)| c).collect();
 
+    let rest = crate::timing::Phase::start("briefing.rest");
     let last_handover = newest_handover(ctx)?;
     let conflicted = crate::knowledge::check::conflicted_in_progress(ctx)?;
     let next_action = match &last_handover {
@@ -339,6 +370,8 @@ pub fn briefing(ctx: &Ctx, request: BriefingRequest) -> Result<Briefing, Error> 
         Err(e) => (Vec::new(), 0, Some(e.to_string())),
     };
 
+    rest.end();
+    let _render = crate::timing::Phase::start("briefing.render");
     let mut briefing = Briefing {
         open_questions,
         knowledge: Ranked {

@@ -270,6 +270,26 @@ impl Repo {
         Ok(out)
     }
 
+    /// HEAD's tree id and every file in it, each with its blob id (one traversal);
+    /// `None` on an unborn branch.
+    pub fn head_files(&self) -> Result<Option<(String, Vec<TreeFile>)>, GitError> {
+        if self.repo.head()?.is_unborn() {
+            return Ok(None);
+        }
+        let tree = self.repo.head_tree()?;
+        let id = tree.id.to_string();
+        let files = tree.traverse().breadthfirst.files().map_err(plumbing)?;
+        let files = files
+            .into_iter()
+            .filter(|e| e.mode.is_blob())
+            .map(|e| TreeFile {
+                path: e.filepath.to_str_lossy().into_owned(),
+                blob: e.oid.to_string(),
+            })
+            .collect();
+        Ok(Some((id, files)))
+    }
+
     /// The bytes of blob `id`.
     pub fn read_blob(&self, id: &str) -> Result<Vec<u8>, GitError> {
         let id = gix::ObjectId::from_hex(id.as_bytes()).map_err(plumbing)?;

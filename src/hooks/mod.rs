@@ -657,12 +657,14 @@ fn run_recorded(
     payload_error: Option<&str>,
 ) -> ProviderOutcome {
     // The payload's `cwd` names the repository the agent works in.
+    let phase = crate::timing::Phase::start("hook.cwd");
     let switched = payload
         .cwd
         .as_deref()
         .map(std::path::Path::new)
         .and_then(|cwd| Ctx::open(cwd, ctx.clock).ok())
         .filter(|other| other.layout.root() != ctx.layout.root());
+    phase.end();
     let ctx = switched.as_ref().unwrap_or(ctx);
     if let Some(aside) = step_aside(ctx) {
         return ProviderOutcome::SteppedAside(aside);
@@ -748,10 +750,12 @@ fn run_provider(
                     if !matches!(source, Some("compact" | "clear"))
                         && crate::model::moment::resume_keeps_turns(provider) =>
                 {
+                    let _held = crate::timing::Phase::start("hook.held");
                     held_by(ctx, key)?
                 }
                 _ => Vec::new(),
             };
+            let session = crate::timing::Phase::start("hook.session");
             let started = crate::session::start(
                 ctx,
                 crate::session::StartRequest {
@@ -760,6 +764,8 @@ fn run_provider(
                     conversation: conversation.clone(),
                 },
             )?;
+            session.end();
+            let resumed = crate::timing::Phase::start("hook.resumed");
             // What the earlier episodes showed, on record in this one (the episode that was
             // open already has it).
             let carried: Vec<crate::model::event::ShownItem> = held
@@ -775,6 +781,7 @@ fn run_provider(
                 Vec::new(),
                 None,
             )?;
+            resumed.end();
             // Composed once: the snapshot's briefing, unless the episode was already open
             // or the conversation holds some of it.
             let (briefing, shown) = if started.already_open || !held.is_empty() {
@@ -790,6 +797,7 @@ fn run_provider(
                 (started.briefing, started.shown)
             };
             // What the client hands the model, on record (SPEC §8).
+            let _logged = crate::timing::Phase::start("hook.logged");
             crate::moment::log_shown(
                 ctx,
                 &started.episode.id,

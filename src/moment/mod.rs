@@ -128,6 +128,10 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
             exact_paths: true,
             lean_pool: true,
             history: words.words.iter().map(|w| w.terms.clone()).collect(),
+            code_asked: crate::model::moment::code_words(text)
+                .iter()
+                .filter_map(|w| crate::model::recall::code::whole_term(w))
+                .collect(),
             ..RecallRequest::default()
         },
         |h| {
@@ -157,6 +161,11 @@ pub fn prompt(ctx: &Ctx, payload: &MomentPayload<'_>) -> Result<Recalled, Error>
             crate::model::moment::unknown_code(w, |t| {
                 !searched.iter().any(|s| s == t) || !cleared.absent.iter().any(|a| a == t)
             })
+        })
+        // Nor is code this repository's source holds, though its memory never said it.
+        .filter(|w| {
+            crate::model::recall::code::whole_term(w)
+                .is_none_or(|t| !cleared.code_known.contains(&t))
         })
         .collect();
     if !foreign.is_empty() {
@@ -368,15 +377,18 @@ fn recall_unseen(
         hits,
         already_shown,
         absent: found.absent_terms,
+        code_known: found.code_known,
     })
 }
 
 /// What a moment's search found: the hits its floor kept (each with why), how many it
-/// matched that the session was shown already, and the terms no record holds.
+/// matched that the session was shown already, the terms no record holds, and the
+/// prompt's code words the repository's code holds.
 struct Unseen {
     hits: Vec<(Hit, String)>,
     already_shown: usize,
     absent: Vec<String>,
+    code_known: Vec<String>,
 }
 
 /// Whether the candidate `id` states what an episode decided (a decision, an answer:
@@ -682,40 +694,19 @@ impl Seen {
     /// The episode's `agent.touched` and `context.shown` lines, read from the offset of
     /// its `session.opened` line; `None` when that offset does not start it.
     fn lines(ctx: &Ctx, episode: &EpisodeState) -> Option<Vec<SeenLine>> {
-        use std::io::{Read as _, Seek as _, SeekFrom};
-        let mut file = std::fs::File::open(ctx.layout.ledger()).ok()?;
-        if !ctx.ledger().is_line_start(episode.ledger_offset).ok()? {
-            return None;
-        }
-        file.seek(SeekFrom::Start(episode.ledger_offset)).ok()?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).ok()?;
-        let mut pieces = bytes.split(|&b| b == b'\n');
-        let first: SeenLine = serde_json::from_slice(pieces.next()?).ok()?;
-        if first.event != Event::SessionOpened || first.session.as_deref() != Some(&episode.id) {
-            return None;
-        }
-        let wanted = [
-            Event::AgentTouched.name().as_bytes(),
-            Event::ContextShown.name().as_bytes(),
-        ];
-        let mut out = Vec::new();
-        for piece in pieces {
-            if !wanted
+        let pieces =
+            crate::ctx::window_pieces(ctx, episode, &[Event::AgentTouched, Event::ContextShown])?;
+        Some(
+            pieces
                 .iter()
-                .any(|name| piece.windows(name.len()).any(|w| w == *name))
-            {
-                continue;
-            }
-            // A torn or unreadable line is skipped, as every reader skips it.
-            if let Ok(line) = serde_json::from_slice::<SeenLine>(piece)
-                && line.session.as_deref() == Some(episode.id.as_str())
-                && matches!(line.event, Event::AgentTouched | Event::ContextShown)
-            {
-                out.push(line);
-            }
-        }
-        Some(out)
+                // A torn or unreadable line is skipped, as every reader skips it.
+                .filter_map(|piece| serde_json::from_slice::<SeenLine>(piece).ok())
+                .filter(|line| {
+                    line.session.as_deref() == Some(episode.id.as_str())
+                        && matches!(line.event, Event::AgentTouched | Event::ContextShown)
+                })
+                .collect(),
+        )
     }
 }
 

@@ -67,7 +67,10 @@ pub fn at_hand(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<AtH
     // What the agent's editing tools touched this episode (`agent.touched`) and git no
     // longer shows as a change (committed since, or put back).
     if let Some(ep) = &open {
-        let n = hand.claim(crate::ctx::touched(ctx, ep)?, HandSource::Touched);
+        let touched_phase = crate::timing::Phase::start("recall.at-hand.touched");
+        let touched = crate::ctx::touched(ctx, ep)?;
+        touched_phase.end();
+        let n = hand.claim(touched, HandSource::Touched);
         if n > 0 {
             let more = if changed > 0 { " more" } else { "" };
             hand.said

@@ -122,12 +122,20 @@ pub struct Recall {
     /// The terms searched for that no record holds.
     #[serde(skip)]
     pub absent_terms: Vec<String>,
+    /// Of `RecallRequest::code_asked`, those that are identifiers in the repository's code.
+    #[serde(skip)]
+    pub code_known: Vec<String>,
 }
 
 /// `majordomus recall`.
 pub fn recall(ctx: &Ctx, request: RecallRequest) -> Result<Recall, Error> {
-    let (mut found, rebuilt) =
-        sync::with_index(ctx, |opened| recall_in(ctx, &mut opened.db, &request))?;
+    let (mut found, rebuilt) = sync::with_index(ctx, |opened| {
+        // A moment reads the index as it is; a read of its own brings it to HEAD.
+        if !request.lean_pool {
+            to_head(ctx, &mut opened.db)?;
+        }
+        recall_in(ctx, &mut opened.db, &request)
+    })?;
     found.index_rebuilt = rebuilt;
     if !found.context.paths.is_empty() {
         found.elsewhere = crate::worktrees::others(ctx)
@@ -143,6 +151,16 @@ pub fn recall(ctx: &Ctx, request: RecallRequest) -> Result<Recall, Error> {
             .collect();
     }
     Ok(found)
+}
+
+/// What a read that is not a hook at the moment of work brings to HEAD besides the
+/// records (a briefing, `recall`): the identifiers of the source committed there
+/// (`sync::code`), and a judgement of every verified record no read judged yet
+/// (`search::warm`), so a hook reads both and computes neither.
+pub fn to_head(ctx: &Ctx, db: &mut crate::store::recall::RecallDb) -> Result<(), Error> {
+    sync::code::refresh(ctx, db)?;
+    search::warm(ctx, db)?;
+    Ok(())
 }
 
 /// [`recall`] over an index already open and current (the briefing runs several).
@@ -184,6 +202,7 @@ fn recall_held(
         elsewhere: Vec::new(),
         shown_left_out: outcome.left_out,
         absent_terms: outcome.absent.clone(),
+        code_known: outcome.code_known.clone(),
     })
 }
 

@@ -59,6 +59,13 @@ pub struct RecallRequest {
     /// unread); `recall` ranks them all. Never part of a request from a surface.
     #[serde(skip)]
     pub lean_pool: bool,
+    /// One pass over the usual pools (each path's best rows, the best lexical matches), not
+    /// read deeper: the briefing, which runs at every session start and re-entry and shows a
+    /// screenful. Its hits are the best of what that pass read (`total_exact` false when
+    /// records were left unread); `recall` ranks them all. Unlike `lean_pool`, the files
+    /// the agent touched read their own lists. Never part of a request from a surface.
+    #[serde(skip)]
+    pub one_pass: bool,
     /// Records left out, as `context.shown` names them (`kind:id`), and every record of
     /// this episode (`leave_out_episode`): a moment's hits are those a session was not
     /// shown yet, ranked in one search. Never part of a request from a surface.
@@ -76,6 +83,11 @@ pub struct RecallRequest {
     /// found (`model::recall::signal::history`). Never part of a request from a surface.
     #[serde(skip)]
     pub history: Vec<Vec<String>>,
+    /// A prompt's words written as code (each its compound term): which of them are
+    /// identifiers in the repository's code (`Recall::code_known`;
+    /// `model::recall::code`). Never part of a request from a surface.
+    #[serde(skip)]
+    pub code_asked: Vec<String>,
 }
 
 /// Hits shown when the request names no limit.

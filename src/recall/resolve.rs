@@ -246,6 +246,7 @@ pub(super) fn resolve(
             limit,
             exact_paths: request.exact_paths,
             lean_pool: request.lean_pool,
+            one_pass: request.one_pass,
             leave_out: request
                 .leave_out
                 .iter()
@@ -256,6 +257,7 @@ pub(super) fn resolve(
                 .collect(),
             leave_out_episode: request.leave_out_episode.clone(),
             history: request.history.clone(),
+            code_asked: request.code_asked.clone(),
         },
         context,
     ))

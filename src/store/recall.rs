@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+mod code;
 mod judged;
 mod lexical;
 mod reach;
@@ -30,6 +31,7 @@ mod worktree;
 mod writer;
 
 pub use crate::model::recall::{ancestors, parent_dir};
+pub use code::CODE_TREE;
 pub use judged::Judged;
 pub use lexical::Lexical;
 pub use reach::{Cut, ReachGroup, ReachRow};

@@ -236,6 +236,60 @@ fn one_shared_word_is_under_the_floor_and_a_named_file_clears_it() {
     assert!(context.contains("Parsing stays strict"), "{context}");
 }
 
+/// A prompt naming code no record mentions is about another project only when this
+/// repository's source does not hold it either (docs/RECALL.md, "Another project's
+/// words"): an identifier committed in `src/writer.rs` is the repository's own, and the
+/// record the prompt's other words find is shown; one the source does not hold silences
+/// the prompt, naming it. The identifiers are read at a `recall` or a briefing, after a
+/// commit only from the files it changed.
+#[test]
+fn code_the_repositorys_source_holds_is_its_own_though_no_record_mentions_it() {
+    let repo = seeded();
+    repo.commit(
+        "src/writer.rs",
+        "pub fn rename_atomically_into_place() {}\n",
+        "Add the writer",
+    );
+    let asked = |name: &str| {
+        format!("Should `{name}` be how the store writes every file through one atomic writer?")
+    };
+    // Before a read brings the identifiers to HEAD, the hook reads them as they were.
+    let before = prompt_json(&repo, &asked("rename_atomically_into_place"));
+    assert!(
+        before["nothing"]
+            .as_str()
+            .is_some_and(|n| n.contains("rename_atomically_into_place")),
+        "{before}"
+    );
+    let read = repo
+        .run_env(&["recall", "store"], &[("MAJORDOMUS_TIMING", "1")], "")
+        .success();
+    assert!(
+        read.stderr().contains("recall.code") && read.stderr().contains("read=1"),
+        "{}",
+        read.stderr()
+    );
+    let ours = prompt_json(&repo, &asked("rename_atomically_into_place"));
+    let shown = refs(&ours["shown"]);
+    assert_eq!(shown.len(), 1, "{ours}");
+    assert_eq!(shown[0].0, "knowledge", "{ours}");
+    let theirs = prompt_json(&repo, &asked("zodParseEverything"));
+    assert_eq!(
+        theirs["nothing"],
+        "the prompt names what this repository's memory never mentions (zodParseEverything): it is about something else",
+        "{theirs}"
+    );
+    // A second read at the same HEAD reads no file again.
+    let again = repo
+        .run_env(&["recall", "store"], &[("MAJORDOMUS_TIMING", "1")], "")
+        .success();
+    assert!(
+        !again.stderr().contains("recall.code"),
+        "{}",
+        again.stderr()
+    );
+}
+
 /// The records a JSON result's `shown` (or a `context.shown` line's records) names, as
 /// `(kind, id)`.
 fn refs(list: &Value) -> Vec<(String, String)> {

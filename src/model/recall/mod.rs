@@ -9,12 +9,12 @@ mod status;
 mod tokens;
 
 pub use order::{Ranked, compare, order};
-pub use signal::history;
 pub use signal::{
     DIR_FREE, HAND_LINK_FACTOR, HandSource, LEXICAL_MAX, LinkKind, OWN_COMMIT_DECAY,
     OWN_COMMIT_FLOOR, OWN_COMMIT_NEWEST, PATH_DECAY, PathHow, PathMatch, PathVia, SPREAD_FREE,
     Signals, Why, ancestors, decayed_sum, dir_damping, parent_dir, score, spread_damping,
 };
+pub use signal::{code, history};
 pub use status::HitStatus;
 pub use tokens::{
     MAX_QUERY_TERMS, MAX_TOKEN_CHARS, NEAR_DUPLICATE, STOPWORDS, content_terms, query_terms,

@@ -83,9 +83,9 @@ pub(super) fn settled(
     let mut sorted = per_path.clone();
     sorted.sort_by(|a, b| b.total_cmp(a));
     let bound_value = lexical_bound + decayed_sum(&sorted);
-    // A moment's search (`lean_pool`) ranks what its one pass read: its cost is bounded by
-    // the hits it asks for, and a record beyond the pool waits for `recall`.
-    if unread.any() && !query.lean_pool {
+    // A moment's search (`lean_pool`) and the briefing's (`one_pass`) rank what their one
+    // pass read: the cost is bounded by the pool, and a record beyond it waits for `recall`.
+    if unread.any() && !query.lean_pool && !query.one_pass {
         let bound = (bound_value * 1e6).round() as i64;
         let last = query.limit.max(1) - 1;
         let settled = match found.get(last) {

@@ -78,6 +78,61 @@ pub(super) fn top_down(
     Ok(by_index)
 }
 
+/// Verified records judged at most per [`warm`] (a briefing or a `recall`): a store built
+/// or fetched with more is judged over the next reads.
+pub const WARM_MOST: usize = 20_000;
+/// The meta key holding the last document id [`warm`] looked at.
+const WARMED: &str = "warm.after";
+
+/// Judges, by git's history, every verified record no read has judged yet, in one batch
+/// (one walk of history for all of them), so that a hook at the moment of work finds each
+/// record it reaches judged by the index: a briefing and a `recall` call it, as they bring
+/// the identifiers to HEAD. A record is judged so once per promotion (its verifying commit
+/// is kept per record blob), and looked at once: only the documents indexed since the last
+/// warm-up are (a record not judged then, not committed yet, is judged when a read reaches
+/// it, as before). With nothing new, this reads no row. Returns how many it judged.
+pub fn warm(ctx: &Ctx, db: &mut RecallDb) -> Result<usize, Error> {
+    let after: i64 = db
+        .reader()
+        .meta(WARMED)
+        .map_err(index_failed)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let (rows, last) = db
+        .reader()
+        .unjudged_verified(after, WARM_MOST)
+        .map_err(index_failed)?;
+    // Up to the last document read (all of them unless the batch was full).
+    let upto = if rows.len() == WARM_MOST {
+        rows.last().map_or(last, |r| r.id)
+    } else {
+        last
+    };
+    let judged = rows.len();
+    if !rows.is_empty() {
+        let mut phase = crate::timing::Phase::start("recall.warm");
+        let found: Vec<Found> = rows
+            .into_iter()
+            .map(|r| {
+                Found::new(
+                    r,
+                    RecallKind::Knowledge,
+                    HitStatus::Verified,
+                    Default::default(),
+                )
+            })
+            .collect();
+        let batch: Vec<usize> = (0..found.len()).collect();
+        judge(ctx, db, &found, &batch)?;
+        phase.count("records", found.len());
+    }
+    if upto != after {
+        // Not kept, the next read looks again: nothing else is lost.
+        let _ = db.write(|w| w.set_meta(WARMED, &upto.to_string()));
+    }
+    Ok(judged)
+}
+
 /// A decision or an answer is its knowledge record's claim: one status on every surface.
 /// A line whose record is verified (so the line's stored status says `verified`) is stale
 /// when its record is (`recall --kind decision` must not call verified what `--kind
@@ -322,6 +377,7 @@ fn judge(
     // was in when its cache row was written has the blob that row names; only the others
     // are looked up (`curated/` of 100,000 records is a tree of megabytes: found unchanged
     // by its id, it is not read at all).
+    let lookup = crate::timing::Phase::start("recall.judge.lookup");
     let cached = db.reader().verified(&files).unwrap_or_default();
     let parent = |f: &str| f.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
     let trees = ctx.repo.tree_ids_at_head(
@@ -357,6 +413,7 @@ fn judge(
             Ok(())
         });
     }
+    lookup.end();
     let uncached: Vec<&str> = files
         .iter()
         .filter(|f| {
@@ -373,7 +430,12 @@ fn judge(
         .collect();
     let mut fresh: HashMap<String, VerifiedAt> = HashMap::new();
     if !uncached.is_empty() {
-        let history = ctx.repo.last_changed(uncached.iter().copied())?;
+        let mut walk = crate::timing::Phase::start("recall.judge.walk");
+        walk.count("files", uncached.len());
+        let history = ctx.repo.last_changed_of(uncached.iter().copied())?;
+        walk.count("commits", history.commits.len());
+        walk.end();
+        let _then = crate::timing::Phase::start("recall.judge.then");
         let mut by_commit: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
         for file in &uncached {
             if let Some(at) = history.at.get(*file) {

@@ -28,6 +28,7 @@ use crate::store::recall::{DocRow, Judged, Lexical, RecallDb};
 use super::RecallKind;
 use bound::Deeper;
 use gather::{Caps, PathList};
+pub use judge::warm;
 
 /// A path the search ranks by, and where it came from (what it weighs).
 #[derive(Debug, Clone, PartialEq)]
@@ -55,11 +56,16 @@ pub struct Query {
     pub exact_paths: bool,
     /// Weigh first four times the hits asked for (`RecallRequest::lean_pool`).
     pub lean_pool: bool,
+    /// One pass, not read deeper (`RecallRequest::one_pass`).
+    pub one_pass: bool,
     /// Records left out, and every record of an episode (`RecallRequest::leave_out`).
     pub leave_out: Vec<(RecallKind, String)>,
     pub leave_out_episode: Option<String>,
     /// A prompt's words, whose files lift what they found (`RecallRequest::history`).
     pub history: Vec<Vec<String>>,
+    /// A prompt's code words, asked whether the repository's code holds them
+    /// (`RecallRequest::code_asked`).
+    pub code_asked: Vec<String>,
 }
 
 impl Query {
@@ -137,6 +143,8 @@ pub struct Outcome {
     /// The terms searched for that no record holds (what a prompt's words say that this
     /// repository's memory never said).
     pub absent: Vec<String>,
+    /// Of `Query::code_asked`, those that are identifiers in the repository's code.
+    pub code_known: Vec<String>,
 }
 
 /// How many of the best records of each list (the lexical matches, each path's records)
@@ -179,7 +187,16 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         expanded = with;
         &expanded
     };
-    // A moment's one pass reads each path's best rows up to the hits it asks for.
+    // Which of a prompt's code words the repository's code holds (`signal::code`).
+    let mut code_known = Vec::new();
+    for term in &query.code_asked {
+        if db.reader().code_holds(term).map_err(index_failed)? {
+            code_known.push(term.clone());
+        }
+    }
+    // A moment's one pass reads each path's best rows up to the hits it asks for; the
+    // briefing's, as many as a first pass does (a small store's lists whole: its total
+    // exact).
     let path_pool = if query.lean_pool {
         query.limit
     } else {
@@ -266,6 +283,7 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         )? {
             Ok(mut outcome) => {
                 outcome.left_out = matched_left_out.intersection(&shown).count();
+                outcome.code_known = code_known;
                 if judged != before && !tree.is_empty() {
                     // Not kept, the next read judges them again: nothing else is lost.
                     let _ = db.write(|w| w.set_judged(&judged));
@@ -350,6 +368,7 @@ fn search_pool(
         unranked: unread.beyond_pool,
         left_out: 0,
         absent: lexical.absent.clone(),
+        code_known: Vec::new(),
     }))
 }
 

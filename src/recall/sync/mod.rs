@@ -11,6 +11,7 @@
 //! (`reasoning`); the stamps that tell what changed (`stamp`). Here: opening the index,
 //! what a read finds out of date, and bringing it up to date in one transaction.
 
+pub mod code;
 mod document;
 mod folder;
 mod lines;

@@ -347,6 +347,33 @@ impl Reader<'_> {
             .map_err(|e| self.err(e))
     }
 
+    /// The verified curated knowledge records no read has judged yet (their file has no
+    /// row in `verified`) among the documents after id `after` (a document re-indexed gets
+    /// a new id), at most `most`, by id; and the largest document id (0: none). Read by
+    /// the id alone, so that with nothing new it reads no row.
+    pub fn unjudged_verified(
+        &self,
+        after: i64,
+        most: usize,
+    ) -> Result<(Vec<DocRow>, i64), IndexError> {
+        let sql = format!(
+            "SELECT {DOC_COLUMNS} FROM docs d WHERE id > ?1 AND +kind = 'knowledge' \
+             AND +status = 'verified' AND place = 'curated' AND source LIKE 'file:%' \
+             AND NOT EXISTS (SELECT 1 FROM verified v WHERE v.file = substr(d.source, 6)) \
+             ORDER BY id LIMIT ?2"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows: Vec<DocRow> = stmt
+            .query_map(params![after, most as i64], doc_row)
+            .and_then(Iterator::collect)
+            .map_err(|e| self.err(e))?;
+        let last: i64 = self
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) FROM docs", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok((rows, last))
+    }
+
     /// How many files each of `episodes` changed (the largest any source says), and the
     /// branch its session record names (else its `session.opened` line's).
     pub fn episodes(&self, episodes: &[String]) -> Result<HashMap<String, EpisodeRow>, IndexError> {

@@ -134,6 +134,12 @@ CREATE TABLE tracked(path TEXT PRIMARY KEY, secs INTEGER NOT NULL, nsecs INTEGER
 -- stale, one bit a document id each (ids are never reused): a search weighs its words'
 -- matches by what they could still score without reading them (one row, the latest tree).
 CREATE TABLE judged(tree TEXT PRIMARY KEY, known BLOB NOT NULL, stale BLOB NOT NULL) WITHOUT ROWID;
+-- The identifiers of each source file committed at HEAD (`model::recall::signal::code`):
+-- each as its case-folded compound term, the files that hold it; and each file read, with
+-- its blob, so that a new HEAD re-reads only the files that changed (meta `code.tree`).
+CREATE TABLE code_terms(term TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY(term, path)) WITHOUT ROWID;
+CREATE INDEX code_terms_path ON code_terms(path);
+CREATE TABLE code_files(path TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID;
 CREATE TRIGGER docs_unreached AFTER DELETE ON docs BEGIN
   DELETE FROM reach WHERE doc = old.id;
 END;

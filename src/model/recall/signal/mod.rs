@@ -7,6 +7,7 @@
 //! `recall::search::bound`). The score is kept in millionths so the same store gives the
 //! same order on any machine.
 
+pub mod code;
 mod hand;
 pub mod history;
 mod links;
