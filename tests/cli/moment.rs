@@ -290,6 +290,47 @@ fn code_the_repositorys_source_holds_is_its_own_though_no_record_mentions_it() {
     );
 }
 
+/// A briefing or a `recall` judges every verified record no read has judged yet, once
+/// (`recall.warm`, docs/RECALL.md): the edit that reaches one then finds it judged by the
+/// index and walks no history; a second `recall` at the same state judges nothing again.
+#[test]
+fn a_verified_record_is_judged_once_before_the_moment_that_reaches_it() {
+    let repo = seeded();
+    // Forget the judgements the seeding's read made, as a fresh index would hold none.
+    std::fs::remove_file(repo.root().join(".ai/local/state/recall.sqlite"))
+        .expect("remove the index");
+    let timing = [("MAJORDOMUS_TIMING", "1")];
+    let read = repo.run_env(&["recall", "cache"], &timing, "").success();
+    assert!(
+        read.stderr().contains("recall.warm") && read.stderr().contains("records=2"),
+        "{}",
+        read.stderr()
+    );
+    let again = repo.run_env(&["recall", "cache"], &timing, "").success();
+    assert!(
+        !again.stderr().contains("recall.warm"),
+        "{}",
+        again.stderr()
+    );
+    let edit = repo
+        .run_env(
+            &["hook", "edit", "--provider", "claude-code"],
+            &timing,
+            &edit_payload(&repo, "Edit", "src/store.rs"),
+        )
+        .success();
+    assert!(
+        edit.stdout().contains("The store writes every file"),
+        "{}",
+        edit.stdout()
+    );
+    assert!(
+        edit.stderr().contains("recall.judge ") && !edit.stderr().contains("recall.judge.walk"),
+        "{}",
+        edit.stderr()
+    );
+}
+
 /// The records a JSON result's `shown` (or a `context.shown` line's records) names, as
 /// `(kind, id)`.
 fn refs(list: &Value) -> Vec<(String, String)> {
