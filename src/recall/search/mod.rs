@@ -195,10 +195,12 @@ pub fn search(ctx: &Ctx, db: &mut RecallDb, query: &Query) -> Result<Outcome, Er
         }
     }
     // A moment's one pass reads each path's best rows up to the hits it asks for; the
-    // briefing's, as many as a first pass does (a small store's lists whole: its total
-    // exact).
+    // briefing's as many, at least half a first pass's (a small store's lists whole: its
+    // total exact).
     let path_pool = if query.lean_pool {
         query.limit
+    } else if query.one_pass {
+        query.limit.max(PATH_POOL / 2)
     } else {
         PATH_POOL.max(query.limit.saturating_mul(2))
     };
