@@ -111,17 +111,7 @@ pub fn warm(ctx: &Ctx, db: &mut RecallDb) -> Result<usize, Error> {
     let judged = rows.len();
     if !rows.is_empty() {
         let mut phase = crate::timing::Phase::start("recall.warm");
-        let found: Vec<Found> = rows
-            .into_iter()
-            .map(|r| {
-                Found::new(
-                    r,
-                    RecallKind::Knowledge,
-                    HitStatus::Verified,
-                    Default::default(),
-                )
-            })
-            .collect();
+        let found: Vec<Found> = rows.into_iter().map(Found::verified_record).collect();
         let batch: Vec<usize> = (0..found.len()).collect();
         judge(ctx, db, &found, &batch)?;
         phase.count("records", found.len());
@@ -186,14 +176,7 @@ fn judge_lines(
         .filter(|r| {
             r.kind == "knowledge" && r.status == "verified" && r.place.as_deref() == Some("curated")
         })
-        .map(|r| {
-            Found::new(
-                r,
-                RecallKind::Knowledge,
-                HitStatus::Verified,
-                Default::default(),
-            )
-        })
+        .map(Found::verified_record)
         .collect();
     if records.is_empty() {
         return Ok(0);

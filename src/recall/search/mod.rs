@@ -103,6 +103,16 @@ impl Found {
         }
     }
 
+    /// A verified knowledge record read to be judged, not ranked (no signals).
+    fn verified_record(doc: DocRow) -> Found {
+        Found::new(
+            doc,
+            RecallKind::Knowledge,
+            HitStatus::Verified,
+            Default::default(),
+        )
+    }
+
     /// Its place among records of one score: `<recency> <id>`, as the index orders rows.
     fn recency_key(&self) -> String {
         format!("{} {}", self.doc.ts, self.doc.key)
