@@ -441,7 +441,14 @@ fn show(
             nothing: Some(match (moment, already_shown) {
                 (Moment::Prompt, 0) => "no record cleared the relevance floor".into(),
                 (Moment::Edit, 0) => "nothing is verified or decided about these files".into(),
-                (_, n) => {
+                // A prompt's matches shown earlier were left out of its search, never
+                // weighed against the floor: they are counted, not blamed (FIELD.md, step
+                // 17, 10).
+                (Moment::Prompt, n) => format!(
+                    "no record not shown yet cleared the relevance floor ({n} record(s) it matches were shown earlier this session and not weighed again)"
+                ),
+                // An edit's records are those of its files: each shown one would show again.
+                (Moment::Edit, n) => {
                     format!("nothing new: {n} record(s) it matches were shown earlier this session")
                 }
             }),

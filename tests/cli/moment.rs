@@ -193,6 +193,13 @@ fn a_prompt_gets_the_records_above_the_floor_once_and_nothing_below_it() {
         "{again}"
     );
     assert_eq!(again["shown"], json!([]), "{again}");
+    // What was shown is counted, not blamed: it was never weighed against the floor again.
+    assert!(
+        again["nothing"].as_str().is_some_and(|n| n
+            .starts_with("no record not shown yet cleared the relevance floor (")
+            && n.ends_with("shown earlier this session and not weighed again)")),
+        "{again}"
+    );
     assert_eq!(repo.ledger_events("context.shown").len(), 1);
 
     // A prompt about nothing the memory holds: nothing at all.
