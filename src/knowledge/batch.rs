@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::Finding;
 use super::queue::{CandidateListing, CandidatesRequest};
-use super::review::{append_rejected, check_evidence, malformed, successors_known};
+use super::review::{append_rejected, check_evidence_or, malformed, successors_known};
 use crate::Ctx;
 use crate::error::{Error, Refusal};
 use crate::model::event::KnowledgePromoted;
@@ -204,14 +204,27 @@ pub fn review(ctx: &Ctx, request: ReviewRequest) -> Result<Reviewed, Error> {
             redacted.extend(cleaned.shapes.iter().map(|s| (*s).to_owned()));
             let evidence = cleaned.text.trim().to_owned();
             let first = request.ids.first().map_or("<id>", String::as_str);
+            // One id: the fix is this promotion with the evidence to write in, its
+            // `--class`, `--supersedes` and `--commit` kept (a fix that dropped `--commit`
+            // would promote and leave the records uncommitted).
+            let again = (request.ids.len() == 1 && !request.all_listed).then(|| {
+                super::review::promote_command(
+                    first,
+                    request.class,
+                    &[],
+                    &request.supersedes,
+                    request.commit,
+                    "",
+                )
+            });
             if evidence.is_empty() {
                 return Err(Refusal::EvidenceRequired {
                     id: first.to_owned(),
-                    fix: None,
+                    fix: again,
                 }
                 .into());
             }
-            check_evidence(first, &evidence, "promote")?;
+            check_evidence_or(first, &evidence, "promote", again)?;
             (evidence, String::new())
         }
         Act::Reject => {

@@ -1777,6 +1777,45 @@ fn an_evidence_refusal_of_promote_supersedes_keeps_the_old_record_in_its_fix() {
     assert_eq!(front["superseded_by"], new.as_str(), "{front}");
 }
 
+/// `promote <id> --commit` without evidence is refused, and its fix keeps `--commit`
+/// (field trial, step 17 again): filled in and run as printed, it promotes the record and
+/// commits it, as the refused command would have.
+#[test]
+fn an_evidence_refusal_of_promote_commit_keeps_the_commit_in_its_fix() {
+    let repo = project();
+    let new = decided(&repo, "Uploads are capped at 2 MB", "src/pricing.rs");
+    let run = repo.run_with_stdin(
+        &["--format", "json", "knowledge", "promote", &new, "--commit"],
+        "",
+    );
+    assert_eq!(run.code(), 3, "{run}");
+    let error = run.json()["error"].clone();
+    assert_eq!(error["rule"], "knowledge.evidence", "{error}");
+    let fix = error["fix"].as_str().expect("a fix").to_owned();
+    let command = fix
+        .strip_prefix("by hand: replace the text in angle brackets, then run: ")
+        .unwrap_or_else(|| panic!("{fix}"));
+    assert!(
+        command.ends_with(&format!("majordomus knowledge promote {new} --commit")),
+        "{fix}"
+    );
+    let before = repo.git(&["rev-parse", "HEAD"]);
+    repo.run_printed(&command.replace(
+        "<what shows this holds: a test, a file, a command and its output>",
+        "src/pricing.rs: MAX_UPLOAD = 2 MB",
+    ));
+    assert!(
+        repo.root()
+            .join(format!(".ai/repo/knowledge/curated/{new}.md"))
+            .exists()
+    );
+    assert_ne!(
+        repo.git(&["rev-parse", "HEAD"]),
+        before,
+        "the fix committed"
+    );
+}
+
 /// A path a prompt names is one word, its file's name (field trial, step 18, Found 1): a
 /// prompt about `src/app/serving.py` does not reach records about the files beside it
 /// through `src`, `app` and `py`; the record about the file it names still reaches it.

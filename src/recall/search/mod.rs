@@ -170,7 +170,7 @@ const POOL_GROWTH: usize = 8;
 const DIR_COUNT_CAP: usize = 10_000;
 
 /// An index read that failed, as the store's error (the caller rebuilds and reads again).
-pub(super) fn index_failed(e: crate::store::recall::IndexError) -> Error {
+pub(crate) fn index_failed(e: crate::store::recall::IndexError) -> Error {
     crate::store::StoreError::Malformed {
         path: e.path.into(),
         message: e.message,

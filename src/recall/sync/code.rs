@@ -9,16 +9,8 @@ use std::collections::HashSet;
 use crate::Ctx;
 use crate::error::Error;
 use crate::model::recall::code::{identifiers, is_source};
-use crate::store::StoreError;
-use crate::store::recall::{CODE_TREE, IndexError, RecallDb};
-
-fn failed(e: IndexError) -> Error {
-    StoreError::Malformed {
-        path: e.path.into(),
-        message: e.message,
-    }
-    .into()
-}
+use crate::recall::search::index_failed as failed;
+use crate::store::recall::{CODE_TREE, RecallDb};
 
 /// Brings the index's identifiers to HEAD's tree. Returns how many files it read.
 pub fn refresh(ctx: &Ctx, db: &mut RecallDb) -> Result<usize, Error> {
